@@ -1,0 +1,30 @@
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: play test lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[cli,dev]'
+	touch $(STAMP)
+
+play: $(STAMP)
+	$(BIN)/flip7 play
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict src
+
+test: lint typecheck
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/flip7 bench --players 4 --bot basic
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,225 @@
+"""Decisions: what a player chooses, as typed values and as the strings of RECORD.md §5.
+
+>>> parse_decision("swap 2 8 0 L13")
+Swap(seat1=0, card1=<Card.LUCKY_13: 15>, seat2=2, card2=<Card.EIGHT: 8>)
+>>> str(parse_decision("  STEAL 1  ÷2 "))
+'steal 1 /2'
+>>> parse_decision("hit") is HIT
+True
+>>> parse_decision("hold")
+Traceback (most recent call last):
+...
+flip7.errors.DecisionError: unknown decision 'hold'; decisions are hit, stay, target S, ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TypeAlias
+
+from flip7.cards import Card
+from flip7.errors import CardError, DecisionError
+
+__all__ = [
+    "BONUS",
+    "HIT",
+    "STAY",
+    "Bonus",
+    "Decision",
+    "DecisionKind",
+    "Discard",
+    "Give",
+    "Hit",
+    "Minus",
+    "Pass",
+    "Stay",
+    "Steal",
+    "Swap",
+    "Target",
+    "parse_decision",
+]
+
+
+class DecisionKind(Enum):
+    """What the player who must decide is being asked."""
+
+    HIT_OR_STAY = "hit_or_stay"
+    TARGET = "target"  # who Just One More! or Flip Four! is used on
+    GIVE = "give"  # who gets a revealed Modifier
+    PASS = "pass"  # who uses a Steal, Swap or Discard (pass_actions)
+    STEAL = "steal"
+    SWAP = "swap"
+    DISCARD = "discard"
+    FLIP7_CHOICE = "flip7_choice"  # Brutal: +15 or −15 to another player
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """Take the top card of the draw pile."""
+
+    def __str__(self) -> str:
+        return "hit"
+
+
+@dataclass(frozen=True, slots=True)
+class Stay:
+    """Stop for this round."""
+
+    def __str__(self) -> str:
+        return "stay"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The player a Just One More! or Flip Four! is used on."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"target {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Give:
+    """The player who receives a revealed Modifier (may be the revealer)."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"give {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """With ``pass_actions``: the player who uses a Steal, Swap or Discard."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"pass {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Steal:
+    """Take ``card`` from seat ``seat``'s line into your own."""
+
+    seat: int
+    card: Card
+
+    def __str__(self) -> str:
+        return f"steal {self.seat} {self.card.code}"
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """Exchange ``card1`` of ``seat1`` with ``card2`` of ``seat2``; stored lower seat first."""
+
+    seat1: int
+    card1: Card
+    seat2: int
+    card2: Card
+
+    def __post_init__(self) -> None:
+        if self.seat1 > self.seat2:
+            s1, c1 = self.seat1, self.card1
+            object.__setattr__(self, "seat1", self.seat2)
+            object.__setattr__(self, "card1", self.card2)
+            object.__setattr__(self, "seat2", s1)
+            object.__setattr__(self, "card2", c1)
+
+    def __str__(self) -> str:
+        return f"swap {self.seat1} {self.card1.code} {self.seat2} {self.card2.code}"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Seat ``seat`` discards ``card``."""
+
+    seat: int
+    card: Card
+
+    def __str__(self) -> str:
+        return f"discard {self.seat} {self.card.code}"
+
+
+@dataclass(frozen=True, slots=True)
+class Bonus:
+    """Brutal Flip 7: take +15."""
+
+    def __str__(self) -> str:
+        return "bonus"
+
+
+@dataclass(frozen=True, slots=True)
+class Minus:
+    """Brutal Flip 7: subtract 15 from seat ``seat``'s running total."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"minus {self.seat}"
+
+
+Decision: TypeAlias = Hit | Stay | Target | Give | Pass | Steal | Swap | Discard | Bonus | Minus
+
+HIT = Hit()
+STAY = Stay()
+BONUS = Bonus()
+
+_USAGE = (
+    "decisions are hit, stay, target S, give S, pass S, steal S CARD, "
+    "swap S1 CARD1 S2 CARD2, discard S CARD, bonus, minus S"
+)
+
+
+def _seat(word: str, text: str) -> int:
+    if not word.isdigit() or not word.isascii():
+        raise DecisionError(f"bad seat {word!r} in decision {text!r}: a seat is a number 0, 1, ...")
+    return int(word)
+
+
+def _card(word: str, text: str) -> Card:
+    try:
+        return Card.parse(word)
+    except CardError as exc:
+        raise DecisionError(f"in decision {text!r}: {exc}") from None
+
+
+def parse_decision(text: str) -> Decision:
+    """Read a decision string of RECORD.md §5 (extra spaces and card spellings are normalised)."""
+    if not isinstance(text, str):
+        raise DecisionError(f"a decision must be a string, not {text!r}")
+    words = text.split()
+    if not words:
+        raise DecisionError(f"empty decision; {_USAGE}")
+    verb, args = words[0], words[1:]
+    shape = {
+        "hit": 0, "stay": 0, "bonus": 0, "target": 1, "give": 1, "pass": 1, "minus": 1,
+        "steal": 2, "discard": 2, "swap": 4,
+    }  # fmt: skip
+    if verb not in shape:
+        raise DecisionError(f"unknown decision {text!r}; {_USAGE}")
+    if len(args) != shape[verb]:
+        raise DecisionError(f"decision {text!r} needs {shape[verb]} argument(s) after {verb!r}")
+    if verb == "hit":
+        return HIT
+    if verb == "stay":
+        return STAY
+    if verb == "bonus":
+        return BONUS
+    if verb == "target":
+        return Target(_seat(args[0], text))
+    if verb == "give":
+        return Give(_seat(args[0], text))
+    if verb == "pass":
+        return Pass(_seat(args[0], text))
+    if verb == "minus":
+        return Minus(_seat(args[0], text))
+    if verb == "steal":
+        return Steal(_seat(args[0], text), _card(args[1], text))
+    if verb == "discard":
+        return Discard(_seat(args[0], text), _card(args[1], text))
+    return Swap(
+        _seat(args[0], text), _card(args[1], text), _seat(args[2], text), _card(args[3], text)
+    )

@@ -1,0 +1,973 @@
+"""The game: a state machine over rounds, turns and nested card effects (RULES.md §3–§11).
+
+A game stops at every point where a player must choose between two or more legal
+options (``to_decide``, ``legal_decisions()``, ``apply()``), and, when chance is
+explicit, wherever a card must come off the draw pile (``needs_card``, ``draw()``).
+Choices with one legal option are made for the player. Every call returns the typed
+events it caused.
+
+>>> game = Game.new(["Ann", "Bob", "Cyd"], seed=7)
+>>> game.to_decide is not None, game.decision_kind
+(True, <DecisionKind.HIT_OR_STAY: 'hit_or_stay'>)
+>>> while not game.over:
+...     _ = game.apply(game.legal_decisions()[0])
+>>> max(game.totals) >= 200
+True
+
+Explicit chance, as replay and a physical table use it:
+
+>>> game = Game.new(3, explicit=True, dealer=2)
+>>> for code in ["5", "11", "9"]:
+...     _ = game.draw(code)
+>>> [list(map(str, game.line(seat))) for seat in range(3)]
+[['5'], ['11'], ['9']]
+>>> game.to_decide, [str(d) for d in game.legal_decisions()]
+(0, ['hit', 'stay'])
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from fractions import Fraction
+from typing import Any
+
+from flip7.cards import VALUE, Card, new_deck
+from flip7.decisions import (
+    BONUS,
+    HIT,
+    STAY,
+    Bonus,
+    Decision,
+    DecisionKind,
+    Discard,
+    Give,
+    Minus,
+    Pass,
+    Steal,
+    Swap,
+    Target,
+    parse_decision,
+)
+from flip7.errors import CardError, DecisionError, GameStateError
+from flip7.events import (
+    ActionUsed,
+    BonusTaken,
+    Busted,
+    Dealt,
+    Discarded,
+    Drew,
+    Event,
+    Flip7,
+    GameOver,
+    Minus15,
+    ModifierGiven,
+    Passed,
+    Reshuffled,
+    RoundScored,
+    RoundStarted,
+    SetAside,
+    Stayed,
+    Stolen,
+    Swapped,
+    Unused,
+    Wiped,
+)
+from flip7.rules import Rules
+from flip7.scoring import busted_score, round_score
+
+__all__ = ["MAX_PLAYERS", "Game", "Phase", "RoundResult", "Status"]
+
+MAX_PLAYERS = 36
+ONE_DECK_MAX_PLAYERS = 18
+
+
+class Status(IntEnum):
+    """A player's state in the current round (RULES.md §2)."""
+
+    ACTIVE = 0
+    STAYED = 1
+    BUSTED = 2
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class Phase(Enum):
+    """Where the game is."""
+
+    DEAL = "deal"
+    TURNS = "turns"
+    ROUND_END = "round_end"  # scored (or awaiting the Brutal Flip 7 choice); next deal pending
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """One completed round, as in RECORD.md §6."""
+
+    dealer: int
+    scores: tuple[int, ...]
+    busted: tuple[int, ...]
+    flip7: int | None
+    minus15: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dealer": self.dealer,
+            "scores": list(self.scores),
+            "busted": list(self.busted),
+            "flip7": self.flip7,
+            "minus15": self.minus15,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoundResult:
+        return cls(
+            dealer=data["dealer"],
+            scores=tuple(data["scores"]),
+            busted=tuple(data["busted"]),
+            flip7=data["flip7"],
+            minus15=data["minus15"],
+        )
+
+
+# Statuses as plain ints on the hot path.
+_ACTIVE, _STAYED, _BUSTED = 0, 1, 2
+
+# Work items on the resolution stack (RULES.md §11): tuples, first item the kind.
+_DRAW = 0  # (_DRAW, purpose, seat, frame)
+_RESOLVE = 1  # (_RESOLVE, card, user): a revealed card waiting to be resolved by user
+_FORCE_STAY = 2  # (_FORCE_STAY, target, jom_card, user): end of a Just One More!
+_F4_STEP = 3  # (_F4_STEP, frame): the next step of a Flip Four!
+_FINISH = 4  # (_FINISH, card, user): a used Action goes to the discard pile
+
+# Why a card is drawn.
+_P_DEAL = 0
+_P_DEAL_BURN = 1  # deal card of a busted player with deal_skips_inactive = false
+_P_HIT = 2
+_P_JOM = 3
+_P_FLIP4 = 4
+
+_ZERO = Card.ZERO
+_SEVEN = Card.SEVEN
+_THIRTEEN = Card.THIRTEEN
+_U7 = Card.UNLUCKY_7
+_L13 = Card.LUCKY_13
+_FIRST_MODIFIER = Card.DIVIDE_2
+_FIRST_ACTION = Card.JUST_ONE_MORE
+_JOM = Card.JUST_ONE_MORE
+_FLIP4 = Card.FLIP_FOUR
+_STEAL = Card.STEAL
+_SWAP = Card.SWAP
+_DISCARD = Card.DISCARD
+
+_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
+_HIT_STAY_OPTIONS: tuple[Decision, ...] = (HIT, STAY)
+_KIND_OF_ACTION = {_STEAL: DecisionKind.STEAL, _SWAP: DecisionKind.SWAP, _DISCARD: DecisionKind.DISCARD}
+
+
+class _FlipFour:
+    """One Flip Four! in progress: its own frame of set-aside cards (§6.3)."""
+
+    __slots__ = ("card", "left", "set_aside", "target")
+
+    def __init__(self, target: int, card: Card) -> None:
+        self.target = target
+        self.card = card
+        self.left = 4
+        self.set_aside: list[Card] = []
+
+
+class Game:
+    """A game of Flip 7: With a Vengeance. Create one with :meth:`Game.new`."""
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        rules: Rules,
+        decks: int,
+        dealer: int,
+        rng: random.Random | None,
+        events: bool,
+    ) -> None:
+        n = len(players)
+        self.players: tuple[str, ...] = tuple(players)
+        self.rules = rules
+        self.decks = decks
+        self.first_dealer = dealer
+        self._n = n
+        self._rng = rng
+        self._events_on = events
+        self._events: list[Event] = []
+        self._brutal = rules.brutal
+        self._pair_counts_two = rules.lucky13_pair_flip7_count == 2
+
+        deck = new_deck(decks)
+        if rng is not None:
+            rng.shuffle(deck)
+        self._draw_pile: list[Card] = deck
+        self._discard_pile: list[Card] = []
+        self._numbers: list[list[Card]] = [[] for _ in range(n)]
+        self._modifiers: list[list[Card]] = [[] for _ in range(n)]
+        self._sums: list[int] = [0] * n
+        self._status: list[int] = [_ACTIVE] * n
+        self._totals: list[int] = [0] * n
+        self._stack: list[tuple[Any, ...]] = []
+
+        self._round = 0
+        self._dealer = dealer
+        self._phase = Phase.DEAL
+        self._deal_i = 0
+        self._turn = 0
+        self._flip7_seat: int | None = None
+        self._rounds: list[RoundResult] = []
+        self._winners: tuple[int, ...] = ()
+
+        # The pending decision (kind None: nothing to decide) and the pending draw.
+        self._pkind: DecisionKind | None = None
+        self._pseat = -1
+        self._poptions: tuple[Decision, ...] = ()
+        self._pctx: Any = None
+        self._need: tuple[Any, ...] | None = None
+
+        self._draw_log: list[Card] = []
+        self._decision_log: list[Decision] = []
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def new(
+        cls,
+        players: int | Sequence[str],
+        rules: Rules | None = None,
+        *,
+        decks: int | None = None,
+        dealer: int | None = None,
+        seed: int | None = None,
+        explicit: bool = False,
+        events: bool = True,
+    ) -> Game:
+        """Start a game and run it to the first decision (or, if ``explicit``, the first card).
+
+        ``players`` is a count or the display names in seat (clockwise) order. With
+        ``explicit`` every card drawn must be given by :meth:`draw`; otherwise the deck is
+        shuffled with ``random.Random(seed)``. ``dealer`` defaults to a random seat (seat 0
+        when explicit). ``events=False`` skips building event objects (for simulations).
+        """
+        rules = rules if rules is not None else Rules()
+        names = [f"Player {i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
+        n = len(names)
+        low = 2 if rules.allow_two_players else 3
+        if not low <= n <= MAX_PLAYERS:
+            extra = "" if rules.allow_two_players else " (2 only with allow_two_players)"
+            raise GameStateError(f"a game needs {low} to {MAX_PLAYERS} players{extra}, got {n}")
+        for name in names:
+            if not isinstance(name, str) or not name.strip():
+                raise GameStateError(f"player names must be non-empty strings, got {name!r}")
+        if decks is None:
+            decks = 1 if n <= ONE_DECK_MAX_PLAYERS else 2
+        if type(decks) is not int or decks not in (1, 2):
+            raise GameStateError(f"decks must be 1 or 2, got {decks!r}")
+        if decks == 1 and n > ONE_DECK_MAX_PLAYERS:
+            raise GameStateError(f"{n} players need 2 decks (one deck is for up to 18 players)")
+        rng = None if explicit else random.Random(seed)
+        if dealer is None:
+            dealer = 0 if rng is None else rng.randrange(n)
+        if type(dealer) is not int or not 0 <= dealer < n:
+            raise GameStateError(f"dealer must be a seat from 0 to {n - 1}, got {dealer!r}")
+        game = cls(names, rules, decks, dealer, rng, events)
+        game._start_round()
+        game._run()
+        return game
+
+    def clone(self) -> Game:
+        """An independent copy (random state included) that can be played on separately."""
+        return copy.deepcopy(self)
+
+    # ------------------------------------------------------------------ reading the state
+
+    @property
+    def n(self) -> int:
+        """The number of players."""
+        return self._n
+
+    @property
+    def over(self) -> bool:
+        return self._phase is Phase.OVER
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def explicit(self) -> bool:
+        """Whether cards are given by :meth:`draw` rather than drawn from a shuffled deck."""
+        return self._rng is None
+
+    @property
+    def round(self) -> int:
+        """The current round, counting from 1 (the last one once the game is over)."""
+        return self._round
+
+    @property
+    def dealer(self) -> int:
+        return self._dealer
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self._winners
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Running totals after the completed rounds."""
+        return tuple(self._totals)
+
+    @property
+    def rounds(self) -> tuple[RoundResult, ...]:
+        return tuple(self._rounds)
+
+    @property
+    def to_decide(self) -> int | None:
+        """The seat that must decide now, or None (game over, or a card is needed)."""
+        return self._pseat if self._pkind is not None else None
+
+    @property
+    def decision_kind(self) -> DecisionKind | None:
+        return self._pkind
+
+    @property
+    def pending_card(self) -> Card | None:
+        """The card the pending decision is about (the Modifier to give, the Action to use)."""
+        ctx = self._pctx
+        if isinstance(ctx, tuple):
+            return ctx[0]  # type: ignore[no-any-return]
+        return ctx if isinstance(ctx, Card) else None
+
+    @property
+    def needs_card(self) -> bool:
+        """Explicit chance: a card must be given with :meth:`draw` before play goes on."""
+        return self._need is not None
+
+    def legal_decisions(self) -> tuple[Decision, ...]:
+        """Every legal option of the pending decision (empty when nobody must decide)."""
+        return self._poptions if self._pkind is not None else ()
+
+    def line(self, seat: int) -> tuple[Card, ...]:
+        """The Number cards of ``seat``'s line, in the order received."""
+        return tuple(self._numbers[seat])
+
+    def modifiers(self, seat: int) -> tuple[Card, ...]:
+        """The Modifier cards above ``seat``'s line."""
+        return tuple(self._modifiers[seat])
+
+    def number_sum(self, seat: int) -> int:
+        """The sum of ``seat``'s Number cards."""
+        return self._sums[seat]
+
+    def number_count(self, seat: int) -> int:
+        return len(self._numbers[seat])
+
+    def status(self, seat: int) -> Status:
+        return Status(self._status[seat])
+
+    def statuses(self) -> tuple[Status, ...]:
+        return tuple(Status(s) for s in self._status)
+
+    @property
+    def draw_pile_size(self) -> int:
+        return len(self._draw_pile)
+
+    @property
+    def discard_pile(self) -> tuple[Card, ...]:
+        return tuple(self._discard_pile)
+
+    def set_aside(self) -> tuple[Card, ...]:
+        """Cards out of the piles and out of the lines: Actions being resolved, Flip Four
+        set-asides, a Modifier waiting for its recipient."""
+        out: list[Card] = []
+        for task in self._stack:
+            kind = task[0]
+            if kind == _RESOLVE or kind == _FINISH:
+                out.append(task[1])
+            elif kind == _FORCE_STAY:
+                out.append(task[2])
+            elif kind == _F4_STEP:
+                out.append(task[1].card)
+                out.extend(task[1].set_aside)
+        card = self.pending_card
+        if card is not None:
+            out.append(card)
+        return tuple(out)
+
+    def draw_pile_counts(self) -> Counter[Card]:
+        """How many of each card the draw pile holds. Public at a physical table only by
+        counting; a seat's view gives the size, never the order."""
+        return Counter(self._draw_pile)
+
+    def chance_outcomes(self) -> list[tuple[Card, Fraction]]:
+        """The cards the next draw can be, with their probabilities (after a reshuffle
+        when the draw pile is empty)."""
+        pile = self._draw_pile or self._discard_pile
+        counts = Counter(pile)
+        total = len(pile)
+        return [(card, Fraction(k, total)) for card, k in sorted(counts.items())]
+
+    def round_score(self, seat: int) -> int:
+        """What ``seat``'s line would score if the round ended now (no Flip 7 choice)."""
+        if self._status[seat] == _BUSTED:
+            return busted_score(
+                self._modifiers[seat],
+                brutal=self._brutal,
+                modifiers_only=self.rules.brutal_busted_scoring == "modifiers_only",
+            )
+        return round_score(
+            self._numbers[seat],
+            self._modifiers[seat],
+            flip7=self._flip7_seat == seat,
+            brutal=self._brutal,
+        )
+
+    @property
+    def draws(self) -> tuple[Card, ...]:
+        """Every card taken from the draw pile so far, in order (a record's ``draws``)."""
+        return tuple(self._draw_log)
+
+    @property
+    def decisions(self) -> tuple[Decision, ...]:
+        """Every decision taken from a player so far (a record's ``decisions``)."""
+        return tuple(self._decision_log)
+
+    # ------------------------------------------------------------------ driving the game
+
+    def apply(self, decision: Decision | str) -> list[Event]:
+        """Make the pending decision (a value or its record string) and run the game on to
+        the next decision, card or the end. Returns the events that happened."""
+        kind = self._pkind
+        if kind is None:
+            if self._phase is Phase.OVER:
+                raise GameStateError("the game is over: no more decisions")
+            raise GameStateError("no decision is due: a card must be drawn first (draw)")
+        if isinstance(decision, str):
+            decision = parse_decision(decision)
+        if not (decision is HIT and kind is _HIT_OR_STAY) and decision not in self._poptions:
+            raise DecisionError(self._illegal_message(decision))
+        seat, ctx = self._pseat, self._pctx
+        self._pkind = None
+        self._pctx = None
+        self._decision_log.append(decision)
+        self._decide(kind, seat, ctx, decision)
+        self._run()
+        return self._take_events()
+
+    def draw(self, card: Card | str) -> list[Event]:
+        """Explicit chance: the next card off the draw pile is ``card``."""
+        need = self._need
+        if need is None:
+            if self._rng is not None:
+                raise GameStateError("this game shuffles its own deck: cards cannot be given")
+            raise GameStateError(self._no_card_message())
+        if isinstance(card, str):
+            card = Card.parse(card)
+        elif not isinstance(card, Card):
+            raise CardError(f"a card must be a Card or a card code, not {card!r}")
+        try:
+            self._draw_pile.remove(card)
+        except ValueError:
+            raise CardError(
+                f"{card.code} is not in the draw pile (it holds {len(self._draw_pile)} cards; "
+                "every copy is in a line, set aside or discarded)"
+            ) from None
+        self._need = None
+        self._drawn(need[1], need[2], need[3], card)
+        self._run()
+        return self._take_events()
+
+    def take_events(self) -> list[Event]:
+        """Events raised since the last call (those of :meth:`new` before the first move)."""
+        return self._take_events()
+
+    def _take_events(self) -> list[Event]:
+        if not self._events_on:
+            return []
+        out = self._events
+        self._events = []
+        return out
+
+    def _no_card_message(self) -> str:
+        if self._phase is Phase.OVER:
+            return "the game is over: no more cards"
+        return f"no card is due: seat {self._pseat} must decide ({self._pkind.value if self._pkind else ''})"
+
+    def _illegal_message(self, decision: Decision) -> str:
+        shown = ", ".join(str(d) for d in self._poptions[:24])
+        if len(self._poptions) > 24:
+            shown += f", ... ({len(self._poptions)} in all)"
+        what = self._pkind.value if self._pkind else ""
+        return f"{decision} is not legal now: seat {self._pseat} must decide {what}; legal: {shown}"
+
+    # ------------------------------------------------------------------ the engine loop
+
+    def _run(self) -> None:
+        """Work through the stack and the round until a decision, a card or the end."""
+        stack = self._stack
+        while self._pkind is None and self._need is None:
+            if stack:
+                task = stack.pop()
+                kind = task[0]
+                if kind == _DRAW:
+                    card = self._take_card(task)
+                    if card is not None:
+                        self._drawn(task[1], task[2], task[3], card)
+                elif kind == _RESOLVE:
+                    self._resolve(task[1], task[2])
+                elif kind == _F4_STEP:
+                    self._flip_four_step(task[1])
+                elif kind == _FORCE_STAY:
+                    self._discard_pile.append(task[2])
+                    target = task[1]
+                    if self._status[target] == _ACTIVE:
+                        self._status[target] = _STAYED
+                        if self._events_on:
+                            self._events.append(Stayed(target, True))
+                else:  # _FINISH
+                    self._discard_pile.append(task[1])
+            elif self._phase is Phase.TURNS:
+                self._offer_turn()
+            elif self._phase is Phase.DEAL:
+                self._deal_next()
+            elif self._phase is Phase.ROUND_END:
+                self._next_round()
+            else:
+                return
+
+    def _take_card(self, task: tuple[Any, ...]) -> Card | None:
+        pile = self._draw_pile
+        if not pile:
+            if not self._discard_pile:
+                # no_cards_left = "end_round" (§3.5.3): score the round as it stands.
+                self._end_round()
+                return None
+            pile.extend(self._discard_pile)
+            self._discard_pile.clear()
+            if self._rng is not None:
+                self._rng.shuffle(pile)
+            if self._events_on:
+                self._events.append(Reshuffled(len(pile)))
+        if self._rng is None:
+            self._need = task
+            return None
+        return pile.pop()
+
+    def _start_round(self) -> None:
+        self._round += 1
+        n = self._n
+        self._numbers = [[] for _ in range(n)]
+        self._modifiers = [[] for _ in range(n)]
+        self._sums = [0] * n
+        self._status = [_ACTIVE] * n
+        self._flip7_seat = None
+        self._phase = Phase.DEAL
+        self._deal_i = 0
+        if self._events_on:
+            self._events.append(RoundStarted(self._round, self._dealer))
+
+    def _deal_next(self) -> None:
+        n = self._n
+        while self._deal_i < n:
+            seat = (self._dealer + 1 + self._deal_i) % n
+            self._deal_i += 1
+            status = self._status[seat]
+            if status == _ACTIVE:
+                self._stack.append((_DRAW, _P_DEAL, seat, None))
+                return
+            if not self.rules.deal_skips_inactive:
+                purpose = _P_DEAL_BURN if status == _BUSTED else _P_DEAL
+                self._stack.append((_DRAW, purpose, seat, None))
+                return
+        self._phase = Phase.TURNS
+        self._turn = (self._dealer + 1) % n
+
+    def _offer_turn(self) -> None:
+        n = self._n
+        status = self._status
+        seat = self._turn
+        for _ in range(n):
+            if status[seat] == _ACTIVE:
+                break
+            seat = seat + 1 if seat + 1 < n else 0
+        else:
+            self._end_round()
+            return
+        self._turn = seat + 1 if seat + 1 < n else 0
+        line = self._numbers[seat]
+        if _ZERO in line or not (
+            line or self._modifiers[seat] or self.rules.can_stay_with_empty_line
+        ):
+            # The Zero (§4.3.3) or an empty line (§3.2.3): Hit is the only option.
+            self._stack.append((_DRAW, _P_HIT, seat, None))
+            return
+        self._pkind = _HIT_OR_STAY
+        self._pseat = seat
+        self._poptions = _HIT_STAY_OPTIONS
+
+    def _drawn(self, purpose: int, seat: int, frame: _FlipFour | None, card: Card) -> None:
+        self._draw_log.append(card)
+        events_on = self._events_on
+        if purpose == _P_FLIP4:
+            assert frame is not None
+            if events_on:
+                self._events.append(Drew(seat, card, "flip_four"))
+            if card < _FIRST_MODIFIER:
+                self._receive(seat, card, False)
+            else:
+                frame.set_aside.append(card)
+                if events_on:
+                    self._events.append(SetAside(seat, card))
+            return
+        if events_on:
+            if purpose == _P_HIT:
+                self._events.append(Drew(seat, card, "hit"))
+            elif purpose == _P_JOM:
+                self._events.append(Drew(seat, card, "just_one_more"))
+            else:
+                self._events.append(Dealt(seat, card))
+        if purpose == _P_DEAL_BURN:
+            self._discard_pile.append(card)
+            if events_on:
+                self._events.append(Unused(seat, card, "busted"))
+            return
+        if card < _FIRST_MODIFIER:
+            self._receive(seat, card, False)
+        else:
+            self._resolve(card, seat)
+
+    # ------------------------------------------------------------------ receiving cards
+
+    def _receive(self, seat: int, card: Card, transfer: bool, check_flip7: bool = True) -> None:
+        """``card`` enters ``seat``'s line by any route (§2.5): Unlucky 7, bust, Flip 7."""
+        if card >= _FIRST_MODIFIER:
+            self._modifiers[seat].append(card)
+            return
+        line = self._numbers[seat]
+        if card is _U7 and (not transfer or self.rules.unlucky7_triggers_on_transfer):
+            # §4.4: discard every other Number and Modifier; no bust on Unlucky 7 itself.
+            wiped = line + self._modifiers[seat]
+            self._discard_pile.extend(wiped)
+            line.clear()
+            self._modifiers[seat].clear()
+            line.append(card)
+            self._sums[seat] = 7
+            if self._events_on and wiped:
+                self._events.append(Wiped(seat, tuple(wiped)))
+        else:
+            if card < _SEVEN or _SEVEN < card < _THIRTEEN:
+                dup = card in line
+            elif card is _SEVEN or card is _U7:
+                dup = _SEVEN in line or _U7 in line
+            else:
+                thirteens = line.count(_THIRTEEN) + line.count(_L13)
+                dup = thirteens >= 2 or (
+                    thirteens == 1 and card is not _L13 and _L13 not in line
+                )
+            line.append(card)
+            if dup:
+                self._status[seat] = _BUSTED
+                if self._events_on:
+                    self._events.append(Busted(seat, card))
+                return
+            self._sums[seat] += VALUE[card]
+        if check_flip7:
+            self._check_flip7(seat)
+
+    def _check_flip7(self, seat: int) -> None:
+        line = self._numbers[seat]
+        if len(line) >= 7 and (
+            self._pair_counts_two or len({VALUE[c] for c in line}) >= 7
+        ):
+            self._flip7_seat = seat
+            if self._events_on:
+                self._events.append(Flip7(seat))
+            self._end_round()
+
+    def _remove(self, seat: int, card: Card) -> None:
+        if card < _FIRST_MODIFIER:
+            self._numbers[seat].remove(card)
+            self._sums[seat] -= VALUE[card]
+        else:
+            self._modifiers[seat].remove(card)
+
+    # ------------------------------------------------------------------ Actions and Modifiers
+
+    def _live(self) -> list[int]:
+        status = self._status
+        return [s for s in range(self._n) if status[s] != _BUSTED]
+
+    def _ask(self, kind: DecisionKind, seat: int, options: Sequence[Decision], ctx: Any) -> None:
+        if len(options) == 1:
+            self._decide(kind, seat, ctx, options[0])
+        else:
+            self._pkind = kind
+            self._pseat = seat
+            self._poptions = tuple(options)
+            self._pctx = ctx
+
+    def _resolve(self, card: Card, user: int) -> None:
+        """A revealed card reaches ``user`` (§3.3)."""
+        if self._status[user] == _BUSTED:
+            # §11: a bust discards, unresolved, every card set aside for that player.
+            self._discard_pile.append(card)
+            if self._events_on:
+                self._events.append(Unused(user, card, "busted"))
+            return
+        if card < _FIRST_MODIFIER:
+            self._receive(user, card, False)
+        elif card < _FIRST_ACTION:
+            # §7.2–7.3, §10.2: any non-busted player, or anyone in Brutal.
+            seats = range(self._n) if self._brutal else self._live()
+            self._ask(DecisionKind.GIVE, user, [Give(s) for s in seats], card)
+        elif card is _JOM or card is _FLIP4:
+            self._ask(DecisionKind.TARGET, user, [Target(s) for s in self._live()], card)
+        elif self.rules.pass_actions:
+            users = [s for s in self._live() if self._has_use(card, s)]
+            if not users:
+                self._unused(user, card)
+            else:
+                self._ask(DecisionKind.PASS, user, [Pass(s) for s in users], card)
+        else:
+            self._use(card, user)
+
+    def _unused(self, user: int, card: Card) -> None:
+        self._discard_pile.append(card)
+        if self._events_on:
+            self._events.append(Unused(user, card, "no_legal_use"))
+
+    def _face_up(self, seat: int) -> list[Card]:
+        """The distinct cards of a line that Actions may pick (two equal cards are one option)."""
+        return list(dict.fromkeys(self._numbers[seat] + self._modifiers[seat]))
+
+    def _has_use(self, card: Card, user: int) -> bool:
+        """Whether Steal, Swap or Discard has a legal use for ``user`` (§6.1.4)."""
+        holders = [s for s in self._live() if self._numbers[s] or self._modifiers[s]]
+        if card is _STEAL:
+            return any(s != user for s in holders)
+        if card is _DISCARD:
+            return bool(holders)
+        if self.rules.swap_allow_cross_type:
+            return len(holders) >= 2
+        with_numbers = sum(1 for s in holders if self._numbers[s])
+        with_modifiers = sum(1 for s in holders if self._modifiers[s])
+        return with_numbers >= 2 or with_modifiers >= 2
+
+    def _options_for(self, card: Card, user: int) -> list[Decision]:
+        live = self._live()
+        if card is _STEAL:
+            return [Steal(s, c) for s in live if s != user for c in self._face_up(s)]
+        if card is _DISCARD:
+            return [Discard(s, c) for s in live for c in self._face_up(s)]
+        cross = self.rules.swap_allow_cross_type
+        options: list[Decision] = []
+        lines = {s: self._face_up(s) for s in live}
+        for i, s1 in enumerate(live):
+            for s2 in live[i + 1 :]:
+                for c1 in lines[s1]:
+                    for c2 in lines[s2]:
+                        if cross or (c1 < _FIRST_MODIFIER) == (c2 < _FIRST_MODIFIER):
+                            options.append(Swap(s1, c1, s2, c2))
+        return options
+
+    def _use(self, card: Card, user: int) -> None:
+        options = self._options_for(card, user)
+        if not options:
+            self._unused(user, card)  # §6.1.1
+        else:
+            self._ask(_KIND_OF_ACTION[card], user, options, (card, user))
+
+    def _decide(self, kind: DecisionKind, seat: int, ctx: Any, decision: Decision) -> None:
+        """Carry out a decision (made by a player, or the only legal option)."""
+        events_on = self._events_on
+        if kind is _HIT_OR_STAY:
+            if decision is HIT:
+                self._stack.append((_DRAW, _P_HIT, seat, None))
+            else:
+                self._status[seat] = _STAYED
+                if events_on:
+                    self._events.append(Stayed(seat, False))
+        elif kind is DecisionKind.GIVE:
+            assert isinstance(decision, Give)
+            self._modifiers[decision.seat].append(ctx)
+            if events_on:
+                self._events.append(ModifierGiven(seat, decision.seat, ctx))
+        elif kind is DecisionKind.TARGET:
+            assert isinstance(decision, Target)
+            target = decision.seat
+            if events_on:
+                self._events.append(ActionUsed(seat, ctx, target))
+            if ctx is _JOM:
+                self._stack.append((_FORCE_STAY, target, ctx, seat))
+                self._stack.append((_DRAW, _P_JOM, target, None))
+            else:
+                self._stack.append((_F4_STEP, _FlipFour(target, ctx)))
+        elif kind is DecisionKind.PASS:
+            assert isinstance(decision, Pass)
+            if events_on and decision.seat != seat:
+                self._events.append(Passed(seat, ctx, decision.seat))
+            self._use(ctx, decision.seat)
+        elif kind is DecisionKind.FLIP7_CHOICE:
+            if isinstance(decision, Minus):
+                if events_on:
+                    self._events.append(Minus15(seat, decision.seat))
+                self._score_round(decision.seat)
+            else:
+                if events_on:
+                    self._events.append(BonusTaken(seat))
+                self._score_round(None)
+        else:
+            self._discard_pile.append(ctx[0])  # the used Action leaves play first (§6.1.5)
+            if isinstance(decision, Steal):
+                self._remove(decision.seat, decision.card)
+                if events_on:
+                    self._events.append(Stolen(seat, decision.seat, decision.card))
+                self._receive(seat, decision.card, True)
+            elif isinstance(decision, Discard):
+                self._remove(decision.seat, decision.card)
+                self._discard_pile.append(decision.card)
+                if events_on:
+                    self._events.append(Discarded(seat, decision.seat, decision.card))
+            else:
+                assert isinstance(decision, Swap)
+                s1, c1, s2, c2 = decision.seat1, decision.card1, decision.seat2, decision.card2
+                self._remove(s1, c1)
+                self._remove(s2, c2)
+                if events_on:
+                    self._events.append(Swapped(seat, s1, c1, s2, c2))
+                # §6.5.4: both placements first, then the checks; Flip 7 last.
+                self._receive(s1, c2, True, check_flip7=False)
+                self._receive(s2, c1, True, check_flip7=False)
+                for s in (s1, s2):
+                    if self._status[s] != _BUSTED and self._flip7_seat is None:
+                        self._check_flip7(s)
+
+    def _flip_four_step(self, frame: _FlipFour) -> None:
+        target = frame.target
+        if self._status[target] == _BUSTED:
+            # §6.3.2: stop at once; set-aside cards go unresolved.
+            self._discard_pile.append(frame.card)
+            for card in frame.set_aside:
+                self._discard_pile.append(card)
+                if self._events_on:
+                    self._events.append(Unused(target, card, "busted"))
+            return
+        if frame.left:
+            frame.left -= 1
+            self._stack.append((_F4_STEP, frame))
+            self._stack.append((_DRAW, _P_FLIP4, target, frame))
+            return
+        # §6.3.4: resolve the set-aside cards in the order they appeared; the Flip Four
+        # card itself is discarded once all it caused has resolved (§6.1.5).
+        self._stack.append((_FINISH, frame.card, target))
+        for card in reversed(frame.set_aside):
+            self._stack.append((_RESOLVE, card, target))
+
+    # ------------------------------------------------------------------ end of round
+
+    def _end_round(self) -> None:
+        """Flip 7, no Active player, or no cards left: drop every pending effect, then score."""
+        events_on = self._events_on
+        for task in self._stack:
+            kind = task[0]
+            if kind == _RESOLVE:
+                self._discard_pile.append(task[1])
+                if events_on:
+                    self._events.append(Unused(task[2], task[1], "round_over"))
+            elif kind == _FINISH:
+                self._discard_pile.append(task[1])
+            elif kind == _FORCE_STAY:
+                self._discard_pile.append(task[2])
+            elif kind == _F4_STEP:
+                frame = task[1]
+                self._discard_pile.append(frame.card)
+                for card in frame.set_aside:
+                    self._discard_pile.append(card)
+                    if events_on:
+                        self._events.append(Unused(frame.target, card, "round_over"))
+        self._stack.clear()
+        seat = self._flip7_seat
+        if self._brutal and seat is not None:
+            self._phase = Phase.ROUND_END
+            if self.rules.brutal_minus15_targets == "any_other_player":
+                others = [s for s in range(self._n) if s != seat]
+            else:
+                others = [s for s in self._live() if s != seat]
+            options: list[Decision] = [BONUS, *(Minus(s) for s in others)]
+            self._ask(DecisionKind.FLIP7_CHOICE, seat, options, None)
+        else:
+            self._score_round(None)
+
+    def _score_round(self, minus15: int | None) -> None:
+        n = self._n
+        brutal = self._brutal
+        modifiers_only = self.rules.brutal_busted_scoring == "modifiers_only"
+        flip7 = self._flip7_seat
+        scores = []
+        busted = []
+        for s in range(n):
+            if self._status[s] == _BUSTED:
+                busted.append(s)
+                scores.append(
+                    busted_score(self._modifiers[s], brutal=brutal, modifiers_only=modifiers_only)
+                )
+            else:
+                scores.append(
+                    round_score(
+                        self._numbers[s],
+                        self._modifiers[s],
+                        flip7=s == flip7,
+                        brutal=brutal,
+                        bonus=minus15 is None,
+                    )
+                )
+        totals = self._totals
+        for s in range(n):
+            totals[s] += scores[s]
+        if minus15 is not None:
+            totals[minus15] -= 15
+        result = RoundResult(self._dealer, tuple(scores), tuple(busted), flip7, minus15)
+        self._rounds.append(result)
+        if self._events_on:
+            self._events.append(
+                RoundScored(self._round, self._dealer, result.scores, result.busted, flip7, minus15, tuple(totals))
+            )
+        best = max(totals)
+        if best >= self.rules.target_score:
+            leaders = tuple(s for s in range(n) if totals[s] == best)
+            if len(leaders) == 1 or self.rules.tie_break == "shared_win":
+                self._phase = Phase.OVER
+                self._winners = leaders
+                if self._events_on:
+                    self._events.append(GameOver(leaders, tuple(totals)))
+                return
+        # The next round starts from the engine loop, once every caller up the stack has
+        # returned: nothing may touch the lines of a round that has been scored.
+        self._phase = Phase.ROUND_END
+
+    def _next_round(self) -> None:
+        # §3.4.3: every card of the round goes to the discard pile, unshuffled; the deck
+        # passes left with the deal.
+        discard = self._discard_pile
+        for s in range(self._n):
+            discard.extend(self._numbers[s])
+            discard.extend(self._modifiers[s])
+        self._dealer = (self._dealer + 1) % self._n
+        self._start_round()
+
+    def __repr__(self) -> str:
+        mode = "explicit" if self._rng is None else "random"
+        return (
+            f"<Game {self._n} players, {mode}, round {self._round}, phase {self._phase.value}, "
+            f"totals {list(self._totals)}>"
+        )

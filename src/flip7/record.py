@@ -1,0 +1,234 @@
+"""Game records (``flip7-record/1``, RECORD.md): write, read and replay.
+
+>>> from flip7.game import Game
+>>> game = Game.new(["Ann", "Bob", "Cyd"], seed=1)
+>>> while not game.over:
+...     _ = game.apply(game.legal_decisions()[-1])
+>>> record = Record.from_game(game)
+>>> again = replay(Record.loads(record.dumps()))
+>>> again.over, again.totals == game.totals, again.winners == game.winners
+(True, True, True)
+>>> replay({"format": "flip7-record/1", "players": ["A", "B", "C"], "dealer": 2,
+...         "draws": ["5", "5"], "decisions": []})
+Traceback (most recent call last):
+...
+flip7.errors.RecordError: draws[1]: card 5 cannot be drawn now: ...
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from flip7.errors import Flip7Error, GameStateError, RecordError, RulesError
+from flip7.game import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Game, RoundResult
+from flip7.rules import Rules
+
+__all__ = ["FORMAT", "Record", "ReplayResult", "replay", "replay_game"]
+
+FORMAT = "flip7-record/1"
+_KEYS = ("format", "players", "rules", "decks", "dealer", "draws", "decisions", "meta")
+
+
+def _header(key: str, message: str) -> RecordError:
+    return RecordError("record", None, f"{key}: {message}")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One game as written down: the header, every card drawn and every real choice."""
+
+    players: tuple[str, ...]
+    rules: Rules = field(default_factory=Rules)
+    decks: int = 1
+    dealer: int = 0
+    draws: tuple[str, ...] = ()
+    decisions: tuple[str, ...] = ()
+    meta: dict[str, Any] | None = None
+
+    @classmethod
+    def from_game(cls, game: Game, meta: dict[str, Any] | None = None) -> Record:
+        """The record of a game so far (finished or not)."""
+        return cls(
+            players=game.players,
+            rules=game.rules,
+            decks=game.decks,
+            dealer=game.first_dealer,
+            draws=tuple(card.code for card in game.draws),
+            decisions=tuple(str(d) for d in game.decisions),
+            meta=meta,
+        )
+
+    @classmethod
+    def from_json(cls, data: Any) -> Record:
+        """Check a record's header and shape; entries are checked by :func:`replay`."""
+        if not isinstance(data, dict):
+            raise RecordError("record", None, "a record must be a JSON object")
+        for key in data:
+            if key not in _KEYS:
+                raise _header(key, f"unknown key; a record has {', '.join(_KEYS)}")
+        for key in ("format", "players", "draws", "decisions"):
+            if key not in data:
+                raise _header(key, "missing (required)")
+        if data["format"] != FORMAT:
+            raise _header("format", f"must be {FORMAT!r}, not {data['format']!r}")
+        try:
+            rules = Rules.from_json(data.get("rules", {}))
+        except RulesError as exc:
+            raise _header("rules", str(exc)) from None
+        players = data["players"]
+        if not isinstance(players, list) or not all(
+            isinstance(p, str) and p.strip() for p in players
+        ):
+            raise _header("players", "must be a list of non-empty names")
+        n = len(players)
+        low = 2 if rules.allow_two_players else 3
+        if not low <= n <= MAX_PLAYERS:
+            raise _header("players", f"{n} players; a game has {low} to {MAX_PLAYERS}")
+        decks = data.get("decks", 1 if n <= ONE_DECK_MAX_PLAYERS else 2)
+        if type(decks) is not int or decks not in (1, 2):
+            raise _header("decks", f"must be 1 or 2, not {decks!r}")
+        if decks == 1 and n > ONE_DECK_MAX_PLAYERS:
+            raise _header("decks", f"{n} players need 2 decks")
+        dealer = data.get("dealer", 0)
+        if type(dealer) is not int or not 0 <= dealer < n:
+            raise _header("dealer", f"must be a seat from 0 to {n - 1}, not {dealer!r}")
+        lists: dict[str, tuple[str, ...]] = {}
+        for key in ("draws", "decisions"):
+            entries = data[key]
+            if not isinstance(entries, list):
+                raise _header(key, "must be a list of strings")
+            for i, entry in enumerate(entries):
+                if not isinstance(entry, str):
+                    raise RecordError(key, i, f"must be a string, not {entry!r}")
+            lists[key] = tuple(entries)
+        meta = data.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise _header("meta", "must be a JSON object")
+        return cls(tuple(players), rules, decks, dealer, lists["draws"], lists["decisions"], meta)
+
+    @classmethod
+    def loads(cls, text: str) -> Record:
+        """Read a record from JSON text."""
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RecordError("record", None, f"not valid JSON: {exc}") from None
+        return cls.from_json(data)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "players": list(self.players),
+            "rules": self.rules.to_json(),
+            "decks": self.decks,
+            "dealer": self.dealer,
+            "draws": list(self.draws),
+            "decisions": list(self.decisions),
+        }
+        if self.meta is not None:
+            out["meta"] = self.meta
+        return out
+
+    def dumps(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_json(), indent=indent, ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """The outcome of a replay, exactly as RECORD.md §6."""
+
+    over: bool
+    rounds: tuple[RoundResult, ...]
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+
+    @classmethod
+    def of(cls, game: Game) -> ReplayResult:
+        return cls(game.over, game.rounds, game.totals, game.winners)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "over": self.over,
+            "rounds": [r.to_json() for r in self.rounds],
+            "totals": list(self.totals),
+            "winners": list(self.winners),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReplayResult:
+        return cls(
+            over=data["over"],
+            rounds=tuple(RoundResult.from_json(r) for r in data["rounds"]),
+            totals=tuple(data["totals"]),
+            winners=tuple(data["winners"]),
+        )
+
+
+def _as_record(record: Record | dict[str, Any] | str) -> Record:
+    if isinstance(record, Record):
+        return record
+    if isinstance(record, str):
+        return Record.loads(record)
+    return Record.from_json(record)
+
+
+def replay_game(record: Record | dict[str, Any] | str, *, events: bool = False) -> Game:
+    """Run a record forward (RECORD.md §4) and return the game in the state it reaches.
+
+    Raises :class:`RecordError` naming the first entry that does not fit.
+    """
+    rec = _as_record(record)
+    try:
+        game = Game.new(
+            list(rec.players), rec.rules, decks=rec.decks, dealer=rec.dealer, explicit=True,
+            events=events,
+        )
+    except GameStateError as exc:
+        raise RecordError("record", None, str(exc)) from None
+    draws, decisions = rec.draws, rec.decisions
+    di = ci = 0
+    while not game.over:
+        if game.needs_card:
+            if di == len(draws):
+                if ci < len(decisions):
+                    raise RecordError(
+                        "decisions", ci, "left over: the game needs a card and draws is used up"
+                    )
+                break
+            try:
+                game.draw(draws[di])
+            except Flip7Error as exc:
+                raise RecordError("draws", di, _card_message(draws[di], exc)) from None
+            di += 1
+        else:
+            if ci == len(decisions):
+                if di < len(draws):
+                    raise RecordError(
+                        "draws", di, "left over: the game needs a decision and decisions is used up"
+                    )
+                break
+            try:
+                game.apply(decisions[ci])
+            except Flip7Error as exc:
+                raise RecordError("decisions", ci, str(exc)) from None
+            ci += 1
+    if game.over:
+        if di < len(draws):
+            raise RecordError("draws", di, "left over after the game is over")
+        if ci < len(decisions):
+            raise RecordError("decisions", ci, "left over after the game is over")
+    return game
+
+
+def _card_message(code: str, exc: Flip7Error) -> str:
+    text = str(exc)
+    if "not in the draw pile" in text:
+        return f"card {code} cannot be drawn now: {text}"
+    return text
+
+
+def replay(record: Record | dict[str, Any] | str) -> ReplayResult:
+    """Replay a record and report the result of RECORD.md §6."""
+    return ReplayResult.of(replay_game(record))
