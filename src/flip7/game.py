@@ -41,7 +41,6 @@ from flip7.decisions import (
     BONUS,
     HIT,
     STAY,
-    Bonus,
     Decision,
     DecisionKind,
     Discard,
@@ -168,7 +167,11 @@ _DISCARD = Card.DISCARD
 
 _HIT_OR_STAY = DecisionKind.HIT_OR_STAY
 _HIT_STAY_OPTIONS: tuple[Decision, ...] = (HIT, STAY)
-_KIND_OF_ACTION = {_STEAL: DecisionKind.STEAL, _SWAP: DecisionKind.SWAP, _DISCARD: DecisionKind.DISCARD}
+_KIND_OF_ACTION = {
+    _STEAL: DecisionKind.STEAL,
+    _SWAP: DecisionKind.SWAP,
+    _DISCARD: DecisionKind.DISCARD,
+}
 
 
 class _FlipFour:
@@ -260,7 +263,10 @@ class Game:
         when explicit). ``events=False`` skips building event objects (for simulations).
         """
         rules = rules if rules is not None else Rules()
-        names = [f"Player {i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
+        if isinstance(players, int):
+            names = [f"Player {i + 1}" for i in range(players)]
+        else:
+            names = list(players)
         n = len(names)
         low = 2 if rules.allow_two_players else 3
         if not low <= n <= MAX_PLAYERS:
@@ -392,7 +398,7 @@ class Game:
         out: list[Card] = []
         for task in self._stack:
             kind = task[0]
-            if kind == _RESOLVE or kind == _FINISH:
+            if kind in (_RESOLVE, _FINISH):
                 out.append(task[1])
             elif kind == _FORCE_STAY:
                 out.append(task[2])
@@ -501,7 +507,8 @@ class Game:
     def _no_card_message(self) -> str:
         if self._phase is Phase.OVER:
             return "the game is over: no more cards"
-        return f"no card is due: seat {self._pseat} must decide ({self._pkind.value if self._pkind else ''})"
+        what = self._pkind.value if self._pkind else ""
+        return f"no card is due: seat {self._pseat} must decide ({what})"
 
     def _illegal_message(self, decision: Decision) -> str:
         shown = ", ".join(str(d) for d in self._poptions[:24])
@@ -940,7 +947,10 @@ class Game:
         self._rounds.append(result)
         if self._events_on:
             self._events.append(
-                RoundScored(self._round, self._dealer, result.scores, result.busted, flip7, minus15, tuple(totals))
+                RoundScored(
+                    self._round, self._dealer, result.scores, result.busted, flip7, minus15,
+                    tuple(totals),
+                )
             )
         best = max(totals)
         if best >= self.rules.target_score:

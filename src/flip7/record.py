@@ -9,10 +9,10 @@
 >>> again.over, again.totals == game.totals, again.winners == game.winners
 (True, True, True)
 >>> replay({"format": "flip7-record/1", "players": ["A", "B", "C"], "dealer": 2,
-...         "draws": ["5", "5"], "decisions": []})
+...         "draws": ["0", "0"], "decisions": []})
 Traceback (most recent call last):
 ...
-flip7.errors.RecordError: draws[1]: card 5 cannot be drawn now: ...
+flip7.errors.RecordError: draws[1]: card 0 cannot be drawn now: ...
 """
 
 from __future__ import annotations

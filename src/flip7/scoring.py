@@ -35,7 +35,8 @@ def round_score(
 
     ``bonus`` is False when a Brutal Flip 7 took −15 on someone else instead (§10.3).
 
-    >>> round_score([Card.FOUR, Card.EIGHT, Card.ELEVEN], [Card.DIVIDE_2, Card.MINUS_4], flip7=False)
+    >>> numbers = [Card.FOUR, Card.EIGHT, Card.ELEVEN]
+    >>> round_score(numbers, [Card.DIVIDE_2, Card.MINUS_4], flip7=False)
     7
     """
     total = 0
