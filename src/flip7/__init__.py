@@ -39,7 +39,7 @@ from flip7.errors import (
     RulesError,
 )
 from flip7.game import Game, Phase, RoundResult, Status
-from flip7.record import Record, ReplayResult, replay, replay_game
+from flip7.record import Record, ReplayResult, replay, replay_events, replay_game
 from flip7.rules import Rules
 from flip7.scoring import Line, round_score
 
@@ -83,6 +83,7 @@ __all__ = [
     "parse_cards",
     "parse_decision",
     "replay",
+    "replay_events",
     "replay_game",
     "round_score",
 ]

@@ -232,7 +232,10 @@ class Minus15(_EventBase):
 
 @dataclass(frozen=True, slots=True)
 class RoundScored(_EventBase):
-    """A round ended and was scored; ``totals`` include it (and any −15)."""
+    """A round ended and was scored; ``totals`` include it (and any −15).
+
+    ``lines`` and ``modifiers`` are every seat's cards as scored (busted lines included).
+    """
 
     type: ClassVar[str] = "round_scored"
     round: int
@@ -242,6 +245,8 @@ class RoundScored(_EventBase):
     flip7: int | None
     minus15: int | None
     totals: tuple[int, ...]
+    lines: tuple[tuple[Card, ...], ...]
+    modifiers: tuple[tuple[Card, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)

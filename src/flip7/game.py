@@ -950,6 +950,8 @@ class Game:
                 RoundScored(
                     self._round, self._dealer, result.scores, result.busted, flip7, minus15,
                     tuple(totals),
+                    tuple(tuple(line) for line in self._numbers),
+                    tuple(tuple(mods) for mods in self._modifiers),
                 )
             )
         best = max(totals)

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flip7.errors import Flip7Error, GameStateError, RecordError, RulesError
+from flip7.events import Event
 from flip7.game import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Game, RoundResult
 from flip7.rules import Rules
 
-__all__ = ["FORMAT", "Record", "ReplayResult", "replay", "replay_game"]
+__all__ = ["FORMAT", "Record", "ReplayResult", "replay", "replay_events", "replay_game"]
 
 FORMAT = "flip7-record/1"
 _KEYS = ("format", "players", "rules", "decks", "dealer", "draws", "decisions", "meta")
@@ -174,19 +175,31 @@ def _as_record(record: Record | dict[str, Any] | str) -> Record:
     return Record.from_json(record)
 
 
-def replay_game(record: Record | dict[str, Any] | str, *, events: bool = False) -> Game:
+def replay_game(record: Record | dict[str, Any] | str) -> Game:
     """Run a record forward (RECORD.md §4) and return the game in the state it reaches.
 
     Raises :class:`RecordError` naming the first entry that does not fit.
     """
+    return _replay(record, None)
+
+
+def replay_events(record: Record | dict[str, Any] | str) -> tuple[Game, list[Event]]:
+    """Like :func:`replay_game`, also returning every event of the game in order."""
+    events: list[Event] = []
+    return _replay(record, events), events
+
+
+def _replay(record: Record | dict[str, Any] | str, events: list[Event] | None) -> Game:
     rec = _as_record(record)
     try:
         game = Game.new(
             list(rec.players), rec.rules, decks=rec.decks, dealer=rec.dealer, explicit=True,
-            events=events,
+            events=events is not None,
         )
     except GameStateError as exc:
         raise RecordError("record", None, str(exc)) from None
+    if events is not None:
+        events.extend(game.take_events())
     draws, decisions = rec.draws, rec.decisions
     di = ci = 0
     while not game.over:
@@ -198,7 +211,7 @@ def replay_game(record: Record | dict[str, Any] | str, *, events: bool = False) 
                     )
                 break
             try:
-                game.draw(draws[di])
+                happened = game.draw(draws[di])
             except Flip7Error as exc:
                 raise RecordError("draws", di, _card_message(draws[di], exc)) from None
             di += 1
@@ -210,10 +223,12 @@ def replay_game(record: Record | dict[str, Any] | str, *, events: bool = False) 
                     )
                 break
             try:
-                game.apply(decisions[ci])
+                happened = game.apply(decisions[ci])
             except Flip7Error as exc:
                 raise RecordError("decisions", ci, str(exc)) from None
             ci += 1
+        if events is not None:
+            events.extend(happened)
     if game.over:
         if di < len(draws):
             raise RecordError("draws", di, "left over after the game is over")
