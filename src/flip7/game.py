@@ -34,7 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from fractions import Fraction
-from typing import Any
+from itertools import repeat
+from operator import is_
+from typing import Any, Protocol
 
 from flip7.cards import VALUE, Card, new_deck
 from flip7.decisions import (
@@ -79,10 +81,16 @@ from flip7.events import (
 from flip7.rules import Rules
 from flip7.scoring import busted_score, round_score
 
-__all__ = ["MAX_PLAYERS", "Game", "Phase", "RoundResult", "Status"]
+__all__ = ["MAX_PLAYERS", "Game", "Phase", "Player", "RoundResult", "Status"]
 
 MAX_PLAYERS = 36
 ONE_DECK_MAX_PLAYERS = 18
+
+
+class Player(Protocol):
+    """Anything that picks one of ``game.legal_decisions()`` for ``game.to_decide``."""
+
+    def choose(self, game: Game) -> Decision: ...
 
 
 class Status(IntEnum):
@@ -137,6 +145,7 @@ class RoundResult:
 
 # Statuses as plain ints on the hot path.
 _ACTIVE, _STAYED, _BUSTED = 0, 1, 2
+_STATUSES = tuple(Status)
 
 # Work items on the resolution stack (RULES.md §11): tuples, first item the kind.
 _DRAW = 0  # (_DRAW, purpose, seat, frame)
@@ -174,6 +183,38 @@ _KIND_OF_ACTION = {
 }
 
 
+_DEFAULT_RULES = Rules()
+_DECKS = {1: tuple(new_deck(1)), 2: tuple(new_deck(2))}
+
+
+# Options are built at every Action; sharing one object per option spares the
+# dataclass constructor and lets apply() find the chosen one by identity.
+_TARGET = tuple(Target(s) for s in range(MAX_PLAYERS))
+_GIVE = tuple(Give(s) for s in range(MAX_PLAYERS))
+_PASS = tuple(Pass(s) for s in range(MAX_PLAYERS))
+_MINUS = tuple(Minus(s) for s in range(MAX_PLAYERS))
+_MOVES: dict[tuple[Any, ...], Decision] = {}
+_MOVES_LIMIT = 1 << 16
+
+
+def _move(kind: type[Steal] | type[Discard], seat: int, card: Card) -> Decision:
+    key = (kind, seat, card)
+    decision = _MOVES.get(key)
+    if decision is None:
+        decision = _MOVES[key] = kind(seat, card)
+    return decision
+
+
+def _swap(s1: int, c1: Card, s2: int, c2: Card) -> Decision:
+    key = (s1, c1, s2, c2)
+    decision = _MOVES.get(key)
+    if decision is None:
+        if len(_MOVES) >= _MOVES_LIMIT:
+            _MOVES.clear()
+        decision = _MOVES[key] = Swap(s1, c1, s2, c2)
+    return decision
+
+
 class _FlipFour:
     """One Flip Four! in progress: its own frame of set-aside cards (§6.3)."""
 
@@ -209,11 +250,12 @@ class Game:
         self._events: list[Event] = []
         self._brutal = rules.brutal
         self._pair_counts_two = rules.lucky13_pair_flip7_count == 2
+        self._can_stay_empty = rules.can_stay_with_empty_line
 
-        deck = new_deck(decks)
+        deck = _DECKS[decks]
+        self._draw_pile: list[Card] = list(deck)
         if rng is not None:
-            rng.shuffle(deck)
-        self._draw_pile: list[Card] = deck
+            rng.shuffle(self._draw_pile)
         self._discard_pile: list[Card] = []
         self._numbers: list[list[Card]] = [[] for _ in range(n)]
         self._modifiers: list[list[Card]] = [[] for _ in range(n)]
@@ -234,7 +276,8 @@ class Game:
         # The pending decision (kind None: nothing to decide) and the pending draw.
         self._pkind: DecisionKind | None = None
         self._pseat = -1
-        self._poptions: tuple[Decision, ...] = ()
+        # None while a Steal, Swap or Discard waits: its options are listed on demand.
+        self._poptions: tuple[Decision, ...] | None = ()
         self._pctx: Any = None
         self._need: tuple[Any, ...] | None = None
 
@@ -262,7 +305,7 @@ class Game:
         shuffled with ``random.Random(seed)``. ``dealer`` defaults to a random seat (seat 0
         when explicit). ``events=False`` skips building event objects (for simulations).
         """
-        rules = rules if rules is not None else Rules()
+        rules = rules if rules is not None else _DEFAULT_RULES
         if isinstance(players, int):
             names = [f"Player {i + 1}" for i in range(players)]
         else:
@@ -361,7 +404,11 @@ class Game:
 
     def legal_decisions(self) -> tuple[Decision, ...]:
         """Every legal option of the pending decision (empty when nobody must decide)."""
-        return self._poptions if self._pkind is not None else ()
+        if self._pkind is None:
+            return ()
+        if self._poptions is None:
+            self._poptions = tuple(self._options_for(*self._pctx))
+        return self._poptions
 
     def line(self, seat: int) -> tuple[Card, ...]:
         """The Number cards of ``seat``'s line, in the order received."""
@@ -379,10 +426,10 @@ class Game:
         return len(self._numbers[seat])
 
     def status(self, seat: int) -> Status:
-        return Status(self._status[seat])
+        return _STATUSES[self._status[seat]]
 
     def statuses(self) -> tuple[Status, ...]:
-        return tuple(Status(s) for s in self._status)
+        return tuple(map(_STATUSES.__getitem__, self._status))
 
     @property
     def draw_pile_size(self) -> int:
@@ -458,9 +505,71 @@ class Game:
             if self._phase is Phase.OVER:
                 raise GameStateError("the game is over: no more decisions")
             raise GameStateError("no decision is due: a card must be drawn first (draw)")
+        if kind is _HIT_OR_STAY and (decision is HIT or decision is STAY):
+            # The hot path of every simulation, kept free of needless calls: a Hit that
+            # draws a plain Number card the line can hold, or a Stay, with nothing pending.
+            seat = self._pseat
+            self._pkind = None
+            self._decision_log.append(decision)
+            if decision is STAY:
+                self._status[seat] = _STAYED
+                if self._events_on:
+                    self._events.append(Stayed(seat, False))
+            else:
+                pile = self._draw_pile
+                if not pile or self._rng is None:
+                    self._stack.append((_DRAW, _P_HIT, seat, None))
+                    self._run()
+                    return self._take_events() if self._events_on else []
+                card = pile.pop()
+                line = self._numbers[seat]
+                if (
+                    (card < _SEVEN or _SEVEN < card < _THIRTEEN)
+                    and card not in line
+                    and len(line) < 6
+                ):
+                    self._draw_log.append(card)
+                    line.append(card)
+                    self._sums[seat] += card
+                    if self._events_on:
+                        self._events.append(Drew(seat, card, "hit"))
+                else:
+                    self._drawn(_P_HIT, seat, None, card)
+            if self._stack or self._pkind is not None or self._phase is not Phase.TURNS:
+                if self._pkind is None:
+                    self._run()
+                return self._take_events() if self._events_on else []
+            # Offer the next turn (what _offer_turn does, inlined for the common case).
+            n = self._n
+            status = self._status
+            seat = self._turn
+            left = n
+            while status[seat]:  # not ACTIVE
+                left -= 1
+                if not left:
+                    self._end_round()
+                    self._run()
+                    return self._take_events() if self._events_on else []
+                seat = seat + 1 if seat + 1 < n else 0
+            self._turn = seat + 1 if seat + 1 < n else 0
+            line = self._numbers[seat]
+            if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
+                self._stack.append((_DRAW, _P_HIT, seat, None))
+                self._run()
+            else:
+                self._pkind = _HIT_OR_STAY
+                self._pseat = seat
+                self._poptions = _HIT_STAY_OPTIONS
+            return self._take_events() if self._events_on else []
         if isinstance(decision, str):
             decision = parse_decision(decision)
-        if not (decision is HIT and kind is _HIT_OR_STAY) and decision not in self._poptions:
+        # Bots hand back one of the option objects: find it by identity (in C) before
+        # falling back to comparing values.
+        options = self._poptions
+        if options is None:
+            if not self._is_legal_move(decision):
+                raise DecisionError(self._illegal_message(decision))
+        elif not any(map(is_, options, repeat(decision))) and decision not in options:
             raise DecisionError(self._illegal_message(decision))
         seat, ctx = self._pseat, self._pctx
         self._pkind = None
@@ -468,7 +577,40 @@ class Game:
         self._decision_log.append(decision)
         self._decide(kind, seat, ctx, decision)
         self._run()
-        return self._take_events()
+        return self._take_events() if self._events_on else []
+
+    def play(self, players: Sequence[Player]) -> None:
+        """Play to the end with ``players[seat]`` making each seat's decisions.
+
+        Chance must be random. A player with an integer ``hit_below`` attribute declares
+        the threshold rule "Hit while my number sum is below it": the engine makes those
+        Hit/Stay decisions itself (the same decisions, recorded the same way) instead of
+        calling the player, which is how simulations stay fast. Events are not returned;
+        read them with :meth:`take_events` if the game was created with them.
+
+        >>> class Cautious:
+        ...     hit_below = 20
+        ...     def choose(self, game):
+        ...         return game.legal_decisions()[0]
+        >>> game = Game.new(3, seed=5)
+        >>> game.play([Cautious()] * 3)
+        >>> game.over
+        True
+        """
+        if self._rng is None:
+            raise GameStateError("play() needs random chance; drive an explicit game with draw()")
+        if len(players) != self._n:
+            raise GameStateError(f"play() needs {self._n} players, got {len(players)}")
+        thresholds = [getattr(p, "hit_below", None) for p in players]
+        sums = self._sums
+        while self._phase is not Phase.OVER:
+            seat = self._pseat
+            below = thresholds[seat]
+            if self._pkind is _HIT_OR_STAY and below is not None:
+                self.apply(HIT if sums[seat] < below else STAY)
+            else:
+                self.apply(players[seat].choose(self))
+            sums = self._sums  # a new round has a new list
 
     def draw(self, card: Card | str) -> list[Event]:
         """Explicit chance: the next card off the draw pile is ``card``."""
@@ -511,9 +653,10 @@ class Game:
         return f"no card is due: seat {self._pseat} must decide ({what})"
 
     def _illegal_message(self, decision: Decision) -> str:
-        shown = ", ".join(str(d) for d in self._poptions[:24])
-        if len(self._poptions) > 24:
-            shown += f", ... ({len(self._poptions)} in all)"
+        options = self.legal_decisions()
+        shown = ", ".join(str(d) for d in options[:24])
+        if len(options) > 24:
+            shown += f", ... ({len(options)} in all)"
         what = self._pkind.value if self._pkind else ""
         return f"{decision} is not legal now: seat {self._pseat} must decide {what}; legal: {shown}"
 
@@ -573,8 +716,10 @@ class Game:
     def _start_round(self) -> None:
         self._round += 1
         n = self._n
-        self._numbers = [[] for _ in range(n)]
-        self._modifiers = [[] for _ in range(n)]
+        for line in self._numbers:
+            line.clear()
+        for mods in self._modifiers:
+            mods.clear()
         self._sums = [0] * n
         self._status = [_ACTIVE] * n
         self._flip7_seat = None
@@ -590,8 +735,16 @@ class Game:
             self._deal_i += 1
             status = self._status[seat]
             if status == _ACTIVE:
-                self._stack.append((_DRAW, _P_DEAL, seat, None))
-                return
+                pile = self._draw_pile
+                if not pile or self._rng is None:
+                    self._stack.append((_DRAW, _P_DEAL, seat, None))
+                    return
+                # Nothing is pending between deal cards, so draw at once (no stack trip)
+                # and go on dealing while the card left nothing to resolve.
+                self._drawn(_P_DEAL, seat, None, pile.pop())
+                if self._stack or self._pkind is not None or self._phase is not Phase.DEAL:
+                    return
+                continue
             if not self.rules.deal_skips_inactive:
                 purpose = _P_DEAL_BURN if status == _BUSTED else _P_DEAL
                 self._stack.append((_DRAW, purpose, seat, None))
@@ -603,18 +756,16 @@ class Game:
         n = self._n
         status = self._status
         seat = self._turn
-        for _ in range(n):
-            if status[seat] == _ACTIVE:
-                break
+        left = n
+        while status[seat]:  # not ACTIVE
+            left -= 1
+            if not left:
+                self._end_round()
+                return
             seat = seat + 1 if seat + 1 < n else 0
-        else:
-            self._end_round()
-            return
         self._turn = seat + 1 if seat + 1 < n else 0
         line = self._numbers[seat]
-        if _ZERO in line or not (
-            line or self._modifiers[seat] or self.rules.can_stay_with_empty_line
-        ):
+        if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
             # The Zero (§4.3.3) or an empty line (§3.2.3): Hit is the only option.
             self._stack.append((_DRAW, _P_HIT, seat, None))
             return
@@ -688,7 +839,7 @@ class Game:
                     self._events.append(Busted(seat, card))
                 return
             self._sums[seat] += VALUE[card]
-        if check_flip7:
+        if check_flip7 and len(line) >= 7:
             self._check_flip7(seat)
 
     def _check_flip7(self, seat: int) -> None:
@@ -736,15 +887,15 @@ class Game:
         elif card < _FIRST_ACTION:
             # §7.2–7.3, §10.2: any non-busted player, or anyone in Brutal.
             seats = range(self._n) if self._brutal else self._live()
-            self._ask(DecisionKind.GIVE, user, [Give(s) for s in seats], card)
+            self._ask(DecisionKind.GIVE, user, [_GIVE[s] for s in seats], card)
         elif card is _JOM or card is _FLIP4:
-            self._ask(DecisionKind.TARGET, user, [Target(s) for s in self._live()], card)
+            self._ask(DecisionKind.TARGET, user, [_TARGET[s] for s in self._live()], card)
         elif self.rules.pass_actions:
             users = [s for s in self._live() if self._has_use(card, s)]
             if not users:
                 self._unused(user, card)
             else:
-                self._ask(DecisionKind.PASS, user, [Pass(s) for s in users], card)
+                self._ask(DecisionKind.PASS, user, [_PASS[s] for s in users], card)
         else:
             self._use(card, user)
 
@@ -773,9 +924,9 @@ class Game:
     def _options_for(self, card: Card, user: int) -> list[Decision]:
         live = self._live()
         if card is _STEAL:
-            return [Steal(s, c) for s in live if s != user for c in self._face_up(s)]
+            return [_move(Steal, s, c) for s in live if s != user for c in self._face_up(s)]
         if card is _DISCARD:
-            return [Discard(s, c) for s in live for c in self._face_up(s)]
+            return [_move(Discard, s, c) for s in live for c in self._face_up(s)]
         cross = self.rules.swap_allow_cross_type
         options: list[Decision] = []
         lines = {s: self._face_up(s) for s in live}
@@ -784,15 +935,68 @@ class Game:
                 for c1 in lines[s1]:
                     for c2 in lines[s2]:
                         if cross or (c1 < _FIRST_MODIFIER) == (c2 < _FIRST_MODIFIER):
-                            options.append(Swap(s1, c1, s2, c2))
+                            options.append(_swap(s1, c1, s2, c2))
         return options
 
+    def _count_moves(self, card: Card, user: int) -> int:
+        """How many legal options Steal, Swap or Discard has, without listing them."""
+        live = self._live()
+        sizes = {s: (len(set(self._numbers[s])), len(set(self._modifiers[s]))) for s in live}
+        if card is _STEAL:
+            return sum(a + b for s, (a, b) in sizes.items() if s != user)
+        if card is _DISCARD:
+            return sum(a + b for a, b in sizes.values())
+        cross = self.rules.swap_allow_cross_type
+        count = 0
+        seen: list[tuple[int, int]] = []
+        for a, b in sizes.values():
+            for a0, b0 in seen:
+                count += (a + b) * (a0 + b0) if cross else a * a0 + b * b0
+            seen.append((a, b))
+        return count
+
+    def _holds(self, seat: int, card: Card) -> bool:
+        return (
+            0 <= seat < self._n
+            and self._status[seat] != _BUSTED
+            and (card in self._numbers[seat] or card in self._modifiers[seat])
+        )
+
+    def _is_legal_move(self, decision: Decision) -> bool:
+        """Whether a Steal, Swap or Discard decision is one of the pending options."""
+        card, user = self._pctx
+        if card is _STEAL:
+            return (
+                isinstance(decision, Steal)
+                and decision.seat != user
+                and self._holds(decision.seat, decision.card)
+            )
+        if card is _DISCARD:
+            return isinstance(decision, Discard) and self._holds(decision.seat, decision.card)
+        return (
+            isinstance(decision, Swap)
+            and decision.seat1 != decision.seat2
+            and self._holds(decision.seat1, decision.card1)
+            and self._holds(decision.seat2, decision.card2)
+            and (
+                self.rules.swap_allow_cross_type
+                or decision.card1.is_number == decision.card2.is_number
+            )
+        )
+
     def _use(self, card: Card, user: int) -> None:
-        options = self._options_for(card, user)
-        if not options:
+        count = self._count_moves(card, user)
+        if count == 0:
             self._unused(user, card)  # §6.1.1
+        elif count == 1:
+            only = self._options_for(card, user)[0]
+            self._decide(_KIND_OF_ACTION[card], user, (card, user), only)
         else:
-            self._ask(_KIND_OF_ACTION[card], user, options, (card, user))
+            # Listing every Swap of a big table is costly; legal_decisions() does it on demand.
+            self._pkind = _KIND_OF_ACTION[card]
+            self._pseat = user
+            self._poptions = None
+            self._pctx = (card, user)
 
     def _decide(self, kind: DecisionKind, seat: int, ctx: Any, decision: Decision) -> None:
         """Carry out a decision (made by a player, or the only legal option)."""
@@ -910,7 +1114,7 @@ class Game:
                 others = [s for s in range(self._n) if s != seat]
             else:
                 others = [s for s in self._live() if s != seat]
-            options: list[Decision] = [BONUS, *(Minus(s) for s in others)]
+            options: list[Decision] = [BONUS, *(_MINUS[s] for s in others)]
             self._ask(DecisionKind.FLIP7_CHOICE, seat, options, None)
         else:
             self._score_round(None)
@@ -927,7 +1131,11 @@ class Game:
                 busted.append(s)
                 scores.append(
                     busted_score(self._modifiers[s], brutal=brutal, modifiers_only=modifiers_only)
+                    if brutal
+                    else 0
                 )
+            elif s != flip7 and not self._modifiers[s] and _ZERO not in self._numbers[s]:
+                scores.append(self._sums[s])  # the common line: just its numbers
             else:
                 scores.append(
                     round_score(

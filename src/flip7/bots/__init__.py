@@ -37,7 +37,7 @@ from flip7.decisions import (
 )
 from flip7.errors import Flip7Error
 from flip7.game import Game, Status
-from flip7.scoring import has_duplicate, is_flip7, round_score
+from flip7.scoring import is_flip7
 
 __all__ = ["BOTS", "BasicBot", "Bot", "RandomBot", "make_bot"]
 
@@ -66,101 +66,187 @@ class RandomBot:
 class BasicBot:
     """Hits below a number sum of 27 and aims its attacks at the leader.
 
-    Attacks (Flip Four!, Just One More!, Steal, Swap, Discard, Modifiers, the Brutal −15)
-    are judged by how they change its own line's score against the leader's; the leader
-    is the other player with the highest running total (ties: the bigger line).
+    The leader is the other non-busted player with the highest running total (ties: the
+    lowest seat). Flip Four! and Just One More! go to the leader (Just One More! to
+    itself when its own line is near 27), Modifiers to the leader, and Steal, Swap and
+    Discard pick the card move that most raises its own round score against the
+    leader's, judged card by card (a duplicate counts as losing the line).
     """
 
     name = "basic"
-    stay_at = 27
+    # Declared so that Game.play makes this bot's Hit/Stay decisions without a call.
+    hit_below = 27
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+        # Deterministic: the seed is accepted for a uniform bot interface and not needed.
+        del seed
 
     def choose(self, game: Game) -> Decision:
         kind = game.decision_kind
         me = game.to_decide
         assert kind is not None and me is not None
-        if kind is DecisionKind.HIT_OR_STAY:
-            return HIT if game.number_sum(me) < self.stay_at else STAY
-        options = game.legal_decisions()
+        if kind is _HIT_OR_STAY:
+            return HIT if game.number_sum(me) < self.hit_below else STAY
         leader = _leader(game, me)
+        if kind in _CARD_MOVES:
+            return _best_card_move(game, me, leader, _candidates(game, kind, me, leader))
+        options = game.legal_decisions()
         if kind is DecisionKind.TARGET:
-            # Just One More! (one card, then Stay) on ourselves when near our stop, else aim it.
             if (
                 game.pending_card is Card.JUST_ONE_MORE
                 and game.status(me) is Status.ACTIVE
-                and (game.number_sum(me) >= self.stay_at - 7 or leader is None)
+                and (game.number_sum(me) >= self.hit_below - 7 or leader is None)
             ):
                 return _pick(options, Target(me))
-            return _pick(options, Target(leader if leader is not None else me))
+            return _pick(options, Target(me if leader is None else leader))
+        if kind is DecisionKind.GIVE:
+            # Every Modifier of this deck hurts its holder.
+            victim = _leader(game, me, busted_too=game.rules.brutal)
+            return _pick(options, Give(me if victim is None else victim))
         if kind is DecisionKind.PASS:
             return _pick(options, Pass(me))
         if kind is DecisionKind.FLIP7_CHOICE:
-            if (
-                leader is not None
-                and Minus(leader) in options
-                and game.totals[leader] >= game.totals[me]
-            ):
+            totals = game.totals
+            if leader is not None and Minus(leader) in options and totals[leader] >= totals[me]:
                 return Minus(leader)
             return BONUS
-        return max(options, key=lambda d: _value(game, me, leader, d))
+        return options[0]
+
+
+_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
 
 
 def _pick(options: Sequence[Decision], wanted: Decision) -> Decision:
     return wanted if wanted in options else options[0]
 
 
-def _leader(game: Game, me: int) -> int | None:
-    others = [s for s in range(game.n) if s != me and game.status(s) is not Status.BUSTED]
-    if not others:
-        return None
-    return max(others, key=lambda s: (game.totals[s], game.number_sum(s)))
+def _leader(game: Game, me: int, *, busted_too: bool = False) -> int | None:
+    """The other player with the highest running total (ties: the lowest seat)."""
+    totals = game.totals
+    statuses = game.statuses()
+    best: int | None = None
+    top = 0
+    busted = Status.BUSTED
+    for s, total in enumerate(totals):
+        if s != me and (best is None or total > top) and (busted_too or statuses[s] is not busted):
+            best, top = s, total
+    return best
 
 
-def _projected(game: Game, numbers: list[Card], modifiers: list[Card]) -> int:
-    if has_duplicate(numbers):
-        return 0
-    flip7 = is_flip7(numbers, game.rules.lucky13_pair_flip7_count)
-    return round_score(numbers, modifiers, flip7=flip7, brutal=game.rules.brutal)
+_CARD_MOVES = (DecisionKind.STEAL, DecisionKind.SWAP, DecisionKind.DISCARD)
 
 
-def _value(game: Game, me: int, leader: int | None, decision: Decision) -> float:
-    """Own projected round score gained, plus the leader's lost (others count half)."""
-    lines = {s: (list(game.line(s)), list(game.modifiers(s))) for s in range(game.n)}
-    before = {s: _projected(game, *lines[s]) for s in lines}
-
-    def move(card: Card, src: int | None, dst: int | None) -> None:
-        if src is not None:
-            lines[src][0 if card.is_number else 1].remove(card)
-        if dst is not None:
-            if card is Card.UNLUCKY_7 and game.rules.unlucky7_triggers_on_transfer:
-                lines[dst] = ([], [])
-            lines[dst][0 if card.is_number else 1].append(card)
-
-    if isinstance(decision, Steal):
-        move(decision.card, decision.seat, me)
-    elif isinstance(decision, Discard):
-        move(decision.card, decision.seat, None)
-    elif isinstance(decision, Swap):
-        move(decision.card1, decision.seat1, None)
-        move(decision.card2, decision.seat2, None)
-        move(decision.card2, None, decision.seat1)
-        move(decision.card1, None, decision.seat2)
-    elif isinstance(decision, Give):
-        card = game.pending_card
-        if card is not None:
-            move(card, None, decision.seat)
-    value = 0.0
-    for s in lines:
-        delta = _projected(game, *lines[s]) - before[s]
-        if s == me:
-            value += delta
-        elif s == leader:
-            value -= delta
+def _candidates(
+    game: Game, kind: DecisionKind, me: int, leader: int | None
+) -> Sequence[Decision]:
+    """The card moves between us and the leader (all legal ones when there are none):
+    listing every Swap of the table is not needed to aim at the leader."""
+    moves: list[Decision] = []
+    if leader is not None:
+        theirs = dict.fromkeys(game.line(leader) + game.modifiers(leader))
+        mine = dict.fromkeys(game.line(me) + game.modifiers(me))
+        if kind is DecisionKind.STEAL:
+            moves = [Steal(leader, c) for c in theirs]
+        elif kind is DecisionKind.DISCARD:
+            moves = [Discard(leader, c) for c in theirs]
+            moves += [Discard(me, c) for c in mine if not c.is_number]
         else:
-            value -= delta / 2
-    return value
+            cross = game.rules.swap_allow_cross_type
+            moves = [
+                Swap(me, c1, leader, c2)
+                for c1 in mine
+                for c2 in theirs
+                if cross or c1.is_number == c2.is_number
+            ]
+    return moves or game.legal_decisions()
+
+
+def _busts(numbers: list[Card], into: Card) -> bool:
+    """Whether ``into`` is a duplicate no exception allows in a line of ``numbers``."""
+    value = into.value_points
+    if value == 13:
+        thirteens = sum(1 for c in numbers if c.value_points == 13)
+        return thirteens >= 2 or (
+            thirteens == 1 and into is not Card.LUCKY_13 and Card.LUCKY_13 not in numbers
+        )
+    if value == 7:
+        return Card.SEVEN in numbers or Card.UNLUCKY_7 in numbers
+    return into in numbers
+
+
+class _Judge:
+    """Scores card moves for one decision; each line is read from the game once."""
+
+    def __init__(self, game: Game, me: int, leader: int | None) -> None:
+        self.game = game
+        self.me = me
+        self.leader = leader
+        self.lines: dict[int, tuple[tuple[Card, ...], int]] = {}
+        rules = game.rules
+        self.wipe = rules.unlucky7_triggers_on_transfer
+        self.pair_counts_two = rules.lucky13_pair_flip7_count == 2
+
+    def weight(self, seat: int) -> float:
+        return 1.0 if seat == self.me else -1.0 if seat == self.leader else -0.5
+
+    def gain(self, seat: int, out: Card | None, into: Card | None) -> int:
+        """Roughly how ``seat``'s round score changes when ``out`` leaves its line and
+        ``into`` arrives: card values, a Modifier's bite, a bust costing the whole line."""
+        if seat not in self.lines:
+            self.lines[seat] = (self.game.line(seat), self.game.number_sum(seat))
+        line, total = self.lines[seat]
+        numbers = list(line)
+        gain = 0
+        if out is not None:
+            if out.is_number:
+                numbers.remove(out)
+                gain -= out.value_points
+            else:
+                gain += total // 2 if out is Card.DIVIDE_2 else out.penalty
+        if into is not None:
+            if into.is_number:
+                if into is Card.UNLUCKY_7 and self.wipe:
+                    return 7 - total
+                if _busts(numbers, into):
+                    return -total
+                gain += into.value_points
+                numbers.append(into)
+                if is_flip7(numbers, 2 if self.pair_counts_two else 1):
+                    gain += 15
+            else:
+                gain -= total // 2 if into is Card.DIVIDE_2 else into.penalty
+        return gain
+
+
+def _best_card_move(
+    game: Game, me: int, leader: int | None, options: Sequence[Decision]
+) -> Decision:
+    """Steal, Swap or Discard: our gain plus the leader's loss (other players' count half).
+    Only moves touching us or the leader are weighed when there are any."""
+    judge = _Judge(game, me, leader)
+    weight, gain = judge.weight, judge.gain
+    best, best_value = options[0], float("-inf")
+    focus = (me, leader)
+    for decision in options:
+        if isinstance(decision, Steal):
+            if decision.seat not in focus:
+                continue
+            victim, card = decision.seat, decision.card
+            value = gain(me, None, card) + weight(victim) * gain(victim, card, None)
+        elif isinstance(decision, Discard):
+            if decision.seat not in focus:
+                continue
+            value = weight(decision.seat) * gain(decision.seat, decision.card, None)
+        elif isinstance(decision, Swap):
+            s1, c1, s2, c2 = decision.seat1, decision.card1, decision.seat2, decision.card2
+            if s1 not in focus or s2 not in focus:
+                continue
+            value = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
+        else:
+            continue
+        if value > best_value:
+            best, best_value = decision, value
+    return best
 
 
 BOTS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot, "basic": BasicBot}
