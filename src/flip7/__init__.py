@@ -42,6 +42,7 @@ from flip7.game import Game, Phase, RoundResult, Status
 from flip7.record import Record, ReplayResult, replay, replay_events, replay_game
 from flip7.rules import Rules
 from flip7.scoring import Line, round_score
+from flip7.view import GameView, SeatView
 
 __version__ = "0.1.0"
 
@@ -60,6 +61,7 @@ __all__ = [
     "Flip7Error",
     "Game",
     "GameStateError",
+    "GameView",
     "Give",
     "Hit",
     "Line",
@@ -73,6 +75,7 @@ __all__ = [
     "RoundResult",
     "Rules",
     "RulesError",
+    "SeatView",
     "Status",
     "Stay",
     "Steal",

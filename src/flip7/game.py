@@ -36,7 +36,7 @@ from enum import Enum, IntEnum
 from fractions import Fraction
 from itertools import repeat
 from operator import is_
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from flip7.cards import VALUE, Card, new_deck
 from flip7.decisions import (
@@ -80,6 +80,9 @@ from flip7.events import (
 )
 from flip7.rules import Rules
 from flip7.scoring import busted_score, round_score
+
+if TYPE_CHECKING:
+    from flip7.view import GameView
 
 __all__ = ["MAX_PLAYERS", "Game", "Phase", "Player", "RoundResult", "Status"]
 
@@ -469,6 +472,12 @@ class Game:
         counts = Counter(pile)
         total = len(pile)
         return [(card, Fraction(k, total)) for card, k in sorted(counts.items())]
+
+    def view(self, viewer: int | None = None) -> GameView:
+        """What seat ``viewer`` (or a spectator, with None) may see: see :mod:`flip7.view`."""
+        from flip7.view import view_of  # the view module builds on this one
+
+        return view_of(self, viewer)
 
     def round_score(self, seat: int) -> int:
         """What ``seat``'s line would score if the round ended now (no Flip 7 choice)."""

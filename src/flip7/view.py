@@ -1,0 +1,191 @@
+"""What a seat or a spectator may see of a game.
+
+A view holds every line, stayed/busted, the scores, the draw pile's size, the discard
+pile and whose decision it is. It never holds the draw pile's order or the random state,
+so it can be sent to any client. The legal options are in the view of the seat that
+must decide, and only there.
+
+>>> from flip7.game import Game
+>>> game = Game.new(["Ann", "Bob", "Cyd"], explicit=True, dealer=2)
+>>> for code in ["5", "L13", "9"]:
+...     _ = game.draw(code)
+>>> view = game.view(0)
+>>> [p.line for p in view.players]
+[(<Card.FIVE: 5>,), (<Card.LUCKY_13: 15>,), (<Card.NINE: 9>,)]
+>>> view.to_decide, [str(d) for d in view.legal_decisions], game.view(1).legal_decisions
+(0, ['hit', 'stay'], ())
+>>> GameView.from_json(view.to_json()) == view
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from flip7.cards import Card
+from flip7.decisions import Decision, DecisionKind, parse_decision
+from flip7.errors import GameStateError
+from flip7.game import Phase, RoundResult, Status
+from flip7.rules import Rules
+
+if TYPE_CHECKING:
+    from flip7.game import Game
+
+__all__ = ["GameView", "SeatView", "view_of"]
+
+
+def _cards(codes: list[str]) -> tuple[Card, ...]:
+    return tuple(Card.parse(code) for code in codes)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One player as the table sees them."""
+
+    seat: int
+    name: str
+    status: Status
+    line: tuple[Card, ...]
+    modifiers: tuple[Card, ...]
+    number_sum: int
+    round_score: int  # what the line scores if the round ends now
+    total: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "status": str(self.status),
+            "line": [c.code for c in self.line],
+            "modifiers": [c.code for c in self.modifiers],
+            "number_sum": self.number_sum,
+            "round_score": self.round_score,
+            "total": self.total,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeatView:
+        return cls(
+            seat=data["seat"],
+            name=data["name"],
+            status=Status[data["status"].upper()],
+            line=_cards(data["line"]),
+            modifiers=_cards(data["modifiers"]),
+            number_sum=data["number_sum"],
+            round_score=data["round_score"],
+            total=data["total"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """The public state of a game as ``viewer`` (a seat, or None for a spectator) sees it."""
+
+    viewer: int | None
+    players: tuple[SeatView, ...]
+    rules: Rules
+    decks: int
+    round: int
+    dealer: int
+    phase: Phase
+    draw_pile_size: int
+    discard_pile: tuple[Card, ...]
+    set_aside: tuple[Card, ...]
+    to_decide: int | None
+    decision_kind: DecisionKind | None
+    pending_card: Card | None
+    legal_decisions: tuple[Decision, ...]
+    needs_card: bool
+    rounds: tuple[RoundResult, ...]
+    over: bool
+    winners: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "viewer": self.viewer,
+            "players": [p.to_json() for p in self.players],
+            "rules": self.rules.to_json(),
+            "decks": self.decks,
+            "round": self.round,
+            "dealer": self.dealer,
+            "phase": self.phase.value,
+            "draw_pile_size": self.draw_pile_size,
+            "discard_pile": [c.code for c in self.discard_pile],
+            "set_aside": [c.code for c in self.set_aside],
+            "to_decide": self.to_decide,
+            "decision_kind": None if self.decision_kind is None else self.decision_kind.value,
+            "pending_card": None if self.pending_card is None else self.pending_card.code,
+            "legal_decisions": [str(d) for d in self.legal_decisions],
+            "needs_card": self.needs_card,
+            "rounds": [r.to_json() for r in self.rounds],
+            "over": self.over,
+            "winners": list(self.winners),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameView:
+        kind = data["decision_kind"]
+        pending = data["pending_card"]
+        return cls(
+            viewer=data["viewer"],
+            players=tuple(SeatView.from_json(p) for p in data["players"]),
+            rules=Rules.from_json(data["rules"]),
+            decks=data["decks"],
+            round=data["round"],
+            dealer=data["dealer"],
+            phase=Phase(data["phase"]),
+            draw_pile_size=data["draw_pile_size"],
+            discard_pile=_cards(data["discard_pile"]),
+            set_aside=_cards(data["set_aside"]),
+            to_decide=data["to_decide"],
+            decision_kind=None if kind is None else DecisionKind(kind),
+            pending_card=None if pending is None else Card.parse(pending),
+            legal_decisions=tuple(parse_decision(d) for d in data["legal_decisions"]),
+            needs_card=data["needs_card"],
+            rounds=tuple(RoundResult.from_json(r) for r in data["rounds"]),
+            over=data["over"],
+            winners=tuple(data["winners"]),
+        )
+
+
+def view_of(game: Game, viewer: int | None = None) -> GameView:
+    """The view of ``viewer`` (a seat number, or None for a spectator)."""
+    if viewer is not None and not (type(viewer) is int and 0 <= viewer < game.n):
+        raise GameStateError(f"viewer must be a seat from 0 to {game.n - 1} or None")
+    totals = game.totals
+    players = tuple(
+        SeatView(
+            seat=s,
+            name=game.players[s],
+            status=game.status(s),
+            line=game.line(s),
+            modifiers=game.modifiers(s),
+            number_sum=game.number_sum(s),
+            round_score=game.round_score(s),
+            total=totals[s],
+        )
+        for s in range(game.n)
+    )
+    to_decide = game.to_decide
+    return GameView(
+        viewer=viewer,
+        players=players,
+        rules=game.rules,
+        decks=game.decks,
+        round=game.round,
+        dealer=game.dealer,
+        phase=game.phase,
+        draw_pile_size=game.draw_pile_size,
+        discard_pile=game.discard_pile,
+        set_aside=game.set_aside(),
+        to_decide=to_decide,
+        decision_kind=game.decision_kind,
+        pending_card=game.pending_card,
+        legal_decisions=game.legal_decisions() if viewer is not None and viewer == to_decide
+        else (),
+        needs_card=game.needs_card,
+        rounds=game.rounds,
+        over=game.over,
+        winners=game.winners,
+    )
