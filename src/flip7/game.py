@@ -251,6 +251,7 @@ class Game:
         self._rng = rng
         self._events_on = events
         self._events: list[Event] = []
+        self._unclaimed: list[Event] = []  # events no call has returned: new(), play()
         self._brutal = rules.brutal
         self._pair_counts_two = rules.lucky13_pair_flip7_count == 2
         self._can_stay_empty = rules.can_stay_with_empty_line
@@ -335,6 +336,8 @@ class Game:
         game = cls(names, rules, decks, dealer, rng, events)
         game._start_round()
         game._run()
+        game._unclaimed = game._events
+        game._events = []
         return game
 
     def clone(self) -> Game:
@@ -594,8 +597,8 @@ class Game:
         Chance must be random. A player with an integer ``hit_below`` attribute declares
         the threshold rule "Hit while my number sum is below it": the engine makes those
         Hit/Stay decisions itself (the same decisions, recorded the same way) instead of
-        calling the player, which is how simulations stay fast. Events are not returned;
-        read them with :meth:`take_events` if the game was created with them.
+        calling the player, which is how simulations stay fast. The events (if the game
+        makes them) are kept for :meth:`take_events`.
 
         >>> class Cautious:
         ...     hit_below = 20
@@ -616,9 +619,11 @@ class Game:
             seat = self._pseat
             below = thresholds[seat]
             if self._pkind is _HIT_OR_STAY and below is not None:
-                self.apply(HIT if sums[seat] < below else STAY)
+                events = self.apply(HIT if sums[seat] < below else STAY)
             else:
-                self.apply(players[seat].choose(self))
+                events = self.apply(players[seat].choose(self))
+            if events:
+                self._unclaimed.extend(events)
             sums = self._sums  # a new round has a new list
 
     def draw(self, card: Card | str) -> list[Event]:
@@ -645,8 +650,11 @@ class Game:
         return self._take_events()
 
     def take_events(self) -> list[Event]:
-        """Events raised since the last call (those of :meth:`new` before the first move)."""
-        return self._take_events()
+        """The events that no call has returned yet: those of :meth:`new` (the first deal)
+        and of :meth:`play`. Each is returned once."""
+        out = self._unclaimed
+        self._unclaimed = []
+        return out
 
     def _take_events(self) -> list[Event]:
         if not self._events_on:
