@@ -47,6 +47,7 @@ from flip7.decisions import (
     DecisionKind,
     Discard,
     Give,
+    Hit,
     Minus,
     Pass,
     Steal,
@@ -518,71 +519,18 @@ class Game:
                 raise GameStateError("the game is over: no more decisions")
             raise GameStateError("no decision is due: a card must be drawn first (draw)")
         if kind is _HIT_OR_STAY and (decision is HIT or decision is STAY):
-            # The hot path of every simulation, kept free of needless calls: a Hit that
-            # draws a plain Number card the line can hold, or a Stay, with nothing pending.
-            seat = self._pseat
-            self._pkind = None
-            self._decision_log.append(decision)
-            if decision is STAY:
-                self._status[seat] = _STAYED
-                if self._events_on:
-                    self._events.append(Stayed(seat, False))
-            else:
-                pile = self._draw_pile
-                if not pile or self._rng is None:
-                    self._stack.append((_DRAW, _P_HIT, seat, None))
-                    self._run()
-                    return self._take_events() if self._events_on else []
-                card = pile.pop()
-                line = self._numbers[seat]
-                if (
-                    (card < _SEVEN or _SEVEN < card < _THIRTEEN)
-                    and card not in line
-                    and len(line) < 6
-                ):
-                    self._draw_log.append(card)
-                    line.append(card)
-                    self._sums[seat] += card
-                    if self._events_on:
-                        self._events.append(Drew(seat, card, "hit"))
-                else:
-                    self._drawn(_P_HIT, seat, None, card)
-            if self._stack or self._pkind is not None or self._phase is not Phase.TURNS:
-                if self._pkind is None:
-                    self._run()
-                return self._take_events() if self._events_on else []
-            # Offer the next turn (what _offer_turn does, inlined for the common case).
-            n = self._n
-            status = self._status
-            seat = self._turn
-            left = n
-            while status[seat]:  # not ACTIVE
-                left -= 1
-                if not left:
-                    self._end_round()
-                    self._run()
-                    return self._take_events() if self._events_on else []
-                seat = seat + 1 if seat + 1 < n else 0
-            self._turn = seat + 1 if seat + 1 < n else 0
-            line = self._numbers[seat]
-            if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
-                self._stack.append((_DRAW, _P_HIT, seat, None))
-                self._run()
-            else:
-                self._pkind = _HIT_OR_STAY
-                self._pseat = seat
-                self._poptions = _HIT_STAY_OPTIONS
-            return self._take_events() if self._events_on else []
-        if isinstance(decision, str):
-            decision = parse_decision(decision)
-        # Bots hand back one of the option objects: find it by identity (in C) before
-        # falling back to comparing values.
-        options = self._poptions
-        if options is None:
-            if not self._is_legal_move(decision):
+            pass  # both are legal whenever Hit or Stay is asked
+        else:
+            if isinstance(decision, str):
+                decision = parse_decision(decision)
+            # Bots hand back one of the option objects: find it by identity (in C) before
+            # falling back to comparing values.
+            options = self._poptions
+            if options is None:
+                if not self._is_legal_move(decision):
+                    raise DecisionError(self._illegal_message(decision))
+            elif not any(map(is_, options, repeat(decision))) and decision not in options:
                 raise DecisionError(self._illegal_message(decision))
-        elif not any(map(is_, options, repeat(decision))) and decision not in options:
-            raise DecisionError(self._illegal_message(decision))
         seat, ctx = self._pseat, self._pctx
         self._pkind = None
         self._pctx = None
@@ -614,17 +562,83 @@ class Game:
         if len(players) != self._n:
             raise GameStateError(f"play() needs {self._n} players, got {len(players)}")
         thresholds = [getattr(p, "hit_below", None) for p in players]
-        sums = self._sums
         while self._phase is not Phase.OVER:
-            seat = self._pseat
-            below = thresholds[seat]
-            if self._pkind is _HIT_OR_STAY and below is not None:
-                events = self.apply(HIT if sums[seat] < below else STAY)
+            if self._pkind is _HIT_OR_STAY and thresholds[self._pseat] is not None:
+                self._threshold_turns(thresholds)
             else:
-                events = self.apply(players[seat].choose(self))
-            if events:
-                self._unclaimed.extend(events)
-            sums = self._sums  # a new round has a new list
+                events = self.apply(players[self._pseat].choose(self))
+                if events:
+                    self._unclaimed.extend(events)
+
+    def _threshold_turns(self, thresholds: list[int | None]) -> None:
+        """Hit/Stay turns of threshold players, one after another, in one tight loop: the
+        hot path of every simulation. A Hit that draws a plain Number card the line can
+        hold, or a Stay, is done here; anything else goes to the general machinery."""
+        pile = self._draw_pile
+        numbers = self._numbers
+        sums = self._sums
+        status = self._status
+        log_decision = self._decision_log.append
+        log_card = self._draw_log.append
+        events = self._unclaimed if self._events_on else None
+        n = self._n
+        seat = self._pseat
+        while True:
+            below = thresholds[seat]
+            if below is None:
+                return  # that player decides for itself
+            self._pkind = None
+            if sums[seat] >= below:
+                log_decision(STAY)
+                status[seat] = _STAYED
+                if events is not None:
+                    events.append(Stayed(seat, False))
+            else:
+                log_decision(HIT)
+                if not pile:
+                    self._stack.append((_DRAW, _P_HIT, seat, None))
+                    break
+                card = pile.pop()
+                line = numbers[seat]
+                if (card < _SEVEN or _SEVEN < card < _THIRTEEN) and card not in line and len(
+                    line
+                ) < 6:
+                    log_card(card)
+                    line.append(card)
+                    sums[seat] += card
+                    if events is not None:
+                        events.append(Drew(seat, card, "hit"))
+                else:
+                    self._drawn(_P_HIT, seat, None, card)
+                    if self._events_on:
+                        self._unclaimed.extend(self._events)
+                        self._events = []
+                    if self._stack or self._pkind is not None or self._phase is not Phase.TURNS:
+                        break
+            # The next turn, as _offer_turn gives it, for the common case.
+            seat = self._turn
+            left = n
+            while status[seat]:  # not ACTIVE
+                left -= 1
+                if not left:
+                    self._end_round()
+                    break
+                seat = seat + 1 if seat + 1 < n else 0
+            else:
+                self._turn = seat + 1 if seat + 1 < n else 0
+                line = numbers[seat]
+                if _ZERO not in line and (line or self._modifiers[seat] or self._can_stay_empty):
+                    self._pkind = _HIT_OR_STAY
+                    self._pseat = seat
+                    self._poptions = _HIT_STAY_OPTIONS
+                    continue
+                self._stack.append((_DRAW, _P_HIT, seat, None))
+            break
+        if self._pkind is None:
+            self._run()
+        if self._events_on:
+            self._unclaimed.extend(self._events)
+            self._events = []
 
     def draw(self, card: Card | str) -> list[Event]:
         """Explicit chance: the next card off the draw pile is ``card``."""
@@ -758,7 +772,16 @@ class Game:
                     return
                 # Nothing is pending between deal cards, so draw at once (no stack trip)
                 # and go on dealing while the card left nothing to resolve.
-                self._drawn(_P_DEAL, seat, None, pile.pop())
+                card = pile.pop()
+                line = self._numbers[seat]
+                if card < _U7 and not line:  # a first plain Number: nothing to check
+                    self._draw_log.append(card)
+                    line.append(card)
+                    self._sums[seat] += card
+                    if self._events_on:
+                        self._events.append(Dealt(seat, card))
+                    continue
+                self._drawn(_P_DEAL, seat, None, card)
                 if self._stack or self._pkind is not None or self._phase is not Phase.DEAL:
                     return
                 continue
@@ -1019,7 +1042,7 @@ class Game:
         """Carry out a decision (made by a player, or the only legal option)."""
         events_on = self._events_on
         if kind is _HIT_OR_STAY:
-            if decision is HIT:
+            if isinstance(decision, Hit):
                 self._stack.append((_DRAW, _P_HIT, seat, None))
             else:
                 self._status[seat] = _STAYED

@@ -28,12 +28,9 @@ from flip7.decisions import (
     Decision,
     DecisionKind,
     Discard,
-    Give,
     Minus,
-    Pass,
     Steal,
     Swap,
-    Target,
 )
 from flip7.errors import Flip7Error
 from flip7.game import Game, Status
@@ -97,14 +94,14 @@ class BasicBot:
                 and game.status(me) is Status.ACTIVE
                 and (game.number_sum(me) >= self.hit_below - 7 or leader is None)
             ):
-                return _pick(options, Target(me))
-            return _pick(options, Target(me if leader is None else leader))
+                return _pick(options, me)
+            return _pick(options, me if leader is None else leader)
         if kind is DecisionKind.GIVE:
             # Every Modifier of this deck hurts its holder.
-            victim = _leader(game, me, busted_too=game.rules.brutal)
-            return _pick(options, Give(me if victim is None else victim))
+            victim = _leader(game, me, busted_too=True) if game.rules.brutal else leader
+            return _pick(options, me if victim is None else victim)
         if kind is DecisionKind.PASS:
-            return _pick(options, Pass(me))
+            return _pick(options, me)
         if kind is DecisionKind.FLIP7_CHOICE:
             totals = game.totals
             if leader is not None and Minus(leader) in options and totals[leader] >= totals[me]:
@@ -116,8 +113,12 @@ class BasicBot:
 _HIT_OR_STAY = DecisionKind.HIT_OR_STAY
 
 
-def _pick(options: Sequence[Decision], wanted: Decision) -> Decision:
-    return wanted if wanted in options else options[0]
+def _pick(options: Sequence[Decision], seat: int) -> Decision:
+    """The option naming ``seat`` (Target, Give, Pass), else the first."""
+    for option in options:
+        if getattr(option, "seat", None) == seat:
+            return option
+    return options[0]
 
 
 def _leader(game: Game, me: int, *, busted_too: bool = False) -> int | None:
