@@ -979,20 +979,24 @@ class Game:
         return options
 
     def _count_moves(self, card: Card, user: int) -> int:
-        """How many legal options Steal, Swap or Discard has, without listing them."""
-        live = self._live()
-        sizes = {s: (len(set(self._numbers[s])), len(set(self._modifiers[s]))) for s in live}
-        if card is _STEAL:
-            return sum(a + b for s, (a, b) in sizes.items() if s != user)
-        if card is _DISCARD:
-            return sum(a + b for a, b in sizes.values())
-        cross = self.rules.swap_allow_cross_type
+        """How many legal options Steal, Swap or Discard has, counting no further than 2
+        (all that matters: none, one made automatically, or a choice)."""
         count = 0
         seen: list[tuple[int, int]] = []
-        for a, b in sizes.values():
-            for a0, b0 in seen:
-                count += (a + b) * (a0 + b0) if cross else a * a0 + b * b0
-            seen.append((a, b))
+        cross = self.rules.swap_allow_cross_type
+        for s in self._live():
+            numbers, modifiers = self._numbers[s], self._modifiers[s]
+            if not (numbers or modifiers):
+                continue
+            a, b = len(set(numbers)), len(set(modifiers))
+            if card is _SWAP:
+                for a0, b0 in seen:
+                    count += (a + b) * (a0 + b0) if cross else a * a0 + b * b0
+                seen.append((a, b))
+            elif card is _DISCARD or s != user:
+                count += a + b
+            if count >= 2:
+                return 2
         return count
 
     def _holds(self, seat: int, card: Card) -> bool:

@@ -86,7 +86,7 @@ class BasicBot:
             return HIT if game.number_sum(me) < self.hit_below else STAY
         leader = _leader(game, me)
         if kind in _CARD_MOVES:
-            return _best_card_move(game, me, leader, _candidates(game, kind, me, leader))
+            return _best_card_move(game, kind, me, leader)
         options = game.legal_decisions()
         if kind is DecisionKind.TARGET:
             if (
@@ -135,31 +135,6 @@ def _leader(game: Game, me: int, *, busted_too: bool = False) -> int | None:
 
 
 _CARD_MOVES = (DecisionKind.STEAL, DecisionKind.SWAP, DecisionKind.DISCARD)
-
-
-def _candidates(
-    game: Game, kind: DecisionKind, me: int, leader: int | None
-) -> Sequence[Decision]:
-    """The card moves between us and the leader (all legal ones when there are none):
-    listing every Swap of the table is not needed to aim at the leader."""
-    moves: list[Decision] = []
-    if leader is not None:
-        theirs = dict.fromkeys(game.line(leader) + game.modifiers(leader))
-        mine = dict.fromkeys(game.line(me) + game.modifiers(me))
-        if kind is DecisionKind.STEAL:
-            moves = [Steal(leader, c) for c in theirs]
-        elif kind is DecisionKind.DISCARD:
-            moves = [Discard(leader, c) for c in theirs]
-            moves += [Discard(me, c) for c in mine if not c.is_number]
-        else:
-            cross = game.rules.swap_allow_cross_type
-            moves = [
-                Swap(me, c1, leader, c2)
-                for c1 in mine
-                for c2 in theirs
-                if cross or c1.is_number == c2.is_number
-            ]
-    return moves or game.legal_decisions()
 
 
 def _busts(numbers: list[Card], into: Card) -> bool:
@@ -219,35 +194,66 @@ class _Judge:
         return gain
 
 
-def _best_card_move(
-    game: Game, me: int, leader: int | None, options: Sequence[Decision]
-) -> Decision:
-    """Steal, Swap or Discard: our gain plus the leader's loss (other players' count half).
-    Only moves touching us or the leader are weighed when there are any."""
+def _best_card_move(game: Game, kind: DecisionKind, me: int, leader: int | None) -> Decision:
+    """Steal, Swap or Discard: the move between us and the leader with the best sum of our
+    gain and the leader's loss. Only when there is none are all legal moves weighed (other
+    players counting half)."""
     judge = _Judge(game, me, leader)
-    weight, gain = judge.weight, judge.gain
-    best, best_value = options[0], float("-inf")
-    focus = (me, leader)
+    gain = judge.gain
+    if leader is not None:
+        theirs = dict.fromkeys(game.line(leader) + game.modifiers(leader))
+        mine = dict.fromkeys(game.line(me) + game.modifiers(me))
+        best: tuple[int, Card, Card | None] | None = None
+        best_value: float = float("-inf")
+        if kind is DecisionKind.STEAL:
+            for card in theirs:
+                value = gain(me, None, card) - gain(leader, card, None)
+                if value > best_value:
+                    best, best_value = (leader, card, None), value
+            if best is not None:
+                return Steal(best[0], best[1])
+        elif kind is DecisionKind.DISCARD:
+            for card in theirs:
+                value = -gain(leader, card, None)
+                if value > best_value:
+                    best, best_value = (leader, card, None), value
+            for card in mine:
+                if not card.is_number:
+                    value = gain(me, card, None)
+                    if value > best_value:
+                        best, best_value = (me, card, None), value
+            if best is not None:
+                return Discard(best[0], best[1])
+        else:
+            cross = game.rules.swap_allow_cross_type
+            for mine_card in mine:
+                for their_card in theirs:
+                    if cross or mine_card.is_number == their_card.is_number:
+                        value = gain(me, mine_card, their_card) - gain(
+                            leader, their_card, mine_card
+                        )
+                        if value > best_value:
+                            best, best_value = (me, mine_card, their_card), value
+            if best is not None and best[2] is not None:
+                return Swap(me, best[1], leader, best[2])
+    weight = judge.weight
+    options = game.legal_decisions()
+    chosen, chosen_score = options[0], float("-inf")
     for decision in options:
+        score: float
         if isinstance(decision, Steal):
-            if decision.seat not in focus:
-                continue
             victim, card = decision.seat, decision.card
-            value = gain(me, None, card) + weight(victim) * gain(victim, card, None)
+            score = gain(me, None, card) + weight(victim) * gain(victim, card, None)
         elif isinstance(decision, Discard):
-            if decision.seat not in focus:
-                continue
-            value = weight(decision.seat) * gain(decision.seat, decision.card, None)
+            score = weight(decision.seat) * gain(decision.seat, decision.card, None)
         elif isinstance(decision, Swap):
             s1, c1, s2, c2 = decision.seat1, decision.card1, decision.seat2, decision.card2
-            if s1 not in focus or s2 not in focus:
-                continue
-            value = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
+            score = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
         else:
             continue
-        if value > best_value:
-            best, best_value = decision, value
-    return best
+        if score > chosen_score:
+            chosen, chosen_score = decision, score
+    return chosen
 
 
 BOTS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot, "basic": BasicBot}
