@@ -21,6 +21,8 @@ __all__ = [
     "ACTIONS",
     "MODIFIERS",
     "NUMBERS",
+    "PENALTY",
+    "VALUE",
     "Card",
     "CardKind",
     "deck_counts",

@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from flip7.cards import Card
+from flip7.cards import PENALTY, VALUE, Card
 from flip7.decisions import (
     BONUS,
     HIT,
@@ -124,24 +124,21 @@ def _pick(options: Sequence[Decision], seat: int) -> Decision:
 def _leader(game: Game, me: int, *, busted_too: bool = False) -> int | None:
     """The other player with the highest running total (ties: the lowest seat)."""
     totals = game.totals
-    statuses = game.statuses()
-    best: int | None = None
-    top = 0
-    busted = Status.BUSTED
-    for s, total in enumerate(totals):
-        if s != me and (best is None or total > top) and (busted_too or statuses[s] is not busted):
-            best, top = s, total
-    return best
+    for seat in sorted(range(len(totals)), key=totals.__getitem__, reverse=True):
+        if seat != me and (busted_too or game.status(seat) is not Status.BUSTED):
+            return seat
+    return None
 
 
+_FIRST_MODIFIER = Card.DIVIDE_2
 _CARD_MOVES = (DecisionKind.STEAL, DecisionKind.SWAP, DecisionKind.DISCARD)
 
 
 def _busts(numbers: list[Card], into: Card) -> bool:
     """Whether ``into`` is a duplicate no exception allows in a line of ``numbers``."""
-    value = into.value_points
+    value = VALUE[into]
     if value == 13:
-        thirteens = sum(1 for c in numbers if c.value_points == 13)
+        thirteens = numbers.count(Card.THIRTEEN) + numbers.count(Card.LUCKY_13)
         return thirteens >= 2 or (
             thirteens == 1 and into is not Card.LUCKY_13 and Card.LUCKY_13 not in numbers
         )
@@ -174,23 +171,23 @@ class _Judge:
         numbers = list(line)
         gain = 0
         if out is not None:
-            if out.is_number:
+            if out < _FIRST_MODIFIER:
                 numbers.remove(out)
-                gain -= out.value_points
+                gain -= VALUE[out]
             else:
-                gain += total // 2 if out is Card.DIVIDE_2 else out.penalty
+                gain += total // 2 if out is Card.DIVIDE_2 else PENALTY[out]
         if into is not None:
-            if into.is_number:
+            if into < _FIRST_MODIFIER:
                 if into is Card.UNLUCKY_7 and self.wipe:
                     return 7 - total
                 if _busts(numbers, into):
                     return -total
-                gain += into.value_points
+                gain += VALUE[into]
                 numbers.append(into)
                 if is_flip7(numbers, 2 if self.pair_counts_two else 1):
                     gain += 15
             else:
-                gain -= total // 2 if into is Card.DIVIDE_2 else into.penalty
+                gain -= total // 2 if into is Card.DIVIDE_2 else PENALTY[into]
         return gain
 
 
