@@ -134,7 +134,7 @@ _FIRST_MODIFIER = Card.DIVIDE_2
 _CARD_MOVES = (DecisionKind.STEAL, DecisionKind.SWAP, DecisionKind.DISCARD)
 
 
-def _busts(numbers: list[Card], into: Card) -> bool:
+def _busts(numbers: Sequence[Card], into: Card) -> bool:
     """Whether ``into`` is a duplicate no exception allows in a line of ``numbers``."""
     value = VALUE[into]
     if value == 13:
@@ -165,14 +165,17 @@ class _Judge:
     def gain(self, seat: int, out: Card | None, into: Card | None) -> int:
         """Roughly how ``seat``'s round score changes when ``out`` leaves its line and
         ``into`` arrives: card values, a Modifier's bite, a bust costing the whole line."""
-        if seat not in self.lines:
-            self.lines[seat] = (self.game.line(seat), self.game.number_sum(seat))
-        line, total = self.lines[seat]
-        numbers = list(line)
+        known = self.lines.get(seat)
+        if known is None:
+            known = self.lines[seat] = (self.game.line(seat), self.game.number_sum(seat))
+        line, total = known
         gain = 0
+        numbers: Sequence[Card] = line
         if out is not None:
             if out < _FIRST_MODIFIER:
-                numbers.remove(out)
+                rest = list(line)
+                rest.remove(out)
+                numbers = rest
                 gain -= VALUE[out]
             else:
                 gain += total // 2 if out is Card.DIVIDE_2 else PENALTY[out]
@@ -183,8 +186,10 @@ class _Judge:
                 if _busts(numbers, into):
                     return -total
                 gain += VALUE[into]
-                numbers.append(into)
-                if is_flip7(numbers, 2 if self.pair_counts_two else 1):
+                if self.pair_counts_two:
+                    if len(numbers) >= 6:
+                        gain += 15
+                elif is_flip7([*numbers, into], 1):
                     gain += 15
             else:
                 gain -= total // 2 if into is Card.DIVIDE_2 else PENALTY[into]
@@ -222,9 +227,16 @@ def _best_card_move(game: Game, kind: DecisionKind, me: int, leader: int | None)
             if best is not None:
                 return Discard(best[0], best[1])
         else:
+            # Worth giving: our Modifiers and lowest Numbers; worth taking: their highest
+            # Numbers (their Modifiers only when they hold no Number).
             cross = game.rules.swap_allow_cross_type
-            for mine_card in mine:
-                for their_card in theirs:
+            ours = [c for c in mine if c >= _FIRST_MODIFIER]
+            ours += sorted((c for c in mine if c < _FIRST_MODIFIER), key=VALUE.__getitem__)[:2]
+            wanted = sorted(
+                (c for c in theirs if c < _FIRST_MODIFIER), key=VALUE.__getitem__, reverse=True
+            )[:3] or list(theirs)
+            for mine_card in ours:
+                for their_card in wanted:
                     if cross or mine_card.is_number == their_card.is_number:
                         value = gain(me, mine_card, their_card) - gain(
                             leader, their_card, mine_card
