@@ -1,0 +1,374 @@
+"""The ``flip7`` command: score a line, replay a record, self-play, benchmark, play.
+
+Every command exits 0 on success and 2 on bad input (malformed arguments, unknown cards,
+invalid records or rule options), with the message on standard error and never a
+traceback. Only ``play`` needs Rich, and only ``play`` imports it.
+
+>>> main(["score", "3", "11", "5", "7", "10", "8", "4", "/2", "-4"])
+35 (Flip 7)
+0
+>>> main(["score", "--json", "5", "5"])
+{"score": 0, "flip7": false, "bust": true}
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from flip7 import __version__
+from flip7.bots import BOTS
+from flip7.errors import Flip7Error, RecordError, RulesError
+from flip7.game import MAX_PLAYERS
+from flip7.record import Record, replay, replay_events
+from flip7.rules import Rules
+from flip7.scoring import Line
+
+__all__ = ["build_parser", "main"]
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+_Command = Callable[[argparse.Namespace], int]
+
+
+class CommandError(Flip7Error):
+    """A problem with a command's input that is not the engine's (unreadable file, bad JSON)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``flip7`` command line with ``argv`` (default ``sys.argv[1:]``); returns the
+    exit status instead of exiting, so that it can be called in-process."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser, score_parser = build_parser()
+    try:
+        if args_list and args_list[0] == "score":
+            # Intermixed parsing lets --brutal/--json sit anywhere among the cards.
+            args = score_parser.parse_intermixed_args(args_list[1:])
+            args.command, args.func = "score", _cmd_score
+        else:
+            args = parser.parse_args(args_list)
+    except SystemExit as exc:
+        return _exit_code(exc)
+    func: _Command = args.func
+    try:
+        return func(args)
+    except Flip7Error as exc:
+        print(f"flip7 {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"\nflip7 {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``flip7 replay x | head``): stop quietly. Python would
+        # complain again when flushing stdout at exit, so point stdout at /dev/null.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _exit_code(exc: SystemExit) -> int:
+    if exc.code is None:
+        return EXIT_OK
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+# ---------------------------------------------------------------------- argument types
+
+
+def _int_range(low: int, high: int | None = None) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            limit = f"from {low} to {high}" if high is not None else f"{low} or more"
+            raise argparse.ArgumentTypeError(f"must be {limit}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number, got {text!r}") from None
+
+
+def _rules(text: str | None) -> Rules:
+    """A ``--rules`` argument: a JSON object of rule options (RULES.md §13)."""
+    if text is None:
+        return Rules()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RulesError(f"--rules is not valid JSON ({exc}): {text!r}") from None
+    return Rules.from_json(data)
+
+
+# ---------------------------------------------------------------------- the parser
+
+
+_DESCRIPTION = """\
+Flip 7: With a Vengeance, exact to the rules: score a line, replay a game record,
+let bots play (self-play records, benchmark), or play a game in the terminal.
+"""
+
+_EPILOG = """\
+examples:
+  flip7 score 3 11 5 7 10 8 4 /2 -4     35 (Flip 7)
+  flip7 replay game.json --json         the replay result of RECORD.md §6
+  flip7 selfplay --players 4 --games 100 --seed 1 --out records/
+  flip7 bench --players 4 --bot basic --games 2000
+  flip7 play --players 4
+
+Exit status: 0 success, 2 bad input (arguments, cards, records, rule options),
+130 interrupted. Card codes: 0-13, U7, L13, /2 (or ÷2), -2 -4 -6 -8 -10 (or −N),
+JOM, FLIP4, STEAL, SWAP, DISCARD.
+"""
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The ``flip7`` parser and, separately, its ``score`` sub-parser (parsed intermixed)."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="flip7", description=_DESCRIPTION, epilog=_EPILOG, formatter_class=fmt
+    )
+    parser.add_argument("--version", action="version", version=f"flip7 {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    bots = sorted(BOTS)
+
+    score = sub.add_parser(
+        "score",
+        help="the round score of one line of cards",
+        description=(
+            "Score one line (RULES.md §8, §10): Number cards and Modifiers in any order.\n"
+            "Seven Number cards are a Flip 7 (+15); a duplicate is a bust (0; in Brutal,\n"
+            "a busted line's Modifiers still count)."
+        ),
+        epilog=(
+            "examples:\n  flip7 score 3 11 5 7 10 8 4 /2 -4    -> 35 (Flip 7)\n"
+            "  flip7 score 1 -10 --brutal            -> -9\n"
+            "  flip7 score 5 9 5 --json              -> "
+            '{"score": 0, "flip7": false, "bust": true}'
+        ),
+        formatter_class=fmt,
+    )
+    score.add_argument(
+        "cards", nargs="+", metavar="CARD", help="card codes: 0-13, U7, L13, /2, -2 ... -10"
+    )
+    score.add_argument("--brutal", action="store_true", help="Brutal mode: scores may be negative")
+    score.add_argument(
+        "--json", action="store_true", help='print {"score": N, "flip7": bool, "bust": bool}'
+    )
+    score.set_defaults(func=_cmd_score)
+
+    rep = sub.add_parser(
+        "replay",
+        help="replay a game record and summarise it",
+        description=(
+            "Replay a flip7-record/1 game record (RECORD.md) and print a round-by-round "
+            "summary, or with --json the replay result of RECORD.md §6. An invalid record "
+            "exits 2 with the error on standard error and nothing on standard output."
+        ),
+    )
+    rep.add_argument("file", metavar="FILE", help="the record (JSON); - reads standard input")
+    rep.add_argument("--json", action="store_true", help="print the replay result as JSON")
+    rep.add_argument(
+        "-v", "--verbose", action="store_true", help="also list every event of every round"
+    )
+    rep.set_defaults(func=_cmd_replay)
+
+    self_play = sub.add_parser(
+        "selfplay",
+        help="bots play complete games; one record per game",
+        description=(
+            "Play complete games between bots and write one record per game "
+            "(DIR/game-0001.json, ...). The same arguments give byte-identical records: "
+            "each game's shuffle and each bot's seed derive from --seed and the game index, "
+            "and the record's meta says which."
+        ),
+    )
+    self_play.add_argument(
+        "--players", type=_int_range(2, MAX_PLAYERS), default=4, metavar="N",
+        help="players per game (default 4)",
+    )  # fmt: skip
+    self_play.add_argument(
+        "--games", type=_int_range(1), default=100, metavar="K", help="games to play (default 100)"
+    )
+    self_play.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed (default 0)")
+    self_play.add_argument(
+        "--rules", metavar="JSON", help='rule options as a JSON object, e.g. \'{"brutal": true}\''
+    )
+    self_play.add_argument("--bot", choices=bots, default="basic", help="the bot (default basic)")
+    self_play.add_argument(
+        "--out", required=True, metavar="DIR", help="directory for the records (created)"
+    )
+    self_play.add_argument("--json", action="store_true", help="print the summary as JSON")
+    self_play.set_defaults(func=_cmd_selfplay)
+
+    ben = sub.add_parser(
+        "bench",
+        help="engine throughput: games and rounds per second",
+        description=(
+            "Time complete games on one core, bots making every decision, without events. "
+            "Prints games per second and rounds per second."
+        ),
+    )
+    ben.add_argument(
+        "--players", type=_int_range(2, MAX_PLAYERS), default=4, metavar="N",
+        help="players per game (default 4)",
+    )  # fmt: skip
+    ben.add_argument(
+        "--games", type=_int_range(1), default=2000, metavar="K", help="games (default 2000)"
+    )
+    ben.add_argument("--bot", choices=bots, default="basic", help="the bot (default basic)")
+    ben.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed (default 0)")
+    ben.add_argument("--rules", metavar="JSON", help="rule options as a JSON object")
+    ben.add_argument("--json", action="store_true", help="print the result as JSON")
+    ben.set_defaults(func=_cmd_bench)
+
+    play = sub.add_parser(
+        "play",
+        help="play a game in the terminal against bots",
+        description=(
+            "Play a complete game in the terminal: you are seat 0 against bots. Answer "
+            "each question with the option's number (or its record form: hit, stay, "
+            "steal 1 11, ...); q quits. Needs Rich (pip install 'flip7[cli]')."
+        ),
+    )
+    play.add_argument(
+        "--players", type=_int_range(3, 18), default=4, metavar="N",
+        help="players, you included (3 to 18, default 4)",
+    )  # fmt: skip
+    play.add_argument("--brutal", action="store_true", help="Brutal mode (RULES.md §10)")
+    play.add_argument("--seed", type=_seed, metavar="S", help="seed for a game you can replay")
+    play.add_argument("--bot", choices=bots, default="basic", help="the bots (default basic)")
+    play.set_defaults(func=_cmd_play)
+    return parser, score
+
+
+# ---------------------------------------------------------------------- commands
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    line = Line.parse(args.cards)
+    score = line.score(brutal=args.brutal)
+    flip7, bust = line.flip7(), line.busted()
+    if args.json:
+        print(json.dumps({"score": score, "flip7": flip7, "bust": bust}))
+    elif flip7:
+        print(f"{score} (Flip 7)")
+    elif bust:
+        print(f"{score} (bust)")
+    else:
+        print(score)
+    return EXIT_OK
+
+
+def _read_text(path: str) -> str:
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError("record", None, f"not UTF-8 text: {exc}") from None
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from flip7.cli.summary import replay_summary
+
+    record = Record.loads(_read_text(args.file))
+    # Everything is worked out before anything is printed: an invalid record must leave
+    # standard output empty.
+    if args.json:
+        text = json.dumps(replay(record).to_json())
+    else:
+        game, events = replay_events(record)
+        text = replay_summary(record, game, events, verbose=args.verbose)
+    print(text)
+    return EXIT_OK
+
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
+    from flip7.sim import selfplay, summarize
+
+    rules = _rules(args.rules)
+    games = selfplay(args.players, args.games, args.seed, rules, args.bot)
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandError(f"cannot create {out}: {exc.strerror or exc}") from None
+    width = max(4, len(str(args.games)))
+    played = []
+    for one in games:
+        path = out / f"game-{one.index:0{width}d}.json"
+        try:
+            path.write_text(one.record.dumps(indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from None
+        played.append(one)
+    summary = summarize(played, args.players)
+    if args.json:
+        data: dict[str, Any] = {
+            **summary.to_json(), "bot": args.bot, "seed": args.seed, "out": str(out),
+        }  # fmt: skip
+        print(json.dumps(data))
+        return EXIT_OK
+    first, last = f"game-{1:0{width}d}.json", f"game-{args.games:0{width}d}.json"
+    print(
+        f"{summary.games} games of {args.players} {args.bot} bots, seed {args.seed}: "
+        f"records {out / first} ... {last}"
+    )
+    wins = ", ".join(f"seat {seat} {n}" for seat, n in enumerate(summary.wins))
+    print(f"wins per seat: {wins}")
+    print(f"mean rounds per game: {summary.mean_rounds:.2f}")
+    return EXIT_OK
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from flip7.sim import bench
+
+    result = bench(args.players, args.games, args.bot, _rules(args.rules), args.seed)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        print(
+            f"{result.games} games of {result.players} {result.bot} bots in "
+            f"{result.seconds:.2f} s (Python {result.python}, one core): "
+            f"{result.games_per_second:.1f} games/s, {result.rounds_per_second:.1f} rounds/s"
+        )
+    return EXIT_OK
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    try:
+        from flip7.cli.play import play
+    except ImportError as exc:
+        if exc.name != "rich" and not (exc.name or "").startswith("rich."):
+            raise
+        print(
+            "flip7 play: error: the terminal game needs Rich: pip install 'flip7[cli]'",
+            file=sys.stderr,
+        )
+        return 1
+    rules = Rules(brutal=args.brutal)
+    return play(args.players, rules, seed=args.seed, bot=args.bot)
