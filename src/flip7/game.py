@@ -528,9 +528,8 @@ class Game:
             if self._phase is Phase.OVER:
                 raise GameStateError("the game is over: no more decisions")
             raise GameStateError("no decision is due: a card must be drawn first (draw)")
-        if kind is _HIT_OR_STAY and (decision is HIT or decision is STAY):
-            pass  # both are legal whenever Hit or Stay is asked
-        else:
+        # Hit and Stay are both legal whenever they are asked; anything else is checked.
+        if kind is not _HIT_OR_STAY or not (decision is HIT or decision is STAY):
             if isinstance(decision, str):
                 decision = parse_decision(decision)
             # Bots hand back one of the option objects: find it by identity (in C) before
@@ -547,7 +546,7 @@ class Game:
         self._decision_log.append(decision)
         self._decide(kind, seat, ctx, decision)
         self._run()
-        return self._take_events() if self._events_on else []
+        return self._take_events()
 
     def play(self, players: Sequence[Player]) -> None:
         """Play to the end with ``players[seat]`` making each seat's decisions.
