@@ -276,6 +276,7 @@ class Game:
         self._modifiers: list[list[Card]] = [[] for _ in range(n)]
         self._sums: list[int] = [0] * n
         self._status: list[int] = [_ACTIVE] * n
+        self._live_seats: list[int] = list(range(n))
         self._totals: list[int] = [0] * n
         self._stack: list[tuple[Any, ...]] = []
 
@@ -762,6 +763,7 @@ class Game:
             mods.clear()
         self._sums = [0] * n
         self._status = [_ACTIVE] * n
+        self._live_seats = list(range(n))
         self._flip7_seat = None
         self._phase = Phase.DEAL
         self._deal_i = 0
@@ -884,6 +886,7 @@ class Game:
             line.append(card)
             if dup:
                 self._status[seat] = _BUSTED
+                self._live_seats.remove(seat)
                 if self._events_on:
                     self._events.append(Busted(seat, card))
                 return
@@ -911,8 +914,8 @@ class Game:
     # ------------------------------------------------------------------ Actions and Modifiers
 
     def _live(self) -> list[int]:
-        status = self._status
-        return [s for s in range(self._n) if status[s] != _BUSTED]
+        """The seats that have not busted, in seat order (kept up to date; do not change)."""
+        return self._live_seats
 
     def _ask(self, kind: DecisionKind, seat: int, options: Sequence[Decision], ctx: Any) -> None:
         if len(options) == 1:
