@@ -150,6 +150,8 @@ class RoundResult:
 # Statuses as plain ints on the hot path.
 _ACTIVE, _STAYED, _BUSTED = 0, 1, 2
 _STATUSES = tuple(Status)
+# Number cards that need no check beyond a duplicate: every one but U7 and L13.
+_PLAIN = tuple(card < Card.UNLUCKY_7 and card not in (Card.SEVEN, Card.THIRTEEN) for card in Card)
 
 # Work items on the resolution stack (RULES.md §11): tuples, first item the kind.
 _DRAW = 0  # (_DRAW, purpose, seat, frame)
@@ -583,7 +585,9 @@ class Game:
     def _threshold_turns(self, thresholds: list[int | None]) -> None:
         """Hit/Stay turns of threshold players, one after another, in one tight loop: the
         hot path of every simulation. A Hit that draws a plain Number card the line can
-        hold, or a Stay, is done here; anything else goes to the general machinery."""
+        hold, or a Stay, is done here; anything else goes to the general machinery.
+
+        While it loops, the pending decision stays Hit/Stay and only its seat changes."""
         pile = self._draw_pile
         numbers = self._numbers
         sums = self._sums
@@ -593,59 +597,65 @@ class Game:
         events = self._unclaimed if self._events_on else None
         n = self._n
         seat = self._pseat
+        active = status.count(_ACTIVE)
         while True:
             below = thresholds[seat]
             if below is None:
+                self._turn = seat
                 return  # that player decides for itself
-            self._pkind = None
             if sums[seat] >= below:
                 log_decision(STAY)
                 status[seat] = _STAYED
                 if events is not None:
                     events.append(Stayed(seat, False))
+                active -= 1
+                if not active:
+                    self._pkind = None
+                    self._turn = seat
+                    self._end_round()
+                    break
             else:
                 log_decision(HIT)
                 if not pile:
+                    self._pkind = None
+                    self._turn = seat
                     self._stack.append((_DRAW, _P_HIT, seat, None))
                     break
                 card = pile.pop()
                 line = numbers[seat]
-                if (card < _SEVEN or _SEVEN < card < _THIRTEEN) and card not in line and len(
-                    line
-                ) < 6:
+                if _PLAIN[card] and card not in line and len(line) < 6:
                     log_card(card)
                     line.append(card)
                     sums[seat] += card
                     if events is not None:
                         events.append(Drew(seat, card, "hit"))
                 else:
+                    self._pkind = None
+                    self._turn = seat
                     self._drawn(_P_HIT, seat, None, card)
                     if self._events_on:
                         self._unclaimed.extend(self._events)
                         self._events = []
                     if self._stack or self._pkind is not None or self._phase is not Phase.TURNS:
                         break
+                    self._pkind = _HIT_OR_STAY
+                    active = status.count(_ACTIVE)
+                    if not active:
+                        self._pkind = None
+                        self._end_round()
+                        break
             # The next turn, as _offer_turn gives it, for the common case.
             seat = seat + 1 if seat + 1 < n else 0
-            left = n
             while status[seat]:  # not ACTIVE
-                left -= 1
-                if not left:
-                    self._end_round()
-                    break
                 seat = seat + 1 if seat + 1 < n else 0
-            else:
+            line = numbers[seat]
+            if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
+                self._pkind = None
                 self._turn = seat
-                line = numbers[seat]
-                if _ZERO not in line and (line or self._modifiers[seat] or self._can_stay_empty):
-                    self._pkind = _HIT_OR_STAY
-                    self._pseat = seat
-                    self._poptions = _HIT_STAY_OPTIONS
-                    continue
                 self._stack.append((_DRAW, _P_HIT, seat, None))
-            break
-        if self._pkind is None:
-            self._run()
+                break
+            self._pseat = seat
+        self._run()
         if self._events_on:
             self._unclaimed.extend(self._events)
             self._events = []

@@ -227,11 +227,11 @@ def _best_card_move(game: Game, kind: DecisionKind, me: int, leader: int | None)
             if best is not None:
                 return Discard(best[0], best[1])
         else:
-            # Worth giving: our Modifiers and lowest Numbers; worth taking: their highest
+            # Worth giving: our Modifiers and lowest Number; worth taking: their highest
             # Numbers (their Modifiers only when they hold no Number).
             cross = game.rules.swap_allow_cross_type
             ours = [c for c in mine if c >= _FIRST_MODIFIER]
-            ours += sorted((c for c in mine if c < _FIRST_MODIFIER), key=VALUE.__getitem__)[:2]
+            ours += sorted((c for c in mine if c < _FIRST_MODIFIER), key=VALUE.__getitem__)[:1]
             wanted = sorted(
                 (c for c in theirs if c < _FIRST_MODIFIER), key=VALUE.__getitem__, reverse=True
             )[:3] or list(theirs)
