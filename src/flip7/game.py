@@ -782,19 +782,24 @@ class Game:
 
     def _deal_next(self) -> None:
         n = self._n
-        while self._deal_i < n:
-            seat = (self._dealer + 1 + self._deal_i) % n
-            self._deal_i += 1
-            status = self._status[seat]
-            if status == _ACTIVE:
-                pile = self._draw_pile
-                if not pile or self._rng is None:
+        i = self._deal_i
+        first = self._dealer + 1
+        pile = self._draw_pile
+        numbers = self._numbers
+        status = self._status
+        shuffled = self._rng is not None
+        while i < n:
+            seat = (first + i) % n
+            i += 1
+            if status[seat] == _ACTIVE:
+                if not pile or not shuffled:
+                    self._deal_i = i
                     self._stack.append((_DRAW, _P_DEAL, seat, None))
                     return
                 # Nothing is pending between deal cards, so draw at once (no stack trip)
                 # and go on dealing while the card left nothing to resolve.
                 card = pile.pop()
-                line = self._numbers[seat]
+                line = numbers[seat]
                 if card < _U7 and not line:  # a first plain Number: nothing to check
                     self._draw_log.append(card)
                     line.append(card)
@@ -802,14 +807,17 @@ class Game:
                     if self._events_on:
                         self._events.append(Dealt(seat, card))
                     continue
+                self._deal_i = i
                 self._drawn(_P_DEAL, seat, None, card)
                 if self._stack or self._pkind is not None or self._phase is not Phase.DEAL:
                     return
                 continue
             if not self.rules.deal_skips_inactive:
-                purpose = _P_DEAL_BURN if status == _BUSTED else _P_DEAL
+                self._deal_i = i
+                purpose = _P_DEAL_BURN if status[seat] == _BUSTED else _P_DEAL
                 self._stack.append((_DRAW, purpose, seat, None))
                 return
+        self._deal_i = i
         self._phase = Phase.TURNS
         self._turn = self._dealer  # turns start left of the dealer (§3.2.1)
 
