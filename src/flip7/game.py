@@ -765,12 +765,9 @@ class Game:
         return pile.pop()
 
     def _start_round(self) -> None:
+        """Set up a round; every line is empty by now (see _next_round)."""
         self._round += 1
         n = self._n
-        for line in self._numbers:
-            line.clear()
-        for mods in self._modifiers:
-            mods.clear()
         self._sums = [0] * n
         self._status = [_ACTIVE] * n
         self._live_seats = list(range(n))
@@ -1198,31 +1195,27 @@ class Game:
         brutal = self._brutal
         modifiers_only = self.rules.brutal_busted_scoring == "modifiers_only"
         flip7 = self._flip7_seat
+        status, numbers, modifiers, sums = self._status, self._numbers, self._modifiers, self._sums
+        totals = self._totals
         scores = []
         busted = []
         for s in range(n):
-            if self._status[s] == _BUSTED:
+            if status[s] == _BUSTED:
                 busted.append(s)
-                scores.append(
-                    busted_score(self._modifiers[s], brutal=brutal, modifiers_only=modifiers_only)
+                score = (
+                    busted_score(modifiers[s], brutal=brutal, modifiers_only=modifiers_only)
                     if brutal
                     else 0
                 )
-            elif s != flip7 and not self._modifiers[s] and _ZERO not in self._numbers[s]:
-                scores.append(self._sums[s])  # the common line: just its numbers
+            elif s != flip7 and not modifiers[s] and _ZERO not in numbers[s]:
+                score = sums[s]  # the common line: just its numbers
             else:
-                scores.append(
-                    round_score(
-                        self._numbers[s],
-                        self._modifiers[s],
-                        flip7=s == flip7,
-                        brutal=brutal,
-                        bonus=minus15 is None,
-                    )
-                )
-        totals = self._totals
-        for s in range(n):
-            totals[s] += scores[s]
+                score = round_score(
+                    numbers[s], modifiers[s], flip7=s == flip7, brutal=brutal,
+                    bonus=minus15 is None,
+                )  # fmt: skip
+            scores.append(score)
+            totals[s] += score
         if minus15 is not None:
             totals[minus15] -= 15
         result = RoundResult(self._dealer, tuple(scores), tuple(busted), flip7, minus15)
@@ -1253,9 +1246,12 @@ class Game:
         # §3.4.3: every card of the round goes to the discard pile, unshuffled; the deck
         # passes left with the deal.
         discard = self._discard_pile
-        for s in range(self._n):
-            discard.extend(self._numbers[s])
-            discard.extend(self._modifiers[s])
+        for line in self._numbers:
+            discard.extend(line)
+            line.clear()
+        for mods in self._modifiers:
+            discard.extend(mods)
+            mods.clear()
         self._dealer = (self._dealer + 1) % self._n
         self._start_round()
 
