@@ -279,6 +279,7 @@ class Game:
         self._sums: list[int] = [0] * n
         self._status: list[int] = [_ACTIVE] * n
         self._live_seats: list[int] = list(range(n))
+        self._left_of: tuple[int, ...] = tuple((s + 1) % n for s in range(n))
         self._totals: list[int] = [0] * n
         self._stack: list[tuple[Any, ...]] = []
 
@@ -595,7 +596,7 @@ class Game:
         log_decision = self._decision_log.append
         log_card = self._draw_log.append
         events = self._unclaimed if self._events_on else None
-        n = self._n
+        left_of = self._left_of
         seat = self._pseat
         active = status.count(_ACTIVE)
         while True:
@@ -645,9 +646,9 @@ class Game:
                         self._end_round()
                         break
             # The next turn, as _offer_turn gives it, for the common case.
-            seat = seat + 1 if seat + 1 < n else 0
+            seat = left_of[seat]
             while status[seat]:  # not ACTIVE
-                seat = seat + 1 if seat + 1 < n else 0
+                seat = left_of[seat]
             line = numbers[seat]
             if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
                 self._pkind = None
@@ -821,14 +822,15 @@ class Game:
     def _offer_turn(self) -> None:
         n = self._n
         status = self._status
-        seat = self._turn + 1 if self._turn + 1 < n else 0
+        left_of = self._left_of
+        seat = left_of[self._turn]
         left = n
         while status[seat]:  # not ACTIVE
             left -= 1
             if not left:
                 self._end_round()
                 return
-            seat = seat + 1 if seat + 1 < n else 0
+            seat = left_of[seat]
         self._turn = seat
         line = self._numbers[seat]
         if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
@@ -878,7 +880,14 @@ class Game:
             self._modifiers[seat].append(card)
             return
         line = self._numbers[seat]
-        if card is _U7 and (not transfer or self.rules.unlucky7_triggers_on_transfer):
+        if _PLAIN[card]:
+            if card in line:
+                line.append(card)
+                self._bust(seat, card)
+                return
+            line.append(card)
+            self._sums[seat] += card
+        elif card is _U7 and (not transfer or self.rules.unlucky7_triggers_on_transfer):
             # §4.4: discard every other Number and Modifier; no bust on Unlucky 7 itself.
             wiped = line + self._modifiers[seat]
             self._discard_pile.extend(wiped)
@@ -889,25 +898,26 @@ class Game:
             if self._events_on and wiped:
                 self._events.append(Wiped(seat, tuple(wiped)))
         else:
-            if card < _SEVEN or _SEVEN < card < _THIRTEEN:
-                dup = card in line
-            elif card is _SEVEN or card is _U7:
+            if card is _SEVEN or card is _U7:
                 dup = _SEVEN in line or _U7 in line
-            else:
+            else:  # a 13: Lucky 13 makes a pair safe, a third 13 busts (§4.5)
                 thirteens = line.count(_THIRTEEN) + line.count(_L13)
                 dup = thirteens >= 2 or (
                     thirteens == 1 and card is not _L13 and _L13 not in line
                 )
             line.append(card)
             if dup:
-                self._status[seat] = _BUSTED
-                self._live_seats.remove(seat)
-                if self._events_on:
-                    self._events.append(Busted(seat, card))
+                self._bust(seat, card)
                 return
             self._sums[seat] += VALUE[card]
         if check_flip7 and len(line) >= 7:
             self._check_flip7(seat)
+
+    def _bust(self, seat: int, card: Card) -> None:
+        self._status[seat] = _BUSTED
+        self._live_seats.remove(seat)
+        if self._events_on:
+            self._events.append(Busted(seat, card))
 
     def _check_flip7(self, seat: int) -> None:
         line = self._numbers[seat]
