@@ -289,7 +289,9 @@ class Game:
         self._deal_i = 0
         self._turn = 0  # the seat whose turn it was last; the next turn is clockwise of it
         self._flip7_seat: int | None = None
-        self._rounds: list[RoundResult] = []
+        # Completed rounds as plain rows; RoundResult values are made when asked for,
+        # since a frozen dataclass costs more to build than a simulated round's scoring.
+        self._rounds: list[tuple[Any, ...]] = []
         self._winners: tuple[int, ...] = ()
 
         # The pending decision (kind None: nothing to decide) and the pending draw.
@@ -399,7 +401,7 @@ class Game:
 
     @property
     def rounds(self) -> tuple[RoundResult, ...]:
-        return tuple(self._rounds)
+        return tuple(RoundResult(*row) for row in self._rounds)
 
     @property
     def to_decide(self) -> int | None:
@@ -1228,12 +1230,12 @@ class Game:
             totals[s] += score
         if minus15 is not None:
             totals[minus15] -= 15
-        result = RoundResult(self._dealer, tuple(scores), tuple(busted), flip7, minus15)
-        self._rounds.append(result)
+        row = (self._dealer, tuple(scores), tuple(busted), flip7, minus15)
+        self._rounds.append(row)
         if self._events_on:
             self._events.append(
                 RoundScored(
-                    self._round, self._dealer, result.scores, result.busted, flip7, minus15,
+                    self._round, self._dealer, row[1], row[2], flip7, minus15,
                     tuple(totals),
                     tuple(tuple(line) for line in self._numbers),
                     tuple(tuple(mods) for mods in self._modifiers),

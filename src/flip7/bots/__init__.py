@@ -263,6 +263,8 @@ def _best_card_move(game: Game, kind: DecisionKind, me: int, leader: int | None)
             score = weight(decision.seat) * gain(decision.seat, decision.card, None)
         elif isinstance(decision, Swap):
             s1, c1, s2, c2 = decision.seat1, decision.card1, decision.seat2, decision.card2
+            if leader is not None and leader != s1 and leader != s2:
+                continue  # aim at the leader
             score = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
         else:
             continue
