@@ -190,6 +190,7 @@ _KIND_OF_ACTION = {
 
 
 _DEFAULT_RULES = Rules()
+_DEFAULT_NAMES = tuple(f"Player {i + 1}" for i in range(MAX_PLAYERS + 1))
 _DECKS = {1: tuple(new_deck(1)), 2: tuple(new_deck(2))}
 
 
@@ -327,11 +328,8 @@ class Game:
         when explicit). ``events=False`` skips building event objects (for simulations).
         """
         rules = rules if rules is not None else _DEFAULT_RULES
-        if isinstance(players, int):
-            names = [f"Player {i + 1}" for i in range(players)]
-        else:
-            names = list(players)
-        n = len(names)
+        names = list(_DEFAULT_NAMES[:players]) if isinstance(players, int) else list(players)
+        n = players if isinstance(players, int) else len(names)
         low = 2 if rules.allow_two_players else 3
         if not low <= n <= MAX_PLAYERS:
             extra = "" if rules.allow_two_players else " (2 only with allow_two_players)"
@@ -347,7 +345,7 @@ class Game:
             raise GameStateError(f"{n} players need 2 decks (one deck is for up to 18 players)")
         rng = None if explicit else random.Random(seed)
         if dealer is None:
-            dealer = 0 if rng is None else rng.randrange(n)
+            dealer = 0 if rng is None else int(rng.random() * n)
         if type(dealer) is not int or not 0 <= dealer < n:
             raise GameStateError(f"dealer must be a seat from 0 to {n - 1}, got {dealer!r}")
         game = cls(names, rules, decks, dealer, rng, events)
