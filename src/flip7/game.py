@@ -117,6 +117,10 @@ class Phase(Enum):
     OVER = "over"
 
 
+# The phases as module constants: the engine loop reads them at every step.
+_PH_DEAL, _PH_TURNS, _PH_ROUND_END, _PH_OVER = Phase.DEAL, Phase.TURNS, Phase.ROUND_END, Phase.OVER
+
+
 @dataclass(frozen=True, slots=True)
 class RoundResult:
     """One completed round, as in RECORD.md §6."""
@@ -286,7 +290,7 @@ class Game:
 
         self._round = 0
         self._dealer = dealer
-        self._phase = Phase.DEAL
+        self._phase = _PH_DEAL
         self._deal_i = 0
         self._turn = 0  # the seat whose turn it was last; the next turn is clockwise of it
         self._flip7_seat: int | None = None
@@ -368,7 +372,7 @@ class Game:
 
     @property
     def over(self) -> bool:
-        return self._phase is Phase.OVER
+        return self._phase is _PH_OVER
 
     @property
     def phase(self) -> Phase:
@@ -529,7 +533,7 @@ class Game:
         the next decision, card or the end. Returns the events that happened."""
         kind = self._pkind
         if kind is None:
-            if self._phase is Phase.OVER:
+            if self._phase is _PH_OVER:
                 raise GameStateError("the game is over: no more decisions")
             raise GameStateError("no decision is due: a card must be drawn first (draw)")
         # Hit and Stay are both legal whenever they are asked; anything else is checked.
@@ -575,7 +579,7 @@ class Game:
         if len(players) != self._n:
             raise GameStateError(f"play() needs {self._n} players, got {len(players)}")
         thresholds = [getattr(p, "hit_below", None) for p in players]
-        while self._phase is not Phase.OVER:
+        while self._phase is not _PH_OVER:
             if self._pkind is _HIT_OR_STAY and thresholds[self._pseat] is not None:
                 self._threshold_turns(thresholds)
             else:
@@ -637,7 +641,7 @@ class Game:
                     if self._events_on:
                         self._unclaimed.extend(self._events)
                         self._events = []
-                    if self._stack or self._pkind is not None or self._phase is not Phase.TURNS:
+                    if self._stack or self._pkind is not None or self._phase is not _PH_TURNS:
                         break
                     self._pkind = _HIT_OR_STAY
                     active = status.count(_ACTIVE)
@@ -699,7 +703,7 @@ class Game:
         return out
 
     def _no_card_message(self) -> str:
-        if self._phase is Phase.OVER:
+        if self._phase is _PH_OVER:
             return "the game is over: no more cards"
         what = self._pkind.value if self._pkind else ""
         return f"no card is due: seat {self._pseat} must decide ({what})"
@@ -722,9 +726,13 @@ class Game:
                 task = stack.pop()
                 kind = task[0]
                 if kind == _DRAW:
-                    card = self._take_card(task)
-                    if card is not None:
-                        self._drawn(task[1], task[2], task[3], card)
+                    pile = self._draw_pile
+                    if pile and self._rng is not None:
+                        self._drawn(task[1], task[2], task[3], pile.pop())
+                    else:
+                        card = self._take_card(task)
+                        if card is not None:
+                            self._drawn(task[1], task[2], task[3], card)
                 elif kind == _RESOLVE:
                     self._resolve(task[1], task[2])
                 elif kind == _F4_STEP:
@@ -738,11 +746,11 @@ class Game:
                             self._events.append(Stayed(target, True))
                 else:  # _FINISH
                     self._discard_pile.append(task[1])
-            elif self._phase is Phase.TURNS:
+            elif self._phase is _PH_TURNS:
                 self._offer_turn()
-            elif self._phase is Phase.DEAL:
+            elif self._phase is _PH_DEAL:
                 self._deal_next()
-            elif self._phase is Phase.ROUND_END:
+            elif self._phase is _PH_ROUND_END:
                 self._next_round()
             else:
                 return
@@ -773,7 +781,7 @@ class Game:
         self._status = [_ACTIVE] * n
         self._live_seats = list(range(n))
         self._flip7_seat = None
-        self._phase = Phase.DEAL
+        self._phase = _PH_DEAL
         self._deal_i = 0
         if self._events_on:
             self._events.append(RoundStarted(self._round, self._dealer))
@@ -807,7 +815,7 @@ class Game:
                     continue
                 self._deal_i = i
                 self._drawn(_P_DEAL, seat, None, card)
-                if self._stack or self._pkind is not None or self._phase is not Phase.DEAL:
+                if self._stack or self._pkind is not None or self._phase is not _PH_DEAL:
                     return
                 continue
             if not self.rules.deal_skips_inactive:
@@ -816,7 +824,7 @@ class Game:
                 self._stack.append((_DRAW, purpose, seat, None))
                 return
         self._deal_i = i
-        self._phase = Phase.TURNS
+        self._phase = _PH_TURNS
         self._turn = self._dealer  # turns start left of the dealer (§3.2.1)
 
     def _offer_turn(self) -> None:
@@ -1190,7 +1198,7 @@ class Game:
         self._stack.clear()
         seat = self._flip7_seat
         if self._brutal and seat is not None:
-            self._phase = Phase.ROUND_END
+            self._phase = _PH_ROUND_END
             if self.rules.brutal_minus15_targets == "any_other_player":
                 others = [s for s in range(self._n) if s != seat]
             else:
@@ -1243,14 +1251,14 @@ class Game:
         if best >= self.rules.target_score:
             leaders = tuple(s for s in range(n) if totals[s] == best)
             if len(leaders) == 1 or self.rules.tie_break == "shared_win":
-                self._phase = Phase.OVER
+                self._phase = _PH_OVER
                 self._winners = leaders
                 if self._events_on:
                     self._events.append(GameOver(leaders, tuple(totals)))
                 return
         # The next round starts from the engine loop, once every caller up the stack has
         # returned: nothing may touch the lines of a round that has been scored.
-        self._phase = Phase.ROUND_END
+        self._phase = _PH_ROUND_END
 
     def _next_round(self) -> None:
         # §3.4.3: every card of the round goes to the discard pile, unshuffled; the deck

@@ -124,16 +124,10 @@ def _pick(options: Sequence[Decision], seat: int) -> Decision:
 def _leader(game: Game, me: int, *, busted_too: bool = False) -> int | None:
     """The other player with the highest running total (ties: the lowest seat)."""
     totals = game.totals
-    best: int | None = None
-    top = 0
-    for seat in range(len(totals)):
-        if (
-            seat != me
-            and (best is None or totals[seat] > top)
-            and (busted_too or game.status(seat) is not Status.BUSTED)
-        ):
-            best, top = seat, totals[seat]
-    return best
+    for seat in sorted(range(len(totals)), key=totals.__getitem__, reverse=True):
+        if seat != me and (busted_too or game.status(seat) is not Status.BUSTED):
+            return seat
+    return None
 
 
 _FIRST_MODIFIER = Card.DIVIDE_2
