@@ -185,6 +185,10 @@ _SWAP = Card.SWAP
 _DISCARD = Card.DISCARD
 
 _HIT_OR_STAY = DecisionKind.HIT_OR_STAY
+_K_FLIP7_CHOICE = DecisionKind.FLIP7_CHOICE
+_K_GIVE = DecisionKind.GIVE
+_K_PASS = DecisionKind.PASS
+_K_TARGET = DecisionKind.TARGET
 _HIT_STAY_OPTIONS: tuple[Decision, ...] = (HIT, STAY)
 _KIND_OF_ACTION = {
     _STEAL: DecisionKind.STEAL,
@@ -972,15 +976,15 @@ class Game:
         elif card < _FIRST_ACTION:
             # §7.2–7.3, §10.2: any non-busted player, or anyone in Brutal.
             seats = range(self._n) if self._brutal else self._live()
-            self._ask(DecisionKind.GIVE, user, [_GIVE[s] for s in seats], card)
+            self._ask(_K_GIVE, user, [_GIVE[s] for s in seats], card)
         elif card is _JOM or card is _FLIP4:
-            self._ask(DecisionKind.TARGET, user, [_TARGET[s] for s in self._live()], card)
+            self._ask(_K_TARGET, user, [_TARGET[s] for s in self._live()], card)
         elif self.rules.pass_actions:
             users = [s for s in self._live() if self._has_use(card, s)]
             if not users:
                 self._unused(user, card)
             else:
-                self._ask(DecisionKind.PASS, user, [_PASS[s] for s in users], card)
+                self._ask(_K_PASS, user, [_PASS[s] for s in users], card)
         else:
             self._use(card, user)
 
@@ -1097,12 +1101,12 @@ class Game:
                 self._status[seat] = _STAYED
                 if events_on:
                     self._events.append(Stayed(seat, False))
-        elif kind is DecisionKind.GIVE:
+        elif kind is _K_GIVE:
             assert isinstance(decision, Give)
             self._modifiers[decision.seat].append(ctx)
             if events_on:
                 self._events.append(ModifierGiven(seat, decision.seat, ctx))
-        elif kind is DecisionKind.TARGET:
+        elif kind is _K_TARGET:
             assert isinstance(decision, Target)
             target = decision.seat
             if events_on:
@@ -1112,12 +1116,12 @@ class Game:
                 self._stack.append((_DRAW, _P_JOM, target, None))
             else:
                 self._stack.append((_F4_STEP, _FlipFour(target, ctx)))
-        elif kind is DecisionKind.PASS:
+        elif kind is _K_PASS:
             assert isinstance(decision, Pass)
             if events_on and decision.seat != seat:
                 self._events.append(Passed(seat, ctx, decision.seat))
             self._use(ctx, decision.seat)
-        elif kind is DecisionKind.FLIP7_CHOICE:
+        elif kind is _K_FLIP7_CHOICE:
             if isinstance(decision, Minus):
                 if events_on:
                     self._events.append(Minus15(seat, decision.seat))
@@ -1204,7 +1208,7 @@ class Game:
             else:
                 others = [s for s in self._live() if s != seat]
             options: list[Decision] = [BONUS, *(_MINUS[s] for s in others)]
-            self._ask(DecisionKind.FLIP7_CHOICE, seat, options, None)
+            self._ask(_K_FLIP7_CHOICE, seat, options, None)
         else:
             self._score_round(None)
 
