@@ -216,7 +216,7 @@ class BenchResult:
 
 def bench(
     players: int = 4,
-    games: int = 2000,
+    games: int = 5000,
     bot: str = "basic",
     rules: Rules | None = None,
     seed: int = 0,

@@ -33,18 +33,39 @@ from flip7.decisions import (
     Swap,
 )
 from flip7.errors import Flip7Error
-from flip7.game import Game, Status
+from flip7.game import Game, Player, Status
 from flip7.scoring import is_flip7
 
 __all__ = ["BOTS", "BasicBot", "Bot", "RandomBot", "make_bot"]
 
 
-class Bot(Protocol):
-    """Anything that picks one of ``game.legal_decisions()`` for ``game.to_decide``."""
+class Bot(Player, Protocol):
+    """A player of the bot registry: it has a name and picks one of
+    ``game.legal_decisions()`` for ``game.to_decide``."""
 
     name: str
 
-    def choose(self, game: Game) -> Decision: ...
+
+# Enum members as module constants: looking them up on the class is slow.
+_C_DIVIDE_2 = Card.DIVIDE_2
+_C_JUST_ONE_MORE = Card.JUST_ONE_MORE
+_C_LUCKY_13 = Card.LUCKY_13
+_C_SEVEN = Card.SEVEN
+_C_THIRTEEN = Card.THIRTEEN
+_C_UNLUCKY_7 = Card.UNLUCKY_7
+_K_DISCARD = DecisionKind.DISCARD
+_K_FLIP7_CHOICE = DecisionKind.FLIP7_CHOICE
+_K_GIVE = DecisionKind.GIVE
+_K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
+_K_PASS = DecisionKind.PASS
+_K_STEAL = DecisionKind.STEAL
+_K_SWAP = DecisionKind.SWAP
+_K_TARGET = DecisionKind.TARGET
+_S_ACTIVE = Status.ACTIVE
+_S_BUSTED = Status.BUSTED
+
+_FIRST_MODIFIER = _C_DIVIDE_2
+_CARD_MOVES = (_K_STEAL, _K_SWAP, _K_DISCARD)
 
 
 class RandomBot:
@@ -82,27 +103,27 @@ class BasicBot:
         kind = game.decision_kind
         me = game.to_decide
         assert kind is not None and me is not None
-        if kind is _HIT_OR_STAY:
+        if kind is _K_HIT_OR_STAY:
             return HIT if game.number_sum(me) < self.hit_below else STAY
         leader = _leader(game, me)
         if kind in _CARD_MOVES:
             return _best_card_move(game, kind, me, leader)
         options = game.legal_decisions()
-        if kind is DecisionKind.TARGET:
+        if kind is _K_TARGET:
             if (
-                game.pending_card is Card.JUST_ONE_MORE
-                and game.status(me) is Status.ACTIVE
+                game.pending_card is _C_JUST_ONE_MORE
+                and game.status(me) is _S_ACTIVE
                 and (game.number_sum(me) >= self.hit_below - 7 or leader is None)
             ):
                 return _pick(options, me)
             return _pick(options, me if leader is None else leader)
-        if kind is DecisionKind.GIVE:
+        if kind is _K_GIVE:
             # Every Modifier of this deck hurts its holder.
             victim = _leader(game, me, busted_too=True) if game.rules.brutal else leader
             return _pick(options, me if victim is None else victim)
-        if kind is DecisionKind.PASS:
+        if kind is _K_PASS:
             return _pick(options, me)
-        if kind is DecisionKind.FLIP7_CHOICE:
+        if kind is _K_FLIP7_CHOICE:
             totals = game.totals
             if leader is not None and Minus(leader) in options and totals[leader] >= totals[me]:
                 return Minus(leader)
@@ -110,7 +131,6 @@ class BasicBot:
         return options[0]
 
 
-_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
 
 
 def _pick(options: Sequence[Decision], seat: int) -> Decision:
@@ -125,25 +145,23 @@ def _leader(game: Game, me: int, *, busted_too: bool = False) -> int | None:
     """The other player with the highest running total (ties: the lowest seat)."""
     totals = game.totals
     for seat in sorted(range(len(totals)), key=totals.__getitem__, reverse=True):
-        if seat != me and (busted_too or game.status(seat) is not Status.BUSTED):
+        if seat != me and (busted_too or game.status(seat) is not _S_BUSTED):
             return seat
     return None
 
 
-_FIRST_MODIFIER = Card.DIVIDE_2
-_CARD_MOVES = (DecisionKind.STEAL, DecisionKind.SWAP, DecisionKind.DISCARD)
 
 
 def _busts(numbers: Sequence[Card], into: Card) -> bool:
     """Whether ``into`` is a duplicate no exception allows in a line of ``numbers``."""
     value = VALUE[into]
     if value == 13:
-        thirteens = numbers.count(Card.THIRTEEN) + numbers.count(Card.LUCKY_13)
+        thirteens = numbers.count(_C_THIRTEEN) + numbers.count(_C_LUCKY_13)
         return thirteens >= 2 or (
-            thirteens == 1 and into is not Card.LUCKY_13 and Card.LUCKY_13 not in numbers
+            thirteens == 1 and into is not _C_LUCKY_13 and _C_LUCKY_13 not in numbers
         )
     if value == 7:
-        return Card.SEVEN in numbers or Card.UNLUCKY_7 in numbers
+        return _C_SEVEN in numbers or _C_UNLUCKY_7 in numbers
     return into in numbers
 
 
@@ -178,10 +196,10 @@ class _Judge:
                 numbers = rest
                 gain -= VALUE[out]
             else:
-                gain += total // 2 if out is Card.DIVIDE_2 else PENALTY[out]
+                gain += total // 2 if out is _C_DIVIDE_2 else PENALTY[out]
         if into is not None:
             if into < _FIRST_MODIFIER:
-                if into is Card.UNLUCKY_7 and self.wipe:
+                if into is _C_UNLUCKY_7 and self.wipe:
                     return 7 - total
                 if _busts(numbers, into):
                     return -total
@@ -192,7 +210,7 @@ class _Judge:
                 elif is_flip7([*numbers, into], 1):
                     gain += 15
             else:
-                gain -= total // 2 if into is Card.DIVIDE_2 else PENALTY[into]
+                gain -= total // 2 if into is _C_DIVIDE_2 else PENALTY[into]
         return gain
 
 
@@ -207,14 +225,14 @@ def _best_card_move(game: Game, kind: DecisionKind, me: int, leader: int | None)
         mine = dict.fromkeys(game.line(me) + game.modifiers(me))
         best: tuple[int, Card, Card | None] | None = None
         best_value: float = float("-inf")
-        if kind is DecisionKind.STEAL:
+        if kind is _K_STEAL:
             for card in theirs:
                 value = gain(me, None, card) - gain(leader, card, None)
                 if value > best_value:
                     best, best_value = (leader, card, None), value
             if best is not None:
                 return Steal(best[0], best[1])
-        elif kind is DecisionKind.DISCARD:
+        elif kind is _K_DISCARD:
             for card in theirs:
                 value = -gain(leader, card, None)
                 if value > best_value:
