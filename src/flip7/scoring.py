@@ -21,6 +21,8 @@ from flip7.errors import CardError, LineError
 __all__ = ["FLIP7_BONUS", "Line", "busted_score", "has_duplicate", "is_flip7", "round_score"]
 
 FLIP7_BONUS = 15
+_DIVIDE_2 = Card.DIVIDE_2
+_LUCKY_13 = Card.LUCKY_13
 
 
 def round_score(
@@ -43,11 +45,11 @@ def round_score(
     has_zero = False
     for card in numbers:
         total += VALUE[card]
-        if card is Card.ZERO:
+        if card == 0:  # The Zero (plain ints work too)
             has_zero = True
     penalty = 0
     for card in modifiers:
-        if card is Card.DIVIDE_2:
+        if card == _DIVIDE_2:
             total //= 2
         else:
             penalty += PENALTY[card]
@@ -84,7 +86,7 @@ def has_duplicate(numbers: Sequence[Card]) -> bool:
         value = VALUE[card]
         if value == 13:
             thirteens += 1
-            lucky += card is Card.LUCKY_13
+            lucky += card == _LUCKY_13
         elif value in seen:
             return True
         seen.add(value)

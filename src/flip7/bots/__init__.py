@@ -238,7 +238,7 @@ def _best_card_move(game: Game, kind: DecisionKind, me: int, leader: int | None)
                 if value > best_value:
                     best, best_value = (leader, card, None), value
             for card in mine:
-                if not card.is_number:
+                if card >= _FIRST_MODIFIER:
                     value = gain(me, card, None)
                     if value > best_value:
                         best, best_value = (me, card, None), value
@@ -255,7 +255,7 @@ def _best_card_move(game: Game, kind: DecisionKind, me: int, leader: int | None)
             )[:3] or list(theirs)
             for mine_card in ours:
                 for their_card in wanted:
-                    if cross or mine_card.is_number == their_card.is_number:
+                    if cross or (mine_card < _FIRST_MODIFIER) == (their_card < _FIRST_MODIFIER):
                         value = gain(me, mine_card, their_card) - gain(
                             leader, their_card, mine_card
                         )
