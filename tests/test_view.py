@@ -1,0 +1,115 @@
+"""Views: what a seat or a spectator sees, and that it never holds hidden information."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from flip7 import Game, GameStateError, GameView, Rules, Status
+from flip7.scoring import busted_score, round_score
+
+
+def _random_positions(seed: int, rules: Rules, players: int = 4, every: int = 3) -> list[Game]:
+    """Clones of one randomly played game, taken every few decisions, up to its end."""
+    rng = random.Random(seed)
+    game = Game.new(players, rules, seed=seed)
+    positions = [game.clone()]
+    step = 0
+    while not game.over:
+        options = game.legal_decisions()
+        game.apply(options[rng.randrange(len(options))])
+        step += 1
+        if step % every == 0 or game.over:
+            positions.append(game.clone())
+    return positions
+
+
+RULE_SETS = [
+    Rules(),
+    Rules(brutal=True),
+    Rules(pass_actions=True, target_score=80),
+    Rules(brutal=True, brutal_busted_scoring="zero", deal_skips_inactive=False, target_score=60),
+]
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: repr(r))
+def test_view_json_round_trip_everywhere(rules: Rules) -> None:
+    for seed in range(3):
+        for game in _random_positions(seed, rules):
+            for viewer in (None, *range(game.n)):
+                view = game.view(viewer)
+                data = view.to_json()
+                text = json.dumps(data)
+                assert GameView.from_json(json.loads(text)) == view
+
+
+def test_view_does_not_depend_on_the_draw_pile_order() -> None:
+    game = Game.new(["Ann", "Bob", "Cyd", "Dee"], seed=11)
+    for _ in range(6):
+        game.apply(game.legal_decisions()[0])
+    other = game.clone()
+    random.Random(1).shuffle(other._draw_pile)  # same public state, other hidden order
+    assert other._draw_pile != game._draw_pile
+    for viewer in (None, 0, 1, 2, 3):
+        assert game.view(viewer) == other.view(viewer)
+        assert game.view(viewer).to_json() == other.view(viewer).to_json()
+
+
+def test_view_json_names_no_hidden_state() -> None:
+    game = Game.new(4, seed=3)
+    data = game.view(game.to_decide).to_json()
+    text = json.dumps(data)
+    for hidden in ("seed", "rng", "random", "draw_pile\""):
+        assert hidden not in text
+    assert isinstance(data["draw_pile_size"], int)
+
+
+def test_only_the_deciding_seat_sees_the_options() -> None:
+    game = Game.new(4, seed=5)
+    seat = game.to_decide
+    assert seat is not None
+    assert game.view(seat).legal_decisions == game.legal_decisions()
+    for viewer in (None, *[s for s in range(4) if s != seat]):
+        view = game.view(viewer)
+        assert view.legal_decisions == ()
+        assert view.to_decide == seat
+        assert view.decision_kind is game.decision_kind
+
+
+def test_seat_views_match_the_game() -> None:
+    for game in _random_positions(8, Rules(brutal=True), players=5, every=2):
+        view = game.view(None)
+        assert [p.total for p in view.players] == list(game.totals)
+        assert view.draw_pile_size == game.draw_pile_size
+        assert view.discard_pile == game.discard_pile
+        for p in view.players:
+            assert p.line == game.line(p.seat)
+            assert p.modifiers == game.modifiers(p.seat)
+            assert p.status is game.status(p.seat)
+            if p.status is Status.BUSTED:
+                expected = busted_score(p.modifiers, brutal=True, modifiers_only=True)
+            else:
+                expected = round_score(
+                    p.line, p.modifiers, flip7=False, brutal=True
+                ) if len(p.line) < 7 else p.round_score
+            assert p.round_score == expected
+
+
+def test_view_of_a_bad_seat_is_an_error() -> None:
+    game = Game.new(3, seed=1)
+    with pytest.raises(GameStateError, match="viewer must be a seat"):
+        game.view(3)
+    with pytest.raises(GameStateError):
+        game.view(-1)
+
+
+def test_finished_game_view() -> None:
+    game = Game.new(3, seed=2)
+    while not game.over:
+        game.apply(game.legal_decisions()[-1])
+    view = game.view(None)
+    assert view.over and view.winners == game.winners
+    assert view.rounds == game.rounds
+    assert view.to_decide is None and view.legal_decisions == ()
