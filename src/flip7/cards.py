@@ -1,7 +1,7 @@
 """The 108 cards of *Flip 7: With a Vengeance* and their codes (RECORD.md §1).
 
 >>> Card.parse("l13")
-<Card.LUCKY_13: 15>
+Card.LUCKY_13
 >>> str(Card.DIVIDE_2), Card.parse("÷2") is Card.DIVIDE_2, Card.parse("−4").code
 ('/2', True, '-4')
 >>> Card.UNLUCKY_7.value_points, Card.UNLUCKY_7.is_number, Card.STEAL.kind
@@ -103,6 +103,10 @@ class Card(IntEnum):
 
     def __str__(self) -> str:
         return CODE[self]
+
+    def __repr__(self) -> str:
+        # Reconstructible: a repr that reads back as the same card.
+        return f"Card.{self.name}"
 
     @classmethod
     def parse(cls, text: str) -> Card:

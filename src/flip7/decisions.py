@@ -1,7 +1,7 @@
 """Decisions: what a player chooses, as typed values and as the strings of RECORD.md §5.
 
 >>> parse_decision("swap 2 8 0 L13")
-Swap(seat1=0, card1=<Card.LUCKY_13: 15>, seat2=2, card2=<Card.EIGHT: 8>)
+Swap(seat1=0, card1=Card.LUCKY_13, seat2=2, card2=Card.EIGHT)
 >>> str(parse_decision("  steal 1  ÷2 "))
 'steal 1 /2'
 >>> parse_decision("hit") is HIT

@@ -11,7 +11,7 @@ must decide, and only there.
 ...     _ = game.draw(code)
 >>> view = game.view(0)
 >>> [p.line for p in view.players]
-[(<Card.FIVE: 5>,), (<Card.LUCKY_13: 15>,), (<Card.NINE: 9>,)]
+[(Card.FIVE,), (Card.LUCKY_13,), (Card.NINE,)]
 >>> view.to_decide, [str(d) for d in view.legal_decisions], game.view(1).legal_decisions
 (0, ['hit', 'stay'], ())
 >>> GameView.from_json(view.to_json()) == view
