@@ -28,6 +28,7 @@ Explicit chance, as replay and a physical table use it:
 from __future__ import annotations
 
 import copy
+import functools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -208,26 +209,16 @@ _TARGET = tuple(Target(s) for s in range(MAX_PLAYERS))
 _GIVE = tuple(Give(s) for s in range(MAX_PLAYERS))
 _PASS = tuple(Pass(s) for s in range(MAX_PLAYERS))
 _MINUS = tuple(Minus(s) for s in range(MAX_PLAYERS))
-_MOVES: dict[tuple[Any, ...], Decision] = {}
-_MOVES_LIMIT = 1 << 16
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _move(kind: type[Steal] | type[Discard], seat: int, card: Card) -> Decision:
-    key = (kind, seat, card)
-    decision = _MOVES.get(key)
-    if decision is None:
-        decision = _MOVES[key] = kind(seat, card)
-    return decision
+    return kind(seat, card)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _swap(s1: int, c1: Card, s2: int, c2: Card) -> Decision:
-    key = (s1, c1, s2, c2)
-    decision = _MOVES.get(key)
-    if decision is None:
-        if len(_MOVES) >= _MOVES_LIMIT:
-            _MOVES.clear()
-        decision = _MOVES[key] = Swap(s1, c1, s2, c2)
-    return decision
+    return Swap(s1, c1, s2, c2)
 
 
 def _shuffle(cards: list[Card], rng: random.Random) -> None:
@@ -289,7 +280,8 @@ class Game:
         self._status: list[int] = [_ACTIVE] * n
         self._live_seats: list[int] = list(range(n))
         self._left_of: tuple[int, ...] = tuple((s + 1) % n for s in range(n))
-        self._totals: list[int] = [0] * n
+        # A new tuple each round, so that readers can keep it (and compare by identity).
+        self._totals: tuple[int, ...] = (0,) * n
         self._stack: list[tuple[Any, ...]] = []
 
         self._round = 0
@@ -403,7 +395,7 @@ class Game:
     @property
     def totals(self) -> tuple[int, ...]:
         """Running totals after the completed rounds."""
-        return tuple(self._totals)
+        return self._totals
 
     @property
     def rounds(self) -> tuple[RoundResult, ...]:
@@ -1218,7 +1210,7 @@ class Game:
         modifiers_only = self.rules.brutal_busted_scoring == "modifiers_only"
         flip7 = self._flip7_seat
         status, numbers, modifiers, sums = self._status, self._numbers, self._modifiers, self._sums
-        totals = self._totals
+        totals = list(self._totals)
         scores = []
         busted = []
         for s in range(n):
@@ -1240,6 +1232,7 @@ class Game:
             totals[s] += score
         if minus15 is not None:
             totals[minus15] -= 15
+        self._totals = tuple(totals)
         row = (self._dealer, tuple(scores), tuple(busted), flip7, minus15)
         self._rounds.append(row)
         if self._events_on:

@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -143,13 +144,16 @@ def _pick(options: Sequence[Decision], seat: int) -> Decision:
 
 def _leader(game: Game, me: int, *, busted_too: bool = False) -> int | None:
     """The other player with the highest running total (ties: the lowest seat)."""
-    totals = game.totals
-    for seat in sorted(range(len(totals)), key=totals.__getitem__, reverse=True):
+    for seat in _ranking(game.totals):
         if seat != me and (busted_too or game.status(seat) is not _S_BUSTED):
             return seat
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _ranking(totals: tuple[int, ...]) -> tuple[int, ...]:
+    """Seats from the highest running total down (the totals change once a round)."""
+    return tuple(sorted(range(len(totals)), key=totals.__getitem__, reverse=True))
 
 
 def _busts(numbers: Sequence[Card], into: Card) -> bool:
