@@ -155,7 +155,8 @@ class RoundResult:
 # Statuses as plain ints on the hot path.
 _ACTIVE, _STAYED, _BUSTED = 0, 1, 2
 _STATUSES = tuple(Status)
-# Number cards that need no check beyond a duplicate: every one but U7 and L13.
+# Number cards whose only check is a duplicate of the same code: all but the 7s and the
+# 13s (Unlucky 7 and Lucky 13 each pair up with a regular twin, §4.4, §4.5).
 _PLAIN = tuple(card < Card.UNLUCKY_7 and card not in (Card.SEVEN, Card.THIRTEEN) for card in Card)
 
 # Work items on the resolution stack (RULES.md §11): tuples, first item the kind.
