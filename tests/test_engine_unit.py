@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from engine_helpers import cards, of_type, options, play, scored
 
 from flip7 import (
     BONUS,
@@ -57,7 +58,6 @@ from flip7.events import (
     ModifierGiven,
     Passed,
     Reshuffled,
-    RoundScored,
     RoundStarted,
     SetAside,
     Stayed,
@@ -71,37 +71,18 @@ from flip7.scoring import busted_score, has_duplicate
 C = Card.parse
 
 
-def cards(*codes: str) -> tuple[Card, ...]:
-    return tuple(Card.parse(c) for c in codes)
 
 
 def new(n: int = 3, dealer: int = 2, **rules: Any) -> Game:
     return Game.new(n, Rules(**rules), explicit=True, dealer=dealer)
 
 
-def play(game: Game, *moves: str) -> list[Event]:
-    events: list[Event] = []
-    for move in moves:
-        if game.needs_card:
-            events += game.draw(move)
-        else:
-            assert game.to_decide is not None, f"nothing to decide for {move!r}"
-            events += game.apply(move)
-    return events
 
 
-def of_type(events: list[Event], kind: type) -> list[Event]:
-    return [e for e in events if isinstance(e, kind)]
 
 
-def options(game: Game) -> list[str]:
-    return [str(d) for d in game.legal_decisions()]
 
 
-def only_scored(events: list[Event]) -> RoundScored:
-    found = [e for e in events if isinstance(e, RoundScored)]
-    assert len(found) == 1
-    return found[0]
 
 
 def conserved(game: Game) -> bool:
@@ -367,7 +348,7 @@ def test_round_ends_after_deal_when_nobody_is_active() -> None:
     # Seat 2's deal card is a Flip Four on itself: it busts, and nobody is Active.
     events = play(game, "FLIP4", "target 2", "8", "8")
     assert of_type(events, Busted) == [Busted(2, C("8"))]
-    assert only_scored(events).scores == (5, 6, 0)
+    assert scored(events).scores == (5, 6, 0)
     assert game.round == 2
 
 
@@ -468,7 +449,7 @@ def test_flip_four_flip7_discards_set_aside_unresolved() -> None:
     assert of_type(events, Flip7) == [Flip7(0)]
     assert Unused(0, C("-2"), "round_over") in events
     assert game.draw_pile_size == size - 3  # the 4th card is never drawn
-    result = only_scored(events)
+    result = scored(events)
     assert result.modifiers[0] == ()
     assert result.scores[0] == 1 + 2 + 3 + 4 + 8 + 5 + 6 + 15
 
@@ -629,7 +610,7 @@ def test_no_cards_left_ends_the_round() -> None:
             Unused(3, C("DISCARD"), "round_over"),
         ]
     )
-    result = only_scored(events)
+    result = scored(events)
     assert result.flip7 is None and result.busted == ()
     for seat in range(18):
         assert result.scores[seat] == round_score(
@@ -734,7 +715,7 @@ def test_brutal_flip7_with_no_other_target_takes_bonus() -> None:
     play(game, "hit", "5", "hit", "6", "hit", "8", "hit", "9")
     events = play(game, "hit", "10")
     assert of_type(events, BonusTaken) == [BonusTaken(0)]
-    assert only_scored(events).scores == (43 + 15, 0, 0)
+    assert scored(events).scores == (43 + 15, 0, 0)
 
 
 def test_brutal_flip7_minus_with_zero_in_line() -> None:
@@ -744,7 +725,7 @@ def test_brutal_flip7_minus_with_zero_in_line() -> None:
     assert of_type(events, Flip7) == [Flip7(0)]
     events = play(game, "minus 2")
     # Still a Flip 7, so The Zero does nothing; no +15.
-    assert only_scored(events).scores == (21, 9, 10)
+    assert scored(events).scores == (21, 9, 10)
     assert game.totals == (21, 9, -5)
 
 
@@ -815,7 +796,7 @@ def test_swap_can_give_flip7() -> None:
     # Seat 0 hits a Swap and trades its −2 for seat 1's 9: a 7th Number card.
     events = play(game, "hit", "SWAP", "swap 0 -2 1 9")
     assert of_type(events, Flip7) == [Flip7(0)]
-    assert only_scored(events).scores == (30 + 15, 0, 10)
+    assert scored(events).scores == (30 + 15, 0, 10)
 
 
 # --------------------------------------------------------------------------- pass_actions
@@ -1295,7 +1276,7 @@ def test_set_aside_still_resolves_after_the_last_active_player_stays() -> None:
     assert game.decision_kind is DecisionKind.STEAL and game.to_decide == 2
     events = play(game, "steal 0 5")
     assert of_type(events, Stolen) == [Stolen(2, 0, C("5"))]
-    assert only_scored(events).scores == (0, 6, 8 + 1 + 2 + 3 + 5)
+    assert scored(events).scores == (0, 6, 8 + 1 + 2 + 3 + 5)
 
 
 def test_stayed_player_reaches_flip7_through_flip_four() -> None:
@@ -1305,7 +1286,7 @@ def test_stayed_player_reaches_flip7_through_flip_four() -> None:
     assert game.status(0) is Status.STAYED and game.line(0) == cards("1", "2", "3", "4", "5")
     events = play(game, "hit", "FLIP4", "target 0", "6", "9")
     assert of_type(events, Flip7) == [Flip7(0)]
-    assert only_scored(events).scores == (30 + 15, 9, 10 + 11 + 12 + 8 + 6)
+    assert scored(events).scores == (30 + 15, 9, 10 + 11 + 12 + 8 + 6)
 
 
 def test_stayed_player_steals_the_zero_and_stays_stayed() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from engine_helpers import cards, of_type, play, scored
 
 from flip7 import (
     BONUS,
@@ -54,8 +55,6 @@ from flip7.scoring import busted_score
 C = Card.parse
 
 
-def cards(*codes: str) -> tuple[Card, ...]:
-    return tuple(Card.parse(c) for c in codes)
 
 
 def new(n: int = 3, rules: Rules | None = None, dealer: int = 2, **kw: object) -> Game:
@@ -64,27 +63,10 @@ def new(n: int = 3, rules: Rules | None = None, dealer: int = 2, **kw: object) -
     return game
 
 
-def play(game: Game, *moves: str) -> list[Event]:
-    events: list[Event] = []
-    for move in moves:
-        if game.needs_card:
-            events += game.draw(move)
-        else:
-            assert game.to_decide is not None, f"nothing to decide for {move!r}"
-            events += game.apply(move)
-    return events
 
 
-def of_type(events: list[Event], kind: type) -> list[Event]:
-    return [e for e in events if isinstance(e, kind)]
 
 
-def scored(events: list[Event]) -> RoundScored:
-    found = of_type(events, RoundScored)
-    assert len(found) == 1, events
-    event = found[0]
-    assert isinstance(event, RoundScored)
-    return event
 
 
 def kinds(events: list[Event]) -> list[str]:

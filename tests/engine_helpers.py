@@ -1,0 +1,39 @@
+"""Helpers shared by the engine tests: drive an explicit game move by move."""
+
+from __future__ import annotations
+
+from flip7 import Card, Game
+from flip7.events import Event, RoundScored
+
+
+def cards(*codes: str) -> tuple[Card, ...]:
+    return tuple(Card.parse(c) for c in codes)
+
+
+def play(game: Game, *moves: str) -> list[Event]:
+    """Feed moves in order: a card code when a card is due, else a decision string."""
+    events: list[Event] = []
+    for move in moves:
+        if game.needs_card:
+            events += game.draw(move)
+        else:
+            assert game.to_decide is not None, f"nothing to decide for {move!r}"
+            events += game.apply(move)
+    return events
+
+
+def of_type(events: list[Event], kind: type) -> list[Event]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def options(game: Game) -> list[str]:
+    return [str(d) for d in game.legal_decisions()]
+
+
+def scored(events: list[Event]) -> RoundScored:
+    """The one RoundScored event among ``events``."""
+    found = of_type(events, RoundScored)
+    assert len(found) == 1, events
+    event = found[0]
+    assert isinstance(event, RoundScored)
+    return event
