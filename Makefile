@@ -3,13 +3,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint typecheck bench clean
+.PHONY: serve play test lint typecheck bench loadtest clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[cli,dev]'
+	$(BIN)/python -m pip install -q -e '.[cli,server,dev]'
 	touch $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/flip7 serve
 
 play: $(STAMP)
 	$(BIN)/flip7 play
@@ -25,6 +28,9 @@ test: lint typecheck
 
 bench: $(STAMP)
 	$(BIN)/flip7 bench --players 4 --bot basic
+
+loadtest: $(STAMP)
+	$(BIN)/flip7 loadtest --tables 200 --clients 4 --duration 60
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -20,3 +20,110 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
+
+
+# ---------------------------------------------------------------------- services
+
+import pwd  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+def missing(what: str) -> None:
+    """Skip a test whose service is not installed, except in CI where it must run."""
+    if IN_CI:
+        pytest.fail(f"{what} is required when CI=true")
+    pytest.skip(f"{what} is not available")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[tuple[str, int]]:
+    """A throwaway PostgreSQL cluster (initdb + postgres on a free loopback port)."""
+    if not (PG_BIN / "initdb").exists():
+        missing(f"PostgreSQL ({PG_BIN / 'initdb'})")
+    # Not tmp_path_factory: the postgres user cannot enter /tmp/pytest-of-root.
+    base = Path(tempfile.mkdtemp(prefix="pgtest-", dir="/tmp"))
+    data, sock = base / "data", base / "sock"
+    data.mkdir()
+    sock.mkdir()
+    run_as: dict[str, object] = {}
+    if os.geteuid() == 0:  # postgres refuses to run as root
+        pw = pwd.getpwnam("postgres")
+        for p in (base, data, sock):
+            os.chown(p, pw.pw_uid, pw.pw_gid)
+        run_as = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "TZ": "UTC"}
+    subprocess.run(
+        [PG_BIN / "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
+         "--locale=C.UTF-8", "--no-sync"],
+        check=True, env=env, cwd=base, stdout=subprocess.DEVNULL, **run_as,  # type: ignore[arg-type]
+    )  # fmt: skip
+    port = _free_port()
+    log = open(base / "postgres.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [PG_BIN / "postgres", "-D", data, "-p", str(port), "-c", "listen_addresses=127.0.0.1",
+         "-c", f"unix_socket_directories={sock}", "-c", "fsync=off",
+         "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+        env=env, cwd=base, stdout=log, stderr=subprocess.STDOUT, **run_as,  # type: ignore[arg-type]
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while subprocess.run(
+            [PG_BIN / "pg_isready", "-q", "-h", "127.0.0.1", "-p", str(port)]
+        ).returncode:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError((base / "postgres.log").read_text())
+            time.sleep(0.05)
+        yield "127.0.0.1", port
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_url(pg_server: tuple[str, int]) -> Iterator[str]:
+    """A fresh empty PostgreSQL database for one test, as a ``postgresql://`` URL."""
+    try:
+        import psycopg
+    except ImportError:
+        missing("psycopg")
+    host, port = pg_server
+    name = "t_" + uuid.uuid4().hex[:12]
+    admin = f"host={host} port={port} user=postgres dbname=postgres"
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(f'CREATE DATABASE "{name}"')
+    yield f"postgresql://postgres@{host}:{port}/{name}"
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The same test on an SQLite file and on a real PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'flip7.db'}"
+    return str(request.getfixturevalue("pg_url"))

@@ -18,6 +18,7 @@ flip7.errors.RecordError: draws[1]: card 0 cannot be drawn now: ...
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,8 +26,17 @@ from flip7.errors import Flip7Error, GameStateError, RecordError, RulesError
 from flip7.events import Event
 from flip7.game import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Game, RoundResult
 from flip7.rules import Rules
+from flip7.view import GameView
 
-__all__ = ["FORMAT", "Record", "ReplayResult", "replay", "replay_events", "replay_game"]
+__all__ = [
+    "FORMAT",
+    "Record",
+    "ReplayResult",
+    "replay",
+    "replay_events",
+    "replay_game",
+    "replay_steps",
+]
 
 FORMAT = "flip7-record/1"
 _KEYS = ("format", "players", "rules", "decks", "dealer", "draws", "decisions", "meta")
@@ -189,7 +199,26 @@ def replay_events(record: Record | dict[str, Any] | str) -> tuple[Game, list[Eve
     return _replay(record, events), events
 
 
-def _replay(record: Record | dict[str, Any] | str, events: list[Event] | None) -> Game:
+def replay_steps(record: Record | dict[str, Any] | str) -> list[tuple[list[Event], GameView]]:
+    """Replay a record one step at a time: for the start and then each draw and each
+    decision, the events it caused and the table as a spectator sees it afterwards.
+
+    >>> rec = {"format": "flip7-record/1", "players": ["A", "B", "C"],
+    ...        "draws": ["5", "9", "12", "3"], "decisions": ["hit"]}
+    >>> steps = replay_steps(rec)
+    >>> len(steps), [e.type for e in steps[-1][0]], steps[-1][1].players[1].line
+    (6, ['drew'], (Card.FIVE, Card.THREE))
+    """
+    steps: list[tuple[list[Event], GameView]] = []
+    _replay(record, [], lambda game, events: steps.append((events, game.view())))
+    return steps
+
+
+def _replay(
+    record: Record | dict[str, Any] | str,
+    events: list[Event] | None,
+    step: Callable[[Game, list[Event]], None] | None = None,
+) -> Game:
     rec = _as_record(record)
     try:
         game = Game.new(
@@ -200,6 +229,8 @@ def _replay(record: Record | dict[str, Any] | str, events: list[Event] | None) -
         raise RecordError("record", None, str(exc)) from None
     if events is not None:
         events.extend(game.take_events())
+        if step is not None:
+            step(game, list(events))
     draws, decisions = rec.draws, rec.decisions
     di = ci = 0
     while not game.over:
@@ -229,6 +260,8 @@ def _replay(record: Record | dict[str, Any] | str, events: list[Event] | None) -
             ci += 1
         if events is not None:
             events.extend(happened)
+            if step is not None:
+                step(game, happened)
     if game.over:
         if di < len(draws):
             raise RecordError("draws", di, "left over after the game is over")

@@ -261,6 +261,20 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     play.add_argument("--seed", type=_seed, metavar="S", help="seed for a game you can replay")
     play.add_argument("--bot", choices=bots, default="basic", help="the bots (default basic)")
     play.set_defaults(func=_cmd_play)
+
+    from flip7.cli import serve
+
+    srv = sub.add_parser(
+        "serve",
+        help="the web app: multiplayer tables, bots, spectators, replays",
+        description=(
+            "Run the web app (FastAPI + uvicorn) with an embedded SQLite database by "
+            "default; open the printed address in a browser. Stored tables resume where "
+            "they were. Needs the server extra (pip install 'flip7[server]')."
+        ),
+    )
+    serve.add_arguments(srv)
+    srv.set_defaults(func=serve.run)
     return parser, score
 
 

@@ -1,0 +1,77 @@
+"""``flip7 serve``: the web app on http://127.0.0.1:8000 with an SQLite file by default.
+
+FastAPI and uvicorn are imported only when the command runs, so the rest of the command
+line works without the ``server`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from flip7.errors import Flip7Error
+
+__all__ = ["add_arguments", "run"]
+
+
+class ServeError(Flip7Error):
+    """The server cannot start (a missing extra, a bad option)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--db",
+        metavar="URL_OR_PATH",
+        help="database: an SQLite file path, sqlite:///FILE or postgresql://USER@HOST/DB "
+        "(default: $FLIP7_DATABASE_URL, else flip7.db in the working folder)",
+    )
+    parser.add_argument(
+        "--bot-delay", type=float, default=0.8, metavar="S",
+        help="seconds a bot waits before each decision, so people can follow (default 0.8)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--seed", type=int, metavar="S",
+        help="make every game's shuffle reproducible (demos and tests; never on a public server)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"],
+        help="log level of the one-line JSON logs on standard error (default info)",
+    )  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from flip7.server.app import create_app
+        from flip7.server.logs import configure_logging
+        from flip7.server.settings import Settings, database_url
+    except ImportError as exc:
+        raise ServeError(
+            f"the server needs the 'server' extra (pip install 'flip7[server]'): {exc}"
+        ) from None
+    if not 0 < args.port < 65536:
+        raise ServeError(f"--port must be 1 to 65535, got {args.port}")
+    if args.bot_delay < 0:
+        raise ServeError(f"--bot-delay must be 0 or more, got {args.bot_delay}")
+    configure_logging(args.log_level)
+    url = database_url(args.db)
+    settings = Settings(database_url=url, bot_delay=args.bot_delay, seed=args.seed)
+    shown = url.split("@")[-1] if "@" in url else url
+    print(f"flip7 serving on http://{args.host}:{args.port} (database {shown})", file=sys.stderr)
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        access_log=logging.getLogger("flip7.server").isEnabledFor(logging.DEBUG),
+        ws_max_size=64 * 1024,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+    )
+    return 0

@@ -1,0 +1,344 @@
+"""The typed messages of the server: REST bodies and answers, WebSocket frames.
+
+Incoming WebSocket frames are parsed with :func:`parse_client_message`, which turns every
+kind of bad input into a :class:`ProtocolError` with a code for the error frame.
+Outgoing frames are built as plain JSON for speed; the models below describe them (the
+JSON Schema is served at ``/api/protocol``) and the tests check every frame of a game
+against them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "AddBot",
+    "ClientMessage",
+    "CreateTable",
+    "ErrorFrame",
+    "GameViewModel",
+    "Hello",
+    "JoinTable",
+    "Move",
+    "Ping",
+    "ProtocolError",
+    "ServerMessage",
+    "TableStateModel",
+    "parse_client_message",
+    "protocol_schema",
+]
+
+PROTOCOL_VERSION = 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------------- client -> server
+
+
+class Hello(_Strict):
+    """The first frame: who is connecting (a seat token, or none for a spectator)."""
+
+    v: Literal[1]
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=128)
+    last_version: int | None = Field(default=None, ge=0)
+
+
+class Move(_Strict):
+    """A decision for the sender's seat, made against table version ``version``."""
+
+    v: Literal[1]
+    type: Literal["move"]
+    id: str = Field(min_length=1, max_length=64)
+    version: int = Field(ge=0)
+    decision: str = Field(min_length=1, max_length=64)
+
+
+class Ping(_Strict):
+    v: Literal[1]
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Hello | Move | Ping, Field(discriminator="type")]
+_CLIENT = TypeAdapter(ClientMessage)
+_CLIENT_TYPES = ("hello", "move", "ping")
+
+
+class ProtocolError(Exception):
+    """A frame the server cannot take; ``code`` goes in the error frame."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def parse_client_message(text: str) -> Hello | Move | Ping:
+    """Parse one client frame.
+
+    >>> parse_client_message('{"v":1, "type":"move", "id":"a1", "version":3, "decision":"hit"}')
+    Move(v=1, type='move', id='a1', version=3, decision='hit')
+    >>> parse_client_message('{"v": 1, "type": "dance"}')
+    Traceback (most recent call last):
+    ...
+    flip7.server.protocol.ProtocolError: unknown message type 'dance'; types are hello, move, ping
+    """
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ProtocolError("bad_message", "the message is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", "a message must be a JSON object")
+    if data.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError(
+            "bad_message", f"unsupported protocol version {data.get('v')!r}; this server speaks 1"
+        )
+    kind = data.get("type")
+    if kind not in _CLIENT_TYPES:
+        raise ProtocolError(
+            "unknown_type", f"unknown message type {kind!r}; types are {', '.join(_CLIENT_TYPES)}"
+        )
+    try:
+        return _CLIENT.validate_python(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'message'}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise ProtocolError("bad_message", f"bad {kind} message: {problems}") from None
+
+
+# ---------------------------------------------------------------------- the table
+
+
+class SeatModel(_Strict):
+    seat: int
+    name: str | None
+    kind: Literal["human", "bot", "empty"]
+    bot: str | None
+    left: bool
+    connected: bool
+
+
+class SeatViewModel(_Strict):
+    seat: int
+    name: str
+    status: Literal["active", "stayed", "busted"]
+    line: list[str]
+    modifiers: list[str]
+    number_sum: int
+    round_score: int
+    total: int
+
+
+class RoundModel(_Strict):
+    dealer: int
+    scores: list[int]
+    busted: list[int]
+    flip7: int | None
+    minus15: int | None
+
+
+class GameViewModel(_Strict):
+    """``flip7.GameView.to_json()``: what one viewer sees of the game."""
+
+    viewer: int | None
+    players: list[SeatViewModel]
+    rules: dict[str, Any]
+    decks: int
+    round: int
+    dealer: int
+    phase: Literal["deal", "turns", "round_end", "over"]
+    draw_pile_size: int
+    discard_pile: list[str]
+    set_aside: list[str]
+    to_decide: int | None
+    decision_kind: str | None
+    pending_card: str | None
+    legal_decisions: list[str]
+    needs_card: bool
+    rounds: list[RoundModel]
+    over: bool
+    winners: list[int]
+
+
+class TableSummaryModel(_Strict):
+    id: str
+    name: str
+    state: Literal["waiting", "playing", "over"]
+    seats: list[SeatModel]
+    rules: dict[str, Any]
+    turn_timer: int | None
+    created_at: str
+    game_number: int
+
+
+class TableStateModel(TableSummaryModel):
+    version: int
+    game: GameViewModel | None
+    game_id: str | None
+    turn_deadline: float | None
+    finished_games: list[str]
+
+
+# ---------------------------------------------------------------------- server -> client
+
+
+class VersionedEvents(_Strict):
+    version: int
+    events: list[dict[str, Any]]
+
+
+class Welcome(_Strict):
+    v: Literal[1]
+    type: Literal["welcome"]
+    seat: int | None
+    table: TableStateModel
+    missed: list[VersionedEvents] | None
+
+
+class Update(_Strict):
+    v: Literal[1]
+    type: Literal["update"]
+    version: int
+    events: list[dict[str, Any]]
+    table: TableStateModel
+
+
+class Result(_Strict):
+    v: Literal[1]
+    type: Literal["result"]
+    id: str
+    ok: Literal[True]
+    version: int
+
+
+class ErrorFrame(_Strict):
+    v: Literal[1]
+    type: Literal["error"]
+    code: str
+    message: str
+    id: str | None
+    table: TableStateModel | None
+
+
+class Pong(_Strict):
+    v: Literal[1]
+    type: Literal["pong"]
+
+
+ServerMessage = Annotated[
+    Welcome | Update | Result | ErrorFrame | Pong, Field(discriminator="type")
+]
+SERVER_MESSAGE = TypeAdapter(ServerMessage)
+
+
+def protocol_schema() -> dict[str, Any]:
+    """The JSON Schema of both directions of the WebSocket protocol."""
+    return {
+        "version": PROTOCOL_VERSION,
+        "client_to_server": _CLIENT.json_schema(),
+        "server_to_client": SERVER_MESSAGE.json_schema(),
+    }
+
+
+# ---------------------------------------------------------------------- REST
+
+
+class CreateTable(_Strict):
+    """A new table; the creator (``player``) takes seat 0."""
+
+    name: str = Field(default="Flip 7 table", max_length=200)
+    player: str = Field(max_length=200)
+    seats: int = Field(default=4, ge=2, le=18)
+    rules: dict[str, Any] = Field(default_factory=dict)
+    turn_timer: int | None = Field(default=None, ge=5, le=600)
+
+
+class JoinTable(_Strict):
+    player: str = Field(max_length=200)
+
+
+class AddBot(_Strict):
+    bot: str = Field(default="basic", max_length=100)
+
+
+class SeatGranted(_Strict):
+    table: TableStateModel
+    seat: int
+    token: str
+
+
+class TableAnswer(_Strict):
+    table: TableStateModel
+
+
+class TableList(_Strict):
+    tables: list[TableSummaryModel]
+
+
+class GameSummaryModel(_Strict):
+    id: str
+    number: int
+    players: list[str]
+    over: bool
+    winners: list[int] | None
+    totals: list[int] | None
+    started_at: str
+    finished_at: str | None
+
+
+class GameList(_Strict):
+    games: list[GameSummaryModel]
+
+
+class ReplayStep(_Strict):
+    events: list[dict[str, Any]]
+    game: GameViewModel
+
+
+class ReplayAnswer(_Strict):
+    record: dict[str, Any]
+    steps: list[ReplayStep]
+
+
+class ReplayCreated(_Strict):
+    id: str
+
+
+class Health(_Strict):
+    status: Literal["ok", "error"]
+    database: str
+    tables: int
+    version: str
+
+
+class BotList(_Strict):
+    bots: list[str]
+
+
+class RuleOption(_Strict):
+    name: str
+    type: Literal["bool", "int", "choice"]
+    default: bool | int | str
+    choices: list[Any] | None
+
+
+class RuleList(_Strict):
+    options: list[RuleOption]
+
+
+class ErrorDetail(_Strict):
+    code: str
+    message: str
+
+
+class ErrorAnswer(_Strict):
+    detail: ErrorDetail

@@ -1,0 +1,342 @@
+"""Persistence: every table as a log of stored changes, in SQLite or PostgreSQL.
+
+A table is its row (name, options) plus an append-only log: seats taken and left, bots,
+game starts and every decision. Replaying the log through the engine rebuilds the table
+exactly, which is how the server resumes after a restart, even after ``kill -9``. A game's
+shuffle seed lives only in ``games.seed``, which nothing sends to a client.
+
+Writes go through one writer task that commits whatever is queued in one transaction
+(group commit): a move is acknowledged only after its transaction has committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.sql.base import Executable
+
+__all__ = [
+    "GameRow",
+    "LogRow",
+    "Store",
+    "StoreError",
+    "TableRow",
+    "games",
+    "metadata",
+    "replays",
+    "table_log",
+    "tables",
+    "utcnow",
+]
+
+log = logging.getLogger("flip7.server")
+
+metadata = sa.MetaData()
+
+tables = sa.Table(
+    "tables",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("max_seats", sa.Integer, nullable=False),
+    sa.Column("rules", sa.Text, nullable=False),
+    sa.Column("turn_timer", sa.Integer, nullable=True),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+table_log = sa.Table(
+    "table_log",
+    metadata,
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("tables.id"), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("tables.id"), nullable=False, index=True),
+    sa.Column("number", sa.Integer, nullable=False),
+    # The shuffle seed: the one secret of a game. Never leaves the server.
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("players", sa.Text, nullable=False),
+    sa.Column("rules", sa.Text, nullable=False),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("winners", sa.Text, nullable=True),
+    sa.Column("totals", sa.Text, nullable=True),
+    sa.Column("record", sa.Text, nullable=True),
+)
+
+replays = sa.Table(
+    "replays",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class StoreError(Exception):
+    """The database refused a write; the table is reloaded from what was stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogRow:
+    seq: int
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    id: str
+    table_id: str
+    number: int
+    seed: int
+    players: list[str]
+    rules: dict[str, Any]
+    started_at: datetime
+    finished_at: datetime | None
+    winners: list[int] | None
+    totals: list[int] | None
+    record: dict[str, Any] | None
+
+    def summary(self) -> dict[str, Any]:
+        """What a client may see of the game (no seed, no record)."""
+        return {
+            "id": self.id,
+            "number": self.number,
+            "players": self.players,
+            "over": self.finished_at is not None,
+            "winners": self.winners,
+            "totals": self.totals,
+            "started_at": _iso(self.started_at),
+            "finished_at": None if self.finished_at is None else _iso(self.finished_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    id: str
+    name: str
+    created_at: datetime
+    max_seats: int
+    rules: dict[str, Any]
+    turn_timer: int | None
+    log: list[LogRow]
+    games: list[GameRow]
+
+
+def _iso(when: datetime) -> str:
+    if when.tzinfo is None:  # SQLite hands back naive datetimes
+        when = when.replace(tzinfo=UTC)
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def _game_row(row: Any) -> GameRow:
+    return GameRow(
+        id=row.id,
+        table_id=row.table_id,
+        number=row.number,
+        seed=row.seed,
+        players=json.loads(row.players),
+        rules=json.loads(row.rules),
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        winners=None if row.winners is None else json.loads(row.winners),
+        totals=None if row.totals is None else json.loads(row.totals),
+        record=None if row.record is None else json.loads(row.record),
+    )
+
+
+def run_migrations(connection: Connection) -> None:
+    """Upgrade the database on ``connection`` to the newest schema (Alembic)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+class Store:
+    """The database behind the server; open it with :meth:`open`."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+        self._queue: asyncio.Queue[tuple[Sequence[Executable], asyncio.Future[None]]] = (
+            asyncio.Queue()
+        )
+        self._writer: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, url: str) -> Store:
+        """Connect, run the migrations and start the writer."""
+        engine = create_async_engine(url)
+        if engine.dialect.name == "sqlite":
+
+            @sa.event.listens_for(engine.sync_engine, "connect")
+            def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+                cursor = dbapi_connection.cursor()
+                # WAL: readers don't wait for the writer, and a commit survives the
+                # process being killed (only a power cut can lose the last commits).
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+                cursor.execute("PRAGMA foreign_keys=ON")
+                cursor.execute("PRAGMA busy_timeout=10000")
+                cursor.close()
+
+        store = cls(engine)
+        async with engine.begin() as conn:
+            await conn.run_sync(run_migrations)
+        store._writer = asyncio.create_task(store._write_loop(), name="flip7-store-writer")
+        return store
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            # Let queued writes finish: they were promised to someone.
+            while not self._queue.empty():
+                await asyncio.sleep(0.01)
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        await self.engine.dispose()
+
+    # ------------------------------------------------------------------ writing
+
+    async def write(self, statements: Sequence[Executable]) -> None:
+        """Run ``statements`` in one transaction; returns once it has committed."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        await self._queue.put((statements, future))
+        await future
+
+    async def _write_loop(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while not self._queue.empty() and len(batch) < 256:
+                batch.append(self._queue.get_nowait())
+            try:
+                await self._commit([s for statements, _ in batch for s in statements])
+            except Exception:
+                # One bad write must not sink the others: retry them one by one.
+                for statements, future in batch:
+                    try:
+                        await self._commit(statements)
+                    except Exception as exc:
+                        log.exception("write failed")
+                        future.set_exception(StoreError(str(exc)))
+                    else:
+                        future.set_result(None)
+            else:
+                for _, future in batch:
+                    if not future.done():
+                        future.set_result(None)
+
+    async def _commit(self, statements: Sequence[Executable]) -> None:
+        async with self.engine.begin() as conn:
+            for statement in statements:
+                await conn.execute(statement)
+
+    # ------------------------------------------------------------------ reading
+
+    async def load_tables(self, table_id: str | None = None) -> list[TableRow]:
+        """Every table (or the one with ``table_id``) with its log and games, oldest first."""
+        select_tables, select_log, select_games = (
+            tables.select().order_by(tables.c.created_at),
+            table_log.select().order_by(table_log.c.table_id, table_log.c.seq),
+            games.select().order_by(games.c.number),
+        )
+        if table_id is not None:
+            select_tables = select_tables.where(tables.c.id == table_id)
+            select_log = select_log.where(table_log.c.table_id == table_id)
+            select_games = select_games.where(games.c.table_id == table_id)
+        async with self.engine.connect() as conn:
+            table_rows = (await conn.execute(select_tables)).all()
+            logs: dict[str, list[LogRow]] = {}
+            for row in await conn.execute(select_log):
+                logs.setdefault(row.table_id, []).append(
+                    LogRow(row.seq, row.kind, json.loads(row.data))
+                )
+            game_rows: dict[str, list[GameRow]] = {}
+            for row in await conn.execute(select_games):
+                game_rows.setdefault(row.table_id, []).append(_game_row(row))
+        return [
+            TableRow(
+                id=row.id,
+                name=row.name,
+                created_at=row.created_at,
+                max_seats=row.max_seats,
+                rules=json.loads(row.rules),
+                turn_timer=row.turn_timer,
+                log=logs.get(row.id, []),
+                games=game_rows.get(row.id, []),
+            )
+            for row in table_rows
+        ]
+
+    async def load_table(self, table_id: str) -> TableRow | None:
+        rows = await self.load_tables(table_id)
+        return rows[0] if rows else None
+
+    async def game(self, game_id: str) -> GameRow | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(games.select().where(games.c.id == game_id))).first()
+        return None if row is None else _game_row(row)
+
+    async def games_of(self, table_id: str) -> list[GameRow]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                games.select().where(games.c.table_id == table_id).order_by(games.c.number)
+            )
+            return [_game_row(row) for row in rows]
+
+    async def count_games(self) -> int:
+        async with self.engine.connect() as conn:
+            count = await conn.execute(sa.select(sa.func.count()).select_from(games))
+            return int(count.scalar_one())
+
+    async def replay_record(self, replay_id: str) -> dict[str, Any] | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(replays.select().where(replays.c.id == replay_id))).first()
+        return None if row is None else dict(json.loads(row.record))
+
+    async def ping(self) -> bool:
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(sa.text("SELECT 1"))
+        except Exception:
+            return False
+        return True
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+def iso(when: datetime) -> str:
+    """An ISO 8601 UTC time with a ``Z``."""
+    return _iso(when)

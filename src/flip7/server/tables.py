@@ -1,0 +1,775 @@
+"""Tables: seats, games, bots and turn timers, with one writer per table.
+
+Every change to a table (a seat taken, a bot added, a game started, a decision) is made
+under the table's lock in three steps: check it and apply it in memory, store it (the
+change log, :mod:`flip7.server.store`), then broadcast it. Clients never see a change
+that is not stored. If the store refuses a write, the table is rebuilt from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+import time
+from collections import OrderedDict, deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+from flip7.bots import BOTS, Bot, make_bot
+from flip7.decisions import parse_decision
+from flip7.errors import Flip7Error, RulesError
+from flip7.events import Event
+from flip7.game import MAX_PLAYERS, Game
+from flip7.record import Record
+from flip7.rules import Rules
+from flip7.server.settings import Settings
+from flip7.server.store import GameRow, Store, StoreError, TableRow, dumps, iso, utcnow
+from flip7.server.store import games as games_table
+from flip7.server.store import table_log as log_table
+from flip7.server.store import tables as tables_table
+from flip7.sim import derive_seed
+
+__all__ = ["Client", "Lobby", "Seat", "Table", "TableError", "hash_token"]
+
+log = logging.getLogger("flip7.server")
+
+TableState = Literal["waiting", "playing", "over"]
+
+# Who plays for a human whose turn timer ran out or who left mid-game.
+STAND_IN_BOT = "basic"
+MAX_NAME = 24
+MAX_TABLE_NAME = 40
+DEFAULT_SEATS = 4
+MIN_TIMER, MAX_TIMER = 5, 600
+MAX_SEATS = min(MAX_PLAYERS, 18)  # one deck
+# Move ids remembered per seat for idempotent retries.
+REMEMBERED_MOVES = 512
+HISTORY = 5000
+
+
+class TableError(Flip7Error):
+    """A request the table refuses: ``code`` names why, ``status`` is the HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def _not_stored(what: str) -> TableError:
+    return TableError("server_error", f"{what} could not be stored; try again", 503)
+
+
+def hash_token(token: str) -> str:
+    """What the store keeps of a seat token: its SHA-256, never the token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def clean_name(value: str, what: str, limit: int) -> str:
+    """A display name without control characters or surrounding spaces."""
+    name = " ".join(value.split())
+    if not name:
+        raise TableError("bad_name", f"the {what} must not be empty")
+    if len(name) > limit:
+        raise TableError("bad_name", f"the {what} may have at most {limit} characters")
+    if any(not ch.isprintable() for ch in name):
+        raise TableError("bad_name", f"the {what} must not contain control characters")
+    return name
+
+
+class Client(Protocol):
+    """A connected browser tab (or spectator) as a table sees it."""
+
+    seat: Seat | None
+
+    def push(self, message: str) -> None:
+        """Queue ``message`` for sending; never blocks."""
+
+
+@dataclass(eq=False)
+class Seat:
+    """A seat at a table: a human (with a token) or a bot."""
+
+    name: str
+    kind: Literal["human", "bot"]
+    bot: str | None = None
+    token_hash: str | None = None
+    left: bool = False  # a human who left mid-game; a bot plays the seat
+    connections: int = 0
+    # Move id -> the version after that move, for answering retries.
+    moves: OrderedDict[str, int] = field(default_factory=OrderedDict)
+
+    @property
+    def played_by_bot(self) -> bool:
+        return self.kind == "bot" or self.left
+
+    def to_json(self, index: int) -> dict[str, Any]:
+        return {
+            "seat": index,
+            "name": self.name,
+            "kind": self.kind,
+            "bot": self.bot,
+            "left": self.left,
+            "connected": self.kind == "bot" or self.connections > 0,
+        }
+
+    def remember(self, move_id: str, version: int) -> None:
+        self.moves[move_id] = version
+        if len(self.moves) > REMEMBERED_MOVES:
+            self.moves.popitem(last=False)
+
+
+class Table:
+    """One table: its seats, its current game and its connected clients."""
+
+    def __init__(
+        self,
+        lobby: Lobby,
+        table_id: str,
+        name: str,
+        created_at: datetime,
+        max_seats: int,
+        rules: Rules,
+        turn_timer: int | None,
+    ) -> None:
+        self.lobby = lobby
+        self.id = table_id
+        self.name = name
+        self.created_at = created_at
+        self.max_seats = max_seats
+        self.rules = rules
+        self.turn_timer = turn_timer
+        self.version = 0
+        self.state: TableState = "waiting"
+        self.seats: list[Seat | None] = [None] * max_seats
+        self.game: Game | None = None
+        self.game_id: str | None = None
+        self.game_seed = 0
+        self.game_number = 0
+        self.game_started_at: datetime | None = None
+        self.finished_games: list[str] = []
+        self.bots: dict[int, Bot] = {}
+        self.clients: set[Client] = set()
+        self.lock = asyncio.Lock()
+        self.history: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=HISTORY)
+        self.turn_deadline: float | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ reading
+
+    def seat_of(self, token: str | None) -> Seat:
+        """The seat whose token this is; raises ``unauthorized``."""
+        if token:
+            digest = hash_token(token)
+            for seat in self.seats:
+                if seat is not None and seat.token_hash is not None and secrets.compare_digest(
+                    seat.token_hash, digest
+                ):
+                    return seat
+        raise TableError(
+            "unauthorized", "this request needs the token of a seat at this table", 401
+        )
+
+    def index(self, seat: Seat) -> int:
+        return self.seats.index(seat)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "state": self.state,
+            "seats": [
+                {"seat": i, "name": None, "kind": "empty", "bot": None, "left": False,
+                 "connected": False}
+                if seat is None
+                else seat.to_json(i)
+                for i, seat in enumerate(self.seats)
+            ],
+            "rules": self.rules.to_json(),
+            "turn_timer": self.turn_timer,
+            "created_at": iso(self.created_at),
+            "game_number": self.game_number,
+        }
+
+    def state_json(self, viewer: Seat | None = None) -> dict[str, Any]:
+        """The table as ``viewer`` (None: a spectator) sees it."""
+        return self._states([viewer])[0]
+
+    def _states(self, viewers: Iterable[Seat | None]) -> list[dict[str, Any]]:
+        base = self.summary()
+        base["version"] = self.version
+        base["game_id"] = self.game_id
+        base["turn_deadline"] = self.turn_deadline
+        base["finished_games"] = list(self.finished_games)
+        game = self.game
+        if game is None:
+            return [{**base, "game": None} for _ in viewers]
+        public = game.view(None).to_json()
+        decider = game.to_decide
+        out = []
+        for viewer in viewers:
+            seat = None if viewer is None else self._game_seat(viewer)
+            if seat is None:
+                view = public
+            elif seat == decider:
+                view = game.view(seat).to_json()
+            else:
+                view = {**public, "viewer": seat}
+            out.append({**base, "game": view})
+        return out
+
+    def _game_seat(self, seat: Seat) -> int | None:
+        if self.game is None:
+            return None
+        try:
+            return self.seats.index(seat)
+        except ValueError:
+            return None
+
+    # ------------------------------------------------------------------ messages
+
+    def broadcast(self, version: int, events: list[dict[str, Any]]) -> None:
+        clients = list(self.clients)
+        if not clients:
+            return
+        viewers: dict[Seat | None, str] = {}
+        states = self._states({c.seat for c in clients})
+        for seat, state in zip({c.seat for c in clients}, states, strict=True):
+            viewers[seat] = dumps(
+                {"v": 1, "type": "update", "version": version, "events": events, "table": state}
+            )
+        for client in clients:
+            client.push(viewers[client.seat])
+
+    def missed(self, since: int | None) -> list[dict[str, Any]] | None:
+        """The events after version ``since``, if they are all still held."""
+        if since is None:
+            return None
+        if since >= self.version:
+            return []
+        if not self.history or self.history[0][0] > since + 1:
+            return None
+        return [{"version": v, "events": e} for v, e in self.history if v > since]
+
+    # ------------------------------------------------------------------ changes
+
+    async def change(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        extra: list[Any] | None = None,
+        before: list[Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Apply one change (the lock is held), store it, then broadcast it.
+
+        ``before`` and ``extra`` are statements stored in the same transaction, before and
+        after the change itself (the table's own row, a new game's row)."""
+        events = self.apply(kind, data)
+        version = self.version
+        statements: list[Any] = [
+            *(before or []),
+            log_table.insert().values(
+                table_id=self.id, seq=version, kind=kind, data=dumps(data), created_at=utcnow()
+            ),
+            tables_table.update()
+            .where(tables_table.c.id == self.id)
+            .values(version=version, state=self.state, updated_at=utcnow()),
+            *(extra or []),
+        ]
+        if kind == "move" and self.game is not None and self.game.over:
+            statements.append(self._finish_statement())
+        try:
+            await self.lobby.store.write(statements)
+        except StoreError:
+            if before:  # the table itself was not stored
+                raise _not_stored("the table") from None
+            await self.lobby.reload(self)
+            raise _not_stored("the change") from None
+        self.lobby.log_event(kind, self, version=version, **_loggable(data))
+        self.broadcast(version, events)
+        self.schedule()
+        return events
+
+    def apply(self, kind: str, data: dict[str, Any]) -> list[dict[str, Any]]:
+        """Apply a change to the in-memory table (live, or replaying the log on restart)."""
+        events: list[dict[str, Any]]
+        if kind == "join":
+            seat = Seat(name=data["name"], kind="human", token_hash=data["token"])
+            self.seats[data["seat"]] = seat
+            events = [{"type": "seat_taken", "seat": data["seat"], "name": seat.name,
+                       "kind": "human"}]
+        elif kind == "bot":
+            self.seats[data["seat"]] = Seat(name=data["name"], kind="bot", bot=data["bot"])
+            events = [{"type": "seat_taken", "seat": data["seat"], "name": data["name"],
+                       "kind": "bot"}]
+        elif kind == "remove":
+            self.seats[data["seat"]] = None
+            events = [{"type": "seat_left", "seat": data["seat"]}]
+        elif kind == "leave":
+            seat = self.seats[data["seat"]]
+            assert seat is not None
+            seat.left = True
+            events = [{"type": "seat_left", "seat": data["seat"]}]
+        elif kind == "start":
+            events = self._start(data)
+        elif kind == "move":
+            events = self._move(data)
+        else:  # pragma: no cover - the log only holds the kinds above
+            raise ValueError(f"unknown change {kind!r}")
+        self.version += 1
+        self.history.append((self.version, events))
+        return events
+
+    def _start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.state == "waiting":
+            self.seats = [seat for seat in self.seats if seat is not None]
+        if self.game_id is not None and self.game_id not in self.finished_games:
+            self.finished_games.insert(0, self.game_id)
+        self.game_id = data["game"]
+        self.game_seed = data["seed"]
+        self.game_number += 1
+        self.game_started_at = datetime.fromisoformat(data["at"])
+        names = [seat.name for seat in self.seats if seat is not None]
+        game = Game.new(names, self.rules, seed=self.game_seed)
+        self.game = game
+        self.bots = {}
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.kind == "bot" and seat.bot is not None:
+                self.bots[index] = make_bot(seat.bot, derive_seed("bot", self.game_seed, index))
+        self.state = "over" if game.over else "playing"
+        self.history.clear()
+        started = {"type": "game_started", "game_id": self.game_id, "number": self.game_number}
+        return [started, *(e.to_json() for e in game.take_events())]
+
+    def _move(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        game = self.game
+        assert game is not None
+        happened: list[Event] = game.apply(data["decision"])
+        events = [e.to_json() for e in happened]
+        if data.get("by") == "timer":
+            events.insert(0, {"type": "timeout", "seat": data["seat"]})
+        if data.get("id") is not None:
+            seat = self.seats[data["seat"]]
+            assert seat is not None
+            seat.remember(data["id"], self.version + 1)
+        if game.over:
+            self.state = "over"
+            if self.game_id is not None:
+                self.finished_games.insert(0, self.game_id)
+        return events
+
+    def _finish_statement(self) -> Any:
+        game = self.game
+        assert game is not None and self.game_id is not None
+        record = Record.from_game(
+            game,
+            meta={
+                "table": self.id,
+                "table_name": self.name,
+                "game": self.game_id,
+                "number": self.game_number,
+                "bots": {str(i): s.bot for i, s in enumerate(self.seats) if s and s.bot},
+                "started_at": None if self.game_started_at is None else iso(self.game_started_at),
+                "finished_at": iso(utcnow()),
+            },
+        )
+        return (
+            games_table.update()
+            .where(games_table.c.id == self.game_id)
+            .values(
+                finished_at=utcnow(),
+                winners=dumps(list(game.winners)),
+                totals=dumps(list(game.totals)),
+                record=record.dumps(),
+            )
+        )
+
+    # ------------------------------------------------------------------ bots and timers
+
+    def schedule(self) -> None:
+        """After a change: let a bot take its turn, or start the turn timer."""
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+        self._task = None
+        self.turn_deadline = None
+        game = self.game
+        if self.state != "playing" or game is None or game.to_decide is None:
+            return
+        seat = self.seats[game.to_decide]
+        assert seat is not None
+        version = self.version
+        if seat.played_by_bot:
+            delay, by = self.lobby.settings.bot_delay, "bot"
+        elif self.turn_timer is not None:
+            delay, by = float(self.turn_timer), "timer"
+            self.turn_deadline = round(time.time() + delay, 3)
+        else:
+            return
+        self._task = asyncio.create_task(self._bot_turn(version, delay, by))
+
+    async def _bot_turn(self, version: int, delay: float, by: str) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        else:
+            await asyncio.sleep(0)  # let the change that scheduled this finish first
+        async with self.lock:
+            game = self.game
+            if self.version != version or game is None or game.to_decide is None:
+                return
+            index = game.to_decide
+            bot = self.bots.get(index)
+            if bot is None:
+                bot = make_bot(STAND_IN_BOT, derive_seed("stand-in", self.game_seed, index))
+                self.bots[index] = bot
+            decision = bot.choose(game)
+            with contextlib.suppress(TableError):
+                await self.change("move", {"seat": index, "decision": str(decision), "by": by})
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    # ------------------------------------------------------------------ presence
+
+    async def attach(self, client: Client, last_version: int | None = None) -> None:
+        """Welcome a client with the table as it may see it, then send it every update."""
+        async with self.lock:
+            seat = client.seat
+            client.push(
+                dumps(
+                    {
+                        "v": 1,
+                        "type": "welcome",
+                        "seat": None if seat is None else self.index(seat),
+                        "table": self.state_json(seat),
+                        "missed": self.missed(last_version),
+                    }
+                )
+            )
+            self.clients.add(client)
+            if seat is not None:
+                seat.connections += 1
+                if seat.connections == 1:
+                    self._presence(seat, "connected")
+
+    async def detach(self, client: Client) -> None:
+        async with self.lock:
+            self.clients.discard(client)
+            seat = client.seat
+            if seat is not None:
+                seat.connections -= 1
+                if seat.connections == 0:
+                    self._presence(seat, "disconnected")
+
+    def _presence(self, seat: Seat, what: str) -> None:
+        with contextlib.suppress(ValueError):
+            index = self.index(seat)
+            self.lobby.log_event(what, self, seat=index)
+            self.broadcast(self.version, [{"type": what, "seat": index}])
+
+
+def _loggable(data: dict[str, Any]) -> dict[str, Any]:
+    """What of a change goes in the operator's log: never a token or a seed."""
+    return {k: v for k, v in data.items() if k not in ("token", "seed")}
+
+
+class Lobby:
+    """All tables of the server, with the store behind them."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self.tables: dict[str, Table] = {}
+        self.games_started = 0
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def restore(self) -> None:
+        """Rebuild every stored table by replaying its log; bots and timers resume."""
+        started = time.perf_counter()
+        rows = await self.store.load_tables()
+        for row in rows:
+            table = self._rebuild(row)
+            self.tables[table.id] = table
+            self.games_started += len(row.games)
+        for table in self.tables.values():
+            table.schedule()
+        self.log_event(
+            "restored",
+            None,
+            tables=len(self.tables),
+            seconds=round(time.perf_counter() - started, 3),
+        )
+
+    def _rebuild(self, row: TableRow) -> Table:
+        table = Table(
+            self,
+            row.id,
+            row.name,
+            row.created_at,
+            row.max_seats,
+            Rules.from_json(row.rules),
+            row.turn_timer,
+        )
+        seeds = {g.id: g for g in row.games}
+        for entry in row.log:
+            data = dict(entry.data)
+            if entry.kind == "start":
+                game_row: GameRow = seeds[data["game"]]
+                data["seed"] = game_row.seed
+                data["at"] = game_row.started_at.isoformat()
+            table.apply(entry.kind, data)
+            if table.version != entry.seq:  # pragma: no cover - a corrupt log
+                raise RuntimeError(f"table {row.id}: log entry {entry.seq} out of order")
+        return table
+
+    async def reload(self, table: Table) -> None:
+        """Throw away the in-memory table and rebuild it from the store."""
+        row = await self.store.load_table(table.id)
+        if row is None:
+            self.tables.pop(table.id, None)
+            return
+        fresh = self._rebuild(row)
+        fresh.clients = table.clients
+        for client in fresh.clients:
+            if client.seat is not None:
+                client.seat = next(
+                    (s for s in fresh.seats if s and s.token_hash == client.seat.token_hash), None
+                )
+                if client.seat is not None:
+                    client.seat.connections += 1
+        table.stop()
+        self.tables[table.id] = fresh
+        fresh.schedule()
+
+    async def close(self) -> None:
+        for table in self.tables.values():
+            table.stop()
+
+    def log_event(self, event: str, table: Table | None, **fields: Any) -> None:
+        record: dict[str, Any] = {"event": event}
+        if table is not None:
+            record["table"] = table.id
+        record.update(fields)
+        log.info(json.dumps(record, separators=(",", ":"), default=str))
+
+    # ------------------------------------------------------------------ requests
+
+    def get(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError("no_table", f"there is no table {table_id!r}", 404)
+        return table
+
+    def listing(self) -> list[dict[str, Any]]:
+        open_tables = [t for t in self.tables.values() if t.state != "over"]
+        open_tables.sort(key=lambda t: t.created_at, reverse=True)
+        return [t.summary() for t in open_tables[:200]]
+
+    async def create_table(
+        self,
+        name: str,
+        player: str,
+        seats: int = DEFAULT_SEATS,
+        rules: dict[str, Any] | None = None,
+        turn_timer: int | None = None,
+    ) -> tuple[Table, int, str]:
+        """A new table with its creator in seat 0; returns the table, the seat and its token."""
+        try:
+            parsed = Rules.from_json(rules or {})
+        except RulesError as exc:
+            raise TableError("bad_rules", str(exc)) from None
+        low = 2 if parsed.allow_two_players else 3
+        if type(seats) is not int or not low <= seats <= MAX_SEATS:
+            extra = "" if parsed.allow_two_players else " (2 only with allow_two_players)"
+            raise TableError("bad_seats", f"seats must be {low} to {MAX_SEATS}{extra}")
+        if turn_timer is not None and not MIN_TIMER <= turn_timer <= MAX_TIMER:
+            raise TableError(
+                "bad_timer", f"turn_timer must be {MIN_TIMER} to {MAX_TIMER} seconds, or null"
+            )
+        if len(self.tables) >= self.settings.max_tables:
+            raise TableError("full", "the server has as many tables as it can hold", 503)
+        name = clean_name(name, "table name", MAX_TABLE_NAME)
+        player = clean_name(player, "player name", MAX_NAME)
+        table_id = secrets.token_urlsafe(6)
+        while table_id in self.tables:  # pragma: no cover - 48 random bits
+            table_id = secrets.token_urlsafe(6)
+        now = utcnow()
+        table = Table(self, table_id, name, now, seats, parsed, turn_timer)
+        row = tables_table.insert().values(
+            id=table_id,
+            name=name,
+            created_at=now,
+            max_seats=seats,
+            rules=dumps(parsed.to_json()),
+            turn_timer=turn_timer,
+            state="waiting",
+            version=0,
+            updated_at=now,
+        )
+        async with table.lock:
+            token = secrets.token_urlsafe(24)
+            data = {"seat": 0, "name": player, "token": hash_token(token)}
+            # The table row goes in the same transaction as its first change.
+            self.tables[table_id] = table
+            try:
+                await table.change("join", data, before=[row])
+            except TableError:
+                self.tables.pop(table_id, None)
+                raise
+        self.log_event("table_created", table, seats=seats, rules=parsed.to_json())
+        return table, 0, token
+
+    async def join(self, table: Table, player: str) -> tuple[int, str]:
+        player = clean_name(player, "player name", MAX_NAME)
+        async with table.lock:
+            seat = self._free_seat(table, player)
+            token = secrets.token_urlsafe(24)
+            await table.change("join", {"seat": seat, "name": player, "token": hash_token(token)})
+        return seat, token
+
+    def _free_seat(self, table: Table, name: str) -> int:
+        if table.state != "waiting":
+            raise TableError("started", "the game has started: seats can be taken only before", 409)
+        if any(s is not None and s.name.casefold() == name.casefold() for s in table.seats):
+            raise TableError("name_taken", f"someone at this table is already called {name!r}", 409)
+        for index, seat in enumerate(table.seats):
+            if seat is None:
+                return index
+        raise TableError("table_full", "every seat at this table is taken", 409)
+
+    async def add_bot(self, table: Table, token: str | None, bot: str) -> int:
+        if bot not in BOTS:
+            raise TableError("bad_bot", f"unknown bot {bot!r}; bots are {', '.join(sorted(BOTS))}")
+        async with table.lock:
+            self._human(table, token)
+            taken = {s.name for s in table.seats if s is not None}
+            number = 1
+            while f"{bot.title()} bot {number}" in taken:
+                number += 1
+            name = f"{bot.title()} bot {number}"
+            seat = self._free_seat(table, name)
+            await table.change("bot", {"seat": seat, "bot": bot, "name": name})
+        return seat
+
+    async def remove_seat(self, table: Table, token: str | None, index: int) -> None:
+        async with table.lock:
+            me = self._human(table, token)
+            if table.state != "waiting":
+                raise TableError("started", "seats can be removed only before the game starts", 409)
+            if not 0 <= index < len(table.seats) or table.seats[index] is None:
+                raise TableError("no_seat", f"seat {index} is empty", 404)
+            target = table.seats[index]
+            assert target is not None
+            if target.kind == "human" and target is not me:
+                raise TableError("forbidden", "you can remove bots and yourself, not others", 403)
+            await table.change("remove", {"seat": index})
+
+    async def leave(self, table: Table, token: str | None) -> None:
+        async with table.lock:
+            me = self._human(table, token)
+            index = table.index(me)
+            if table.state == "waiting":
+                await table.change("remove", {"seat": index})
+            else:
+                await table.change("leave", {"seat": index})
+
+    async def start(self, table: Table, token: str | None, rematch: bool = False) -> None:
+        async with table.lock:
+            self._human(table, token)
+            if rematch:
+                if table.state != "over":
+                    raise TableError("not_over", "a rematch can start once the game is over", 409)
+            elif table.state != "waiting":
+                raise TableError("started", "the game has already started", 409)
+            seated = [s for s in table.seats if s is not None]
+            low = 2 if table.rules.allow_two_players else 3
+            if not low <= len(seated) <= MAX_PLAYERS:
+                raise TableError(
+                    "not_enough_players",
+                    f"a game needs at least {low} seated players (bots count); "
+                    f"{len(seated)} seated",
+                    409,
+                )
+            seed = self._seed()
+            game_id = secrets.token_urlsafe(6)
+            now = utcnow()
+            number = table.game_number + 1
+            row = games_table.insert().values(
+                id=game_id,
+                table_id=table.id,
+                number=number,
+                seed=seed,
+                players=dumps([s.name for s in seated]),
+                rules=dumps(table.rules.to_json()),
+                started_at=now,
+            )
+            await table.change(
+                "start", {"game": game_id, "seed": seed, "at": now.isoformat()}, extra=[row]
+            )
+
+    def _seed(self) -> int:
+        self.games_started += 1
+        if self.settings.seed is None:
+            return secrets.randbits(63)
+        return derive_seed("server", self.settings.seed, self.games_started)
+
+    def _human(self, table: Table, token: str | None) -> Seat:
+        seat = table.seat_of(token)
+        if seat.left:
+            raise TableError("left", "you have left this table", 403)
+        return seat
+
+    async def move(
+        self, table: Table, seat: Seat, move_id: str, version: int, decision: str
+    ) -> int:
+        """Apply a human's decision; returns the version after it. Retries of ``move_id``
+        return the same version without applying anything."""
+        async with table.lock:
+            done = seat.moves.get(move_id)
+            if done is not None:
+                return done
+            game = table.game
+            if game is None or table.state != "playing":
+                raise TableError("no_game", "there is no game in play at this table", 409)
+            try:
+                index = table.index(seat)
+            except ValueError:
+                raise TableError("spectator", "you no longer have a seat here", 403) from None
+            if seat.left:
+                raise TableError("left", "you have left this table", 403)
+            if version != table.version:
+                raise TableError(
+                    "stale_version",
+                    f"the move was made against version {version}, "
+                    f"but the table is at version {table.version}",
+                    409,
+                )
+            if game.to_decide != index:
+                who = game.to_decide
+                name = "nobody" if who is None else table.seats[who].name  # type: ignore[union-attr]
+                raise TableError("not_your_turn", f"it is {name}'s decision, not yours", 409)
+            try:
+                parsed = parse_decision(decision)
+            except Flip7Error as exc:
+                raise TableError("illegal_move", str(exc), 422) from None
+            legal = game.legal_decisions()
+            if parsed not in legal:
+                shown = ", ".join(str(d) for d in legal[:30])
+                more = f" and {len(legal) - 30} more" if len(legal) > 30 else ""
+                raise TableError(
+                    "illegal_move", f"{decision!r} is not a legal option now; the options are "
+                    f"{shown}{more}", 422
+                )
+            await table.change(
+                "move", {"seat": index, "decision": str(parsed), "id": move_id, "by": "human"}
+            )
+            return table.version

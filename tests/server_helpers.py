@@ -1,0 +1,168 @@
+"""Helpers for the server tests: players that speak the protocol, and a move policy."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from flip7.server.app import create_app  # noqa: E402
+from flip7.server.protocol import SERVER_MESSAGE  # noqa: E402
+from flip7.server.settings import Settings, database_url  # noqa: E402
+
+_ids = itertools.count(1)
+
+
+def choose(game: dict[str, Any], rng: random.Random) -> str:
+    """A simple policy on a view: hit below 20, otherwise a random legal option."""
+    legal = game["legal_decisions"]
+    assert legal, "asked to choose with no legal options"
+    if game["decision_kind"] == "hit_or_stay":
+        me = game["players"][game["viewer"]]
+        return "hit" if me["number_sum"] < 20 else "stay"
+    return str(rng.choice(legal))
+
+
+def human_to_decide_or_over(state: dict[str, Any]) -> bool:
+    game = state["game"]
+    if game is None:
+        return False
+    if game["over"]:
+        return True
+    seat = state["seats"][game["to_decide"]]
+    return seat["kind"] == "human" and not seat["left"]
+
+
+@dataclass
+class WsPlayer:
+    """One WebSocket client driven synchronously through the TestClient."""
+
+    ws: Any
+    seat: int | None
+    token: str | None
+    state: dict[str, Any] = field(default_factory=dict)
+    frames: list[dict[str, Any]] = field(default_factory=list)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.ws.send_text(json.dumps(message))
+
+    def recv(self) -> dict[str, Any]:
+        frame: dict[str, Any] = json.loads(self.ws.receive_text())
+        SERVER_MESSAGE.validate_python(frame)  # every frame fits the protocol's models
+        self.frames.append(frame)
+        if frame.get("table") is not None and frame["type"] in ("welcome", "update"):
+            self.state = frame["table"]
+        return frame
+
+    def hello(self, last_version: int | None = None) -> dict[str, Any]:
+        self.send({"v": 1, "type": "hello", "token": self.token, "last_version": last_version})
+        frame = self.recv()
+        assert frame["type"] == "welcome", frame
+        return frame
+
+    def recv_until(self, predicate: Any) -> dict[str, Any]:
+        while True:
+            frame = self.recv()
+            if predicate(frame):
+                return frame
+
+    def settle(self, after: int = -1) -> dict[str, Any]:
+        """Read updates until a human must decide (or the game is over), past ``after``."""
+        while not (self.state and self.state["version"] > after
+                   and human_to_decide_or_over(self.state)):
+            self.recv()
+        return self.state
+
+    def move(self, decision: str, version: int | None = None, move_id: str | None = None
+             ) -> dict[str, Any]:
+        move_id = move_id or f"m{next(_ids)}"
+        self.send({"v": 1, "type": "move", "id": move_id,
+                   "version": self.state["version"] if version is None else version,
+                   "decision": decision})
+        return self.recv_until(lambda f: f["type"] in ("result", "error"))
+
+
+@contextmanager
+def app_client(db: Path | str, **settings: Any) -> Iterator[TestClient]:
+    url = database_url(str(db))
+    app = create_app(Settings(database_url=url, bot_delay=settings.pop("bot_delay", 0.0),
+                              **settings))
+    with TestClient(app) as client:
+        yield client
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    """``flip7 serve`` as a separate process (so that it can be killed with SIGKILL)."""
+
+    def __init__(self, db_url: str, seed: int | None = None, bot_delay: float = 0.0) -> None:
+        self.db_url = db_url
+        self.seed = seed
+        self.bot_delay = bot_delay
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = b""
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ServerProcess:
+        cmd = [sys.executable, "-m", "flip7", "serve", "--port", str(self.port),
+               "--db", self.db_url, "--bot-delay", str(self.bot_delay), "--log-level", "warning"]
+        if self.seed is not None:
+            cmd += ["--seed", str(self.seed)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        import httpx
+
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(self.url + "/api/health", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                out = self.proc.stdout.read() if self.proc.stdout else b""
+                raise RuntimeError(f"server did not start: {out.decode(errors='replace')}")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()  # SIGKILL: no shutdown code runs
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
