@@ -20,11 +20,11 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from flip7.server.app import create_app  # noqa: E402
-from flip7.server.protocol import SERVER_MESSAGE  # noqa: E402
-from flip7.server.settings import Settings, database_url  # noqa: E402
+from flip7.server.app import create_app
+from flip7.server.protocol import SERVER_MESSAGE
+from flip7.server.settings import Settings, database_url
 
 _ids = itertools.count(1)
 
@@ -166,3 +166,24 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+class SyncSocket:
+    """A real WebSocket (``websockets`` sync client) with the TestClient's method names."""
+
+    def __init__(self, url: str, timeout: float = 20.0) -> None:
+        from websockets.sync.client import connect
+
+        self._ws = connect(url, max_size=2**22, open_timeout=timeout)
+        self._timeout = timeout
+
+    def send_text(self, text: str) -> None:
+        self._ws.send(text)
+
+    def receive_text(self) -> str:
+        message = self._ws.recv(timeout=self._timeout)
+        assert isinstance(message, str)
+        return message
+
+    def close(self) -> None:
+        self._ws.close()

@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from server_helpers import WsPlayer, app_client, auth, choose  # noqa: E402
+from server_helpers import WsPlayer, app_client, auth, choose
 
-from flip7.record import replay  # noqa: E402
+from flip7.record import replay
 
 
 def _table(client: Any, **body: Any) -> tuple[str, str]:
@@ -172,3 +172,170 @@ def test_three_humans_and_a_bot_play_a_whole_game(tmp_path: Path) -> None:
         # A rematch starts the next game at the same table.
         r = client.post(f"/api/tables/{table['id']}/rematch", headers=auth(table["tokens"][1]))
         assert r.json()["table"]["game_number"] == 2 and r.json()["table"]["state"] == "playing"
+
+
+# ---------------------------------------------------------------------- the protocol
+
+
+def _started(client: Any, stack: Any, humans: int = 3, bots: int = 0, **options: Any
+             ) -> tuple[dict[str, Any], list[WsPlayer]]:
+    table = _seated_game(client, humans=humans, bots=bots, **options)
+    players = [_connect(client, stack, table["id"], t) for t in table["tokens"]]
+    client.post(f"/api/tables/{table['id']}/start", headers=auth(table["tokens"][0]))
+    for p in players:
+        p.settle()
+    return table, players
+
+
+def _decider(players: list[WsPlayer]) -> tuple[WsPlayer, list[WsPlayer]]:
+    seat = players[0].state["game"]["to_decide"]
+    mover = next(p for p in players if p.seat == seat)
+    return mover, [p for p in players if p is not mover]
+
+
+def test_retries_are_applied_once_and_stale_versions_are_refused(tmp_path: Path) -> None:
+    from contextlib import ExitStack
+
+    with app_client(tmp_path / "db.sqlite", seed=2) as client, ExitStack() as stack:
+        _, players = _started(client, stack)
+        mover, _others = _decider(players)
+        before = mover.state["version"]
+        decision = choose(mover.state["game"], random.Random(0))
+        first = mover.move(decision, move_id="retry-me")
+        assert first == {"v": 1, "type": "result", "id": "retry-me", "ok": True,
+                         "version": before + 1}
+        for p in players:
+            p.settle(after=before)
+        # The same id again (a client that lost the answer): the same answer, nothing applied.
+        now = players[0].state["version"]
+        again = mover.move(decision, version=before, move_id="retry-me")
+        assert again == first
+        assert mover.state["version"] == now
+        # A fresh move against an old version: a typed rejection with the current table.
+        nxt, _ = _decider(players)
+        legal = nxt.state["game"]["legal_decisions"]
+        stale = nxt.move(legal[0], version=before, move_id="stale-1")
+        assert stale["type"] == "error" and stale["code"] == "stale_version"
+        assert stale["id"] == "stale-1" and stale["table"]["version"] == now
+        # Someone else's turn, an illegal option, a spectator.
+        other = next(p for p in players if p is not nxt)
+        wrong = other.move("hit")
+        assert wrong["code"] == "not_your_turn" and "decision" in wrong["message"]
+        illegal = nxt.move("steal 1 5")
+        assert illegal["code"] == "illegal_move" and legal[0] in illegal["message"]
+        garbage = nxt.move("fly away")
+        assert garbage["code"] == "illegal_move"
+        assert nxt.state["version"] == now  # nothing applied
+
+
+def test_bad_frames_get_error_frames_and_the_server_lives_on(tmp_path: Path) -> None:
+    from contextlib import ExitStack
+
+    with app_client(tmp_path / "db.sqlite", rate_burst=200) as client, ExitStack() as stack:
+        table = _seated_game(client, humans=3, bots=0)
+        ws = stack.enter_context(client.websocket_connect(f"/ws/tables/{table['id']}"))
+        raw = WsPlayer(ws, None, None)
+
+        def answer(text: str) -> dict[str, Any]:
+            ws.send_text(text)
+            return raw.recv()
+
+        assert answer('{"v":1,"type":"move","id":"x","version":0,"decision":"hit"}')["code"] == (
+            "hello_first")
+        assert answer("not json")["code"] == "bad_message"
+        assert answer("[1, 2]")["code"] == "bad_message"
+        assert answer('{"v":2,"type":"hello"}')["code"] == "bad_message"
+        assert answer('{"v":1,"type":"dance"}')["code"] == "unknown_type"
+        assert answer('{"v":1,"type":"hello","token":5}')["code"] == "bad_message"
+        assert answer('{"v":1,"type":"hello","token":"wrong"}')["code"] == "unauthorized"
+        assert answer(json.dumps({"v": 1, "type": "ping", "pad": "x" * 5000}))["code"] == (
+            "too_large")
+        ws.send_bytes(b"\x00\x01")
+        assert raw.recv()["code"] == "bad_message"
+        assert answer('{"v":1,"type":"ping"}') == {"v": 1, "type": "pong"}
+        # Now as a spectator: moves are refused.
+        assert answer('{"v":1,"type":"hello"}')["type"] == "welcome"
+        assert answer('{"v":1,"type":"move","id":"x","version":1,"decision":"hit"}')["code"] == (
+            "spectator")
+        assert answer('{"v":1,"type":"hello"}')["code"] == "bad_message"
+        assert client.get("/api/health").json()["status"] == "ok"
+    with app_client(tmp_path / "db2.sqlite") as client:
+        table = _seated_game(client, humans=3, bots=0)
+        from starlette.websockets import WebSocketDisconnect
+
+        with client.websocket_connect(f"/ws/tables/{table['id']}") as ws:
+            codes = []
+            with pytest.raises(WebSocketDisconnect) as closed:
+                for _ in range(200):
+                    ws.send_text('{"v":1,"type":"ping"}')
+                for _ in range(400):
+                    codes.append(json.loads(ws.receive_text()).get("code"))
+            assert "rate_limited" in codes and closed.value.code == 1008
+        assert client.get("/api/health").json()["status"] == "ok"
+        with client.websocket_connect("/ws/tables/nope") as ws:
+            assert json.loads(ws.receive_text())["code"] == "no_table"
+
+
+def test_reconnecting_restores_the_seat_and_the_missed_events(tmp_path: Path) -> None:
+    from contextlib import ExitStack
+
+    with app_client(tmp_path / "db.sqlite", seed=3) as client, ExitStack() as stack:
+        table, players = _started(client, stack, humans=3, bots=1)
+        mover, _ = _decider(players)
+        away = next(p for p in players if p is not mover)
+        seen = away.state["version"]
+        away.ws.close()
+        rng = random.Random(4)
+        for _ in range(3):
+            present = [p for p in players if p is not away]
+            if present[0].state["game"]["over"]:
+                break
+            mover, _ = _decider([*present, away])
+            if mover is away:
+                break
+            v = mover.state["version"]
+            assert mover.move(choose(mover.state["game"], rng))["type"] == "result"
+            for p in players:
+                if p is not away:
+                    p.settle(after=v)
+        ws = stack.enter_context(client.websocket_connect(f"/ws/tables/{table['id']}"))
+        welcome = WsPlayer(ws, None, away.token).hello(last_version=seen)
+        assert welcome["seat"] == away.seat
+        present = [p for p in players if p is not away]
+        assert welcome["table"]["version"] == present[0].state["version"]
+        missed = welcome["missed"]
+        assert [m["version"] for m in missed] == list(range(seen + 1, welcome["table"]["version"]
+                                                           + 1))
+        assert welcome["table"]["game"]["viewer"] == away.seat
+
+
+def test_a_turn_timer_lets_a_bot_decide_for_a_human(tmp_path: Path) -> None:
+    from contextlib import ExitStack
+
+    with app_client(tmp_path / "db.sqlite", seed=6, min_turn_timer=1) as client, \
+            ExitStack() as stack:
+        _, players = _started(client, stack, humans=3, turn_timer=1)
+        state = players[0].state
+        assert state["turn_timer"] == 1 and state["turn_deadline"] is not None
+        timed_out = players[0].recv_until(
+            lambda f: f["type"] == "update" and f["events"]
+            and f["events"][0]["type"] == "timeout")
+        assert timed_out["events"][0]["seat"] == state["game"]["to_decide"]
+        assert timed_out["version"] == state["version"] + 1
+
+
+def test_leaving_mid_game_hands_the_seat_to_a_bot(tmp_path: Path) -> None:
+    from contextlib import ExitStack
+
+    with app_client(tmp_path / "db.sqlite", seed=7) as client, ExitStack() as stack:
+        table, players = _started(client, stack, humans=3)
+        mover, _ = _decider(players)
+        r = client.post(f"/api/tables/{table['id']}/leave",
+                        headers=auth(mover.token))  # type: ignore[arg-type]
+        assert r.status_code == 200
+        seat = r.json()["table"]["seats"][mover.seat]
+        assert seat["left"] and seat["kind"] == "human"
+        # The bot now plays that seat: the game moves on without it.
+        watcher = next(p for p in players if p is not mover)
+        watcher.recv_until(lambda f: f["type"] == "update" and f["events"]
+                           and f["events"][0]["type"] not in ("seat_left", "disconnected"))

@@ -259,7 +259,7 @@ class CreateTable(_Strict):
     player: str = Field(max_length=200)
     seats: int = Field(default=4, ge=2, le=18)
     rules: dict[str, Any] = Field(default_factory=dict)
-    turn_timer: int | None = Field(default=None, ge=5, le=600)
+    turn_timer: int | None = Field(default=None, ge=1, le=600)
 
 
 class JoinTable(_Strict):

@@ -53,3 +53,5 @@ class Settings:
     # Updates queued for one slow client before it is disconnected (it can reconnect).
     send_queue_limit: int = 256
     max_tables: int = 10_000
+    # The shortest turn timer a table may ask for, in seconds (tests lower it).
+    min_turn_timer: int = 5

@@ -46,7 +46,7 @@ STAND_IN_BOT = "basic"
 MAX_NAME = 24
 MAX_TABLE_NAME = 40
 DEFAULT_SEATS = 4
-MIN_TIMER, MAX_TIMER = 5, 600
+MAX_TIMER = 600
 MAX_SEATS = min(MAX_PLAYERS, 18)  # one deck
 # Move ids remembered per seat for idempotent retries.
 REMEMBERED_MOVES = 512
@@ -293,8 +293,8 @@ class Table:
             await self.lobby.reload(self)
             raise _not_stored("the change") from None
         self.lobby.log_event(kind, self, version=version, **_loggable(data))
+        self.schedule()  # first: the broadcast carries the turn deadline
         self.broadcast(version, events)
-        self.schedule()
         return events
 
     def apply(self, kind: str, data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -591,9 +591,10 @@ class Lobby:
         if type(seats) is not int or not low <= seats <= MAX_SEATS:
             extra = "" if parsed.allow_two_players else " (2 only with allow_two_players)"
             raise TableError("bad_seats", f"seats must be {low} to {MAX_SEATS}{extra}")
-        if turn_timer is not None and not MIN_TIMER <= turn_timer <= MAX_TIMER:
+        low_timer = self.settings.min_turn_timer
+        if turn_timer is not None and not low_timer <= turn_timer <= MAX_TIMER:
             raise TableError(
-                "bad_timer", f"turn_timer must be {MIN_TIMER} to {MAX_TIMER} seconds, or null"
+                "bad_timer", f"turn_timer must be {low_timer} to {MAX_TIMER} seconds, or null"
             )
         if len(self.tables) >= self.settings.max_tables:
             raise TableError("full", "the server has as many tables as it can hold", 503)
