@@ -174,7 +174,8 @@ class SyncSocket:
     def __init__(self, url: str, timeout: float = 20.0) -> None:
         from websockets.sync.client import connect
 
-        self._ws = connect(url, max_size=2**22, open_timeout=timeout)
+        self._connection = connect(url, max_size=2**22, open_timeout=timeout)
+        self._ws = self._connection.__enter__()
         self._timeout = timeout
 
     def send_text(self, text: str) -> None:

@@ -339,3 +339,38 @@ def test_leaving_mid_game_hands_the_seat_to_a_bot(tmp_path: Path) -> None:
         watcher = next(p for p in players if p is not mover)
         watcher.recv_until(lambda f: f["type"] == "update" and f["events"]
                            and f["events"][0]["type"] not in ("seat_left", "disconnected"))
+
+
+def test_uploaded_records_replay_step_by_step(tmp_path: Path) -> None:
+    from flip7.game import Game
+    from flip7.record import Record
+
+    game = Game.new(["Ann", "Bob", "Cyd"], seed=12)
+    while not game.over:
+        game.apply(game.legal_decisions()[0])
+    record = Record.from_game(game).to_json()
+    with app_client(tmp_path / "db.sqlite") as client:
+        created = client.post("/api/replays", json=record)
+        assert created.status_code == 201
+        replay_id = created.json()["id"]
+        body = client.get(f"/api/replays/{replay_id}").json()
+        assert body["record"]["draws"] == record["draws"]
+        steps = body["steps"]
+        assert len(steps) == 1 + len(record["draws"]) + len(record["decisions"])
+        assert steps[-1]["game"]["over"] and steps[-1]["game"]["winners"] == list(game.winners)
+        assert [p["total"] for p in steps[-1]["game"]["players"]] == list(game.totals)
+        bad = client.post("/api/replays", json={**record, "draws": ["0", "0"]})
+        assert bad.status_code == 400 and bad.json()["detail"]["message"].startswith("draws[1]")
+        assert client.post("/api/replays", content=b"[}").json()["detail"]["code"] == (
+            "bad_record")
+        assert client.post("/api/replays", json={"format": "x"}).status_code == 400
+        assert client.get("/api/replays/nope").status_code == 404
+        assert client.get("/api/games/nope/record").status_code == 404
+
+
+def test_serve_refuses_bad_options_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from flip7.cli import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port must be 1 to 65535" in capsys.readouterr().err
+    assert main(["serve", "--bot-delay", "-1"]) == 2

@@ -455,8 +455,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
-    for path in ("/", "/t/{table_id}", "/replay/game/{game_id}", "/replay/{replay_id}",
-                 "/scorekeeper"):
+    for path in ("/", "/t/{table_id}", "/replay/game/{game_id}", "/replay/{replay_id}"):
         app.add_api_route(path, index, include_in_schema=False)
 
     return app
