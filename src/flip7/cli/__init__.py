@@ -275,6 +275,30 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     )
     serve.add_arguments(srv)
     srv.set_defaults(func=serve.run)
+
+    load = sub.add_parser(
+        "loadtest",
+        help="load-test the web app with many tables of WebSocket bot clients",
+        description=(
+            "Play many tables at once with bot clients over real WebSockets on loopback and "
+            "report moves per second and the latency from a move to the update reaching "
+            "every client at its table. Starts its own server unless --url is given."
+        ),
+    )
+    try:
+        from flip7.server import loadtest
+    except ImportError as exc:
+        missing = str(exc)
+
+        def _no_server_extra(_args: argparse.Namespace) -> int:
+            raise CommandError(
+                f"loadtest needs the 'server' extra (pip install 'flip7[server]'): {missing}"
+            )
+
+        load.set_defaults(func=_no_server_extra)
+    else:
+        loadtest.add_arguments(load)
+        load.set_defaults(func=loadtest.run)
     return parser, score
 
 

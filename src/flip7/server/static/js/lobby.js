@@ -1,0 +1,297 @@
+// The lobby (/): create a table, list open tables, upload a record to watch.
+import { api } from "./api.js";
+import { cardEl } from "./cards.js";
+import { navigate } from "./router.js";
+import { RULE_TEXT, fallbackRules, normaliseRules, ruleBadges, ruleLabel, valueLabel } from "./rules.js";
+import { NAME_KEY, askName, clear, focusKey, h, icon, restoreFocus, store, toast, tokenKey } from "./util.js";
+
+const MAX_SEATS = 18;
+
+export function mountLobby(root) {
+  document.body.dataset.view = "lobby";
+  document.title = "Flip 7: With a Vengeance";
+  let destroyed = false;
+  let rulesSpec = [];
+
+  // ---- hero ------------------------------------------------------------------------
+  const fan = h("div", { class: "hero-fan", "aria-hidden": "true" },
+    ["3", "L13", "U7", "0", "-4", "FLIP4", "12"].map((c, i) => {
+      const el = cardEl(c);
+      el.style.setProperty("--i", String(i - 3));
+      return el;
+    }));
+  const hero = h("section", { class: "hero" },
+    h("div", { class: "hero-text" },
+      h("h1", { class: "hero-title" }, "Flip 7 ", h("span", { text: "With a Vengeance" })),
+      h("p", { class: "hero-sub", text: "Push your luck, steal, swap and sabotage. Seven different numbers and the round is yours — one duplicate and you bust." })),
+    fan);
+
+  // ---- create form -----------------------------------------------------------------
+  const nameInput = h("input", { id: "create-player", class: "input", name: "player", type: "text", maxlength: "24", required: true, autocomplete: "nickname", placeholder: "e.g. Ann" });
+  nameInput.value = store.get(NAME_KEY) || "";
+  const tableInput = h("input", { id: "create-name", class: "input", name: "name", type: "text", maxlength: "40", placeholder: "Friday night" });
+  const seatsSelect = h("select", { id: "create-seats", class: "select", name: "seats" });
+  const targetInput = h("input", { id: "create-target", class: "input", name: "target_score", type: "number", min: "1", step: "1", value: "200", inputmode: "numeric" });
+  const brutalInput = h("input", { id: "create-brutal", type: "checkbox", class: "switch-input", name: "brutal" });
+  const timerOn = h("input", { id: "create-timer-on", type: "checkbox", class: "switch-input" });
+  const timerInput = h("input", { id: "create-timer", class: "input input--short", type: "number", min: "5", max: "600", step: "1", value: "60", disabled: true, "aria-label": "Seconds per decision", inputmode: "numeric" });
+  timerOn.addEventListener("change", () => { timerInput.disabled = !timerOn.checked; });
+  const houseRules = h("div", { class: "house-rules" });
+  const houseInputs = new Map();
+  const formError = h("p", { class: "form-error", role: "alert", hidden: true });
+  const submit = h("button", { type: "submit", class: "btn btn--primary btn--big btn--block", dataset: { testid: "create" } }, "Create table");
+
+  function fillSeats() {
+    const two = houseInputs.get("allow_two_players");
+    const allowTwo = two ? two.checked : false;
+    const prev = Number(seatsSelect.value) || 4;
+    clear(seatsSelect);
+    for (let n = allowTwo ? 2 : 3; n <= MAX_SEATS; n += 1) {
+      seatsSelect.appendChild(h("option", { value: String(n), text: `${n} players` }));
+    }
+    seatsSelect.value = String(Math.max(allowTwo ? 2 : 3, prev));
+  }
+
+  function switchField(input, label, help) {
+    return h("div", { class: "switch-field" },
+      input,
+      h("label", { for: input.id, class: "switch-label" },
+        h("span", { class: "switch", "aria-hidden": "true" }),
+        h("span", { class: "switch-text" }, h("span", { text: label }), help ? h("small", { class: "muted", text: help }) : null)));
+  }
+
+  function buildHouseRules(spec) {
+    clear(houseRules);
+    houseInputs.clear();
+    for (const r of spec) {
+      if (r.name === "brutal" || r.name === "target_score") continue;
+      const idAttr = `rule-${r.name}`;
+      const text = RULE_TEXT[r.name] || {};
+      if (r.type === "bool") {
+        const input = h("input", { id: idAttr, type: "checkbox", class: "switch-input", dataset: { rule: r.name } });
+        input.checked = !!r.default;
+        houseInputs.set(r.name, input);
+        houseRules.appendChild(switchField(input, ruleLabel(r.name), text.help));
+        if (r.name === "allow_two_players") input.addEventListener("change", fillSeats);
+      } else if (r.type === "int" && !(r.values && r.values.length)) {
+        const input = h("input", { id: idAttr, type: "number", class: "input input--short", min: r.min, max: r.max, value: String(r.default), dataset: { rule: r.name } });
+        houseInputs.set(r.name, input);
+        houseRules.appendChild(h("div", { class: "field field--row" }, h("label", { for: idAttr, class: "field-label", text: ruleLabel(r.name) }), input));
+      } else {
+        const select = h("select", { id: idAttr, class: "select", dataset: { rule: r.name } },
+          (r.values || []).map((v) => h("option", { value: JSON.stringify(v), text: valueLabel(r.name, v) })));
+        select.value = JSON.stringify(r.default);
+        houseInputs.set(r.name, select);
+        houseRules.appendChild(h("div", { class: "field field--row" }, h("label", { for: idAttr, class: "field-label", text: ruleLabel(r.name) }), select));
+      }
+    }
+    fillSeats();
+  }
+
+  function collectRules() {
+    const rules = {};
+    if (brutalInput.checked) rules.brutal = true;
+    const target = Number(targetInput.value);
+    const targetDefault = (rulesSpec.find((r) => r.name === "target_score") || { default: 200 }).default;
+    if (Number.isInteger(target) && target !== targetDefault) rules.target_score = target;
+    for (const r of rulesSpec) {
+      const input = houseInputs.get(r.name);
+      if (!input) continue;
+      let value;
+      if (r.type === "bool") value = input.checked;
+      else if (input.tagName === "SELECT") value = JSON.parse(input.value);
+      else value = Number(input.value);
+      if (JSON.stringify(value) !== JSON.stringify(r.default)) rules[r.name] = value;
+    }
+    return rules;
+  }
+
+  const form = h("form", { class: "create-form", novalidate: true, "aria-labelledby": "create-title" },
+    h("div", { class: "field" }, h("label", { for: "create-player", class: "field-label", text: "Your name" }), nameInput),
+    h("div", { class: "field" }, h("label", { for: "create-name", class: "field-label", text: "Table name" }), tableInput),
+    h("div", { class: "field-grid" },
+      h("div", { class: "field" }, h("label", { for: "create-seats", class: "field-label", text: "Seats" }), seatsSelect),
+      h("div", { class: "field" }, h("label", { for: "create-target", class: "field-label", text: "Target score" }), targetInput)),
+    switchField(brutalInput, "Brutal mode", RULE_TEXT.brutal.help),
+    h("div", { class: "switch-field switch-field--with-input" },
+      timerOn,
+      h("label", { for: "create-timer-on", class: "switch-label" },
+        h("span", { class: "switch", "aria-hidden": "true" }),
+        h("span", { class: "switch-text" }, h("span", { text: "Turn timer" }), h("small", { class: "muted", text: "A bot decides for anyone who runs out of time." }))),
+      h("span", { class: "timer-input" }, timerInput, h("span", { class: "muted", text: "s" }))),
+    h("details", { class: "more-rules" }, h("summary", { text: "House rules" }), houseRules),
+    formError,
+    submit);
+
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    formError.hidden = true;
+    const player = nameInput.value.trim();
+    if (!player) {
+      formError.textContent = "Enter your name first.";
+      formError.hidden = false;
+      nameInput.focus();
+      return;
+    }
+    const target = Number(targetInput.value);
+    if (!Number.isInteger(target) || target < 1) {
+      formError.textContent = "The target score must be a whole number of at least 1.";
+      formError.hidden = false;
+      targetInput.focus();
+      return;
+    }
+    let turnTimer = null;
+    if (timerOn.checked) {
+      turnTimer = Number(timerInput.value);
+      if (!Number.isInteger(turnTimer) || turnTimer < 5 || turnTimer > 600) {
+        formError.textContent = "The turn timer must be between 5 and 600 seconds.";
+        formError.hidden = false;
+        timerInput.focus();
+        return;
+      }
+    }
+    store.set(NAME_KEY, player);
+    const body = {
+      name: tableInput.value.trim() || `${player}’s table`,
+      player,
+      seats: Number(seatsSelect.value),
+      rules: collectRules(),
+      turn_timer: turnTimer,
+    };
+    submit.disabled = true;
+    try {
+      const data = await api("POST", "/api/tables", { body });
+      store.set(tokenKey(data.table.id), data.token);
+      navigate(`/t/${encodeURIComponent(data.table.id)}`);
+    } catch (err) {
+      formError.textContent = err.message;
+      formError.hidden = false;
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  rulesSpec = fallbackRules();
+  buildHouseRules(rulesSpec);
+  api("GET", "/api/rules").then((data) => {
+    if (destroyed) return;
+    const spec = normaliseRules(data);
+    if (spec.length) {
+      rulesSpec = spec;
+      buildHouseRules(spec);
+      const t = spec.find((r) => r.name === "target_score");
+      if (t && targetInput.value === "200") targetInput.value = String(t.default);
+    }
+  }).catch(() => { /* keep the built-in list */ });
+
+  const createPanel = h("section", { class: "panel create", "aria-labelledby": "create-title" },
+    h("h2", { id: "create-title", text: "New table" }), form);
+
+  // ---- open tables -----------------------------------------------------------------
+  const tablesList = h("ul", { class: "table-list", "aria-live": "polite", dataset: { testid: "tables" } });
+  const tablesEmpty = h("p", { class: "muted empty", text: "No open tables yet — create one!" });
+  const refreshBtn = h("button", { type: "button", class: "btn btn--icon", "aria-label": "Refresh the list", onclick: () => loadTables() }, icon("refresh"));
+  const tablesPanel = h("section", { class: "panel tables", "aria-labelledby": "tables-title" },
+    h("div", { class: "panel-head" }, h("h2", { id: "tables-title", text: "Open tables" }), refreshBtn),
+    tablesList, tablesEmpty);
+
+  async function join(t) {
+    const name = await askName(`Join “${t.name}”`, "Join");
+    if (!name) return;
+    try {
+      const data = await api("POST", `/api/tables/${encodeURIComponent(t.id)}/join`, { body: { player: name } });
+      store.set(tokenKey(t.id), data.token);
+      navigate(`/t/${encodeURIComponent(t.id)}`);
+    } catch (err) {
+      toast(err.message);
+      loadTables();
+    }
+  }
+
+  function renderTables(tables) {
+    const key = focusKey();
+    clear(tablesList);
+    tablesEmpty.hidden = tables.length > 0;
+    for (const t of tables) {
+      const seated = t.seats.filter((s) => s.kind !== "empty");
+      const free = t.seats.length - seated.length;
+      const mine = !!store.get(tokenKey(t.id));
+      const badges = ruleBadges(t.rules, t.turn_timer);
+      const actions = [];
+      if (mine) {
+        actions.push(h("a", { class: "btn btn--primary btn--small", href: `/t/${encodeURIComponent(t.id)}`, "data-link": true, dataset: { focusKey: `back:${t.id}` } }, "Back to seat"));
+      } else if (t.state === "waiting" && free > 0) {
+        actions.push(h("button", { type: "button", class: "btn btn--primary btn--small", "aria-label": `Join ${t.name}`, dataset: { focusKey: `join:${t.id}` }, onclick: () => join(t) }, "Join"));
+      }
+      actions.push(h("a", { class: "btn btn--ghost btn--small", href: `/t/${encodeURIComponent(t.id)}`, "data-link": true, "aria-label": `Watch ${t.name}`, dataset: { focusKey: `watch:${t.id}` } }, icon("eye"), "Watch"));
+      tablesList.appendChild(h("li", { class: "table-item", dataset: { table: t.id, state: t.state } },
+        h("div", { class: "table-item-main" },
+          h("div", { class: "table-item-title" },
+            h("span", { class: "table-item-name", text: t.name }),
+            h("span", { class: `chip chip--state`, dataset: { state: t.state }, text: t.state === "waiting" ? "Waiting" : t.state === "playing" ? "Playing" : "Finished" })),
+          h("div", { class: "seat-dots", role: "img", "aria-label": `${seated.length} of ${t.seats.length} seats taken` },
+            t.seats.map((s) => h("span", { class: `seat-dot seat-dot--${s.kind}` }))),
+          h("p", { class: "table-item-players muted", text: seated.map((s) => s.name).join(", ") || "Nobody yet" }),
+          badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null),
+        h("div", { class: "table-item-actions" }, actions)));
+    }
+    restoreFocus(key, tablesList);
+  }
+
+  async function loadTables() {
+    try {
+      const data = await api("GET", "/api/tables");
+      if (!destroyed) renderTables((data && data.tables) || []);
+    } catch {
+      /* keep the last list; the next refresh tries again */
+    }
+  }
+  loadTables();
+  const poll = setInterval(() => { if (!document.hidden) loadTables(); }, 4000);
+
+  // ---- replays ---------------------------------------------------------------------
+  const fileInput = h("input", { id: "replay-file", type: "file", accept: ".json,application/json", class: "visually-hidden file-input" });
+  const uploadError = h("p", { class: "form-error", role: "alert", hidden: true, dataset: { testid: "upload-error" } });
+  fileInput.addEventListener("change", async () => {
+    const file = fileInput.files && fileInput.files[0];
+    uploadError.hidden = true;
+    if (!file) return;
+    let record;
+    try {
+      record = JSON.parse(await file.text());
+    } catch {
+      uploadError.textContent = `${file.name} is not a JSON file.`;
+      uploadError.hidden = false;
+      fileInput.value = "";
+      return;
+    }
+    try {
+      const data = await api("POST", "/api/replays", { body: record });
+      navigate(`/replay/${encodeURIComponent(data.id)}`);
+    } catch (err) {
+      uploadError.textContent = err.message;
+      uploadError.hidden = false;
+    } finally {
+      fileInput.value = "";
+    }
+  });
+  const replayPanel = h("section", { class: "panel replays", "aria-labelledby": "replays-title" },
+    h("h2", { id: "replays-title", text: "Watch a replay" }),
+    h("p", { class: "muted", text: "Upload a game record (flip7-record/1 JSON) to step through it card by card." }),
+    fileInput,
+    h("label", { for: "replay-file", class: "btn btn--secondary btn--block upload-btn", tabindex: "-1" }, icon("upload"), "Upload a record"),
+    uploadError);
+  // The <label> is the visible control; keep the file input keyboard-reachable.
+  fileInput.addEventListener("focus", () => replayPanel.querySelector(".upload-btn").classList.add("is-focused"));
+  fileInput.addEventListener("blur", () => replayPanel.querySelector(".upload-btn").classList.remove("is-focused"));
+
+  root.appendChild(h("div", { class: "lobby" }, hero,
+    h("div", { class: "lobby-grid" }, createPanel, h("div", { class: "lobby-col" }, tablesPanel, replayPanel))));
+
+  return {
+    destroy() {
+      destroyed = true;
+      clearInterval(poll);
+    },
+  };
+}

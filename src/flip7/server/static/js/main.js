@@ -1,0 +1,53 @@
+// Entry point: picks the view for the current path and swaps views on navigation.
+import { mountLobby } from "./lobby.js";
+import { mountReplay } from "./replay.js";
+import { setRouteHandler, setTopbar } from "./router.js";
+import { mountTable } from "./table.js";
+import { clear, h } from "./util.js";
+
+const ROUTES = [
+  [/^\/?$/, () => mountLobby],
+  [/^\/t\/([^/]+)\/?$/, (m) => (root) => mountTable(root, { id: decodeURIComponent(m[1]) })],
+  [/^\/replay\/game\/([^/]+)\/?$/, (m) => (root) => mountReplay(root, { gameId: decodeURIComponent(m[1]) })],
+  [/^\/replay\/([^/]+)\/?$/, (m) => (root) => mountReplay(root, { uploadId: decodeURIComponent(m[1]) })],
+];
+
+let current = null;
+
+function route() {
+  if (current && current.destroy) current.destroy();
+  current = null;
+  const main = document.getElementById("main");
+  clear(main);
+  setTopbar();
+  document.body.dataset.view = "";
+  const path = window.location.pathname;
+  for (const [re, make] of ROUTES) {
+    const m = path.match(re);
+    if (m) {
+      current = make(m)(main) || null;
+      window.scrollTo(0, 0);
+      return;
+    }
+  }
+  document.title = "Not found · Flip 7";
+  main.appendChild(h("section", { class: "panel notfound" },
+    h("h1", { text: "Nothing here" }),
+    h("p", { text: "This page does not exist." }),
+    h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, "Back to the lobby")));
+}
+
+document.addEventListener("click", (ev) => {
+  const a = ev.target.closest && ev.target.closest("a[data-link]");
+  if (!a || ev.defaultPrevented || ev.button !== 0) return;
+  if (ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+  const url = new URL(a.href, window.location.href);
+  if (url.origin !== window.location.origin) return;
+  ev.preventDefault();
+  if (url.pathname !== window.location.pathname) history.pushState({}, "", url.pathname + url.search);
+  route();
+});
+
+window.addEventListener("popstate", route);
+setRouteHandler(route);
+route();

@@ -1,0 +1,176 @@
+// Replays (/replay/game/{id} and /replay/{upload id}): step through a finished or uploaded game.
+import { api } from "./api.js";
+import { renderBoard, renderScoreSheet } from "./board.js";
+import { eventLine } from "./cards.js";
+import { setTopbar } from "./router.js";
+import { clear, h, icon } from "./util.js";
+
+const SPEEDS = [0.5, 1, 2, 4, 8];
+
+export function mountReplay(root, { gameId, uploadId }) {
+  document.body.dataset.view = "replay";
+  document.title = "Replay · Flip 7";
+  const S = { data: null, index: 0, playing: false, timer: null, speed: 1, destroyed: false, lines: [], blobUrl: null };
+
+  const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Loading the replay…");
+  root.appendChild(h("div", { class: "replay-page" }, loading));
+
+  const url = gameId !== undefined ? `/api/games/${encodeURIComponent(gameId)}/replay` : `/api/replays/${encodeURIComponent(uploadId)}`;
+  api("GET", url).then((data) => {
+    if (S.destroyed) return;
+    if (!data || !Array.isArray(data.steps) || !data.steps.length) throw new Error("This replay has no steps.");
+    S.data = data;
+    build();
+  }).catch((err) => {
+    if (S.destroyed) return;
+    loading.remove();
+    root.firstChild.appendChild(h("section", { class: "panel notfound" },
+      h("h2", { text: "This replay cannot be shown" }),
+      h("p", { class: "muted", text: err.message || "Unknown error" }),
+      h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, "Back to the lobby")));
+  });
+
+  let els = null;
+  let names = (s) => `Seat ${s + 1}`;
+
+  function build() {
+    loading.remove();
+    const { record, steps } = S.data;
+    const players = (record && record.players) || steps[0].game.players.map((p) => p.name);
+    document.title = `Replay: ${players.join(", ")} · Flip 7`;
+    names = (s) => players[s] ?? `Seat ${s + 1}`;
+    S.lines = steps.map((st) => (st.events || []).map((ev) => eventLine(ev, names)).filter(Boolean));
+
+    // Download the record as a file.
+    let download;
+    if (gameId !== undefined) {
+      download = h("a", { class: "btn btn--secondary btn--small", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flip7-game-${gameId}.json`, dataset: { testid: "download" } }, icon("download"), "Download record");
+    } else {
+      S.blobUrl = URL.createObjectURL(new Blob([JSON.stringify(record, null, 2)], { type: "application/json" }));
+      download = h("a", { class: "btn btn--secondary btn--small", href: S.blobUrl, download: `flip7-replay-${uploadId}.json`, dataset: { testid: "download" } }, icon("download"), "Download record");
+    }
+    setTopbar(h("a", { class: "btn btn--ghost btn--small", href: "/", "data-link": true }, "Lobby"));
+
+    const boardHost = h("div", { class: "board-host" });
+    const stepInfo = h("p", { class: "replay-step", "aria-live": "polite", dataset: { testid: "step-info" } });
+    const slider = h("input", { type: "range", class: "replay-slider", min: "0", max: String(steps.length - 1), step: "1", value: "0", "aria-label": "Step", dataset: { testid: "slider" } });
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    const ctl = (name, label, fn, testid) => h("button", { type: "button", class: "btn btn--icon btn--control", "aria-label": label, title: label, onclick: fn, dataset: { testid } }, icon(name));
+    const playBtn = ctl("play", "Play", () => togglePlay(), "play");
+    const speed = h("select", { class: "select select--small", "aria-label": "Playback speed" },
+      SPEEDS.map((s) => h("option", { value: String(s), text: `${s}×` })));
+    speed.value = "1";
+    speed.addEventListener("change", () => { S.speed = Number(speed.value); if (S.playing) schedule(); });
+    const controls = h("div", { class: "replay-controls panel", role: "group", "aria-label": "Replay controls" },
+      h("div", { class: "replay-buttons" },
+        ctl("first", "First step (Home)", () => go(0), "first"),
+        ctl("prev", "Previous step (Left arrow)", () => go(S.index - 1), "prev"),
+        playBtn,
+        ctl("next", "Next step (Right arrow)", () => go(S.index + 1), "next"),
+        ctl("last", "Last step (End)", () => go(steps.length - 1), "last"),
+        speed),
+      slider, stepInfo);
+    const log = h("ol", { class: "log log--replay", "aria-label": "Events up to this step", dataset: { testid: "replay-log" } });
+    const scoresHost = h("div", { class: "scores-host" });
+    const side = h("aside", { class: "game-side panel", "aria-label": "Events and scores" },
+      h("h2", { class: "side-title", text: "Events" }), log,
+      h("h2", { class: "side-title", text: "Scores" }), scoresHost);
+    const head = h("div", { class: "table-head" },
+      h("div", { class: "table-head-main" },
+        h("h1", { class: "table-title", text: replayTitle(record) }),
+        h("span", { class: "chip", text: players.join(" · ") })),
+      h("div", { class: "table-head-tools" }, download));
+    root.firstChild.append(head, h("div", { class: "game-layout game-layout--replay" },
+      h("div", { class: "game-main" }, boardHost, controls), side));
+    els = { boardHost, stepInfo, slider, playBtn, log, scoresHost };
+    go(0);
+  }
+
+  function replayTitle(record) {
+    const meta = (record && record.meta) || {};
+    if (typeof meta.table_name === "string" && meta.table_name) {
+      return `${meta.table_name}${meta.number ? ` · game ${meta.number}` : ""}`;
+    }
+    return gameId !== undefined ? "Game replay" : "Uploaded replay";
+  }
+
+  function go(i) {
+    const steps = S.data.steps;
+    const idx = Math.max(0, Math.min(steps.length - 1, i));
+    S.index = idx;
+    const step = steps[idx];
+    clear(els.boardHost);
+    els.boardHost.appendChild(renderBoard(step.game, { me: null }));
+    clear(els.scoresHost);
+    els.scoresHost.appendChild(renderScoreSheet(step.game));
+    els.slider.value = String(idx);
+    const now = S.lines[idx];
+    let what = now.length ? now[now.length - 1].text : "";
+    if (!what && idx > 0) {
+      const before = steps[idx - 1].game;
+      if (before.to_decide !== null && before.to_decide !== undefined) what = `${names(before.to_decide)} decided`;
+    }
+    els.stepInfo.textContent = `Step ${idx + 1} of ${steps.length}${what ? ` · ${what}` : ""}`;
+    els.stepInfo.dataset.index = String(idx);
+    // The log: earlier steps' lines (most recent 150), this step's lines highlighted.
+    clear(els.log);
+    const items = [];
+    for (let k = idx; k >= 0 && items.length < 150; k -= 1) {
+      const lines = S.lines[k];
+      for (let j = lines.length - 1; j >= 0 && items.length < 150; j -= 1) items.push([lines[j], k === idx]);
+    }
+    items.reverse();
+    for (const [line, current] of items) {
+      els.log.appendChild(h("li", { class: `log-item log--${line.tone}${current ? " is-current" : ""}` },
+        h("span", { class: "log-dot", "aria-hidden": "true" }), h("span", { class: "log-text", text: line.text })));
+    }
+    els.log.scrollTop = els.log.scrollHeight;
+    if (idx >= steps.length - 1 && S.playing) togglePlay(false);
+  }
+
+  function schedule() {
+    clearTimeout(S.timer);
+    if (!S.playing) return;
+    S.timer = setTimeout(() => {
+      if (S.destroyed || !S.playing) return;
+      go(S.index + 1);
+      schedule();
+    }, 700 / S.speed);
+  }
+
+  function togglePlay(force) {
+    S.playing = force === undefined ? !S.playing : force;
+    if (S.playing && S.index >= S.data.steps.length - 1) go(0);
+    const btn = els.playBtn;
+    clear(btn);
+    btn.appendChild(icon(S.playing ? "pause" : "play"));
+    btn.setAttribute("aria-label", S.playing ? "Pause" : "Play");
+    btn.title = S.playing ? "Pause (Space)" : "Play (Space)";
+    schedule();
+  }
+
+  function onKey(ev) {
+    if (!els || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const tag = ev.target && ev.target.tagName;
+    if (tag === "INPUT" && ev.target.type !== "range") return;
+    if (tag === "SELECT" || tag === "TEXTAREA") return;
+    let handled = true;
+    if (ev.key === "ArrowRight") go(S.index + 1);
+    else if (ev.key === "ArrowLeft") go(S.index - 1);
+    else if (ev.key === "Home") go(0);
+    else if (ev.key === "End") go(S.data.steps.length - 1);
+    else if (ev.key === " " && tag !== "BUTTON" && tag !== "A") togglePlay();
+    else handled = false;
+    if (handled) ev.preventDefault();
+  }
+  document.addEventListener("keydown", onKey);
+
+  return {
+    destroy() {
+      S.destroyed = true;
+      clearTimeout(S.timer);
+      document.removeEventListener("keydown", onKey);
+      if (S.blobUrl) URL.revokeObjectURL(S.blobUrl);
+    },
+  };
+}

@@ -1,0 +1,1021 @@
+// The table page (/t/{id}): the WebSocket connection, the waiting room, the live game,
+// decisions, the event animations and log, the score sheet and the end-of-game screen.
+import { api } from "./api.js";
+import { countdownEl, renderBoard, renderScoreSheet, seatHue, tickCountdowns } from "./board.js";
+import { cardEl, cardName, decisionLabel, eventLine, kindPrompt, parseDecision } from "./cards.js";
+import { navigate, setTopbar } from "./router.js";
+import { ruleBadges } from "./rules.js";
+import { add, askName, clear, copyText, focusKey, h, icon, restoreFocus, store, toast, tokenKey } from "./util.js";
+
+let botsCache = null;
+async function loadBots() {
+  if (botsCache) return botsCache;
+  try {
+    const data = await api("GET", "/api/bots");
+    botsCache = (data && data.bots) || ["basic"];
+  } catch {
+    botsCache = ["basic"];
+  }
+  return botsCache;
+}
+
+/** WebSocket with automatic reconnection (exponential backoff with jitter). */
+class Connection {
+  constructor(url, { onOpen, onMessage, onState }) {
+    this.url = url;
+    this.onOpen = onOpen;
+    this.onMessage = onMessage;
+    this.onState = onState;
+    this.ws = null;
+    this.attempt = 0;
+    this.stopped = true;
+    this.retryTimer = null;
+    this.pingTimer = null;
+  }
+
+  start() {
+    this.stopped = false;
+    this.open();
+  }
+
+  open() {
+    clearTimeout(this.retryTimer);
+    this.onState(this.attempt ? "reconnecting" : "connecting");
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch {
+      this.retry();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      if (ws !== this.ws) return;
+      this.attempt = 0;
+      this.onOpen();
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => this.send({ v: 1, type: "ping" }), 25000);
+    };
+    ws.onmessage = (ev) => {
+      if (ws !== this.ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      this.onMessage(msg);
+    };
+    ws.onclose = () => {
+      if (ws !== this.ws) return;
+      clearInterval(this.pingTimer);
+      if (!this.stopped) this.retry();
+      else this.onState("closed");
+    };
+    ws.onerror = () => {
+      /* onclose follows */
+    };
+  }
+
+  retry() {
+    const base = Math.min(15000, 500 * 2 ** this.attempt);
+    const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+    this.attempt += 1;
+    this.onState("offline", delay);
+    this.retryTimer = setTimeout(() => this.open(), delay);
+  }
+
+  /** Drop the socket and connect again at once (new token, back online). */
+  restart() {
+    const old = this.ws;
+    this.ws = null;
+    if (old) {
+      old.onclose = null;
+      try {
+        old.close(1000);
+      } catch {
+        /* ignore */
+      }
+    }
+    this.attempt = 0;
+    this.stopped = false;
+    this.open();
+  }
+
+  send(obj) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(obj));
+      return true;
+    }
+    return false;
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.pingTimer);
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      ws.onclose = null;
+      try {
+        ws.close(1000);
+      } catch {
+        /* ignore */
+      }
+    }
+  }
+}
+
+const CONN_TEXT = {
+  connecting: "Connecting…",
+  reconnecting: "Reconnecting…",
+  online: "Live",
+  offline: "Offline",
+  closed: "Closed",
+};
+
+/** Cards that could come next: the deck minus every card on view (one or two decks). */
+function bustRisk(game, me) {
+  const decks = game.decks || 1;
+  const counts = new Map();
+  const put = (code, n) => counts.set(code, (counts.get(code) || 0) + n);
+  put("0", decks);
+  for (let v = 1; v <= 13; v += 1) put(String(v), v * decks);
+  put("7", -decks);
+  put("U7", decks);
+  put("13", -decks);
+  put("L13", decks);
+  for (const m of ["/2", "-2", "-4", "-6", "-8", "-10"]) put(m, decks);
+  for (const a of ["JOM", "FLIP4", "STEAL", "SWAP", "DISCARD"]) put(a, 2 * decks);
+  // set_aside already holds the pending card (flip7.game.Game.set_aside).
+  const seen = [...(game.discard_pile || []), ...(game.set_aside || [])];
+  for (const p of game.players) seen.push(...(p.line || []), ...(p.modifiers || []));
+  for (const c of seen) put(c, -1);
+  let total = 0;
+  for (const n of counts.values()) total += Math.max(0, n);
+  if (total !== game.draw_pile_size || total === 0) return null;
+  const line = game.players[me].line || [];
+  const has = (c) => line.includes(c);
+  const thirteens = line.filter((c) => c === "13" || c === "L13").length;
+  let bad = 0;
+  for (const [code, n] of counts) {
+    if (n <= 0) continue;
+    if (code === "7") {
+      if (has("7") || has("U7")) bad += n;
+    } else if (code === "13") {
+      if (thirteens >= 2 || (has("13") && !has("L13"))) bad += n;
+    } else if (/^\d+$/.test(code) && code !== "0" && has(code)) bad += n;
+  }
+  return bad / total;
+}
+
+export function mountTable(root, { id }) {
+  const S = {
+    id,
+    token: store.get(tokenKey(id)),
+    mySeat: null, // table seat from welcome
+    table: null,
+    conn: null,
+    connState: "connecting",
+    pendingMove: null,
+    moveCounter: 0,
+    swapFirst: null,
+    endClosedFor: null,
+    tab: "log",
+    lastTurnKey: null,
+    destroyed: false,
+  };
+  document.body.dataset.view = "table";
+  document.title = "Table · Flip 7";
+
+  // ---- persistent layout -------------------------------------------------------------
+  const title = h("h1", { class: "table-title", text: "Table" });
+  const stateChip = h("span", { class: "chip chip--state" });
+  const connPill = h("span", { class: "conn conn--connecting", role: "status", "aria-live": "polite", dataset: { testid: "conn" } },
+    h("span", { class: "conn-dot", "aria-hidden": "true" }), h("span", { class: "conn-text", text: "Connecting…" }));
+  const inviteUrl = `${window.location.origin}/t/${encodeURIComponent(id)}`;
+  const inviteBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": "Copy the invite link", onclick: copyInvite },
+    icon("link"), h("span", { class: "hide-narrow", text: "Invite" }));
+  const resultsBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", hidden: true, onclick: () => { S.endClosedFor = null; renderEnd(); } },
+    icon("trophy"), h("span", { class: "hide-narrow", text: "Results" }));
+  const leaveGameBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", hidden: true, "aria-label": "Leave the table (a bot takes over your seat)", onclick: leaveGame },
+    h("span", { text: "Leave" }));
+  const spectatorBadge = h("span", { class: "chip chip--watch", hidden: true }, icon("eye"), "Watching");
+  const header = h("div", { class: "table-head" },
+    h("div", { class: "table-head-main" }, title, stateChip, spectatorBadge),
+    h("div", { class: "table-head-tools" }, resultsBtn, inviteBtn, leaveGameBtn));
+  setTopbar(connPill);
+
+  const waitingHost = h("div", { class: "waiting-host" });
+  const boardHost = h("div", { class: "board-host" });
+  const fxLayer = h("div", { class: "fx-layer", "aria-hidden": "true" });
+  const decisionHost = h("section", { id: "decision", class: "decision", "aria-label": "Your decision", dataset: { state: "idle" } });
+  const logList = h("ol", { class: "log", "aria-label": "Game log", dataset: { testid: "log" } });
+  const scoresHost = h("div", { class: "scores-host" });
+  const tabLog = h("button", { type: "button", role: "tab", class: "tab", id: "tab-log", "aria-controls": "panel-log", onclick: () => setTab("log") }, "Log");
+  const tabScores = h("button", { type: "button", role: "tab", class: "tab", id: "tab-scores", "aria-controls": "panel-scores", onclick: () => setTab("scores") }, "Scores");
+  const panelLog = h("div", { role: "tabpanel", id: "panel-log", "aria-labelledby": "tab-log", class: "tabpanel" }, logList);
+  const panelScores = h("div", { role: "tabpanel", id: "panel-scores", "aria-labelledby": "tab-scores", class: "tabpanel" }, scoresHost);
+  const side = h("aside", { class: "game-side panel", "aria-label": "Log and scores" },
+    h("div", { class: "tabs", role: "tablist" }, tabLog, tabScores), panelLog, panelScores);
+  const gameMain = h("div", { class: "game-main" }, h("div", { class: "board-wrap" }, boardHost, fxLayer), decisionHost);
+  const gameLayout = h("div", { class: "game-layout" }, gameMain, side);
+  const endHost = h("div", { class: "end-host" });
+  const announcer = h("div", { class: "visually-hidden", role: "status", "aria-live": "assertive" });
+  const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Joining the table…");
+  root.append(h("div", { class: "table-page" }, header, loading, waitingHost, gameLayout, endHost, announcer));
+  waitingHost.hidden = true;
+  gameLayout.hidden = true;
+
+  function setTab(tab) {
+    S.tab = tab;
+    tabLog.setAttribute("aria-selected", String(tab === "log"));
+    tabScores.setAttribute("aria-selected", String(tab === "scores"));
+    panelLog.hidden = tab !== "log";
+    panelScores.hidden = tab !== "scores";
+  }
+  setTab("log");
+
+  async function copyInvite() {
+    const ok = await copyText(inviteUrl);
+    toast(ok ? "Invite link copied" : inviteUrl, ok ? "ok" : "info");
+  }
+
+  // ---- helpers ---------------------------------------------------------------------
+  const game = () => (S.table ? S.table.game : null);
+  const playerSeats = () => (S.table ? S.table.seats.filter((s) => s.kind !== "empty") : []);
+  const seatMeta = (gs) => playerSeats()[gs] || null;
+  const nameOf = (s) => {
+    const g = game();
+    if (g && g.players[s]) return g.players[s].name;
+    const seat = S.table && S.table.seats.find((x) => x.seat === s);
+    return seat && seat.name ? seat.name : `Seat ${s + 1}`;
+  };
+  const myGameSeat = () => {
+    const g = game();
+    if (g && g.viewer !== null && g.viewer !== undefined) return g.viewer;
+    return null;
+  };
+  const isSeated = () => !!S.token && (S.mySeat !== null || myGameSeat() !== null);
+
+  function setConn(state, delay) {
+    S.connState = state;
+    connPill.className = `conn conn--${state}`;
+    const text = state === "offline" && delay ? `Offline · retrying in ${Math.ceil(delay / 1000)}s` : CONN_TEXT[state] || state;
+    connPill.querySelector(".conn-text").textContent = text;
+    decisionHost.classList.toggle("is-offline", state !== "online");
+  }
+
+  async function rest(method, path, body) {
+    try {
+      const data = await api(method, `/api/tables/${encodeURIComponent(id)}${path}`, { body, token: S.token });
+      if (data && data.table && S.table && data.table.version > S.table.version) applyTable(data.table);
+      return data || {};
+    } catch (err) {
+      toast(err.message || "Something went wrong");
+      if (err.status === 401) forgetToken();
+      return null;
+    }
+  }
+
+  function forgetToken() {
+    store.del(tokenKey(id));
+    S.token = null;
+    S.mySeat = null;
+    S.conn.restart();
+  }
+
+  // ---- animations and the log --------------------------------------------------------
+  const anim = { timers: [], pending: [] };
+
+  function logLine(ev0) {
+    let ev = ev0;
+    if (ev.type === "seat_left" && S.table) {
+      // Mid-game the seat stays (a bot plays it); before the start it is emptied.
+      const seat = S.table.seats.find((x) => x.seat === ev.seat);
+      if (seat && seat.kind !== "empty" && seat.left) ev = { ...ev, name: seat.name };
+    }
+    const line = eventLine(ev, nameOf);
+    if (!line) return;
+    const li = h("li", { class: `log-item log--${line.tone}`, dataset: { type: ev.type } },
+      h("span", { class: "log-dot", "aria-hidden": "true" }), h("span", { class: "log-text", text: line.text }));
+    const stick = logList.scrollHeight - logList.scrollTop - logList.clientHeight < 40;
+    logList.appendChild(li);
+    while (logList.children.length > 400) logList.firstElementChild.remove();
+    if (stick) logList.scrollTop = logList.scrollHeight;
+  }
+
+  function seatEl(s) {
+    return boardHost.querySelector(`.seat[data-seat="${s}"]`);
+  }
+
+  function fx(el, cls, ms = 900) {
+    if (!el) return;
+    el.classList.remove(cls);
+    void el.offsetWidth; // restart the animation
+    el.classList.add(cls);
+    setTimeout(() => el.classList.remove(cls), ms);
+  }
+
+  function banner(text, tone) {
+    for (const old of fxLayer.querySelectorAll(".banner")) old.remove();
+    const b = h("div", { class: `banner banner--${tone}`, text });
+    fxLayer.appendChild(b);
+    setTimeout(() => b.remove(), 1400);
+  }
+
+  /** Where each event puts a card: [seat, row, code] — used to flip the card in. */
+  function arrivals(ev) {
+    switch (ev.type) {
+      case "dealt":
+      case "drew":
+        return [[ev.seat, "line", ev.card]];
+      case "stolen":
+        return [[ev.seat, "any", ev.card]];
+      case "swapped":
+        return [[ev.seat1, "any", ev.card2], [ev.seat2, "any", ev.card1]];
+      case "modifier_given":
+        return [[ev.to, "mod", ev.card]];
+      default:
+        return [];
+    }
+  }
+
+  function findCard(seat, row, code, claimed) {
+    const panel = seatEl(seat);
+    if (!panel) return null;
+    const sel = row === "line" ? ".seat-line .card" : row === "mod" ? ".seat-mods .card" : ".card";
+    const cards = [...panel.querySelectorAll(sel)].filter((c) => c.dataset.code === code && !claimed.has(c));
+    return cards.length ? cards[cards.length - 1] : null;
+  }
+
+  function visual(ev, marks) {
+    for (const el of marks) {
+      el.classList.remove("incoming");
+      fx(el, "arrive", 700);
+    }
+    switch (ev.type) {
+      case "dealt":
+      case "drew":
+        fx(seatEl(ev.seat), "fx-draw", 600);
+        if (!marks.length) fx(boardHost.querySelector(".pile--pending .card, .pile--discard .card"), "arrive", 700);
+        break;
+      case "busted":
+        fx(seatEl(ev.seat), "fx-bust", 900);
+        break;
+      case "stayed":
+        fx(seatEl(ev.seat), "fx-stay", 800);
+        break;
+      case "flip7":
+        fx(seatEl(ev.seat), "fx-star", 1400);
+        banner(`Flip 7! ${nameOf(ev.seat)}`, "star");
+        break;
+      case "action_used":
+        fx(seatEl(ev.target), "fx-action", 900);
+        break;
+      case "stolen":
+        fx(seatEl(ev.victim), "fx-bad", 900);
+        fx(seatEl(ev.seat), "fx-action", 900);
+        break;
+      case "swapped":
+        fx(seatEl(ev.seat1), "fx-action", 900);
+        fx(seatEl(ev.seat2), "fx-action", 900);
+        break;
+      case "discarded":
+      case "wiped":
+        fx(seatEl(ev.victim ?? ev.seat), "fx-bad", 900);
+        break;
+      case "modifier_given":
+        fx(seatEl(ev.to), "fx-mod", 800);
+        break;
+      case "minus15":
+        fx(seatEl(ev.target), "fx-bad", 900);
+        banner(`−15 to ${nameOf(ev.target)}`, "bad");
+        break;
+      case "bonus_taken":
+        banner(`+15 for ${nameOf(ev.seat)}`, "star");
+        break;
+      case "round_scored":
+        banner(`Round ${ev.round} scored`, "round");
+        break;
+      case "reshuffled":
+        fx(boardHost.querySelector(".pile--draw .card"), "arrive", 700);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Play the queued events at once (a new update arrived): keeps the log in order. */
+  function flushAnimations() {
+    for (const t of anim.timers) clearTimeout(t);
+    anim.timers = [];
+    for (const item of anim.pending) {
+      logLine(item.ev);
+      for (const el of item.marks) el.classList.remove("incoming");
+    }
+    anim.pending = [];
+  }
+
+  const WEIGHT = { dealt: 1, drew: 1.2, busted: 1.5, flip7: 2, stolen: 1.3, swapped: 1.3, discarded: 1.1, wiped: 1.3,
+    action_used: 1.1, modifier_given: 1, stayed: 0.8, round_scored: 1.5, minus15: 1.2, bonus_taken: 1 };
+
+  /** Animate a batch of events in order; the whole batch lasts at most about a second. */
+  function playEvents(events) {
+    const claimed = new Set();
+    const items = events.map((ev) => {
+      const marks = [];
+      for (const [seat, row, code] of arrivals(ev)) {
+        const el = findCard(seat, row, code, claimed);
+        if (el) {
+          claimed.add(el);
+          el.classList.add("incoming");
+          marks.push(el);
+        }
+      }
+      return { ev, marks };
+    });
+    const total = items.reduce((acc, it) => acc + (WEIGHT[it.ev.type] || 0), 0);
+    const unit = total > 0 ? Math.min(280, 950 / total) : 0;
+    let t = 0;
+    anim.pending = items.slice();
+    for (const item of items) {
+      const timer = setTimeout(() => {
+        const i = anim.pending.indexOf(item);
+        if (i >= 0) anim.pending.splice(i, 1);
+        logLine(item.ev);
+        visual(item.ev, item.marks);
+      }, t);
+      anim.timers.push(timer);
+      t += (WEIGHT[item.ev.type] || 0) * unit;
+    }
+  }
+
+  // ---- state updates ---------------------------------------------------------------
+  function applyTable(table, events) {
+    if (S.destroyed) return;
+    flushAnimations();
+    const prevGameId = S.table ? S.table.game_id : null;
+    S.table = table;
+    const g = table.game;
+    if (S.pendingMove && (table.version > S.pendingMove.version || !g || g.to_decide !== g.viewer)) S.pendingMove = null;
+    if (g && g.viewer !== null && g.viewer !== undefined) {
+      /* seated in this game */
+    }
+    if (table.game_id !== prevGameId) S.swapFirst = null;
+    if (!g || g.decision_kind !== "swap" || g.to_decide !== g.viewer) S.swapFirst = null;
+    render();
+    if (events && events.length) playEvents(events);
+  }
+
+  function render() {
+    const t = S.table;
+    if (!t) return;
+    const key = focusKey();
+    loading.hidden = true;
+    title.textContent = t.name || "Table";
+    document.title = `${t.name || "Table"} · Flip 7`;
+    const stateText = t.state === "waiting" ? "Waiting for players"
+      : t.state === "playing" ? `Playing${t.game_number ? ` · game ${t.game_number}` : ""}` : "Game over";
+    stateChip.textContent = stateText;
+    stateChip.dataset.state = t.state;
+    spectatorBadge.hidden = isSeated();
+    leaveGameBtn.hidden = !(isSeated() && t.state === "playing");
+    root.querySelector(".table-page").dataset.state = t.state;
+    if (t.state === "waiting" || !t.game) {
+      waitingHost.hidden = false;
+      gameLayout.hidden = true;
+      renderWaiting();
+    } else {
+      waitingHost.hidden = true;
+      gameLayout.hidden = false;
+      renderGame();
+    }
+    renderEnd();
+    restoreFocus(key, root);
+  }
+
+  // ---- waiting room ------------------------------------------------------------------
+  function renderWaiting() {
+    const t = S.table;
+    clear(waitingHost);
+    const seated = t.seats.filter((s) => s.kind !== "empty");
+    const empty = t.seats.filter((s) => s.kind === "empty");
+    const minPlayers = t.rules && t.rules.allow_two_players ? 2 : 3;
+    const me = S.token ? S.mySeat : null;
+
+    const list = h("ol", { class: "seat-list", "aria-label": "Seats" }, t.seats.map((seat) => {
+      const mine = seat.seat === me;
+      const remove = seat.kind === "bot" && isSeated()
+        ? h("button", { type: "button", class: "btn btn--icon", "aria-label": `Remove ${seat.name || "bot"}`, dataset: { focusKey: `rm:${seat.seat}` },
+          onclick: () => rest("DELETE", `/seats/${seat.seat}`) }, icon("close")) : null;
+      return h("li", { class: `seat-row seat-row--${seat.kind}${mine ? " is-me" : ""}`, dataset: { seat: String(seat.seat), kind: seat.kind } },
+        h("span", { class: "seat-row-num", text: String(seat.seat + 1) }),
+        seat.kind === "empty" ? h("span", { class: "avatar avatar--empty", "aria-hidden": "true" })
+          : h("span", { class: "avatar", style: { "--hue": String(seatHue(seat.seat)) }, "aria-hidden": "true" },
+            seat.kind === "bot" ? icon("bot") : (seat.name || "?").charAt(0).toUpperCase()),
+        h("span", { class: "seat-row-name" },
+          seat.kind === "empty" ? h("span", { class: "muted", text: "Empty seat" }) : h("span", { text: seat.name }),
+          mine ? h("span", { class: "badge badge--you", text: "You" }) : null,
+          seat.kind === "bot" ? h("span", { class: "badge badge--bot", text: `bot · ${seat.bot || "basic"}` }) : null,
+          seat.kind === "human" && !seat.connected ? h("span", { class: "badge badge--offline", text: "offline" }) : null),
+        remove);
+    }));
+
+    const controls = h("div", { class: "waiting-controls" });
+    if (isSeated()) {
+      const botSelect = h("select", { id: "bot-level", class: "select", "aria-label": "Bot level", dataset: { focusKey: "bot-level" } });
+      loadBots().then((bots) => {
+        const prev = botSelect.value;
+        clear(botSelect);
+        for (const b of bots) botSelect.appendChild(h("option", { value: b, text: b.charAt(0).toUpperCase() + b.slice(1) }));
+        if (prev && bots.includes(prev)) botSelect.value = prev;
+        else if (S.lastBot && bots.includes(S.lastBot)) botSelect.value = S.lastBot;
+      });
+      const addBot = h("button", {
+        type: "button", class: "btn btn--secondary", disabled: !empty.length, dataset: { testid: "add-bot", focusKey: "add-bot" },
+        onclick: async (ev) => {
+          ev.currentTarget.disabled = true;
+          S.lastBot = botSelect.value || "basic";
+          await rest("POST", "/bots", { bot: S.lastBot });
+        },
+      }, icon("bot"), "Add bot");
+      const canStart = seated.length >= minPlayers;
+      const start = h("button", {
+        type: "button", class: "btn btn--primary btn--big", disabled: !canStart, dataset: { testid: "start", focusKey: "start" },
+        onclick: async (ev) => {
+          ev.currentTarget.disabled = true;
+          await rest("POST", "/start");
+        },
+      }, "Start game");
+      const leave = h("button", {
+        type: "button", class: "btn btn--ghost", dataset: { focusKey: "leave" },
+        onclick: async () => {
+          const ok = await rest("POST", "/leave");
+          if (ok) {
+            store.del(tokenKey(id));
+            S.token = null;
+            S.mySeat = null;
+            navigate("/");
+          }
+        },
+      }, "Leave table");
+      add(controls, 
+        h("div", { class: "control-row" }, h("label", { for: "bot-level", class: "field-label inline", text: "Bot level" }), botSelect, addBot),
+        h("div", { class: "control-row" }, start, leave),
+        canStart ? null : h("p", { class: "hint", text: `At least ${minPlayers} players are needed to start.` }));
+    } else {
+      add(controls, h("p", { class: "hint" }, icon("eye"), " You are watching this table."));
+      if (empty.length) {
+        add(controls, h("button", {
+          type: "button", class: "btn btn--primary btn--big", dataset: { testid: "take-seat", focusKey: "take-seat" },
+          onclick: takeSeat,
+        }, "Take a seat"));
+      }
+    }
+
+    const badges = ruleBadges(t.rules, t.turn_timer);
+    add(waitingHost, 
+      h("section", { class: "panel waiting" },
+        h("div", { class: "waiting-head" },
+          h("h2", { text: "Waiting for players" }),
+          h("span", { class: "chip", text: `${seated.length} / ${t.seats.length} seated` })),
+        badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null,
+        list, controls),
+      h("section", { class: "panel invite" },
+        h("h2", { text: "Invite friends" }),
+        h("p", { class: "muted", text: "Anyone with this link can take a free seat or watch." }),
+        h("div", { class: "invite-row" },
+          h("input", { class: "input invite-input", type: "text", readonly: true, value: inviteUrl, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
+          h("button", { type: "button", class: "btn btn--secondary", onclick: copyInvite, "aria-label": "Copy the invite link" }, icon("copy"), "Copy"))));
+  }
+
+  async function leaveGame() {
+    // eslint-disable-next-line no-alert
+    if (!window.confirm("Leave this table? A bot plays your seat for the rest of the game.")) return;
+    const ok = await rest("POST", "/leave");
+    if (ok) {
+      store.del(tokenKey(id));
+      S.token = null;
+      S.mySeat = null;
+      S.conn.restart();
+      render();
+    }
+  }
+
+  async function takeSeat() {
+    const name = await askName("Take a seat", "Sit down");
+    if (!name) return;
+    try {
+      const data = await api("POST", `/api/tables/${encodeURIComponent(id)}/join`, { body: { player: name } });
+      store.set(tokenKey(id), data.token);
+      S.token = data.token;
+      S.mySeat = data.seat;
+      if (data.table) applyTable(data.table);
+      S.conn.restart();
+    } catch (err) {
+      toast(err.message);
+    }
+  }
+
+  // ---- the game ----------------------------------------------------------------------
+  function renderGame() {
+    const t = S.table;
+    const g = t.game;
+    const me = myGameSeat();
+    const picks = buildPicks(g, me);
+    clear(boardHost);
+    boardHost.appendChild(renderBoard(g, { me, seatMeta, deadline: t.turn_deadline && !g.over ? t.turn_deadline : null, picks }));
+    clear(scoresHost);
+    scoresHost.appendChild(renderScoreSheet(g));
+    renderDecision(g, me);
+    resultsBtn.hidden = !g.over;
+    const turnKey = `${t.version}:${g.to_decide}`;
+    if (me !== null && g.to_decide === me && !g.over && S.lastTurnKey !== turnKey) {
+      S.lastTurnKey = turnKey;
+      announcer.textContent = kindPrompt(g.decision_kind, g.pending_card, true);
+    }
+  }
+
+  function myTurn(g, me) {
+    return !!g && me !== null && g.to_decide === me && !g.over && (g.legal_decisions || []).length > 0;
+  }
+
+  function labelFor(g, me, d) {
+    return decisionLabel(d, { names: nameOf, me, pending: g.pending_card });
+  }
+
+  /** Clickable seats and cards on the board for the current decision. */
+  function buildPicks(g, me) {
+    const picks = { seats: new Map(), cards: new Map(), selected: null };
+    if (!myTurn(g, me) || S.pendingMove) return picks;
+    const legal = g.legal_decisions;
+    const kind = g.decision_kind;
+    for (const d of legal) {
+      const p = parseDecision(d);
+      if (["target", "give", "pass", "minus"].includes(p.verb)) {
+        const short = p.verb === "minus" ? "−15" : p.verb === "give" ? (p.seat === me ? "Keep" : "Give") : p.seat === me ? "Me" : "Choose";
+        picks.seats.set(p.seat, { decision: d, label: labelFor(g, me, d), short, onPick: () => sendMove(d) });
+      } else if ((p.verb === "steal" || p.verb === "discard") && kind !== "swap") {
+        picks.cards.set(`${p.seat}|${p.card}`, { label: labelFor(g, me, d), onPick: () => sendMove(d) });
+      }
+    }
+    if (kind === "swap") {
+      const pairs = legal.map(parseDecision).filter((p) => p.verb === "swap");
+      if (!S.swapFirst) {
+        for (const p of pairs) {
+          for (const [s, c] of [[p.seat, p.card], [p.seat2, p.card2]]) {
+            const key = `${s}|${c}`;
+            if (!picks.cards.has(key)) {
+              picks.cards.set(key, {
+                label: `Swap: pick ${s === me ? "your" : `${nameOf(s)}’s`} ${cardName(c)} first`,
+                onPick: () => { S.swapFirst = { seat: s, card: c }; render(); },
+              });
+            }
+          }
+        }
+      } else {
+        const f = S.swapFirst;
+        const fKey = `${f.seat}|${f.card}`;
+        picks.selected = fKey;
+        picks.cards.set(fKey, { label: `Cancel: unselect ${cardName(f.card)}`, onPick: () => { S.swapFirst = null; render(); } });
+        for (const p of pairs) {
+          let other = null;
+          if (p.seat === f.seat && p.card === f.card) other = [p.seat2, p.card2];
+          else if (p.seat2 === f.seat && p.card2 === f.card) other = [p.seat, p.card];
+          if (other) picks.cards.set(`${other[0]}|${other[1]}`, { label: labelFor(g, me, p.text), onPick: () => sendMove(p.text) });
+        }
+      }
+    }
+    return picks;
+  }
+
+  function optionButton(g, me, d, { cls = "", label, content, hint } = {}) {
+    const text = label || labelFor(g, me, d);
+    return h("button", {
+      type: "button", class: `btn opt ${cls}`.trim(), dataset: { decision: d, focusKey: `opt:${cls.includes("opt-fallback") ? "f" : "m"}:${d}` },
+      "aria-label": text, disabled: !!S.pendingMove,
+      onclick: () => sendMove(d),
+    }, hint ? h("kbd", { class: "key", "aria-hidden": "true", text: hint }) : null, content || h("span", { text }));
+  }
+
+  function renderDecision(g, me) {
+    clear(decisionHost);
+    decisionHost.removeAttribute("data-kind");
+    if (g.over) {
+      decisionHost.dataset.state = "over";
+      decisionHost.hidden = true;
+      return;
+    }
+    decisionHost.hidden = false;
+    if (!myTurn(g, me)) {
+      decisionHost.dataset.state = "idle";
+      const who = g.to_decide !== null && g.to_decide !== undefined ? nameOf(g.to_decide) : null;
+      decisionHost.appendChild(h("div", { class: "decision-idle" },
+        me === null ? h("span", { class: "chip chip--watch" }, icon("eye"), "Watching live") : null,
+        h("span", { class: "muted", text: who ? `Waiting for ${who}…` : "Waiting…" })));
+      return;
+    }
+    const legal = g.legal_decisions;
+    const kind = g.decision_kind;
+    decisionHost.dataset.kind = kind || "";
+    decisionHost.dataset.state = S.pendingMove ? "sending" : "ready";
+    const prompt = h("div", { class: "decision-prompt" },
+      g.pending_card ? cardEl(g.pending_card, { small: true }) : null,
+      h("strong", { text: kindPrompt(kind, g.pending_card, true) }),
+      S.table.turn_deadline ? countdownEl(S.table.turn_deadline) : null);
+    const main = h("div", { class: `decision-main decision-main--${kind}` });
+    let n = 0;
+    const nextHint = () => (n < 9 ? String(++n) : null);
+
+    if (kind === "hit_or_stay") {
+      const hasHit = legal.includes("hit");
+      const hasStay = legal.includes("stay");
+      add(main, 
+        hasHit ? optionButton(g, me, "hit", { cls: "opt-main btn--hit", hint: "H", content: h("span", { class: "opt-big", text: "Hit" }) }) : null,
+        hasStay ? optionButton(g, me, "stay", { cls: "opt-main btn--stay", hint: "S", content: h("span", { class: "opt-big", text: "Stay" }) })
+          : h("button", { type: "button", class: "btn opt btn--stay", disabled: true, "aria-label": "Stay is not allowed now" }, h("span", { class: "opt-big", text: "Stay" }), h("small", { text: "not allowed" })));
+      const p = g.players[me];
+      const risk = bustRisk(g, me);
+      prompt.appendChild(h("span", { class: "decision-facts" },
+        h("span", null, "Sum ", h("b", { text: String(p.number_sum) })),
+        h("span", null, "Score ", h("b", { text: String(p.round_score) })),
+        risk !== null ? h("span", { class: risk >= 0.3 ? "risk risk--high" : "risk" }, "Bust risk ", h("b", { text: `${Math.round(risk * 100)}%` })) : null));
+    } else if (["target", "give", "pass"].includes(kind) || kind === "flip7_choice") {
+      for (const d of legal) {
+        const p = parseDecision(d);
+        const content = p.verb === "bonus" ? h("span", { class: "opt-big", text: "+15 for me" })
+          : h("span", { class: "opt-player" },
+            h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: nameOf(p.seat).charAt(0).toUpperCase() }),
+            h("span", { text: p.verb === "minus" ? `−15 to ${nameOf(p.seat)}` : p.seat === me ? (p.verb === "give" ? "Keep it" : "Me") : nameOf(p.seat) }),
+            g.players[p.seat] && g.players[p.seat].status !== "active" ? h("small", { class: "muted", text: g.players[p.seat].status }) : null);
+        main.appendChild(optionButton(g, me, d, { cls: `opt-main${p.verb === "bonus" ? " btn--hit" : ""}`, hint: nextHint(), content }));
+      }
+      main.appendChild(h("p", { class: "hint hint--inline", text: "or click a player on the table" }));
+    } else if (kind === "steal" || kind === "discard") {
+      const bySeat = new Map();
+      for (const d of legal) {
+        const p = parseDecision(d);
+        if (!bySeat.has(p.seat)) bySeat.set(p.seat, []);
+        bySeat.get(p.seat).push([d, p]);
+      }
+      for (const [s, items] of bySeat) {
+        main.appendChild(h("div", { class: "opt-group" },
+          h("span", { class: "opt-group-label", text: s === me ? "Your line" : nameOf(s) }),
+          h("div", { class: "opt-cards" }, items.map(([d, p]) => optionButton(g, me, d, {
+            cls: "opt-main opt-card", hint: nextHint(), content: cardEl(p.card, { small: true, label: cardName(p.card) }),
+          })))));
+      }
+      main.appendChild(h("p", { class: "hint hint--inline", text: "or click a card on the table" }));
+    } else if (kind === "swap") {
+      const pairs = legal.map(parseDecision).filter((p) => p.verb === "swap");
+      if (!S.swapFirst) {
+        const seen = new Map();
+        for (const p of pairs) {
+          for (const [s, c] of [[p.seat, p.card], [p.seat2, p.card2]]) {
+            const key = `${s}|${c}`;
+            if (!seen.has(key)) seen.set(key, [s, c]);
+          }
+        }
+        const bySeat = new Map();
+        for (const [s, c] of seen.values()) {
+          if (!bySeat.has(s)) bySeat.set(s, []);
+          bySeat.get(s).push(c);
+        }
+        main.appendChild(h("p", { class: "opt-step", text: "1. Pick the first card" }));
+        for (const [s, codes] of [...bySeat.entries()].sort((a, b) => a[0] - b[0])) {
+          main.appendChild(h("div", { class: "opt-group" },
+            h("span", { class: "opt-group-label", text: s === me ? "Your line" : nameOf(s) }),
+            h("div", { class: "opt-cards" }, codes.map((c) => h("button", {
+              type: "button", class: "btn opt opt-main opt-card", disabled: !!S.pendingMove,
+              dataset: { swapFirst: `${s}|${c}`, focusKey: `swap1:${s}|${c}` },
+              "aria-label": `Pick ${s === me ? "your" : `${nameOf(s)}’s`} ${cardName(c)} first`,
+              onclick: () => { S.swapFirst = { seat: s, card: c }; render(); },
+            }, n < 9 ? h("kbd", { class: "key", "aria-hidden": "true", text: nextHint() }) : null, cardEl(c, { small: true, label: cardName(c) }))))));
+        }
+      } else {
+        const f = S.swapFirst;
+        main.appendChild(h("p", { class: "opt-step" }, "2. Swap ", h("b", { text: `${f.seat === me ? "your" : `${nameOf(f.seat)}’s`} ${cardName(f.card)}` }), " with…"));
+        for (const p of pairs) {
+          let other = null;
+          if (p.seat === f.seat && p.card === f.card) other = [p.seat2, p.card2];
+          else if (p.seat2 === f.seat && p.card2 === f.card) other = [p.seat, p.card];
+          if (!other) continue;
+          main.appendChild(optionButton(g, me, p.text, {
+            cls: "opt-main opt-card opt-card--wide", hint: nextHint(),
+            content: h("span", { class: "opt-player" }, cardEl(other[1], { small: true, label: cardName(other[1]) }),
+              h("span", { text: other[0] === me ? "yours" : nameOf(other[0]) })),
+          }));
+        }
+        main.appendChild(h("button", {
+          type: "button", class: "btn btn--ghost", dataset: { focusKey: "swap-cancel" }, "aria-label": "Pick another first card (Escape)",
+          onclick: () => { S.swapFirst = null; render(); },
+        }, "Back"));
+      }
+    } else {
+      for (const d of legal) main.appendChild(optionButton(g, me, d, { cls: "opt-main", hint: nextHint() }));
+    }
+
+    const all = h("details", { class: "decision-all" },
+      h("summary", { text: `All options (${legal.length})` }),
+      h("div", { class: "option-list" }, legal.map((d) => optionButton(g, me, d, { cls: "opt-fallback btn--small" }))));
+    if (S.allOpen) all.open = true;
+    all.addEventListener("toggle", () => { S.allOpen = all.open; });
+    add(decisionHost, prompt, main, all);
+  }
+
+  function sendMove(decision) {
+    const t = S.table;
+    const g = t && t.game;
+    if (!g || S.pendingMove) return;
+    if (!(g.legal_decisions || []).includes(decision)) {
+      toast("That move is not allowed now");
+      return;
+    }
+    S.moveCounter += 1;
+    const mid = `m${Date.now().toString(36)}${S.moveCounter}${Math.random().toString(36).slice(2, 6)}`;
+    const ok = S.conn.send({ v: 1, type: "move", id: mid, version: t.version, decision });
+    if (!ok) {
+      toast("Not connected — reconnecting…");
+      return;
+    }
+    S.pendingMove = { id: mid, decision, version: t.version };
+    S.swapFirst = null;
+    render();
+    setTimeout(() => {
+      if (S.pendingMove && S.pendingMove.id === mid) {
+        S.pendingMove = null;
+        render();
+      }
+    }, 8000);
+  }
+
+  // ---- end of the game ---------------------------------------------------------------
+  function renderEnd() {
+    clear(endHost);
+    const t = S.table;
+    const g = t && t.game;
+    if (!g || !g.over || S.endClosedFor === t.game_id) return;
+    const winners = g.winners || [];
+    const me = myGameSeat();
+    const names = winners.map(nameOf);
+    const headline = winners.length > 1 ? `${names.join(" & ")} share the win!`
+      : winners[0] === me && me !== null ? "You win!" : `${names[0] || "Nobody"} wins!`;
+    const ranking = g.players.map((p) => p).sort((a, b) => b.total - a.total);
+    const close = () => {
+      S.endClosedFor = t.game_id;
+      renderEnd();
+    };
+    const rematch = isSeated() ? h("button", {
+      type: "button", class: "btn btn--primary btn--big", dataset: { testid: "rematch", focusKey: "rematch" },
+      onclick: async (ev) => {
+        ev.currentTarget.disabled = true;
+        const ok = await rest("POST", "/rematch");
+        if (!ok) ev.currentTarget.disabled = false;
+      },
+    }, "Rematch") : null;
+    const replayLink = t.game_id !== null && t.game_id !== undefined
+      ? h("a", { class: "btn btn--secondary btn--big", href: `/replay/game/${encodeURIComponent(t.game_id)}`, "data-link": true, dataset: { testid: "replay-link" } }, icon("play"), "Watch the replay")
+      : null;
+    const dialog = h("div", { class: "endscreen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title", dataset: { testid: "endscreen" } },
+      h("div", { class: "endscreen-card" },
+        h("button", { type: "button", class: "btn btn--icon endscreen-close", "aria-label": "Close and look at the table", onclick: close }, icon("close")),
+        h("div", { class: "endscreen-trophy", "aria-hidden": "true" }, icon("trophy")),
+        h("p", { class: "endscreen-kicker", text: `Game over after ${g.rounds.length} round${g.rounds.length === 1 ? "" : "s"}` }),
+        h("h2", { id: "end-title", class: "endscreen-title", text: headline }),
+        h("ol", { class: "ranking" }, ranking.map((p, i) => h("li", { class: `ranking-row${winners.includes(p.seat) ? " is-winner" : ""}`, dataset: { seat: String(p.seat) } },
+          h("span", { class: "ranking-pos", text: String(i + 1) }),
+          h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: p.name.charAt(0).toUpperCase() }),
+          h("span", { class: "ranking-name", text: p.name }),
+          p.seat === me ? h("span", { class: "badge badge--you", text: "You" }) : null,
+          h("b", { class: "ranking-total", dataset: { testid: "final-total" }, text: String(p.total) })))),
+        h("div", { class: "endscreen-actions" }, rematch, replayLink,
+          h("a", { class: "btn btn--ghost", href: "/", "data-link": true }, "Back to the lobby"))));
+    endHost.appendChild(dialog);
+  }
+
+  // ---- messages ----------------------------------------------------------------------
+  function onMessage(msg) {
+    if (S.destroyed || !msg || typeof msg !== "object") return;
+    switch (msg.type) {
+      case "welcome": {
+        setConn("online");
+        S.mySeat = msg.seat ?? null;
+        if (S.token && msg.seat === null && !(msg.table && msg.table.game && msg.table.game.viewer !== null && msg.table.game.viewer !== undefined)) {
+          // The token no longer holds a seat (left, or removed): watch instead.
+          store.del(tokenKey(id));
+          S.token = null;
+        }
+        const before = S.table ? S.table.version : null;
+        flushAnimations();
+        if (Array.isArray(msg.missed)) {
+          // Reconnected: the log catches up with what happened meanwhile.
+          for (const m of msg.missed) for (const ev of m.events || []) logLine(ev);
+        } else if (before !== null && msg.table && msg.table.version !== before) {
+          logLine({ type: "_note", text: "Reconnected — the table moved on meanwhile" });
+        }
+        applyTable(msg.table);
+        break;
+      }
+      case "update":
+        if (msg.table && (!S.table || msg.table.version >= S.table.version)) applyTable(msg.table, msg.events || []);
+        else if (msg.events) for (const ev of msg.events) logLine(ev);
+        break;
+      case "result":
+        if (S.pendingMove && S.pendingMove.id === msg.id) {
+          S.pendingMove = null;
+          if (S.table && S.table.version >= msg.version) render();
+        }
+        break;
+      case "error":
+        if (msg.code === "no_table") {
+          S.conn.stop();
+          setConn("closed");
+          toast(msg.message || "This table no longer exists");
+          return;
+        }
+        if (msg.code === "unauthorized") {
+          toast("Your seat could not be restored; you are now watching.");
+          forgetToken();
+          return;
+        }
+        toast(msg.message || `Error: ${msg.code}`);
+        if (S.pendingMove && (msg.id === S.pendingMove.id || msg.id === null)) S.pendingMove = null;
+        if (msg.table) applyTable(msg.table);
+        else render();
+        break;
+      default:
+        break;
+    }
+  }
+
+  function onKey(ev) {
+    if (ev.defaultPrevented || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const tag = ev.target && ev.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || document.querySelector("dialog[open]")) return;
+    const key = ev.key.toLowerCase();
+    if (key === "escape" && S.swapFirst) {
+      S.swapFirst = null;
+      render();
+      ev.preventDefault();
+      return;
+    }
+    if (decisionHost.dataset.state !== "ready") return;
+    let btn = null;
+    if (key === "h") btn = decisionHost.querySelector('.decision-main [data-decision="hit"]');
+    else if (key === "s") btn = decisionHost.querySelector('.decision-main [data-decision="stay"]');
+    else if (/^[1-9]$/.test(key)) {
+      const opts = [...decisionHost.querySelectorAll(".decision-main .opt-main:not(:disabled)")];
+      btn = opts[Number(key) - 1] || null;
+    }
+    if (btn && !btn.disabled) {
+      ev.preventDefault();
+      btn.click();
+    }
+  }
+
+  // ---- start -------------------------------------------------------------------------
+  const wsUrl = `${window.location.protocol === "https:" ? "wss" : "ws"}://${window.location.host}/ws/tables/${encodeURIComponent(id)}`;
+  S.conn = new Connection(wsUrl, {
+    onOpen: () => S.conn.send({ v: 1, type: "hello", token: S.token || null, last_version: S.table ? S.table.version : null }),
+    onMessage,
+    onState: setConn,
+  });
+
+  api("GET", `/api/tables/${encodeURIComponent(id)}`).then((data) => {
+    if (S.destroyed) return;
+    // The answer is {"table": TableState} (protocol.md shows a bare TableState).
+    const table = data && data.table && data.table.seats ? data.table : data;
+    if (!S.table && table && table.seats) applyTable(table);
+    S.conn.start();
+  }).catch((err) => {
+    if (S.destroyed) return;
+    if (err.status === 404) {
+      loading.hidden = true;
+      setConn("closed");
+      root.querySelector(".table-page").appendChild(h("section", { class: "panel notfound" },
+        h("h2", { text: "This table does not exist" }),
+        h("p", { class: "muted", text: "It may have been closed, or the link is mistyped." }),
+        h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, "Back to the lobby")));
+      return;
+    }
+    S.conn.start();
+  });
+
+  const ticker = setInterval(() => tickCountdowns(root), 1000);
+  const onOnline = () => { if (S.connState !== "online") S.conn.restart(); };
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("online", onOnline);
+
+  return {
+    destroy() {
+      S.destroyed = true;
+      flushAnimations();
+      clearInterval(ticker);
+      document.removeEventListener("keydown", onKey);
+      window.removeEventListener("online", onOnline);
+      if (S.conn) S.conn.stop();
+    },
+  };
+}

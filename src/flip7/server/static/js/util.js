@@ -1,0 +1,212 @@
+// Small DOM and storage helpers shared by every view.
+// User-provided text (player and table names) only ever reaches the page through
+// textContent / attribute setters here: never through innerHTML.
+
+/**
+ * Build an element: h("button", {class: "btn", onclick: fn, "aria-label": "Hit"}, "Hit").
+ * Children may be strings (text nodes), nodes, arrays, null/false (skipped).
+ */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  if (attrs) {
+    for (const [key, value] of Object.entries(attrs)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") el.className = value;
+      else if (key === "text") el.textContent = value;
+      else if (key === "dataset") Object.assign(el.dataset, value);
+      else if (key === "style" && typeof value === "object") {
+        for (const [prop, v] of Object.entries(value)) el.style.setProperty(prop, v);
+      } else if (key.startsWith("on") && typeof value === "function") {
+        el.addEventListener(key.slice(2), value);
+      } else if (value === true) el.setAttribute(key, "");
+      else el.setAttribute(key, String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+/** Append children to el, skipping null/false and flattening arrays. */
+export function add(el, ...children) {
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else if (child instanceof Node) el.appendChild(child);
+    else el.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+/** An inline SVG icon from a fixed, trusted set (no user data). */
+const ICONS = {
+  copy: "M8 8h11v12H8zM5 4h11v2H7v11H5z",
+  play: "M7 4l13 8-13 8z",
+  pause: "M6 4h4v16H6zM14 4h4v16h-4z",
+  first: "M5 4h2v16H5zM20 4v16L9 12z",
+  last: "M17 4h2v16h-2zM4 4l11 8-11 8z",
+  prev: "M18 4v16L7 12z",
+  next: "M6 4l11 8-11 8z",
+  download: "M11 3h2v9l3.5-3.5 1.4 1.4L12 15.8 6.1 9.9l1.4-1.4L11 12zM4 18h16v2H4z",
+  upload: "M11 16h2V7l3.5 3.5 1.4-1.4L12 3.2 6.1 9.1l1.4 1.4L11 7zM4 18h16v2H4z",
+  bot: "M11 2h2v3h4a3 3 0 0 1 3 3v9a3 3 0 0 1-3 3H7a3 3 0 0 1-3-3V8a3 3 0 0 1 3-3h4zM8.5 10a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm7 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zM8 15h8v2H8z",
+  user: "M12 3a4.5 4.5 0 1 1 0 9 4.5 4.5 0 0 1 0-9zm0 11c4.4 0 8 2.2 8 5v2H4v-2c0-2.8 3.6-5 8-5z",
+  close: "M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6 10.6 12 5 6.4z",
+  eye: "M12 5c5 0 9 4.5 10 7-1 2.5-5 7-10 7S3 14.5 2 12c1-2.5 5-7 10-7zm0 3.5a3.5 3.5 0 1 0 0 7 3.5 3.5 0 0 0 0-7z",
+  trophy: "M7 3h10v2h4v3a5 5 0 0 1-4.6 5 5 5 0 0 1-3.4 3v2h3v3H8v-3h3v-2a5 5 0 0 1-3.4-3A5 5 0 0 1 3 8V5h4zm-2 4v1a3 3 0 0 0 2 2.8V7zm12 0v3.8A3 3 0 0 0 19 8V7z",
+  clock: "M12 2a10 10 0 1 1 0 20 10 10 0 0 1 0-20zm-1 5v6l5 3 1-1.6-4-2.4V7z",
+  link: "M10.6 13.4a1 1 0 0 0 1.4 0l4-4a3 3 0 0 0-4.2-4.2l-1.5 1.5 1.4 1.4 1.5-1.5a1 1 0 0 1 1.4 1.4l-4 4a1 1 0 0 0 0 1.4zm2.8-2.8a1 1 0 0 0-1.4 0l-4 4a3 3 0 0 0 4.2 4.2l1.5-1.5-1.4-1.4-1.5 1.5a1 1 0 0 1-1.4-1.4l4-4a1 1 0 0 0 0-1.4z",
+  refresh: "M12 4a8 8 0 0 1 7.4 5H22l-3.5 4L15 9h2.2A6 6 0 1 0 18 14h2.1A8 8 0 1 1 12 4z",
+};
+
+export function icon(name, extraClass = "") {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  svg.setAttribute("class", `icon ${extraClass}`.trim());
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", ICONS[name] || "");
+  svg.appendChild(path);
+  return svg;
+}
+
+export function clear(el) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  return el;
+}
+
+/** localStorage that never throws (private mode, disabled storage). */
+export const store = {
+  get(key) {
+    try {
+      return window.localStorage.getItem(key);
+    } catch {
+      return null;
+    }
+  },
+  set(key, value) {
+    try {
+      window.localStorage.setItem(key, value);
+    } catch {
+      /* storage unavailable: the session still works until reload */
+    }
+  },
+  del(key) {
+    try {
+      window.localStorage.removeItem(key);
+    } catch {
+      /* ignore */
+    }
+  },
+};
+
+export const tokenKey = (tableId) => `flip7.token.${tableId}`;
+export const NAME_KEY = "flip7.name";
+
+/** A short notice at the bottom of the screen. kind: "error" | "info" | "ok". */
+export function toast(message, kind = "error", ms = 4200) {
+  const box = document.getElementById("toasts");
+  if (!box) return;
+  const el = h("div", { class: `toast toast--${kind}`, role: kind === "error" ? "alert" : "status" },
+    h("span", { class: "toast-text", text: message }),
+    h("button", {
+      class: "toast-close", type: "button", "aria-label": "Dismiss",
+      onclick: () => el.remove(),
+    }, icon("close")));
+  box.appendChild(el);
+  while (box.children.length > 4) box.firstElementChild.remove();
+  setTimeout(() => {
+    el.classList.add("toast--out");
+    setTimeout(() => el.remove(), 300);
+  }, ms);
+}
+
+/** Copy text to the clipboard, with a fallback for non-secure contexts. */
+export async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    /* fall through */
+  }
+  const area = h("textarea", { class: "visually-hidden", readonly: true });
+  area.value = text;
+  document.body.appendChild(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand("copy");
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  return ok;
+}
+
+/** Ask for a display name in a modal dialog; resolves to the trimmed name or null. */
+export function askName(title, confirmLabel = "Join") {
+  return new Promise((resolve) => {
+    const input = h("input", {
+      id: "name-dialog-input", name: "player", type: "text", maxlength: "24", required: true,
+      autocomplete: "nickname", placeholder: "Your name", "aria-label": "Your display name",
+    });
+    input.value = store.get(NAME_KEY) || "";
+    const dialog = h("dialog", { class: "dialog", "aria-labelledby": "name-dialog-title" });
+    const form = h("form", { method: "dialog", class: "dialog-form" },
+      h("h2", { id: "name-dialog-title", text: title }),
+      h("label", { for: "name-dialog-input", class: "field-label", text: "Display name" }),
+      input,
+      h("div", { class: "dialog-actions" },
+        h("button", { type: "button", class: "btn btn--ghost", value: "cancel",
+          onclick: () => dialog.close("cancel") }, "Cancel"),
+        h("button", { type: "submit", class: "btn btn--primary", value: "ok",
+          "data-testid": "name-dialog-ok" }, confirmLabel)));
+    dialog.appendChild(form);
+    form.addEventListener("submit", (ev) => {
+      const name = input.value.trim();
+      if (!name) {
+        ev.preventDefault();
+        input.focus();
+        return;
+      }
+      dialog.returnValue = "ok";
+    });
+    dialog.addEventListener("close", () => {
+      const name = input.value.trim();
+      dialog.remove();
+      if (dialog.returnValue === "ok" && name) {
+        store.set(NAME_KEY, name);
+        resolve(name);
+      } else resolve(null);
+    });
+    document.body.appendChild(dialog);
+    dialog.showModal();
+    input.focus();
+    input.select();
+  });
+}
+
+/** "a, b and c" */
+export function listText(items) {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+/** Keep keyboard focus across a re-render: elements carry data-focus-key. */
+export function focusKey() {
+  const el = document.activeElement;
+  return el && el.dataset ? el.dataset.focusKey || null : null;
+}
+
+export function restoreFocus(key, root = document) {
+  if (!key) return;
+  const el = root.querySelector(`[data-focus-key="${CSS.escape(key)}"]`);
+  if (el && !el.disabled) el.focus({ preventScroll: true });
+}
