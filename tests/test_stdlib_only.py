@@ -21,6 +21,7 @@ PACKAGE = SRC / "flip7"
 
 ENGINE = (
     "__init__",
+    "advisor",
     "cards",
     "decisions",
     "errors",
@@ -29,6 +30,7 @@ ENGINE = (
     "record",
     "rules",
     "scoring",
+    "solver",
     "view",
 )
 ENGINE_FILES = [PACKAGE / f"{name}.py" for name in ENGINE if (PACKAGE / f"{name}.py").exists()]

@@ -136,6 +136,9 @@ examples:
   flip7 selfplay --players 4 --games 100 --seed 1 --out records/
   flip7 bench --players 4 --bot basic --games 2000
   flip7 play --players 4
+  flip7 advise --line "5 9 /2"           odds and expected scores of hitting vs staying
+  flip7 solve                            the exact solitaire optimum
+  flip7 serve                            the web app on http://127.0.0.1:8000
 
 Exit status: 0 success, 2 bad input (arguments, cards, records, rule options),
 130 interrupted. Card codes: 0-13, U7, L13, /2 (or ÷2), -2 -4 -6 -8 -10 (or −N),
@@ -261,6 +264,19 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     play.add_argument("--seed", type=_seed, metavar="S", help="seed for a game you can replay")
     play.add_argument("--bot", choices=bots, default="basic", help="the bots (default basic)")
     play.set_defaults(func=_cmd_play)
+
+    from flip7.cli import advise, solve
+
+    for name, module in (("advise", advise), ("solve", solve)):
+        part = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=module.DESCRIPTION,
+            epilog=module.EPILOG,
+            formatter_class=fmt,
+        )
+        module.add_arguments(part)
+        part.set_defaults(func=module.run)
 
     from flip7.cli import serve
 

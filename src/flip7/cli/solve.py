@@ -1,0 +1,154 @@
+"""``flip7 solve``: the exact solitaire optimum of a Number deck (see :mod:`flip7.solver`).
+
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="flip7 solve")
+>>> add_arguments(parser)
+>>> run(parser.parse_args(["--deck", "base-numbers", "--thresholds", "22:24"]))
+Solitaire optimum, deck base-numbers: 79 Number cards, one player drawing alone
+<BLANKLINE>
+optimal expected round score  18.5652  (Flip 7 0.28%, bust 31.35%)
+best fixed threshold          hit while the number sum is below 23: 18.5212 (99.76% of the optimum)
+<BLANKLINE>
+optimal policy by Number cards in the line (states where Stay is allowed):
+  cards  states   hit  highest sum hit  lowest sum stayed  best split: stay from
+      1      13    13               12                  -    13 (100.0% agree)
+      2      78    76               21                 22    22 (100.0% agree)
+      3     286   221               23                 22    23 (98.6% agree)
+      4     715   333               24                 23    24 (97.6% agree)
+      5    1287   356               26                 25    26 (98.4% agree)
+      6    1716   754               35                 34    35 (97.5% agree)
+<BLANKLINE>
+fixed thresholds (hit while the sum is below T):
+  T=22 18.4991  T=23 18.5212  T=24 18.4626
+...
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from flip7.errors import Flip7Error
+from flip7.solver import DECKS, Solution, solve
+
+__all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_solution", "run"]
+
+HELP = "the exact solitaire optimum: best expected round score, policy, best threshold"
+
+DESCRIPTION = """\
+Solve the solitaire round exactly: one player alone draws Number cards from a fresh deck
+until they stay, bust or reach Flip 7 (RULES.md §4, §5, §8). Prints the optimal expected
+round score, the optimal policy summarised by line length, and the best fixed threshold
+("hit while the number sum is below T") with the share of the optimum it reaches.
+
+Decks: vengeance (default): the 92 Number cards of Flip 7: With a Vengeance, The Zero,
+Unlucky 7 and Lucky 13 included and played by their rules (an Unlucky 7 wipe puts the
+wiped cards back in the pile: the draw pile is the deck less the line); base-numbers: the
+original Flip 7's 79 Number cards (0-12, value n with n copies, one 0)."""
+
+EPILOG = """\
+examples:
+  flip7 solve                          the Vengeance deck
+  flip7 solve --deck base-numbers      the original number deck (optimum 18.5652)
+  flip7 solve --json                   everything as one JSON object
+  flip7 solve --thresholds 20:30       try only thresholds 20 to 30
+  flip7 solve --exact-wipes            also the two policies with exact wipes (slow)
+"""
+
+
+class SolveError(Flip7Error):
+    """A bad ``flip7 solve`` argument."""
+
+
+def _thresholds(text: str) -> range:
+    try:
+        low, _, high = text.partition(":")
+        lo, hi = int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"thresholds are LOW:HIGH whole numbers, got {text!r}"
+        ) from None
+    if not 0 <= lo <= hi <= 200:
+        raise argparse.ArgumentTypeError(f"thresholds must be 0 <= LOW <= HIGH <= 200, got {text}")
+    return range(lo, hi + 1)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``flip7 solve`` (and its help text, unless the caller set one)."""
+    if parser.description is None:
+        parser.description = DESCRIPTION
+    if parser.epilog is None:
+        parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument(
+        "--deck", choices=sorted(DECKS), default="vengeance",
+        help="the Number deck (default vengeance)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--thresholds", type=_thresholds, default=range(10, 46), metavar="LOW:HIGH",
+        help="fixed thresholds to try (default 10:45)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--exact-wipes", action="store_true",
+        help="also play the optimal policy and the best threshold with exact Unlucky 7 wipes "
+        "(the wiped cards stay out of the pile, RULES.md §3.5.2); about a minute",
+    )  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Solve and print; 0 on success (bad input raises a :class:`Flip7Error`)."""
+    if args.deck not in DECKS:
+        raise SolveError(f"unknown deck {args.deck!r}; decks are {', '.join(sorted(DECKS))}")
+    solution = solve(args.deck, thresholds=args.thresholds, check_wipes=args.exact_wipes)
+    if args.json:
+        print(json.dumps(solution.to_json()))
+    else:
+        print(format_solution(solution))
+    return 0
+
+
+def _dash(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def format_solution(solution: Solution) -> str:
+    """The text ``flip7 solve`` prints."""
+    deck = DECKS[solution.deck]
+    out = [
+        f"Solitaire optimum, deck {solution.deck}: {deck.size} Number cards, "
+        "one player drawing alone"
+    ]
+    if deck.counts[14] and not solution.exact_wipe:
+        out.append("(Unlucky 7 wipes put the wiped cards back: the pile is the deck less the line)")
+    best = solution.best
+    out += [
+        "",
+        f"optimal expected round score  {solution.optimum:.4f}  "
+        f"(Flip 7 {solution.p_flip7:.2%}, bust {solution.p_bust:.2%})",
+        f"best fixed threshold          hit while the number sum is below {best.threshold}: "
+        f"{best.ev:.4f} ({solution.share:.2%} of the optimum)",
+        "",
+        "optimal policy by Number cards in the line (states where Stay is allowed):",
+        "  cards  states   hit  highest sum hit  lowest sum stayed  best split: stay from",
+    ]
+    for row in solution.policy_rows:
+        share = row.agree / row.states
+        out.append(
+            f"  {row.cards:>5}  {row.states:>6}  {row.hit_states:>4}  "
+            f"{_dash(row.highest_hit):>15}  {_dash(row.lowest_stay):>17}  "
+            f"{row.fit:>4} ({share:.1%} agree)"
+        )
+    if solution.optimum_policy_exact_wipe is not None:
+        out.append(
+            f"with exact wipes (the wiped cards stay out of the pile): the optimal policy "
+            f"scores {solution.optimum_policy_exact_wipe:.4f}, the threshold "
+            f"{solution.threshold_exact_wipe:.4f}"
+        )
+    out += ["", "fixed thresholds (hit while the sum is below T):"]
+    tried = list(solution.thresholds)
+    for i in range(0, len(tried), 6):
+        out.append("  " + "  ".join(f"T={t.threshold} {t.ev:.4f}" for t in tried[i : i + 6]))
+    out.append(f"solved {solution.states:,} states in {solution.seconds:.1f} s")
+    return "\n".join(out)

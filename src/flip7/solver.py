@@ -1,0 +1,1042 @@
+"""The solitaire optimum: one player alone drawing Number cards from a fresh deck.
+
+``flip7 solve`` and :func:`solve` compute, exactly, the best a player can do in a round of
+*Flip 7: With a Vengeance* played alone with the deck's Number cards only: the optimal
+expected round score and the policy that reaches it, and how close the best fixed stop
+threshold ("hit while my number sum is below T") comes.
+
+The model (RULES.md section numbers):
+
+* The deck's Number cards only (§1.1): for Vengeance the 92 Number cards, **including** the
+  three Special Numbers, which are Number cards (§4.2): The Zero, Unlucky 7 and Lucky 13.
+  No Modifier or Action card is in the deck, so nothing else can reach the line.
+* One player, who hits or stays (§3.2). The first card must be taken (an empty line cannot
+  Stay, §3.2.3, ``can_stay_with_empty_line = false``), which is the round's first deal card.
+* A duplicate value busts: the round scores 0 (§2.3, §4.1). Seven Number cards are Flip 7:
+  the round ends at once and scores the sum + 15 (§5, §8).
+* The Zero (§4.3): while it is in the line the player must hit; without Flip 7 the round
+  scores 0; with Flip 7 it scores in full (+15).
+* Unlucky 7 (§4.4): when it is drawn every other card of the line goes to the discard pile
+  and the line is {Unlucky 7}; it never busts on arrival, a regular 7 after it busts.
+  By the rules the wiped cards are out of the draw pile for the rest of the round (§3.5.2),
+  so the game after a wipe depends on what was wiped. ``exact_wipe=True`` follows that, but
+  the optimum then has tens of millions of states: fine for small decks, far too slow for
+  the full deck. By default (the put-back model) the wiped cards go back into the pile, so
+  that the draw pile is always the deck less the line and the state is the line alone.
+* Lucky 13 (§4.5): a regular 13 and Lucky 13 are a safe pair in either order, both score,
+  and both count toward Flip 7 (``lucky13_pair_flip7_count = 2``); a third 13 busts.
+* The deck never runs out: a round uses at most 7 + 1 + 6 cards before a wipe and after.
+* Brutal mode (§10) changes nothing here: the line holds no Modifiers and there is no other
+  player to take −15.
+
+The Vengeance figures (``flip7 solve``): in the put-back model the optimum is 20.7495
+(Flip 7 in 1.10% of rounds, a bust in 33.52%); the best fixed threshold, "hit while the
+number sum is below 27", scores 20.6484, 99.51% of it. Evaluated with exact wipes (a fixed
+policy keeps the game after a wipe small: under a minute each), those two policies score
+20.7501 and 20.6490, so the optimum under the rules as written is at least 20.7501.
+
+``--deck base-numbers`` is the original Flip 7's number deck: values 0–12, value *n* with
+*n* copies and one 0, none of them special. Its optimum is the published 18.5652:
+
+>>> base = solve("base-numbers")
+>>> round(base.optimum, 4)
+18.5652
+>>> base.best_threshold, round(base.threshold_ev, 4), round(base.share, 4)
+(23, 18.5212, 0.9976)
+>>> base.policy_rows[1]     # two cards: hit below 22, stay from 22 (a plain threshold)
+PolicyRow(cards=2, states=78, hit_states=76, highest_hit=21, lowest_stay=22, fit=22, agree=78)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+from flip7.cards import VALUE, Card
+from flip7.errors import Flip7Error
+
+__all__ = [
+    "BUST",
+    "DECKS",
+    "Deck",
+    "LineModel",
+    "LineRules",
+    "PolicyRow",
+    "Solution",
+    "ThresholdResult",
+    "always_hit_flip7",
+    "flip7_reached",
+    "key_cards",
+    "line_key",
+    "receive",
+    "solve",
+]
+
+# ---------------------------------------------------------------------------- slots and lines
+#
+# A Number card is a *slot* 0..15, the same numbers as :class:`Card`: 0 is the deck's 0 (The
+# Zero in Vengeance, a plain 0 in the base deck), 1..13 the regular values, 14 Unlucky 7,
+# 15 Lucky 13. A line is a small int (its *key*):
+#
+#   bits 0..13   value v is in the line (a 7 of either kind sets bit 7, either 13 bit 13)
+#   bit 14       the 7 in the line is Unlucky 7
+#   bits 15..16  the 13s, when bit 13 is set: 0 a regular 13, 1 Lucky 13, 2 a regular 13
+#                and Lucky 13, 3 two Lucky 13s (two decks)
+#
+# Order does not matter, except that Unlucky 7 wipes what came before it, and the key of a
+# line that holds Unlucky 7 describes the line after the wipe.
+
+NUMBER_SLOTS = 16
+_U7 = int(Card.UNLUCKY_7)
+_L13 = int(Card.LUCKY_13)
+_SEVEN = 7
+_THIRTEEN = 13
+_VALUES_MASK = (1 << 14) - 1
+_U7_FLAG = 1 << 14
+_C13_SHIFT = 15
+LINE_BITS = 17
+LINE_MASK = (1 << LINE_BITS) - 1
+BUST = -1
+U7_LINE = (1 << _SEVEN) | _U7_FLAG
+FLIP7_BONUS = 15
+
+
+def _add(key: int, slot: int) -> int:
+    """The line after receiving a Number card of ``slot``: its key, or ``BUST``.
+    Unlucky 7 gives the wiped line {Unlucky 7} (§4.4): the caller does the wipe."""
+    if slot == _U7:
+        return U7_LINE
+    if slot in (_THIRTEEN, _L13):
+        lucky = slot == _L13
+        if not key & (1 << 13):
+            return key | (1 << 13) | ((1 if lucky else 0) << _C13_SHIFT)
+        code = (key >> _C13_SHIFT) & 3
+        if code == 0 and lucky:  # regular 13, then Lucky 13
+            return (key & ~(3 << _C13_SHIFT)) | (2 << _C13_SHIFT)
+        if code == 1:  # Lucky 13, then a regular 13 or another Lucky 13
+            return (key & ~(3 << _C13_SHIFT)) | ((3 if lucky else 2) << _C13_SHIFT)
+        return BUST  # two regular 13s, or a third 13 (§4.5)
+    if key & (1 << slot):
+        return BUST  # also a regular 7 after Unlucky 7 (§4.4.3)
+    return key | (1 << slot)
+
+
+def receive(key: int, card: Card | int) -> int:
+    """The line key after ``key``'s line receives the Number card ``card`` (§4): the new key,
+    or ``BUST``. Unlucky 7 gives {Unlucky 7}: the wipe of §4.4.
+
+    >>> receive(line_key([5, 9]), Card.NINE) == BUST, receive(line_key([13]), Card.LUCKY_13) > 0
+    (True, True)
+    """
+    return _add(key, int(card))
+
+
+def flip7_reached(key: int, *, distinct: bool = False) -> bool:
+    """Whether a line key holds Flip 7: seven Number cards, or with ``distinct``
+    (``lucky13_pair_flip7_count = 1``) seven different values (§4.5.4, §5.1)."""
+    return (_distinct(key) if distinct else _count(key)) >= 7
+
+
+def _pair(key: int) -> bool:
+    return bool(key & (1 << 13)) and (key >> _C13_SHIFT) & 3 >= 2
+
+
+def _count(key: int) -> int:
+    """Number cards in the line (a 13 pair is two cards)."""
+    return (key & _VALUES_MASK).bit_count() + (1 if _pair(key) else 0)
+
+
+def _distinct(key: int) -> int:
+    return (key & _VALUES_MASK).bit_count()
+
+
+def _sum(key: int) -> int:
+    total = sum(v for v in range(14) if key >> v & 1)
+    return total + (13 if _pair(key) else 0)
+
+
+def line_key(cards: Iterable[Card | int]) -> int:
+    """The key of a line of Number cards, received in the order given; a bust is an error.
+
+    >>> line_key([Card.FIVE, Card.THIRTEEN, Card.LUCKY_13]) == line_key([13, 15, 5])
+    True
+    >>> line_key([Card.SEVEN, Card.NINE, Card.UNLUCKY_7]) == line_key([Card.UNLUCKY_7])
+    True
+    """
+    key = 0
+    for card in cards:
+        slot = int(card)
+        if not 0 <= slot < NUMBER_SLOTS:
+            raise Flip7Error(f"{Card(slot).code} is not a Number card")
+        key = _add(key, slot)
+        if key == BUST:
+            raise Flip7Error(f"{Card(slot).code} busts the line: a line never holds a duplicate")
+    return key
+
+
+def key_cards(key: int) -> list[Card]:
+    """The Number cards of a line key, in slot order.
+
+    >>> [c.code for c in key_cards(line_key([Card.LUCKY_13, Card.THIRTEEN, Card.UNLUCKY_7, 2]))]
+    ['2', 'U7']
+    """
+    cards: list[Card] = []
+    for v in range(14):
+        if not key >> v & 1:
+            continue
+        if v == _SEVEN and key & _U7_FLAG:
+            cards.append(Card.UNLUCKY_7)
+        elif v == _THIRTEEN:
+            code = (key >> _C13_SHIFT) & 3
+            cards.extend(
+                ([Card.THIRTEEN], [Card.LUCKY_13], [Card.THIRTEEN, Card.LUCKY_13],
+                 [Card.LUCKY_13, Card.LUCKY_13])[code]
+            )  # fmt: skip
+        else:
+            cards.append(Card(v))
+    cards.sort(key=lambda c: (VALUE[c], c))
+    return cards
+
+
+# ---------------------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True, slots=True)
+class LineRules:
+    """What the own-line model needs of the rules (RULES.md §13) and of the line's Modifiers.
+
+    ``divides`` and ``penalty`` are the ÷2 cards and the sum of the −N cards already in the
+    line (they leave with an Unlucky 7 wipe, §4.4.1). ``the_zero``: the deck's 0 is The Zero
+    (§4.3); False for the base deck's plain 0.
+    """
+
+    the_zero: bool = True
+    flip7_distinct: bool = False  # lucky13_pair_flip7_count = 1
+    can_stay_empty: bool = False
+    brutal: bool = False
+    busted_modifiers_count: bool = True  # brutal_busted_scoring = "modifiers_only"
+    divides: int = 0
+    penalty: int = 0
+
+
+_GO, _BUSTS, _FLIP, _WIPES = 0, 1, 2, 3
+_TRANSITIONS: dict[tuple[int, bool], tuple[tuple[int, int, int], ...]] = {}
+_SUMS: dict[int, int] = {}
+
+
+def _transitions(line: int, distinct: bool) -> tuple[tuple[int, int, int], ...]:
+    """(slot, new line, what happens) for each Number slot: go on, bust, Flip 7 or wipe."""
+    out = []
+    for slot in range(NUMBER_SLOTS):
+        new = _add(line, slot)
+        if slot == _U7:
+            kind = _WIPES
+        elif new == BUST:
+            kind = _BUSTS
+        elif (_distinct(new) if distinct else _count(new)) >= 7:
+            kind = _FLIP
+        else:
+            kind = _GO
+        out.append((slot, new, kind))
+    table = tuple(out)
+    _TRANSITIONS[line, distinct] = table
+    return table
+
+
+def _line_sum(line: int) -> int:
+    total = _SUMS.get(line)
+    if total is None:
+        total = _SUMS[line] = _sum(line)
+    return total
+
+
+_SCORES: dict[LineRules, dict[int, tuple[int, int, int]]] = {}
+_MODS_SHIFT = LINE_BITS
+_TAG_SHIFT = LINE_BITS + 12
+_MODS_MASK = 0xFFF
+
+
+class LineModel:
+    """One player's line against a draw pile of known composition: the exact expected round
+    score of playing on optimally (or by a threshold), memoised over the line and the pile.
+
+    ``pile`` holds the Number cards of the draw pile by slot (16 counts). With
+    ``modifiers`` (six counts: ÷2, −2, −4, −6, −8, −10) the Modifiers in the pile are part of
+    the model too and each one drawn joins the line (a player who must keep them, §7.3);
+    without it, the pile's non-Number cards are neutral and left out (the order of the
+    Number cards is uniformly random either way).
+
+    ``exact_wipe``: after an Unlucky 7 wipe the draw pile is what it really is (the wiped
+    cards are gone, §3.5.2); otherwise the model puts every card drawn before the wipe back
+    (the pile after the k-th wipe is the starting pile less k Unlucky 7s), so that the game
+    after a wipe is solved once. Exact wipes need at most one Unlucky 7 in the pile and no
+    ``modifiers``.
+
+    A state's value is the expected round score of the line from there on, under the model.
+    When no card of the model is left, the round is scored as it stands (no reshuffle).
+
+    >>> model = LineModel([0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])  # a 1 and a 2
+    >>> model.value(line_key([1, 5]))   # stay on 6, or hit: bust or 8, evens
+    6.0
+    >>> model.hit_value(line_key([1, 5]))
+    4.0
+    """
+
+    def __init__(
+        self,
+        pile: Sequence[int],
+        rules: LineRules = LineRules(),
+        *,
+        modifiers: Sequence[int] | None = None,
+        exact_wipe: bool = False,
+    ) -> None:
+        if len(pile) != NUMBER_SLOTS or min(pile) < 0:
+            raise Flip7Error("a pile is 16 Number card counts, none negative")
+        self.rules = rules
+        self.keep_modifiers = modifiers is not None
+        mods = list(modifiers) if modifiers is not None else []
+        if self.keep_modifiers and (len(mods) != 6 or min(mods) < 0 or max(mods) > 3):
+            raise Flip7Error("modifiers are six counts from 0 to 3 (÷2, −2, −4, −6, −8, −10)")
+        if exact_wipe and (pile[_U7] > 1 or self.keep_modifiers):
+            raise Flip7Error("exact wipes need at most one Unlucky 7 and no modifiers")
+        self.exact_wipe = exact_wipe
+        self._base: list[int] = list(pile) + mods
+        self._counts: list[int] = list(self._base)
+        self._memo: dict[int, float] = {}
+        self._hits: dict[int, bool] = {}
+        self._score_cache: dict[int, tuple[int, int, int]] = {}
+        if len(_SCORES) > 64:
+            _SCORES.clear()
+        self._shared_scores = _SCORES.setdefault(rules, {})
+        self._threshold: int | None = None
+        self._frozen_bases: dict[int, list[int]] = {}
+        self.closed_forms = True  # False walks every state (a cross-check)
+        self._root = -1
+
+    # -- state keys: line | Modifiers drawn since the last wipe << 17 | wipe tag << 29.
+    # The wipe tag is 0 before any wipe; then the number of wipes (put-back model) or the
+    # line that was wiped, plus one (exact model).
+
+    def _phase_mods(self, key: int) -> tuple[int, int]:
+        """(÷2 count, penalty) of the Modifiers in the line of state ``key``."""
+        divides, penalty = (
+            (self.rules.divides, self.rules.penalty) if key >> _TAG_SHIFT == 0 else (0, 0)
+        )
+        drawn = (key >> _MODS_SHIFT) & _MODS_MASK
+        for i in range(6):
+            k = (drawn >> (2 * i)) & 3
+            if i == 0:
+                divides += k
+            else:
+                penalty += k * 2 * i
+        return divides, penalty
+
+    def _scores(self, key: int) -> tuple[int, int, int]:
+        """(stay score, Flip 7 score, bust score) of state ``key``'s line (§8, §10)."""
+        # Shared by every model with the same rules: it depends on the line, the Modifiers
+        # drawn and whether a wipe has happened, not on the pile.
+        norm = key & (LINE_MASK | (_MODS_MASK << _MODS_SHIFT))
+        if key >> _TAG_SHIFT:
+            norm |= 1 << _TAG_SHIFT
+        shared = self._shared_scores
+        cached = shared.get(norm)
+        if cached is None:
+            line = key & LINE_MASK
+            divides, penalty = self._phase_mods(key)
+            rules = self.rules
+            total = _line_sum(line)
+            for _ in range(divides):
+                total //= 2
+            total -= penalty
+            if total < 0 and not rules.brutal:
+                total = 0
+            flip = total + FLIP7_BONUS
+            stay = 0 if rules.the_zero and line & 1 else total
+            bust = -penalty if rules.brutal and rules.busted_modifiers_count else 0
+            cached = shared[norm] = (stay, flip, bust)
+        self._score_cache[key] = cached
+        return cached
+
+    def forced(self, key: int) -> bool:
+        """Whether the line of state ``key`` must hit: The Zero (§4.3.3), or no card at all
+        (§3.2.3)."""
+        line = key & LINE_MASK
+        if self.rules.the_zero and line & 1:
+            return True
+        if line or self.rules.can_stay_empty:
+            return False
+        if (key >> _MODS_SHIFT) & _MODS_MASK:
+            return False
+        return key >> _TAG_SHIFT != 0 or not (self.rules.divides or self.rules.penalty)
+
+    def _frozen(self, wipes: int) -> list[int]:
+        """The pile after ``wipes`` wipes in the put-back model: the starting pile less that
+        many Unlucky 7s; Modifiers are neutral after a wipe (the game after a wipe is
+        solved once, and small)."""
+        base = self._frozen_bases.get(wipes)
+        if base is None:
+            base = self._base[:NUMBER_SLOTS] + [0] * (len(self._base) - NUMBER_SLOTS)
+            base[_U7] -= wipes
+            self._frozen_bases[wipes] = base
+        return base
+
+    def _wiped(self, key: int) -> int:
+        """The state right after an Unlucky 7 wipes state ``key``'s line (counts updated)."""
+        tag = key >> _TAG_SHIFT
+        if self.exact_wipe:
+            self._counts[_U7] -= 1
+            return (((key & LINE_MASK) + 1) << _TAG_SHIFT) | U7_LINE
+        self._counts[:] = self._frozen(tag + 1)
+        return ((tag + 1) << _TAG_SHIFT) | U7_LINE
+
+    # -- values
+
+    def value(
+        self,
+        line: int,
+        *,
+        threshold: int | None = None,
+        policy: Callable[[int], bool] | None = None,
+    ) -> float:
+        """The expected round score from ``line`` (a key) with the pile as given: optimal play,
+        or with ``threshold`` T: hit while the number sum is below T, or with ``policy``: hit
+        where ``policy(key)`` is true, ``key`` being the line's key, plus ``1 << 29`` once a
+        wipe has happened (forced hits aside in both cases)."""
+        self._root = line
+        if policy is not None:
+            if threshold is not None:
+                raise Flip7Error("give a threshold or a policy, not both")
+            self._threshold = None
+            self._memo.clear()
+            self._hits.clear()
+            result = self._search(None, policy)[0](line)
+            self._memo.clear()  # the memo is the policy's, not the optimum's
+            self._hits.clear()
+            return result
+        return self._search(threshold)[0](line)
+
+    def hit_value(self, line: int, *, threshold: int | None = None) -> float:
+        """The expected round score of taking the next card of the model into ``line``, then
+        playing on (optimally, or by ``threshold``); NaN when no such card is left."""
+        self._root = line
+        value, hit = self._search(threshold)
+        now = value(line)
+        if self.forced(line):  # a forced line's value is its hit value
+            return now if any(self._base) else float("nan")
+        return hit(line)
+
+    def decisions(self) -> dict[int, bool]:
+        """After :meth:`value`: for every state where Stay was allowed, whether to hit."""
+        return self._hits
+
+    def states(self) -> int:
+        return len(self._memo)
+
+    def _search(
+        self, threshold: int | None, policy: Callable[[int], bool] | None = None
+    ) -> tuple[Callable[[int], float], Callable[[int], float]]:
+        """The value and hit-value functions of the recursion, sharing one memo per threshold."""
+        if threshold != self._threshold:
+            self._memo.clear()
+            self._hits.clear()
+            self._threshold = threshold
+        counts = self._counts
+        counts[:] = self._base
+        memo = self._memo
+        hits = self._hits
+        score_cache = self._score_cache
+        scores = self._scores
+        forced_of = self.forced
+        zero_forces = self.rules.the_zero
+        distinct = self.rules.flip7_distinct
+        transitions = _TRANSITIONS
+        sums = _SUMS
+        extra = range(NUMBER_SLOTS, len(counts))
+        wiped = self._wiped
+        nan = float("nan")
+        total = sum(counts)
+        exact = self.exact_wipe
+        # A starting line that holds The Zero is counted in closed form when its score is the
+        # plain sum (no Modifiers) and Flip 7 counts cards. (Deeper Zero lines are walked:
+        # each is also the successor of a line without The Zero, so walking them is cheaper.)
+        closed = not distinct and not self.keep_modifiers and self.closed_forms
+        root = self._root
+        root_mods = bool(self.rules.divides or self.rules.penalty)
+        mods_mask = _MODS_MASK << _MODS_SHIFT
+
+        def hit(key: int) -> float:
+            nonlocal total
+            if not total:
+                return nan
+            line = key & LINE_MASK
+            upper = key ^ line
+            table = transitions.get((line, distinct)) or _transitions(line, distinct)
+            sc = score_cache.get(key) or scores(key)
+            acc = 0.0
+            for slot, new, kind in table:
+                c = counts[slot]
+                if not c:
+                    continue
+                if kind == 0:
+                    counts[slot] = c - 1
+                    total -= 1
+                    acc += c * value(upper | new)
+                    counts[slot] = c
+                    total += 1
+                elif kind == 1:
+                    acc += c * sc[2]
+                elif kind == 2:
+                    nk = upper | new
+                    acc += c * (score_cache.get(nk) or scores(nk))[1]
+                else:
+                    saved = counts[:]
+                    saved_total = total
+                    nk = wiped(key)
+                    total = sum(counts)
+                    acc += c * value(nk)
+                    counts[:] = saved
+                    total = saved_total
+            for slot in extra:  # a Modifier joins the line
+                c = counts[slot]
+                if c:
+                    counts[slot] = c - 1
+                    total -= 1
+                    acc += c * value(key + (1 << (_MODS_SHIFT + 2 * (slot - NUMBER_SLOTS))))
+                    counts[slot] = c
+                    total += 1
+            return acc / total
+
+        def zero_value(key: int) -> float:
+            """A line holding The Zero hits until Flip 7, a bust or a wipe: no decision to
+            make, so the sets of cards that complete it are counted instead of walked."""
+            nonlocal total
+            line = key & LINE_MASK
+            need = 7 - _count(line)
+            e = [1.0] + [0.0] * need  # e[i]: sum over safe sets of i cards of their copies
+            t = [0.0] * (need + 1)  # the same, weighted by the set's sum
+            for slot in range(13):
+                c = counts[slot]
+                if c and slot != _THIRTEEN and not line >> slot & 1:
+                    for i in range(need, 0, -1):
+                        t[i] += c * (t[i - 1] + slot * e[i - 1])
+                        e[i] += c * e[i - 1]
+            regular, lucky = counts[_THIRTEEN], counts[_L13]
+            if regular or lucky:
+                e2 = [0.0] * (need + 1)
+                t2 = [0.0] * (need + 1)
+                for r, k, _ in _thirteen_options(line):
+                    a = r + k
+                    w = _falling(regular, r) * _falling(lucky, k) / (2 if k == 2 else 1)
+                    if not w:
+                        continue
+                    for i in range(a, need + 1):
+                        e2[i] += w * e[i - a]
+                        t2[i] += w * (t[i - a] + 13 * a * e[i - a])
+                e, t = e2, t2
+            n = total
+            orders = 1.0  # i! / (n)_i, built up as i grows
+            wipes = counts[_U7]
+            wipe_value: float | None = None
+            acc = 0.0
+            for i in range(need):
+                if wipes and e[i]:
+                    if wipe_value is None:
+                        saved = counts[:]
+                        nk = wiped(key)
+                        total = sum(counts)
+                        wipe_value = value(nk)
+                        counts[:] = saved
+                        total = n
+                    acc += orders * e[i] * wipes / (n - i) * wipe_value
+                orders *= (i + 1) / (n - i) if n > i else 0.0
+            flip_base = (score_cache.get(key) or scores(key))[1]
+            return acc + orders * (e[need] * flip_base + t[need])
+
+        def value(key: int) -> float:
+            found = memo.get(key)
+            if found is not None:
+                return found
+            line = key & LINE_MASK
+            stay = float((score_cache.get(key) or scores(key))[0])
+            if zero_forces and line & 1:
+                if (
+                    key == root
+                    and closed
+                    and key & mods_mask == 0
+                    and (key >> _TAG_SHIFT or not root_mods)
+                    and not (exact and counts[_U7])
+                ):
+                    result = zero_value(key)
+                    memo[key] = result
+                    return result
+                forced = True
+            elif line:
+                forced = False
+            else:
+                forced = forced_of(key)
+            if not forced and policy is not None:
+                if not policy(line | (1 << _TAG_SHIFT if key >> _TAG_SHIFT else 0)):
+                    memo[key] = stay
+                    return stay
+                result = hit(key)
+                result = stay if result != result else result
+                memo[key] = result
+                return result
+            if not forced and threshold is not None:
+                below = sums.get(line)
+                if below is None:
+                    below = _line_sum(line)
+                if below >= threshold:
+                    memo[key] = stay
+                    hits[key] = False
+                    return stay
+            h = hit(key)
+            if h != h:  # nothing left to draw: the round is scored as it stands
+                result = stay
+            elif forced:
+                result = h
+            elif threshold is not None or h > stay:
+                hits[key] = True
+                result = h
+            else:
+                hits[key] = False
+                result = stay
+            memo[key] = result
+            return result
+
+        return value, hit
+
+    def outcomes(self, line: int) -> tuple[float, float]:
+        """After :meth:`value` from ``line``: the probabilities that the round ends in Flip 7
+        and in a bust, playing by the decisions :meth:`value` made."""
+        memo: dict[int, tuple[float, float]] = {}
+        self._counts[:] = self._base
+        return self._outcomes(line, memo)
+
+    def _outcomes(self, key: int, memo: dict[int, tuple[float, float]]) -> tuple[float, float]:
+        found = memo.get(key)
+        if found is not None:
+            return found
+        counts = self._counts
+        total = sum(counts)
+        if not total or (not self.forced(key) and not self._hits.get(key, True)):
+            memo[key] = (0.0, 0.0)
+            return 0.0, 0.0
+        line = key & LINE_MASK
+        upper = key ^ line
+        table = _TRANSITIONS.get((line, self.rules.flip7_distinct)) or _transitions(
+            line, self.rules.flip7_distinct
+        )
+        flip = bust = 0.0
+        steps: list[tuple[int, int, int]] = [*table]
+        steps.extend((slot, -1, -1) for slot in range(NUMBER_SLOTS, len(counts)))
+        for slot, new, kind in steps:
+            c = counts[slot]
+            if not c:
+                continue
+            if kind == _BUSTS:
+                f, b = 0.0, 1.0
+            elif kind == _FLIP:
+                f, b = 1.0, 0.0
+            elif kind == _WIPES:
+                saved = counts[:]
+                f, b = self._outcomes(self._wiped(key), memo)
+                counts[:] = saved
+            else:
+                counts[slot] = c - 1
+                if kind == -1:
+                    nxt = key + (1 << (_MODS_SHIFT + 2 * (slot - NUMBER_SLOTS)))
+                else:
+                    nxt = upper | new
+                f, b = self._outcomes(nxt, memo)
+                counts[slot] = c
+            flip += c * f
+            bust += c * b
+        out = (flip / total, bust / total)
+        memo[key] = out
+        return out
+
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+
+
+# ---------------------------------------------------------------------------- keep hitting
+
+
+def _falling(n: int, k: int) -> int:
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+def _thirteen_options(line: int) -> list[tuple[int, int, int]]:
+    """(regular 13s, Lucky 13s, pair kind) one phase may add to a line (§4.5). Pair kind:
+    0 no pair completed, 1 both 13s of a pair added, 2 a 13 pairs with the line's 13."""
+    if not line & (1 << 13):
+        return [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 1), (0, 2, 1)]
+    code = (line >> _C13_SHIFT) & 3
+    if code == 0:
+        return [(0, 0, 0), (0, 1, 2)]
+    if code == 1:
+        return [(0, 0, 0), (1, 0, 2), (0, 1, 2)]
+    return [(0, 0, 0)]
+
+
+def always_hit_flip7(
+    pile: Sequence[int], line: int = 0, *, flip7_distinct: bool = False
+) -> Fraction:
+    """The exact probability that a line reaches Flip 7 when its player hits until Flip 7 or a
+    bust, drawing the Number cards of ``pile`` (16 counts by slot) in uniformly random order.
+
+    Unlucky 7 wipes are exact: the wiped cards leave the pile (§4.4.1). No order is
+    enumerated: the cards of each stretch between wipes are counted as sets (a generating
+    function over the slots), so this takes about a millisecond.
+
+    >>> pile = [0] * 16
+    >>> pile[1] = pile[2] = 1
+    >>> always_hit_flip7(pile, line_key([3, 4, 5, 6, 8]))   # needs both, in either order
+    Fraction(1, 1)
+    >>> pile[3] = 2                      # two 3s: a bust if they are the next two cards
+    >>> always_hit_flip7(pile, line_key([4, 5, 6, 8, 9]))
+    Fraction(5, 6)
+    """
+    if len(pile) != NUMBER_SLOTS or min(pile) < 0:
+        raise Flip7Error("a pile is 16 Number card counts, none negative")
+    if (_distinct(line) if flip7_distinct else _count(line)) >= 7:
+        return Fraction(1)
+    total = sum(pile)
+    wipes = pile[_U7]
+    by_length: dict[int, int] = {}  # cards drawn -> sum of the counted orders
+    for last in range(wipes + 1):
+        # ``last`` wipes, then a stretch that ends in Flip 7. Each stretch is (cards, pair
+        # kind); stretch 0 starts from ``line``, the others from {Unlucky 7}.
+        bases = [line] + [U7_LINE] * last
+        firsts = [(_distinct(base) if flip7_distinct else _count(base)) for base in bases]
+        # No stretch can take more cards than it needs to Flip 7 (one more: a pair's 13).
+        caps = [7 - first + (1 if flip7_distinct else 0) for first in firsts]
+        states: dict[tuple[tuple[int, int], ...], int] = {((0, 0),) * (last + 1): 1}
+        for slot in range(13):
+            if slot != _U7 and pile[slot]:
+                states = _spread(states, _slot_picks(pile[slot], slot, bases), caps)
+        states = _spread(states, _thirteen_picks(pile[_THIRTEEN], pile[_L13], bases), caps)
+        orders_of_wipes = _falling(wipes, last)
+        for state, weight in states.items():
+            num = weight * orders_of_wipes
+            drawn = last
+            for phase, (m, kind) in enumerate(state):
+                cards = firsts[phase] + m - (1 if flip7_distinct and kind else 0)
+                drawn += m
+                num *= _factorial(m)
+                if phase < last:
+                    if cards > 6:
+                        break
+                elif cards != 7 or not m:
+                    break
+                elif flip7_distinct and kind:
+                    # Pairs count once: the card completing a 13 pair must not be the last
+                    # of the stretch (Flip 7 would have come before it).
+                    num = num // m * (m - (2 if kind == 1 else 1))
+            else:
+                if drawn <= total:
+                    by_length[drawn] = by_length.get(drawn, 0) + num
+    return sum(
+        (Fraction(num, _falling(total, drawn)) for drawn, num in by_length.items()),
+        Fraction(0),
+    )
+
+
+def _factorial(n: int) -> int:
+    return _falling(n, n)
+
+
+_Picks = list[tuple[tuple[tuple[int, int], ...], int]]
+
+
+def _slot_picks(copies: int, slot: int, bases: list[int]) -> _Picks:
+    """One slot's cards over the stretches: at most one per stretch (a second busts), none
+    where the stretch's first line holds the value; weighted by the cards' identities."""
+    picks: _Picks = []
+    for pick in product((0, 1), repeat=len(bases)):
+        used = sum(pick)
+        if used > copies or any(
+            p and base >> slot & 1 for p, base in zip(pick, bases, strict=True)
+        ):
+            continue
+        picks.append((tuple((p, 0) for p in pick), _falling(copies, used)))
+    return picks
+
+
+def _thirteen_picks(regular: int, lucky: int, bases: list[int]) -> _Picks:
+    """The 13s over the stretches: per stretch, what §4.5 allows on top of its first line."""
+    picks: _Picks = []
+    for choice in product(*(_thirteen_options(base) for base in bases)):
+        r = sum(x[0] for x in choice)
+        k = sum(x[1] for x in choice)
+        if r > regular or k > lucky:
+            continue
+        weight = _falling(regular, r) * _falling(lucky, k)
+        for x in choice:
+            weight //= _factorial(x[1])  # two Lucky 13s in one stretch: one order of the two
+        picks.append((tuple((x[0] + x[1], x[2]) for x in choice), weight))
+    return picks
+
+
+def _spread(
+    states: dict[tuple[tuple[int, int], ...], int], picks: _Picks, caps: list[int]
+) -> dict[tuple[tuple[int, int], ...], int]:
+    out: dict[tuple[tuple[int, int], ...], int] = {}
+    for state, weight in states.items():
+        for adds, w in picks:
+            new = tuple(
+                (m + add, pair or kind) for (m, kind), (add, pair) in zip(state, adds, strict=True)
+            )
+            if all(m <= cap for (m, _), cap in zip(new, caps, strict=True)):
+                out[new] = out.get(new, 0) + weight * w
+    return out
+
+
+# ---------------------------------------------------------------------------- the solitaire
+
+
+@dataclass(frozen=True, slots=True)
+class Deck:
+    """A deck of Number cards: counts by slot (0 the deck's 0, 1..13, 14 Unlucky 7, 15 Lucky
+    13) and whether its 0 is The Zero."""
+
+    name: str
+    counts: tuple[int, ...]
+    the_zero: bool
+
+    @classmethod
+    def vengeance(cls) -> Deck:
+        """The 92 Number cards of *Flip 7: With a Vengeance* (RULES.md §1.1)."""
+        counts = [1, *range(1, 14), 1, 1]
+        counts[_SEVEN] = 6
+        counts[_THIRTEEN] = 12
+        return cls("vengeance", tuple(counts), True)
+
+    @classmethod
+    def base_numbers(cls) -> Deck:
+        """The original Flip 7's 79 Number cards: 0–12, value n with n copies, one 0."""
+        return cls("base-numbers", (1, *range(1, 13), 0, 0, 0), False)
+
+    @property
+    def size(self) -> int:
+        return sum(self.counts)
+
+
+DECKS: dict[str, Deck] = {"vengeance": Deck.vengeance(), "base-numbers": Deck.base_numbers()}
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyRow:
+    """The optimal policy at one line length: of the decision states with ``cards`` Number
+    cards (Stay allowed), how many hit, the highest number sum that still hits and the
+    lowest that stays, and the split by sum that fits best: ``fit`` is the sum to stay from
+    (hit below it) that agrees with the policy in the most states, ``agree`` of them."""
+
+    cards: int
+    states: int
+    hit_states: int
+    highest_hit: int | None
+    lowest_stay: int | None
+    fit: int
+    agree: int
+
+    @property
+    def threshold(self) -> int | None:
+        """Stay at this number sum or more, when one sum separates hit from stay."""
+        return self.fit if self.agree == self.states else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cards": self.cards,
+            "states": self.states,
+            "hit_states": self.hit_states,
+            "highest_hit": self.highest_hit,
+            "lowest_stay": self.lowest_stay,
+            "fit": self.fit,
+            "agree": self.agree,
+            "threshold": self.threshold,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdResult:
+    """The policy "hit while the number sum is below ``threshold``": its expected score."""
+
+    threshold: int
+    ev: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "ev": self.ev}
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """What :func:`solve` found: the optimal expected round score and its policy, the
+    probabilities of Flip 7 and of a bust under it, and every fixed threshold tried."""
+
+    deck: str
+    exact_wipe: bool
+    optimum: float
+    p_flip7: float
+    p_bust: float
+    policy_rows: tuple[PolicyRow, ...]
+    thresholds: tuple[ThresholdResult, ...]
+    states: int
+    seconds: float
+    # With ``check_wipes``: the optimal policy and the best threshold played with exact wipes.
+    optimum_policy_exact_wipe: float | None = None
+    threshold_exact_wipe: float | None = None
+
+    @property
+    def best(self) -> ThresholdResult:
+        return max(self.thresholds, key=lambda t: (t.ev, -t.threshold))
+
+    @property
+    def best_threshold(self) -> int:
+        return self.best.threshold
+
+    @property
+    def threshold_ev(self) -> float:
+        return self.best.ev
+
+    @property
+    def share(self) -> float:
+        """The best threshold's expected score as a share of the optimum."""
+        return self.threshold_ev / self.optimum
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "deck": self.deck,
+            "exact_wipe": self.exact_wipe,
+            "optimum": self.optimum,
+            "p_flip7": self.p_flip7,
+            "p_bust": self.p_bust,
+            "best_threshold": self.best_threshold,
+            "threshold_ev": self.threshold_ev,
+            "share": self.share,
+            "policy": [row.to_json() for row in self.policy_rows],
+            "thresholds": [t.to_json() for t in self.thresholds],
+            "states": self.states,
+            "seconds": self.seconds,
+            "optimum_policy_exact_wipe": self.optimum_policy_exact_wipe,
+            "threshold_exact_wipe": self.threshold_exact_wipe,
+        }
+
+
+def solve(
+    deck: str | Deck = "vengeance",
+    *,
+    exact_wipe: bool = False,
+    thresholds: Iterable[int] = range(10, 46),
+    check_wipes: bool = False,
+) -> Solution:
+    """The solitaire optimum of ``deck`` (a name of :data:`DECKS` or a :class:`Deck`).
+
+    ``exact_wipe=True`` keeps the cards an Unlucky 7 wiped out of the draw pile, as the rules
+    do; the game after a wipe then depends on what was wiped, and is solved once for every
+    line a wipe can hit. That is fine for small decks and far too slow for the full
+    Vengeance deck (tens of millions of states): by default the wiped cards go back into the
+    pile, so that the draw pile is always the deck less the line. Decks without Unlucky 7
+    are exact either way.
+
+    ``check_wipes`` then plays the policy found, and the best threshold, with exact wipes:
+    fixed policies keep the game after a wipe small (about a minute for Vengeance). The
+    first figure is a lower bound on the optimum with exact wipes.
+    """
+    if isinstance(deck, str):
+        if deck not in DECKS:
+            raise Flip7Error(f"unknown deck {deck!r}; decks are {', '.join(DECKS)}")
+        deck = DECKS[deck]
+    start = time.perf_counter()
+    model = LineModel(deck.counts, LineRules(the_zero=deck.the_zero), exact_wipe=exact_wipe)
+    optimum = model.value(0)
+    p_flip7, p_bust = model.outcomes(0)
+    rows = _policy_rows(model)
+    states = model.states()
+    # The optimal decisions, before the thresholds replace them; keyed by line, and by
+    # whether a wipe has happened.
+    hits = {
+        (key & LINE_MASK) | (1 << _TAG_SHIFT if key >> _TAG_SHIFT else 0): hit
+        for key, hit in model.decisions().items()
+    }
+    tried = tuple(ThresholdResult(t, model.value(0, threshold=t)) for t in thresholds)
+    if not tried:
+        raise Flip7Error("give at least one threshold to try")
+    policy_exact: float | None = None
+    threshold_exact: float | None = None
+    if check_wipes and not exact_wipe and deck.counts[_U7]:
+        if deck.counts[_U7] > 1:
+            raise Flip7Error("exact wipes need at most one Unlucky 7 in the deck")
+        exact = LineModel(deck.counts, LineRules(the_zero=deck.the_zero), exact_wipe=True)
+        policy_exact = exact.value(0, policy=lambda key: hits.get(key, True))
+        best = max(tried, key=lambda t: (t.ev, -t.threshold))
+        threshold_exact = exact.value(0, threshold=best.threshold)
+    return Solution(
+        deck=deck.name,
+        exact_wipe=exact_wipe,
+        optimum=optimum,
+        p_flip7=p_flip7,
+        p_bust=p_bust,
+        policy_rows=rows,
+        thresholds=tried,
+        states=states,
+        seconds=time.perf_counter() - start,
+        optimum_policy_exact_wipe=policy_exact,
+        threshold_exact_wipe=threshold_exact,
+    )
+
+
+def _policy_rows(model: LineModel) -> tuple[PolicyRow, ...]:
+    by_cards: dict[int, list[tuple[int, bool]]] = {}
+    for key, hit in model.decisions().items():
+        line = key & LINE_MASK
+        by_cards.setdefault(_count(line), []).append((_sum(line), hit))
+    rows = []
+    for cards in sorted(by_cards):
+        entries = by_cards[cards]
+        hits = [s for s, h in entries if h]
+        stays = [s for s, h in entries if not h]
+        fit, agree = _best_split(entries)
+        rows.append(
+            PolicyRow(
+                cards=cards,
+                states=len(entries),
+                hit_states=len(hits),
+                highest_hit=max(hits) if hits else None,
+                lowest_stay=min(stays) if stays else None,
+                fit=fit,
+                agree=agree,
+            )
+        )
+    return tuple(rows)
+
+
+def _best_split(entries: list[tuple[int, bool]]) -> tuple[int, int]:
+    """The sum t for "hit below t, stay from t" that agrees with the most (sum, hit) entries
+    (the lowest such t), and how many agree."""
+    ordered = sorted(entries)
+    stays_total = sum(1 for _, hit in ordered if not hit)
+    # Splitting before index i: entries [0, i) hit, [i, n) stay.
+    best_t, best = ordered[0][0], stays_total
+    hits_below = 0
+    stays_below = 0
+    for i, (total, hit) in enumerate(ordered):
+        if i and total != ordered[i - 1][0]:
+            agree = hits_below + stays_total - stays_below
+            if agree > best:
+                best_t, best = total, agree
+        hits_below += hit
+        stays_below += not hit
+    agree = hits_below  # everything hits
+    if agree > best:
+        best_t, best = ordered[-1][0] + 1, agree
+    return best_t, best
