@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.sql.base import Executable
 
 __all__ = [
+    "OPERATIONS",
     "GameRow",
     "LogRow",
     "Store",
@@ -96,6 +97,35 @@ replays = sa.Table(
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+# Every write is one of these statements with its parameters. Built once, so that a move
+# costs no statement construction; within a group commit each runs as one executemany, in
+# this order (rows before the rows that refer to them).
+OPERATIONS: dict[str, Executable] = {
+    "table_insert": tables.insert(),
+    "game_insert": games.insert(),
+    "replay_insert": replays.insert(),
+    "log_insert": table_log.insert(),
+    "table_update": tables.update()
+    .where(tables.c.id == sa.bindparam("b_id"))
+    .values(
+        version=sa.bindparam("b_version"),
+        state=sa.bindparam("b_state"),
+        updated_at=sa.bindparam("b_at"),
+    ),
+    "game_finish": games.update()
+    .where(games.c.id == sa.bindparam("b_id"))
+    .values(
+        finished_at=sa.bindparam("b_at"),
+        winners=sa.bindparam("b_winners"),
+        totals=sa.bindparam("b_totals"),
+        record=sa.bindparam("b_record"),
+    ),
+}
+_ORDER = {name: i for i, name in enumerate(OPERATIONS)}
+
+Operation = tuple[str, dict[str, Any]]
 
 
 class StoreError(Exception):
@@ -188,7 +218,7 @@ class Store:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.dialect = engine.dialect.name
-        self._queue: asyncio.Queue[tuple[Sequence[Executable], asyncio.Future[None]]] = (
+        self._queue: asyncio.Queue[tuple[Sequence[Operation], asyncio.Future[None]]] = (
             asyncio.Queue()
         )
         self._writer: asyncio.Task[None] | None = None
@@ -228,10 +258,11 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    async def write(self, statements: Sequence[Executable]) -> None:
-        """Run ``statements`` in one transaction; returns once it has committed."""
+    async def write(self, operations: Sequence[Operation]) -> None:
+        """Store ``operations`` (names of :data:`OPERATIONS` with their parameters) in one
+        transaction; returns once it has committed."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put((statements, future))
+        await self._queue.put((operations, future))
         await future
 
     async def _write_loop(self) -> None:
@@ -256,10 +287,14 @@ class Store:
                     if not future.done():
                         future.set_result(None)
 
-    async def _commit(self, statements: Sequence[Executable]) -> None:
+    async def _commit(self, operations: Sequence[Operation]) -> None:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for name, params in operations:
+            groups.setdefault(name, []).append(params)
         async with self.engine.begin() as conn:
-            for statement in statements:
-                await conn.execute(statement)
+            for name in sorted(groups, key=_ORDER.__getitem__):
+                rows = groups[name]
+                await conn.execute(OPERATIONS[name], rows if len(rows) > 1 else rows[0])
 
     # ------------------------------------------------------------------ reading
 

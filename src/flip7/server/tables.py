@@ -29,10 +29,16 @@ from flip7.game import MAX_PLAYERS, Game
 from flip7.record import Record
 from flip7.rules import Rules
 from flip7.server.settings import Settings
-from flip7.server.store import GameRow, Store, StoreError, TableRow, dumps, iso, utcnow
-from flip7.server.store import games as games_table
-from flip7.server.store import table_log as log_table
-from flip7.server.store import tables as tables_table
+from flip7.server.store import (
+    GameRow,
+    Operation,
+    Store,
+    StoreError,
+    TableRow,
+    dumps,
+    iso,
+    utcnow,
+)
 from flip7.sim import derive_seed
 
 __all__ = ["Client", "Lobby", "Seat", "Table", "TableError", "hash_token"]
@@ -51,6 +57,9 @@ MAX_SEATS = min(MAX_PLAYERS, 18)  # one deck
 # Move ids remembered per seat for idempotent retries.
 REMEMBERED_MOVES = 512
 HISTORY = 5000
+
+
+_NO_VIEWER = '{"viewer":null,'
 
 
 class TableError(Flip7Error):
@@ -158,7 +167,8 @@ class Table:
         self.bots: dict[int, Bot] = {}
         self.clients: set[Client] = set()
         self.lock = asyncio.Lock()
-        self.history: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=HISTORY)
+        # (version, its events as JSON): strings, which the garbage collector never scans.
+        self.history: deque[tuple[int, str]] = deque(maxlen=HISTORY)
         self.turn_deadline: float | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -200,29 +210,36 @@ class Table:
 
     def state_json(self, viewer: Seat | None = None) -> dict[str, Any]:
         """The table as ``viewer`` (None: a spectator) sees it."""
-        return self._states([viewer])[0]
+        state: dict[str, Any] = json.loads(self._state_texts([viewer])[viewer])
+        return state
 
-    def _states(self, viewers: Iterable[Seat | None]) -> list[dict[str, Any]]:
+    def _state_texts(self, viewers: Iterable[Seat | None]) -> dict[Seat | None, str]:
+        """The table as JSON text for each viewer. The parts all viewers share are encoded
+        once: this runs for every client after every move."""
         base = self.summary()
         base["version"] = self.version
         base["game_id"] = self.game_id
         base["turn_deadline"] = self.turn_deadline
         base["finished_games"] = list(self.finished_games)
+        head = dumps(base)[:-1] + ',"game":'
         game = self.game
         if game is None:
-            return [{**base, "game": None} for _ in viewers]
-        public = game.view(None).to_json()
+            text = head + "null}"
+            return {viewer: text for viewer in viewers}
+        public = dumps(game.view(None).to_json())
+        assert public.startswith(_NO_VIEWER)
+        rest = public[len(_NO_VIEWER):]
         decider = game.to_decide
-        out = []
+        out: dict[Seat | None, str] = {}
         for viewer in viewers:
             seat = None if viewer is None else self._game_seat(viewer)
             if seat is None:
                 view = public
             elif seat == decider:
-                view = game.view(seat).to_json()
+                view = dumps(game.view(seat).to_json())
             else:
-                view = {**public, "viewer": seat}
-            out.append({**base, "game": view})
+                view = f'{{"viewer":{seat},{rest}'
+            out[viewer] = head + view + "}"
         return out
 
     def _game_seat(self, seat: Seat) -> int | None:
@@ -235,18 +252,16 @@ class Table:
 
     # ------------------------------------------------------------------ messages
 
-    def broadcast(self, version: int, events: list[dict[str, Any]]) -> None:
+    def broadcast(self, version: int, events: str) -> None:
+        """Send every client the update of ``version``; ``events`` is their JSON list."""
         clients = list(self.clients)
         if not clients:
             return
-        viewers: dict[Seat | None, str] = {}
-        states = self._states({c.seat for c in clients})
-        for seat, state in zip({c.seat for c in clients}, states, strict=True):
-            viewers[seat] = dumps(
-                {"v": 1, "type": "update", "version": version, "events": events, "table": state}
-            )
+        texts = self._state_texts({c.seat for c in clients})
+        head = f'{{"v":1,"type":"update","version":{version},"events":{events},"table":'
+        messages = {seat: head + text + "}" for seat, text in texts.items()}
         for client in clients:
-            client.push(viewers[client.seat])
+            client.push(messages[client.seat])
 
     def missed(self, since: int | None) -> list[dict[str, Any]] | None:
         """The events after version ``since``, if they are all still held."""
@@ -256,7 +271,7 @@ class Table:
             return []
         if not self.history or self.history[0][0] > since + 1:
             return None
-        return [{"version": v, "events": e} for v, e in self.history if v > since]
+        return [{"version": v, "events": json.loads(e)} for v, e in self.history if v > since]
 
     # ------------------------------------------------------------------ changes
 
@@ -264,29 +279,28 @@ class Table:
         self,
         kind: str,
         data: dict[str, Any],
-        extra: list[Any] | None = None,
-        before: list[Any] | None = None,
-    ) -> list[dict[str, Any]]:
+        extra: list[Operation] | None = None,
+        before: list[Operation] | None = None,
+    ) -> str:
         """Apply one change (the lock is held), store it, then broadcast it.
 
-        ``before`` and ``extra`` are statements stored in the same transaction, before and
-        after the change itself (the table's own row, a new game's row)."""
+        ``before`` and ``extra`` are stored in the same transaction (the table's own row,
+        a new game's row)."""
         events = self.apply(kind, data)
         version = self.version
-        statements: list[Any] = [
+        now = utcnow()
+        operations: list[Operation] = [
             *(before or []),
-            log_table.insert().values(
-                table_id=self.id, seq=version, kind=kind, data=dumps(data), created_at=utcnow()
-            ),
-            tables_table.update()
-            .where(tables_table.c.id == self.id)
-            .values(version=version, state=self.state, updated_at=utcnow()),
+            ("log_insert", {"table_id": self.id, "seq": version, "kind": kind,
+                            "data": dumps(data), "created_at": now}),
+            ("table_update", {"b_id": self.id, "b_version": version, "b_state": self.state,
+                              "b_at": now}),
             *(extra or []),
         ]
         if kind == "move" and self.game is not None and self.game.over:
-            statements.append(self._finish_statement())
+            operations.append(self._finish_operation())
         try:
-            await self.lobby.store.write(statements)
+            await self.lobby.store.write(operations)
         except StoreError:
             if before:  # the table itself was not stored
                 raise _not_stored("the table") from None
@@ -297,8 +311,9 @@ class Table:
         self.broadcast(version, events)
         return events
 
-    def apply(self, kind: str, data: dict[str, Any]) -> list[dict[str, Any]]:
-        """Apply a change to the in-memory table (live, or replaying the log on restart)."""
+    def apply(self, kind: str, data: dict[str, Any]) -> str:
+        """Apply a change to the in-memory table (live, or replaying the log on restart);
+        returns its events as JSON."""
         events: list[dict[str, Any]]
         if kind == "join":
             seat = Seat(name=data["name"], kind="human", token_hash=data["token"])
@@ -324,8 +339,9 @@ class Table:
         else:  # pragma: no cover - the log only holds the kinds above
             raise ValueError(f"unknown change {kind!r}")
         self.version += 1
-        self.history.append((self.version, events))
-        return events
+        text = dumps(events)
+        self.history.append((self.version, text))
+        return text
 
     def _start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         if self.state == "waiting":
@@ -365,7 +381,7 @@ class Table:
                 self.finished_games.insert(0, self.game_id)
         return events
 
-    def _finish_statement(self) -> Any:
+    def _finish_operation(self) -> Operation:
         game = self.game
         assert game is not None and self.game_id is not None
         record = Record.from_game(
@@ -381,14 +397,14 @@ class Table:
             },
         )
         return (
-            games_table.update()
-            .where(games_table.c.id == self.game_id)
-            .values(
-                finished_at=utcnow(),
-                winners=dumps(list(game.winners)),
-                totals=dumps(list(game.totals)),
-                record=record.dumps(),
-            )
+            "game_finish",
+            {
+                "b_id": self.game_id,
+                "b_at": utcnow(),
+                "b_winners": dumps(list(game.winners)),
+                "b_totals": dumps(list(game.totals)),
+                "b_record": record.dumps(),
+            },
         )
 
     # ------------------------------------------------------------------ bots and timers
@@ -473,7 +489,7 @@ class Table:
         with contextlib.suppress(ValueError):
             index = self.index(seat)
             self.lobby.log_event(what, self, seat=index)
-            self.broadcast(self.version, [{"type": what, "seat": index}])
+            self.broadcast(self.version, dumps([{"type": what, "seat": index}]))
 
 
 def _loggable(data: dict[str, Any]) -> dict[str, Any]:
@@ -605,16 +621,19 @@ class Lobby:
             table_id = secrets.token_urlsafe(6)
         now = utcnow()
         table = Table(self, table_id, name, now, seats, parsed, turn_timer)
-        row = tables_table.insert().values(
-            id=table_id,
-            name=name,
-            created_at=now,
-            max_seats=seats,
-            rules=dumps(parsed.to_json()),
-            turn_timer=turn_timer,
-            state="waiting",
-            version=0,
-            updated_at=now,
+        row: Operation = (
+            "table_insert",
+            {
+                "id": table_id,
+                "name": name,
+                "created_at": now,
+                "max_seats": seats,
+                "rules": dumps(parsed.to_json()),
+                "turn_timer": turn_timer,
+                "state": "waiting",
+                "version": 0,
+                "updated_at": now,
+            },
         )
         async with table.lock:
             token = secrets.token_urlsafe(24)
@@ -704,14 +723,17 @@ class Lobby:
             game_id = secrets.token_urlsafe(6)
             now = utcnow()
             number = table.game_number + 1
-            row = games_table.insert().values(
-                id=game_id,
-                table_id=table.id,
-                number=number,
-                seed=seed,
-                players=dumps([s.name for s in seated]),
-                rules=dumps(table.rules.to_json()),
-                started_at=now,
+            row: Operation = (
+                "game_insert",
+                {
+                    "id": game_id,
+                    "table_id": table.id,
+                    "number": number,
+                    "seed": seed,
+                    "players": dumps([s.name for s in seated]),
+                    "rules": dumps(table.rules.to_json()),
+                    "started_at": now,
+                },
             )
             await table.change(
                 "start", {"game": game_id, "seed": seed, "at": now.isoformat()}, extra=[row]
