@@ -462,10 +462,11 @@ def test_cli_bad_record(tmp_path: Path) -> None:
         advise_cli.run(cli_args(["--record", str(path)]))
 
 
-def test_cli_help_explains_both_ways() -> None:
-    parser = argparse.ArgumentParser(prog="flip7 advise")
-    advise_cli.add_arguments(parser)
-    text = parser.format_help()
+def test_cli_help_explains_both_ways(capsys: pytest.CaptureFixture[str]) -> None:
+    from flip7.cli import main
+
+    assert main(["advise", "--help"]) == 0
+    text = capsys.readouterr().out
     for word in ("--record", "--seat", "--line", "--pile", "--seen", "--alone", "--json", "model"):
         assert word in text
 

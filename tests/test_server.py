@@ -70,7 +70,10 @@ def test_health_bots_rules_and_schemas(tmp_path: Path) -> None:
     with app_client(tmp_path / "db.sqlite") as client:
         health = client.get("/api/health").json()
         assert health["status"] == "ok" and health["database"] == "sqlite"
-        assert client.get("/api/bots").json() == {"bots": ["basic", "random"]}
+        from flip7.bots import BOTS
+
+        bots = client.get("/api/bots").json()["bots"]
+        assert bots == sorted(BOTS) and {"basic", "random"} <= set(bots)
         options = {o["name"]: o for o in client.get("/api/rules").json()["options"]}
         assert options["brutal"] == {"name": "brutal", "type": "bool", "default": False,
                                      "choices": None}

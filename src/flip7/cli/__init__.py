@@ -25,7 +25,8 @@ from typing import Any
 
 from flip7 import __version__
 from flip7.bots import BOTS
-from flip7.errors import Flip7Error, RecordError, RulesError
+from flip7.cli.files import CommandError, read_text
+from flip7.errors import Flip7Error, RulesError
 from flip7.game import MAX_PLAYERS
 from flip7.record import Record, replay, replay_events
 from flip7.rules import Rules
@@ -38,10 +39,6 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 _Command = Callable[[argparse.Namespace], int]
-
-
-class CommandError(Flip7Error):
-    """A problem with a command's input that is not the engine's (unreadable file, bad JSON)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -336,21 +333,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _read_text(path: str) -> str:
-    try:
-        if path == "-":
-            return sys.stdin.read()
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError("record", None, f"not UTF-8 text: {exc}") from None
-    except OSError as exc:
-        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
 def _cmd_replay(args: argparse.Namespace) -> int:
     from flip7.cli.summary import replay_summary
 
-    record = Record.loads(_read_text(args.file))
+    record = Record.loads(read_text(args.file))
     # Everything is worked out before anything is printed: an invalid record must leave
     # standard output empty.
     if args.json:

@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
-from pathlib import Path
 
 from flip7.advisor import Advice, Situation, advise, next_card
 from flip7.cards import Card
-from flip7.errors import Flip7Error, RecordError
+from flip7.cli.files import read_text
+from flip7.errors import Flip7Error
 from flip7.rules import Rules
 
 __all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_advice", "run"]
@@ -64,12 +63,7 @@ class AdviseError(Flip7Error):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``flip7 advise`` (and its help text, unless the caller set one)."""
-    if parser.description is None:
-        parser.description = DESCRIPTION
-    if parser.epilog is None:
-        parser.epilog = EPILOG
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    """The options of ``flip7 advise``."""
     source = parser.add_argument_group("a game record")
     source.add_argument(
         "--record", metavar="FILE",
@@ -109,17 +103,6 @@ def _cards(text: str, what: str) -> list[Card]:
         raise AdviseError(f"{what}: {exc}") from None
 
 
-def _read(path: str) -> str:
-    try:
-        if path == "-":
-            return sys.stdin.read()
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError("record", None, f"not UTF-8 text: {exc}") from None
-    except OSError as exc:
-        raise AdviseError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
 def situation_of(args: argparse.Namespace) -> Situation:
     """The situation the arguments describe."""
     typed = (
@@ -131,7 +114,7 @@ def situation_of(args: argparse.Namespace) -> Situation:
             raise AdviseError("give either --record (and --seat) or a typed-in line, not both")
         from flip7.record import Record
 
-        return Situation.from_record(Record.loads(_read(args.record)), args.seat)
+        return Situation.from_record(Record.loads(read_text(args.record)), args.seat)
     if args.line is None:
         raise AdviseError("give --record FILE or --line CARDS (see flip7 advise --help)")
     if args.seat is not None:

@@ -75,12 +75,7 @@ def _thresholds(text: str) -> range:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``flip7 solve`` (and its help text, unless the caller set one)."""
-    if parser.description is None:
-        parser.description = DESCRIPTION
-    if parser.epilog is None:
-        parser.epilog = EPILOG
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    """The options of ``flip7 solve``."""
     parser.add_argument(
         "--deck", choices=sorted(DECKS), default="vengeance",
         help="the Number deck (default vengeance)",

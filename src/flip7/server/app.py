@@ -14,7 +14,7 @@ import gc
 import json
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import MISSING, fields
 from pathlib import Path
@@ -200,6 +200,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby: Lobby = request.app.state.lobby
         return lobby
 
+    async def act(
+        request: Request,
+        table_id: str,
+        authorization: str | None,
+        action: Callable[[Lobby, Table, str | None], Awaitable[Any]],
+    ) -> dict[str, Any]:
+        """Run a seated player's request on a table; answer with the table afterwards."""
+        lobby = lobby_of(request)
+        table = lobby.get(table_id)
+        await action(lobby, table, _token(authorization))
+        return {"table": await _state(table, None)}
+
     # ------------------------------------------------------------------ REST
 
     @app.get("/api/health", response_model=Health, tags=["server"])
@@ -267,10 +279,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, body: AddBot, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Seat a bot in the lowest empty seat (any seated player may)."""
-        lobby = lobby_of(request)
-        table = lobby.get(table_id)
-        await lobby.add_bot(table, _token(authorization), body.bot)
-        return {"table": await _state(table, None)}
+        return await act(
+            request, table_id, authorization,
+            lambda lobby, table, token: lobby.add_bot(table, token, body.bot),
+        )
 
     @app.delete("/api/tables/{table_id}/seats/{seat}", response_model=TableAnswer,
                 tags=["lobby"], responses=_ERRORS)
@@ -278,10 +290,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, seat: int, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Remove a bot, or yourself, before the game starts."""
-        lobby = lobby_of(request)
-        table = lobby.get(table_id)
-        await lobby.remove_seat(table, _token(authorization), seat)
-        return {"table": await _state(table, None)}
+        return await act(
+            request, table_id, authorization,
+            lambda lobby, table, token: lobby.remove_seat(table, token, seat),
+        )
 
     @app.post("/api/tables/{table_id}/leave", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -289,10 +301,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Leave your seat: emptied before the start, played by a bot during a game."""
-        lobby = lobby_of(request)
-        table = lobby.get(table_id)
-        await lobby.leave(table, _token(authorization))
-        return {"table": await _state(table, None)}
+        return await act(
+            request, table_id, authorization,
+            lambda lobby, table, token: lobby.leave(table, token),
+        )
 
     @app.post("/api/tables/{table_id}/start", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -300,10 +312,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Start the game with the seated players (empty seats are dropped)."""
-        lobby = lobby_of(request)
-        table = lobby.get(table_id)
-        await lobby.start(table, _token(authorization))
-        return {"table": await _state(table, None)}
+        return await act(
+            request, table_id, authorization,
+            lambda lobby, table, token: lobby.start(table, token),
+        )
 
     @app.post("/api/tables/{table_id}/rematch", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -311,10 +323,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Once the game is over, start a new one with the same seats and options."""
-        lobby = lobby_of(request)
-        table = lobby.get(table_id)
-        await lobby.start(table, _token(authorization), rematch=True)
-        return {"table": await _state(table, None)}
+        return await act(
+            request, table_id, authorization,
+            lambda lobby, table, token: lobby.start(table, token, rematch=True),
+        )
 
     @app.get("/api/tables/{table_id}/games", response_model=GameList, tags=["replays"],
              responses=_ERRORS)

@@ -1,0 +1,26 @@
+"""What the commands share for reading their input files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from flip7.errors import Flip7Error, RecordError
+
+__all__ = ["CommandError", "read_text"]
+
+
+class CommandError(Flip7Error):
+    """A problem with a command's input that is not the engine's (unreadable file, bad JSON)."""
+
+
+def read_text(path: str) -> str:
+    """The text of ``path`` (``-``: standard input), or a :class:`CommandError` saying why not."""
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError("record", None, f"not UTF-8 text: {exc}") from None
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
