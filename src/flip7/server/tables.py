@@ -444,7 +444,11 @@ class Table:
             if bot is None:
                 bot = make_bot(STAND_IN_BOT, derive_seed("stand-in", self.game_seed, index))
                 self.bots[index] = bot
-            decision = bot.choose(game)
+            # In a worker thread: a searching bot may think for a while, and the other
+            # tables must not wait for it. The lock keeps this table's game still meanwhile.
+            decision = await asyncio.to_thread(bot.choose, game)
+            if self.version != version:  # pragma: no cover - the lock makes this impossible
+                return
             with contextlib.suppress(TableError):
                 await self.change("move", {"seat": index, "decision": str(decision), "by": by})
 
