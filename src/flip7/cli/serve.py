@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         log_level=args.log_level,
+        log_config=None,  # keep the JSON lines set up above
         access_log=logging.getLogger("flip7.server").isEnabledFor(logging.DEBUG),
         ws_max_size=64 * 1024,
         ws_ping_interval=20,
