@@ -70,10 +70,10 @@ def test_health_bots_rules_and_schemas(tmp_path: Path) -> None:
     with app_client(tmp_path / "db.sqlite") as client:
         health = client.get("/api/health").json()
         assert health["status"] == "ok" and health["database"] == "sqlite"
-        from flip7.bots import BOTS
+        from flip7.bots import bot_names
 
         bots = client.get("/api/bots").json()["bots"]
-        assert bots == sorted(BOTS) and {"basic", "random"} <= set(bots)
+        assert bots == bot_names() and {"basic", "random", "mcts"} <= set(bots)
         options = {o["name"]: o for o in client.get("/api/rules").json()["options"]}
         assert options["brutal"] == {"name": "brutal", "type": "bool", "default": False,
                                      "choices": None}
@@ -115,9 +115,15 @@ def test_lobby_flow_and_its_errors(tmp_path: Path) -> None:
         assert bob_seat == 1
         assert client.post(f"/api/tables/{table_id}/bots", json={"bot": "nobot"},
                            headers=auth(bob)).json()["detail"]["code"] == "bad_bot"
-        added = client.post(f"/api/tables/{table_id}/bots", json={"bot": "random"},
+        # A module named by a request is never imported.
+        plug = client.post(f"/api/tables/{table_id}/bots", json={"bot": "os:System"},
+                           headers=auth(bob)).json()["detail"]
+        assert plug["code"] == "bad_bot" and "flip7 serve --bot" in plug["message"]
+        added = client.post(f"/api/tables/{table_id}/bots", json={"bot": "threshold:30"},
                             headers=auth(bob)).json()["table"]
         assert [s["kind"] for s in added["seats"]] == ["human", "human", "bot"]
+        assert added["seats"][2]["bot"] == "threshold:30"
+        assert added["seats"][2]["name"] == "Threshold bot 1"
         assert client.post(f"/api/tables/{table_id}/join",
                            json={"player": "Cyd"}).json()["detail"]["code"] == "table_full"
         # Bob may remove the bot, not Ann; then Bob leaves.

@@ -1,43 +1,74 @@
 """Bots: players that choose among the legal options using only what a seat can see.
 
-A bot reads the table through the game's public accessors (lines, totals, statuses,
-the legal options); it never looks at the draw pile's order or the random state.
+A bot reads the table through a :class:`~flip7.bots.public.PublicView` (lines, Modifiers,
+statuses, totals, whose decision, the legal options, and the draw pile's composition
+worked out by counting cards); it never looks at the draw pile's order or the random state.
+
+The ladder, each rung stronger than the one below:
+
+====  ===========  ===========================================================
+R0    random       a uniformly random legal option
+R1    threshold    hits while its number sum is below t (27); random targets
+R2    targeting    R1 plus leader-focused targeting of every Action and Modifier
+R3    ev           R2 plus card counting and the exact expected value of Hit vs Stay
+R4    winprob      R3 playing to win: the chance to win, not the score, near the end
+R5    mcts         R4 checked by search over re-sampled draw piles near the end
+====  ===========  ===========================================================
+
+``basic`` is the project's first bot, kept as it was (the bench and the web app's stand-in
+use it): R1's Hit/Stay with rules of thumb aimed at the leader, between R1 and R2.
+
+A bot is made from a *spec*: a name, a name and its first parameter (``threshold:30``), a
+name and parameters (``mcts:iters=400,time=0.2``), or ``module:Class`` for a bot of your
+own (:func:`parse_bot_spec`).
 
 >>> from flip7.game import Game
 >>> game = Game.new(4, seed=3)
->>> bots = [make_bot("basic", seed=i) for i in range(4)]
->>> while not game.over:
-...     _ = game.apply(bots[game.to_decide].choose(game))
+>>> bots = [make_bot(spec, seed=i) for i, spec in
+...         enumerate(["ev", "targeting", "threshold:25", "random"])]
+>>> game.play(bots)
 >>> game.winners != ()
 True
->>> sorted(BOTS)
-['basic', 'random']
+>>> bots[2].name, bots[2].hit_below
+('threshold:t=25', 25)
 """
 
 from __future__ import annotations
 
-import functools
-import random
-from collections.abc import Callable, Sequence
-from typing import Protocol
+import contextlib
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from flip7.cards import PENALTY, VALUE, Card
-from flip7.decisions import (
-    BONUS,
-    HIT,
-    STAY,
-    Decision,
-    DecisionKind,
-    Discard,
-    Minus,
-    Steal,
-    Swap,
-)
+from flip7.bots.base import LadderBot, Param
+from flip7.bots.basic import BasicBot
+from flip7.bots.ladder import EVBot, RandomBot, TargetingBot, ThresholdBot
+from flip7.bots.mcts import MCTSBot
+from flip7.bots.public import PublicView
+from flip7.bots.winprob import WinProbBot
 from flip7.errors import Flip7Error
-from flip7.game import Game, Player, Status
-from flip7.scoring import is_flip7
+from flip7.game import Player
 
-__all__ = ["BOTS", "BasicBot", "Bot", "RandomBot", "make_bot"]
+__all__ = [
+    "BOTS",
+    "BasicBot",
+    "Bot",
+    "BotSpec",
+    "EVBot",
+    "LadderBot",
+    "MCTSBot",
+    "Param",
+    "PublicView",
+    "RandomBot",
+    "TargetingBot",
+    "ThresholdBot",
+    "WinProbBot",
+    "bot_names",
+    "make_bot",
+    "parse_bot_spec",
+]
 
 
 class Bot(Player, Protocol):
@@ -47,255 +78,135 @@ class Bot(Player, Protocol):
     name: str
 
 
-# Enum members as module constants: looking them up on the class is slow.
-_C_DIVIDE_2 = Card.DIVIDE_2
-_C_JUST_ONE_MORE = Card.JUST_ONE_MORE
-_C_LUCKY_13 = Card.LUCKY_13
-_C_SEVEN = Card.SEVEN
-_C_THIRTEEN = Card.THIRTEEN
-_C_UNLUCKY_7 = Card.UNLUCKY_7
-_K_DISCARD = DecisionKind.DISCARD
-_K_FLIP7_CHOICE = DecisionKind.FLIP7_CHOICE
-_K_GIVE = DecisionKind.GIVE
-_K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
-_K_PASS = DecisionKind.PASS
-_K_STEAL = DecisionKind.STEAL
-_K_SWAP = DecisionKind.SWAP
-_K_TARGET = DecisionKind.TARGET
-_S_ACTIVE = Status.ACTIVE
-_S_BUSTED = Status.BUSTED
+LADDER: dict[str, type[LadderBot]] = {
+    cls.name: cls
+    for cls in (RandomBot, ThresholdBot, TargetingBot, EVBot, WinProbBot, MCTSBot, BasicBot)
+}
 
-_FIRST_MODIFIER = _C_DIVIDE_2
-_CARD_MOVES = (_K_STEAL, _K_SWAP, _K_DISCARD)
+# Plain names only (the web server lists them); a spec adds parameters or names a class.
+BOTS: dict[str, Callable[[int | None], Bot]] = dict(LADDER)
 
 
-class RandomBot:
-    """Picks uniformly among the legal options."""
+def bot_names() -> list[str]:
+    """The registry's names, ladder order first.
 
-    name = "random"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
-
-    def choose(self, game: Game) -> Decision:
-        options = game.legal_decisions()
-        return options[self._rng.randrange(len(options))]
-
-
-class BasicBot:
-    """Hits below a number sum of 27 and aims its attacks at the leader.
-
-    The leader is the other non-busted player with the highest running total (ties: the
-    lowest seat). Flip Four! and Just One More! go to the leader (Just One More! to
-    itself when its own line is near 27), Modifiers to the leader, and Steal, Swap and
-    Discard pick the card move that most raises its own round score against the
-    leader's, judged card by card (a duplicate counts as losing the line).
+    >>> bot_names()[:4]
+    ['random', 'threshold', 'targeting', 'ev']
     """
-
-    name = "basic"
-    # Declared so that Game.play makes this bot's Hit/Stay decisions without a call.
-    hit_below = 27
-
-    def __init__(self, seed: int | None = None) -> None:
-        # Deterministic: the seed is accepted for a uniform bot interface and not needed.
-        del seed
-
-    def choose(self, game: Game) -> Decision:
-        kind = game.decision_kind
-        me = game.to_decide
-        assert kind is not None and me is not None
-        if kind is _K_HIT_OR_STAY:
-            return HIT if game.number_sum(me) < self.hit_below else STAY
-        leader = _leader(game, me)
-        if kind in _CARD_MOVES:
-            return _best_card_move(game, kind, me, leader)
-        options = game.legal_decisions()
-        if kind is _K_TARGET:
-            if (
-                game.pending_card is _C_JUST_ONE_MORE
-                and game.status(me) is _S_ACTIVE
-                and (game.number_sum(me) >= self.hit_below - 7 or leader is None)
-            ):
-                return _pick(options, me)
-            return _pick(options, me if leader is None else leader)
-        if kind is _K_GIVE:
-            # Every Modifier of this deck hurts its holder.
-            victim = _leader(game, me, busted_too=True) if game.rules.brutal else leader
-            return _pick(options, me if victim is None else victim)
-        if kind is _K_PASS:
-            return _pick(options, me)
-        if kind is _K_FLIP7_CHOICE:
-            totals = game.totals
-            if leader is not None and Minus(leader) in options and totals[leader] >= totals[me]:
-                return Minus(leader)
-            return BONUS
-        return options[0]
+    return list(BOTS)
 
 
+@dataclass(frozen=True)
+class BotSpec:
+    """A parsed bot spec: a ladder bot with parameters, or a user class."""
+
+    text: str
+    factory: Callable[..., Any]
+    params: dict[str, int | float]
+    user: bool
+
+    def make(self, seed: int | None = None) -> Bot:
+        """A new bot of this spec."""
+        if not self.user:
+            bot: Bot = self.factory(seed, **self.params)
+            return bot
+        try:
+            accepts_seed = "seed" in inspect.signature(self.factory).parameters
+        except (TypeError, ValueError):
+            accepts_seed = False
+        made = self.factory(seed=seed) if accepts_seed else self.factory()
+        if not callable(getattr(made, "choose", None)):
+            raise Flip7Error(f"{self.text}: a bot needs a choose(game) method")
+        if not isinstance(getattr(made, "name", None), str):
+            with contextlib.suppress(AttributeError):
+                made.name = self.text
+        return made  # type: ignore[no-any-return]
 
 
-def _pick(options: Sequence[Decision], seat: int) -> Decision:
-    """The option naming ``seat`` (Target, Give, Pass), else the first."""
-    for option in options:
-        if getattr(option, "seat", None) == seat:
-            return option
-    return options[0]
+def _usage() -> str:
+    return (
+        f"bots are {', '.join(bot_names())}; give one as NAME, NAME:VALUE, "
+        "NAME:KEY=VALUE,KEY=VALUE or module:Class"
+    )
 
 
-def _leader(game: Game, me: int, *, busted_too: bool = False) -> int | None:
-    """The other player with the highest running total (ties: the lowest seat)."""
-    for seat in _ranking(game.totals):
-        if seat != me and (busted_too or game.status(seat) is not _S_BUSTED):
-            return seat
-    return None
+def _params_usage(cls: type[LadderBot]) -> str:
+    if not cls.PARAMS:
+        return f"{cls.name} takes no parameters"
+    return f"{cls.name} takes " + ", ".join(f"{p.name} (default {p.default:g})" for p in cls.PARAMS)
 
 
-@functools.lru_cache(maxsize=4096)
-def _ranking(totals: tuple[int, ...]) -> tuple[int, ...]:
-    """Seats from the highest running total down (the totals change once a round)."""
-    return tuple(sorted(range(len(totals)), key=totals.__getitem__, reverse=True))
+def parse_bot_spec(spec: str) -> BotSpec:
+    """Read a bot spec: ``ev``, ``threshold:30``, ``mcts:iters=400,time=0.2``, or
+    ``module:Class`` / ``package.module:Class`` (an importable class whose instances have
+    ``choose(game)``; it gets ``seed=`` if its constructor takes it).
+
+    >>> parse_bot_spec("threshold:30").params
+    {'t': 30}
+    >>> parse_bot_spec("targeting:t=25,spread=50").params
+    {'t': 25, 'spread': 50.0}
+    >>> parse_bot_spec("threshold:x=1")
+    Traceback (most recent call last):
+    ...
+    flip7.errors.Flip7Error: bot 'threshold:x=1': unknown parameter 'x'; threshold takes t ...
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise Flip7Error(f"empty bot spec; {_usage()}")
+    text = spec.strip()
+    name, _, rest = text.partition(":")
+    cls = LADDER.get(name)
+    if cls is None:
+        factory = BOTS.get(name)
+        if factory is not None and not rest:  # registered by someone else, no parameters
+            return BotSpec(text, factory, {}, True)
+        if rest and name and rest.isidentifier():
+            return BotSpec(text, _load(text, name, rest), {}, True)
+        raise Flip7Error(f"unknown bot {text!r}; {_usage()}")
+    params: dict[str, int | float] = {}
+    if rest:
+        by_name = {p.name: p for p in cls.PARAMS}
+        for i, item in enumerate(rest.split(",")):
+            key, eq, value = item.partition("=")
+            if not eq:
+                if i or not cls.PARAMS:
+                    raise Flip7Error(
+                        f"bot {text!r}: give parameters as KEY=VALUE; {_params_usage(cls)}"
+                    )
+                key, value = cls.PARAMS[0].name, item
+            key = key.strip()
+            param = by_name.get(key)
+            if param is None:
+                raise Flip7Error(f"bot {text!r}: unknown parameter {key!r}; {_params_usage(cls)}")
+            if key in params:
+                raise Flip7Error(f"bot {text!r}: {key} is given twice")
+            try:
+                params[key] = param.parse(value.strip())
+            except ValueError as exc:
+                raise Flip7Error(f"bot {text!r}: {exc}") from None
+    return BotSpec(text, cls, params, False)
 
 
-def _busts(numbers: Sequence[Card], into: Card) -> bool:
-    """Whether ``into`` is a duplicate no exception allows in a line of ``numbers``."""
-    value = VALUE[into]
-    if value == 13:
-        thirteens = numbers.count(_C_THIRTEEN) + numbers.count(_C_LUCKY_13)
-        return thirteens >= 2 or (
-            thirteens == 1 and into is not _C_LUCKY_13 and _C_LUCKY_13 not in numbers
-        )
-    if value == 7:
-        return _C_SEVEN in numbers or _C_UNLUCKY_7 in numbers
-    return into in numbers
-
-
-class _Judge:
-    """Scores card moves for one decision; each line is read from the game once."""
-
-    def __init__(self, game: Game, me: int, leader: int | None) -> None:
-        self.game = game
-        self.me = me
-        self.leader = leader
-        self.lines: dict[int, tuple[tuple[Card, ...], int]] = {}
-        rules = game.rules
-        self.wipe = rules.unlucky7_triggers_on_transfer
-        self.pair_counts_two = rules.lucky13_pair_flip7_count == 2
-
-    def weight(self, seat: int) -> float:
-        return 1.0 if seat == self.me else -1.0 if seat == self.leader else -0.5
-
-    def gain(self, seat: int, out: Card | None, into: Card | None) -> int:
-        """Roughly how ``seat``'s round score changes when ``out`` leaves its line and
-        ``into`` arrives: card values, a Modifier's bite, a bust costing the whole line."""
-        known = self.lines.get(seat)
-        if known is None:
-            known = self.lines[seat] = (self.game.line(seat), self.game.number_sum(seat))
-        line, total = known
-        gain = 0
-        numbers: Sequence[Card] = line
-        if out is not None:
-            if out < _FIRST_MODIFIER:
-                rest = list(line)
-                rest.remove(out)
-                numbers = rest
-                gain -= VALUE[out]
-            else:
-                gain += total // 2 if out is _C_DIVIDE_2 else PENALTY[out]
-        if into is not None:
-            if into < _FIRST_MODIFIER:
-                if into is _C_UNLUCKY_7 and self.wipe:
-                    return 7 - total
-                if _busts(numbers, into):
-                    return -total
-                gain += VALUE[into]
-                if self.pair_counts_two:
-                    if len(numbers) >= 6:
-                        gain += 15
-                elif is_flip7([*numbers, into], 1):
-                    gain += 15
-            else:
-                gain -= total // 2 if into is _C_DIVIDE_2 else PENALTY[into]
-        return gain
-
-
-def _best_card_move(game: Game, kind: DecisionKind, me: int, leader: int | None) -> Decision:
-    """Steal, Swap or Discard: the move between us and the leader with the best sum of our
-    gain and the leader's loss. Only when there is none are all legal moves weighed (other
-    players counting half)."""
-    judge = _Judge(game, me, leader)
-    gain = judge.gain
-    if leader is not None:
-        theirs = dict.fromkeys(game.line(leader) + game.modifiers(leader))
-        mine = dict.fromkeys(game.line(me) + game.modifiers(me))
-        best: tuple[int, Card, Card | None] | None = None
-        best_value: float = float("-inf")
-        if kind is _K_STEAL:
-            for card in theirs:
-                value = gain(me, None, card) - gain(leader, card, None)
-                if value > best_value:
-                    best, best_value = (leader, card, None), value
-            if best is not None:
-                return Steal(best[0], best[1])
-        elif kind is _K_DISCARD:
-            for card in theirs:
-                value = -gain(leader, card, None)
-                if value > best_value:
-                    best, best_value = (leader, card, None), value
-            for card in mine:
-                if card >= _FIRST_MODIFIER:
-                    value = gain(me, card, None)
-                    if value > best_value:
-                        best, best_value = (me, card, None), value
-            if best is not None:
-                return Discard(best[0], best[1])
-        else:
-            # Worth giving: our Modifiers and lowest Number; worth taking: their highest
-            # Numbers (their Modifiers only when they hold no Number).
-            cross = game.rules.swap_allow_cross_type
-            ours = [c for c in mine if c >= _FIRST_MODIFIER]
-            ours += sorted((c for c in mine if c < _FIRST_MODIFIER), key=VALUE.__getitem__)[:1]
-            wanted = sorted(
-                (c for c in theirs if c < _FIRST_MODIFIER), key=VALUE.__getitem__, reverse=True
-            )[:3] or list(theirs)
-            for mine_card in ours:
-                for their_card in wanted:
-                    if cross or (mine_card < _FIRST_MODIFIER) == (their_card < _FIRST_MODIFIER):
-                        value = gain(me, mine_card, their_card) - gain(
-                            leader, their_card, mine_card
-                        )
-                        if value > best_value:
-                            best, best_value = (me, mine_card, their_card), value
-            if best is not None and best[2] is not None:
-                return Swap(me, best[1], leader, best[2])
-    weight = judge.weight
-    options = game.legal_decisions()
-    chosen, chosen_score = options[0], float("-inf")
-    for decision in options:
-        score: float
-        if isinstance(decision, Steal):
-            victim, card = decision.seat, decision.card
-            score = gain(me, None, card) + weight(victim) * gain(victim, card, None)
-        elif isinstance(decision, Discard):
-            score = weight(decision.seat) * gain(decision.seat, decision.card, None)
-        elif isinstance(decision, Swap):
-            s1, c1, s2, c2 = decision.seat1, decision.card1, decision.seat2, decision.card2
-            if leader is not None and leader != s1 and leader != s2:
-                continue  # aim at the leader
-            score = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
-        else:
-            continue
-        if score > chosen_score:
-            chosen, chosen_score = decision, score
-    return chosen
-
-
-BOTS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot, "basic": BasicBot}
-
-
-def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A bot by its registry name (``random``, ``basic``)."""
+def _load(text: str, module: str, attr: str) -> Callable[..., Any]:
     try:
-        factory = BOTS[name]
-    except KeyError:
-        raise Flip7Error(f"unknown bot {name!r}; bots are {', '.join(sorted(BOTS))}") from None
-    return factory(seed)
+        loaded = importlib.import_module(module)
+    except ImportError as exc:
+        raise Flip7Error(f"bot {text!r}: cannot import module {module!r} ({exc})") from None
+    factory = getattr(loaded, attr, None)
+    if factory is None or not callable(factory):
+        raise Flip7Error(f"bot {text!r}: module {module!r} has no class {attr!r}")
+    if isinstance(factory, type) and not callable(getattr(factory, "choose", None)):
+        raise Flip7Error(f"bot {text!r}: {attr} has no choose(game) method")
+    return factory  # type: ignore[no-any-return]
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A bot from its spec (see :func:`parse_bot_spec`), seeded with ``seed``.
+
+    >>> make_bot("threshold:30", seed=1).hit_below
+    30
+    >>> make_bot("nobody")
+    Traceback (most recent call last):
+    ...
+    flip7.errors.Flip7Error: unknown bot 'nobody'; bots are random, threshold, ...
+    """
+    return parse_bot_spec(spec).make(seed)

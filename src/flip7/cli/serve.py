@@ -39,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="make every game's shuffle reproducible (demos and tests; never on a public server)",
     )  # fmt: skip
     parser.add_argument(
+        "--bot", action="append", default=[], metavar="MODULE:CLASS",
+        help="offer a bot of your own in the lobby (repeatable; see the README's Bots)",
+    )  # fmt: skip
+    parser.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error"],
         help="log level of the one-line JSON logs on standard error (default info)",
     )  # fmt: skip
@@ -59,9 +63,15 @@ def run(args: argparse.Namespace) -> int:
         raise ServeError(f"--port must be 1 to 65535, got {args.port}")
     if args.bot_delay < 0:
         raise ServeError(f"--bot-delay must be 0 or more, got {args.bot_delay}")
+    from flip7.bots import parse_bot_spec
+
+    for spec in args.bot:
+        parse_bot_spec(spec).make(0)  # fails here, with a clear message, not mid-game
     configure_logging(args.log_level)
     url = database_url(args.db)
-    settings = Settings(database_url=url, bot_delay=args.bot_delay, seed=args.seed)
+    settings = Settings(
+        database_url=url, bot_delay=args.bot_delay, seed=args.seed, extra_bots=tuple(args.bot)
+    )
     shown = url.split("@")[-1] if "@" in url else url
     print(f"flip7 serving on http://{args.host}:{args.port} (database {shown})", file=sys.stderr)
     uvicorn.run(

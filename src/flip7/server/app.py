@@ -27,7 +27,6 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from flip7 import __version__
-from flip7.bots import BOTS
 from flip7.errors import Flip7Error
 from flip7.record import Record, replay_steps
 from flip7.rules import _CHOICES, _LUCKY13_COUNTS, Rules
@@ -228,9 +227,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(body, status_code=200 if ok else 503)
 
     @app.get("/api/bots", response_model=BotList, tags=["lobby"])
-    async def bots() -> Any:
-        """The bot levels a seat can be filled with."""
-        return {"bots": sorted(BOTS)}
+    async def bots(request: Request) -> Any:
+        """The bots a seat can be filled with, weakest first: the ladder (random,
+        threshold, targeting, ev, winprob, mcts, and basic), then the operator's own.
+        A ladder bot may carry parameters, e.g. ``threshold:30``."""
+        return {"bots": lobby_of(request).bot_list()}
 
     @app.get("/api/rules", response_model=RuleList, tags=["lobby"])
     async def rules() -> Any:

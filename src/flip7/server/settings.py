@@ -53,5 +53,7 @@ class Settings:
     # Updates queued for one slow client before it is disconnected (it can reconnect).
     send_queue_limit: int = 256
     max_tables: int = 10_000
+    # Bots of the operator's own (``module:Class`` specs) offered beside the ladder.
+    extra_bots: tuple[str, ...] = ()
     # The shortest turn timer a table may ask for, in seconds (tests lower it).
     min_turn_timer: int = 5

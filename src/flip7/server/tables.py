@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from flip7.bots import BOTS, Bot, make_bot
+from flip7.bots import Bot, bot_names, make_bot, parse_bot_spec
 from flip7.decisions import parse_decision
 from flip7.errors import Flip7Error, RulesError
 from flip7.events import Event
@@ -670,18 +670,40 @@ class Lobby:
                 return index
         raise TableError("table_full", "every seat at this table is taken", 409)
 
+    def bot_list(self) -> list[str]:
+        """The bots a seat can be filled with: the ladder, then the operator's own."""
+        return [*bot_names(), *(b for b in self.settings.extra_bots if b not in bot_names())]
+
+    def _bot_spec(self, spec: str) -> tuple[str, str]:
+        """The spec to store and the label seat names start with."""
+        spec = spec.strip()
+        if spec in self.settings.extra_bots:
+            return spec, spec.rpartition(":")[2]
+        if spec.partition(":")[0] not in bot_names():
+            # Never parsed: a module named by a request would be imported, running
+            # anyone's code on the server.
+            raise TableError(
+                "bad_bot",
+                f"bot {spec!r} is not offered here; bots are {', '.join(self.bot_list())} "
+                "(the server's operator adds bots of their own with flip7 serve --bot)",
+            )
+        try:
+            parsed = parse_bot_spec(spec)
+        except Flip7Error as exc:
+            raise TableError("bad_bot", str(exc)) from None
+        return parsed.text, spec.partition(":")[0].title()
+
     async def add_bot(self, table: Table, token: str | None, bot: str) -> int:
-        if bot not in BOTS:
-            raise TableError("bad_bot", f"unknown bot {bot!r}; bots are {', '.join(sorted(BOTS))}")
+        spec, label = self._bot_spec(bot)
         async with table.lock:
             self._human(table, token)
             taken = {s.name for s in table.seats if s is not None}
             number = 1
-            while f"{bot.title()} bot {number}" in taken:
+            while f"{label} bot {number}" in taken:
                 number += 1
-            name = f"{bot.title()} bot {number}"
+            name = f"{label} bot {number}"
             seat = self._free_seat(table, name)
-            await table.change("bot", {"seat": seat, "bot": bot, "name": name})
+            await table.change("bot", {"seat": seat, "bot": spec, "name": name})
         return seat
 
     async def remove_seat(self, table: Table, token: str | None, index: int) -> None:

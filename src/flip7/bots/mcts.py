@@ -1,0 +1,345 @@
+"""R5, ``mcts``: R4, with the decisions near the end of the game checked by search.
+
+At a decision the bot first asks R4 (:class:`~flip7.bots.winprob.WinProbBot`) for its
+choice. Near the end of the game (a total within ``reach`` of the target), where a decision
+can win or lose the game and R4's models are roughest, it then compares candidate options
+by simulation: Hit and Stay, or R4's choice and the next best uses of an Action or Modifier
+by R4's judge (``top`` of them). Each iteration samples a *determinization*: an order of
+the draw pile drawn from its public composition (and a seed for any later reshuffle) with
+the bot's own random generator, never the real order (:meth:`PublicView.sample_games`).
+Every candidate is played from a copy of that same sample (common random numbers: the
+options meet the same cards), to the end of the round, by a fast rollout policy:
+
+* every player hits below 27, or by its expected value over the pile's composition (the
+  searching bot); a player keeps hitting while someone already done for the round is over
+  the target and ahead of it, and stays when it would end the game on top;
+* Actions and Modifiers go to the leader: Flip Four! and Just One More! on it, Modifiers to
+  it, the best card from it stolen, discarded or swapped.
+
+A rollout is worth the bot's chance to win at its end: 1 or 0 if the game is over, else
+:func:`~flip7.bots.winprob.win_chance` of the totals. The search stops at ``iters``
+iterations or ``time`` seconds. The bot leaves R4's choice only for an option whose mean
+is better by more than ``z`` standard errors of the paired difference. Earlier in the
+game, where searching showed no gain over R4 (its expected values are as good as the
+search can tell, and a search only adds noise), the bot plays as R4.
+
+>>> from flip7.game import Game
+>>> game = Game.new(4, seed=11)
+>>> bots = [MCTSBot(seed=1, iters=20)] + [MCTSBot(seed=s, iters=5) for s in (2, 3, 4)]
+>>> game.play(bots)
+>>> game.over
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import ClassVar
+
+from flip7.bots.base import Param
+from flip7.bots.lines import BUST, hit_once, score, try_key
+from flip7.bots.public import PublicView
+from flip7.bots.winprob import WinProbBot, endgame, win_chance
+from flip7.cards import PENALTY, VALUE, Card
+from flip7.decisions import (
+    BONUS,
+    HIT,
+    STAY,
+    Decision,
+    DecisionKind,
+    Discard,
+    Give,
+    Minus,
+    Pass,
+    Steal,
+    Swap,
+    Target,
+)
+from flip7.game import Game, Status
+
+__all__ = ["MCTSBot"]
+
+_K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
+_K_TARGET = DecisionKind.TARGET
+_K_GIVE = DecisionKind.GIVE
+_K_STEAL = DecisionKind.STEAL
+_K_SWAP = DecisionKind.SWAP
+_K_DISCARD = DecisionKind.DISCARD
+_K_PASS = DecisionKind.PASS
+_K_FLIP7 = DecisionKind.FLIP7_CHOICE
+_BUSTED = Status.BUSTED
+_ACTIVE = Status.ACTIVE
+_FIRST_MODIFIER = Card.DIVIDE_2
+_DIVIDE_2 = Card.DIVIDE_2
+_JOM = Card.JUST_ONE_MORE
+_CARDS = len(Card)
+
+
+class _Stop(Exception):
+    """The rollout reached the next round (or the end)."""
+
+
+class MCTSBot(WinProbBot):
+    """R5: R4, with every close decision checked by simulation (see the module docstring)."""
+
+    name = "mcts"
+    rung = "R5"
+    summary = "R4 checked by search over re-sampled draw piles near the end"
+    PARAMS: ClassVar[tuple[Param, ...]] = (
+        Param("iters", int, 2000, 1, 10**7, "iterations per decision"),
+        Param("time", float, 0.3, 0.001, 0.9, "seconds per decision at most"),
+        Param("top", int, 4, 2, 64, "options searched, best first by R4's judge"),
+        Param("z", float, 1.0, 0, 10, "standard errors needed to overrule R4"),
+        Param("reach", int, 70, 0, 1000, "play for the win once a total is this near the target"),
+        Param("depth", int, 3, 0, 6, "cards R4 looks ahead"),
+    )
+
+    last_iterations = 0  # of the last search (0: the last decision was not searched)
+
+    def decide(self, view: PublicView) -> Decision:
+        start = time.perf_counter()
+        self.last_iterations = 0
+        default = super().decide(view)
+        candidates = self.candidates(view, default)
+        if len(candidates) < 2:
+            return default
+        deadline = start + float(self.params["time"])
+        return self.search(view, candidates, default, deadline)
+
+    def candidates(self, view: PublicView, default: Decision) -> list[Decision]:
+        """The options worth searching, R4's choice first; fewer than two: no search.
+
+        Only decisions near the end of the game are searched (a total within ``reach`` of
+        the target): earlier, R4's expected values are as good as the search can tell, and
+        searching them only adds noise."""
+        if not endgame(view, int(self.params["reach"])):
+            return [default]
+        if view.kind is _K_HIT_OR_STAY:
+            return [default, STAY if default is HIT else HIT]
+        options = view.options
+        if view.kind is _K_PASS or len(options) < 2:
+            return [default]
+        ranked = self.judge(view).ranked(options)
+        top = int(self.params["top"])
+        best = ranked[0][0]
+        out = [default]
+        for value, decision in ranked:
+            if len(out) >= top or value < best - 12.0:
+                break
+            if decision != default:
+                out.append(decision)
+        return out
+
+    def search(
+        self, view: PublicView, candidates: list[Decision], default: Decision, deadline: float
+    ) -> Decision:
+        """Paired rollouts of every candidate until the budget is spent."""
+        k = len(candidates)
+        me = view.seat
+        target = view.target_score
+        iters = int(self.params["iters"])
+        rng = self.rng
+        sums = [0.0] * k
+        diffs = [0.0] * k  # sum of (candidate - default)
+        squares = [0.0] * k
+        done = 0
+        clock = time.perf_counter
+        while done < iters:
+            games = view.sample_games(rng, k)
+            values = [
+                _rollout(g, d, me, view.round, target)
+                for g, d in zip(games, candidates, strict=True)
+            ]
+            base = values[0]
+            for i, v in enumerate(values):
+                sums[i] += v
+                diffs[i] += v - base
+                squares[i] += (v - base) ** 2
+            done += 1
+            if clock() >= deadline:
+                break
+        self.last_iterations = done
+        best, best_gain = 0, 0.0
+        for i in range(1, k):
+            mean = diffs[i] / done
+            if done > 1:
+                var = max(0.0, squares[i] / done - mean * mean) / (done - 1)
+                margin = float(self.params["z"]) * math.sqrt(var)
+            else:
+                margin = float("inf")
+            if mean > margin and mean > best_gain:
+                best, best_gain = i, mean
+        return candidates[best]
+
+
+# ---------------------------------------------------------------------------- rollouts
+
+
+def _rollout(game: Game, decision: Decision, me: int, round_: int, target: int) -> float:
+    """Play ``decision`` in ``game`` (a sampled copy), then the rest of the round; the
+    bot's chance to win at the end."""
+    try:
+        game.apply(decision)
+        if not game.over and game.round == round_:
+            fast = not _near_end(game, target)
+            players = [_Me(me, round_, target) if s == me else
+                       (_FastOther if fast else _Other)(s, round_, target)
+                       for s in range(game.n)]  # fmt: skip
+            game.play(players)
+    except _Stop:
+        pass
+    if game.over:
+        winners = game.winners
+        return 1.0 / len(winners) if me in winners else 0.0
+    return win_chance(game.totals, me, target)
+
+
+def _near_end(game: Game, target: int) -> bool:
+    return max(game.totals) + 70 >= target
+
+
+class _Other:
+    """An opponent in a rollout: hits below 27, chases near the end, aims at the leader."""
+
+    def __init__(self, seat: int, round_: int, target: int) -> None:
+        self.seat = seat
+        self.round = round_
+        self.target = target
+
+    def choose(self, game: Game) -> Decision:
+        if game.round != self.round or game.over:
+            raise _Stop
+        if game.decision_kind is _K_HIT_OR_STAY:
+            return HIT if self.hits(game) else STAY
+        return _aim(game, self.seat)
+
+    def hits(self, game: Game) -> bool:
+        seat = self.seat
+        chase = _chase(game, seat, self.target)
+        if chase is not None:
+            return chase
+        return game.number_sum(seat) < 27
+
+
+class _FastOther(_Other):
+    """The same, with its Hit/Stay made by the engine (far from the end of the game)."""
+
+    hit_below = 27
+
+
+class _Me(_Other):
+    """The searching bot in a rollout: Hit/Stay by one card of lookahead over the pile's
+    composition, chasing near the end."""
+
+    def hits(self, game: Game) -> bool:
+        seat = self.seat
+        chase = _chase(game, seat, self.target)
+        if chase is not None:
+            return chase
+        counts = [0] * _CARDS
+        for card, k in game.draw_pile_counts().items():
+            counts[card] = k
+        if not any(counts):
+            return False
+        key = try_key(game.line(seat))
+        mods = game.modifiers(seat)
+        divides = sum(1 for c in mods if c is _DIVIDE_2)
+        penalty = sum(PENALTY[c] for c in mods)
+        once, _, cards = hit_once(key, counts, divides=divides, penalty=penalty)
+        stay = score(key, divides=divides, penalty=penalty)
+        return bool(cards) and once > stay
+
+
+def _chase(game: Game, seat: int, target: int) -> bool | None:
+    """The end of the game: Hit if someone done for the round ends it at or over the
+    target, ahead of this line; Stay if this line would end it on top; else None."""
+    totals = game.totals
+    mine = totals[seat] + game.round_score(seat)
+    best = -1e9
+    for s in range(game.n):
+        if s == seat:
+            continue
+        final = totals[s] + game.round_score(s)
+        if game.status(s) is not _ACTIVE and final >= target and final >= mine:
+            return True
+        best = max(best, final)
+    if mine >= target and mine > best:
+        return False
+    return None
+
+
+def _aim(game: Game, me: int) -> Decision:
+    """A fast use of an Action or Modifier: at the leader (most points, line included)."""
+    kind = game.decision_kind
+    options = game.legal_decisions()
+    totals = game.totals
+    live = [s for s in range(game.n) if game.status(s) is not _BUSTED]
+    others = [s for s in live if s != me]
+    lead = max(others, key=lambda s: totals[s] + game.number_sum(s)) if others else None
+    if kind is _K_TARGET:
+        if (
+            game.pending_card is _JOM
+            and game.status(me) is _ACTIVE
+            and (game.number_sum(me) >= 20 or lead is None)
+        ):
+            return _pick(options, me)
+        return _pick(options, me if lead is None else lead)
+    if kind is _K_GIVE:
+        return _pick(options, me if lead is None else lead)
+    if kind is _K_PASS:
+        return _pick(options, me)
+    if kind is _K_FLIP7:
+        if lead is not None and totals[lead] >= totals[me]:
+            return _pick(options, lead)
+        return BONUS
+    mine = game.line(me)
+    best, best_value = options[0], -1e9
+    for decision in options:
+        if isinstance(decision, Steal):
+            value = _gain(mine, decision.card) + (3 if decision.seat == lead else 0)
+        elif isinstance(decision, Discard):
+            if decision.seat == me:
+                value = PENALTY[decision.card] if decision.card >= _FIRST_MODIFIER else -20
+            else:
+                value = (
+                    VALUE[decision.card] + (3 if decision.seat == lead else 0)
+                    if decision.card < _FIRST_MODIFIER
+                    else -PENALTY[decision.card]
+                )
+        elif isinstance(decision, Swap):
+            if me == decision.seat1:
+                give, take = decision.card1, decision.card2
+            elif me == decision.seat2:
+                give, take = decision.card2, decision.card1
+            else:
+                continue
+            rest = list(mine)
+            if give < _FIRST_MODIFIER:
+                rest.remove(give)
+            value = _gain(rest, take) - _worth(give)
+        else:
+            continue
+        if value > best_value:
+            best, best_value = decision, value
+    return best
+
+
+def _worth(card: Card) -> int:
+    return VALUE[card] if card < _FIRST_MODIFIER else -PENALTY[card] - 6 * (card is _DIVIDE_2)
+
+
+def _gain(line: tuple[Card, ...] | list[Card], card: Card) -> int:
+    """What ``card`` adds to a line: its value, or minus the line if it busts it."""
+    if card >= _FIRST_MODIFIER:
+        return -PENALTY[card] - 6 * (card is _DIVIDE_2)
+    if try_key([*line, card]) == BUST:
+        return -sum(VALUE[c] for c in line)
+    return VALUE[card]
+
+
+def _pick(options: tuple[Decision, ...], seat: int) -> Decision:
+    for option in options:
+        if isinstance(option, (Target, Give, Pass, Minus)) and option.seat == seat:
+            return option
+    return options[0]
