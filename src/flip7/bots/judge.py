@@ -134,7 +134,8 @@ def _line_value(
 class Judge:
     """Values every line of ``view`` and weighs the options of its decision.
 
-    ``pile`` is the composition the draws are judged over (27 counts).
+    ``pile`` is the composition the draws are judged over (27 counts). ``weights`` (one per
+    seat) may be set after construction: they often depend on :attr:`values`.
     """
 
     def __init__(self, view: PublicView, weights: Sequence[float], pile: Sequence[int]) -> None:

@@ -88,7 +88,7 @@ class MCTSBot(WinProbBot):
     summary = "R4 checked by search over re-sampled draw piles near the end"
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("iters", int, 2000, 1, 10**7, "iterations per decision"),
-        Param("time", float, 0.3, 0.001, 0.9, "seconds per decision at most"),
+        Param("time", float, 0.24, 0.001, 0.9, "seconds per decision at most"),
         Param("top", int, 4, 2, 64, "options searched, best first by R4's judge"),
         Param("z", float, 1.0, 0, 10, "standard errors needed to overrule R4"),
         Param("reach", int, 70, 0, 1000, "play for the win once a total is this near the target"),
@@ -182,10 +182,14 @@ def _rollout(game: Game, decision: Decision, me: int, round_: int, target: int) 
     try:
         game.apply(decision)
         if not game.over and game.round == round_:
-            fast = not _near_end(game, target)
-            players = [_Me(me, round_, target) if s == me else
-                       (_FastOther if fast else _Other)(s, round_, target)
-                       for s in range(game.n)]  # fmt: skip
+            # Players who cannot reach the target this round hit below 27 inside the
+            # engine's loop; the others decide in Python, watching the end of the game.
+            totals = game.totals
+            players = [
+                _Me(s, round_, target) if s == me
+                else (_Other if totals[s] + 60 >= target else _FastOther)(s, round_, target)
+                for s in range(game.n)
+            ]  # fmt: skip
             game.play(players)
     except _Stop:
         pass
@@ -193,10 +197,6 @@ def _rollout(game: Game, decision: Decision, me: int, round_: int, target: int) 
         winners = game.winners
         return 1.0 / len(winners) if me in winners else 0.0
     return win_chance(game.totals, me, target)
-
-
-def _near_end(game: Game, target: int) -> bool:
-    return max(game.totals) + 70 >= target
 
 
 class _Other:
@@ -255,15 +255,21 @@ def _chase(game: Game, seat: int, target: int) -> bool | None:
     """The end of the game: Hit if someone done for the round ends it at or over the
     target, ahead of this line; Stay if this line would end it on top; else None."""
     totals = game.totals
-    mine = totals[seat] + game.round_score(seat)
+    score_of = game.round_score
+    brutal = game.rules.brutal
+    mine = totals[seat] + score_of(seat)
     best = -1e9
-    for s in range(game.n):
+    for s, status in enumerate(game.statuses()):
         if s == seat:
             continue
-        final = totals[s] + game.round_score(s)
-        if game.status(s) is not _ACTIVE and final >= target and final >= mine:
-            return True
-        best = max(best, final)
+        if status is _ACTIVE:
+            final = totals[s] + score_of(s)
+        else:
+            final = totals[s] + (score_of(s) if brutal or status is not _BUSTED else 0)
+            if final >= target and final >= mine:
+                return True
+        if final > best:
+            best = final
     if mine >= target and mine > best:
         return False
     return None

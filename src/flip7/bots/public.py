@@ -32,9 +32,10 @@ from typing import Any, Generic, TypeVar
 
 from flip7.cards import Card, deck_counts
 from flip7.decisions import Decision, DecisionKind
-from flip7.game import Game, Status
+from flip7.game import Game, RoundResult, Status
 from flip7.rules import Rules
 from flip7.scoring import busted_score, round_score
+from flip7.view import GameView
 
 __all__ = ["PublicView", "leader"]
 
@@ -107,6 +108,26 @@ class PublicView:
     @_lazy
     def target_score(self) -> int:
         return self.rules.target_score
+
+    @_lazy
+    def rounds(self) -> tuple[RoundResult, ...]:
+        """The completed rounds: dealer, scores, who busted, Flip 7, the Brutal −15."""
+        return self._game.rounds
+
+    @_lazy
+    def draws(self) -> tuple[Card, ...]:
+        """Every card drawn so far, in order (each was turned face up for all to see)."""
+        return self._game.draws
+
+    @_lazy
+    def decisions(self) -> tuple[Decision, ...]:
+        """Every decision taken so far, in order."""
+        return self._game.decisions
+
+    @_lazy
+    def player_view(self) -> GameView:
+        """The engine's own view of this seat (:mod:`flip7.view`), JSON-ready."""
+        return self._game.view(self.seat)
 
     @_lazy
     def pending_card(self) -> Card | None:
