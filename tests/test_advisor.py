@@ -143,9 +143,9 @@ def test_the_game_is_read_through_its_public_view(monkeypatch: pytest.MonkeyPatc
 # ---------------------------------------------------------------------------- every order
 
 
-def take(numbers: tuple[Card, ...], mods: tuple[Card, ...], card: Card) -> (
-    tuple[tuple[Card, ...], tuple[Card, ...]] | None
-):
+def take(
+    numbers: tuple[Card, ...], mods: tuple[Card, ...], card: Card
+) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
     """A Number card received (RULES.md §4): the new line, or None on a bust."""
     if card is U7:
         return (U7,), ()
@@ -283,6 +283,64 @@ def test_after_a_wipe_the_model_puts_the_wiped_cards_back() -> None:
     advice = advise(situation([8, 9], [], ["U7", 9], False, Rules()))
     assert advice.ev_hit == pytest.approx((16 + 0) / 2)
     assert advice.recommendation == "stay" and advice.ev_stay == 17
+
+
+MODIFIERS = [Card.DIVIDE_2, Card.MINUS_2, Card.MINUS_4, Card.MINUS_6, Card.MINUS_8, Card.MINUS_10]
+
+
+def told_apart(s: Situation) -> float:
+    """``ev_hit`` in the model that tells every Modifier drawn apart (the exact one)."""
+    from flip7.solver import LineModel, LineRules, line_key
+
+    counts = s.draw_counts
+    mods = s.modifiers[s.seat]
+    rules = LineRules(divides=mods.count(Card.DIVIDE_2), penalty=sum(card.penalty for card in mods))
+    numbers, kept = list(counts[:16]), [counts[card] for card in MODIFIERS]
+    model = LineModel(numbers, rules, modifiers=kept)
+    key = line_key(s.numbers[s.seat])
+    size = sum(counts)
+    neutral = (size - sum(numbers) - sum(kept)) / size
+    return neutral * model.value(key) + (1 - neutral) * model.hit_value(key)
+
+
+@pytest.mark.parametrize(
+    ("line", "others", "seen", "decks"),
+    [
+        (["10", "3"], [["5", "5"], ["9", "9"]], [], 1),
+        (["8", "4", "2", "-4"], [["5", "5"], ["9", "9"]], ["12", "12", "11"], 1),
+        (["12"], [["6", "6"], ["13", "13"]], ["JOM", "FLIP4", "3"], 1),
+        (["U7", "6"], [["5", "5"], ["9", "9"]], ["-10", "10", "11"], 1),
+        (["11", "4", "10"], [["5", "5"], ["9", "9"]], ["12", "1", "2"], 2),
+    ],
+)
+def test_kept_modifiers_agree_with_telling_them_apart(
+    line: list[str], others: list[list[str]], seen: list[str], decks: int
+) -> None:
+    # Alone in standard mode the Modifiers drawn join the line (§7.3). Early in a round
+    # there are too many sets of them to tell apart in time: the model counts them, up to
+    # two (the module docstring), a few hundredths of a point from the exact figure at most.
+    from flip7.advisor import _EXACT_STATES, _kept_states
+    from flip7.solver import line_key
+
+    s = Situation.from_fields(
+        [line, *others], seat=0, statuses=["active", "busted", "busted"], seen=seen, decks=decks
+    )
+    assert s.keeps_modifiers
+    counts = s.draw_counts
+    kept = [counts[card] for card in MODIFIERS]
+    assert _kept_states(line_key(s.numbers[0]), counts[:16], kept) > _EXACT_STATES
+    advice = advise(s)
+    assert advice.ev_hit == pytest.approx(told_apart(s), abs=0.02)
+    assert advice.p_flip7_keep_hitting > 0  # the one-card and keep-hitting figures: exact
+
+
+def test_late_in_a_round_kept_modifiers_are_told_apart() -> None:
+    # A small pile: the model tells the Modifiers apart, the exact figure.
+    pile = ["3", "4", "5", "6", "8", "12", "-2", "-6", "/2", "JOM"]
+    s = Situation.from_fields(
+        [["10", "9"], ["7", "7"]], seat=0, statuses=["active", "busted"], pile=pile
+    )
+    assert advise(s).ev_hit == pytest.approx(told_apart(s), abs=1e-12)
 
 
 # ---------------------------------------------------------------------------- recommendations

@@ -260,7 +260,11 @@ def test_a_fixed_policy_with_exact_wipes_matches_every_order() -> None:
     counts = counts_of(U7, 7, 1, 2, 3, 4, 5)
     model = LineModel(counts, exact_wipe=True)
     for threshold in (6, 9):
-        by_policy = model.value(0, policy=lambda key, t=threshold: _sum_of(key) < t)
+
+        def below(key: int, t: int = threshold) -> bool:
+            return _sum_of(key) < t
+
+        by_policy = model.value(0, policy=below)
         assert by_policy == pytest.approx(float(threshold_by_orders(counts, threshold)), abs=1e-12)
 
 
@@ -378,6 +382,105 @@ def test_modifiers_in_the_line_and_in_the_pile() -> None:
     assert model.hit_value(key) == pytest.approx((6 + 2) / 2)
     brutal = LineModel(counts_of(10), LineRules(brutal=True, penalty=6))
     assert brutal.hit_value(line_key([10])) == -6.0  # a bust keeps the −6 in Brutal (§10.2)
+
+
+# ---------------------------------------------------------------------------- the fast optimum
+
+
+def random_case(
+    rng: random.Random,
+) -> tuple[list[int], int, LineRules, list[int] | None]:
+    """A pile (small, middling or a deck's worth; up to two decks' special cards), a line,
+    rules and, sometimes, Modifiers kept from the pile."""
+    size = rng.choice(("tiny", "small", "large"))
+    choices = {"tiny": (0, 0, 0, 1), "small": (0, 1, 1, 2, 3), "large": (2, 3, 5, 6, 8)}[size]
+    counts = [rng.choice(choices) for _ in range(16)]
+    counts[U7], counts[L13], counts[ZERO] = (rng.choice((0, 1, 2)) for _ in range(3))
+    line = 0
+    for _ in range(rng.randint(0, 6)):
+        new = receive(line, rng.randrange(16))
+        if new != BUST and len(key_cards(new)) < 7:
+            line = new
+    rules = LineRules(
+        the_zero=rng.random() < 0.8,
+        flip7_distinct=rng.random() < 0.2,
+        can_stay_empty=rng.random() < 0.2,
+        brutal=rng.random() < 0.3,
+        busted_modifiers_count=rng.random() < 0.7,
+        divides=rng.choice((0, 0, 1)),
+        penalty=rng.choice((0, 0, 2, 6, 20)),
+    )
+    mods = None
+    if size != "large" and rng.random() < 0.3:
+        mods = [rng.choice((0, 1)) for _ in range(6)]
+    return counts, line, rules, mods
+
+
+def test_the_fast_optimum_is_the_general_recursion() -> None:
+    # The optimum walks the states without updating the pile, and takes shortcuts (six-card
+    # lines in closed form, lines where staying provably wins left unexpanded): the same
+    # values; deciding every state, the same states, values and decisions, bit for bit.
+    rng = random.Random(11)
+    for _ in range(70):
+        counts, line, rules, mods = random_case(rng)
+        general = LineModel(counts, rules, modifiers=mods)
+        general.fast = False
+        want = (general.value(line), general.hit_value(line))
+        every = LineModel(counts, rules, modifiers=mods)
+        every.shortcuts = False
+        got = (every.value(line), every.hit_value(line))
+        assert got == pytest.approx(want, abs=0, nan_ok=True)
+        assert every.states() == general.states()
+        assert every.decisions() == general.decisions()
+        fast = LineModel(counts, rules, modifiers=mods)
+        got = (fast.value(line), fast.hit_value(line))
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12, nan_ok=True), (counts, line)
+        assert fast.decisions() == general.decisions()  # worked out in full when asked
+        if mods is None:
+            assert fast.outcomes(line) == pytest.approx(general.outcomes(line), abs=1e-12)
+
+
+def test_the_fast_optimum_matches_every_order() -> None:
+    # Without Unlucky 7 the put-back model is exact: backward induction over every order.
+    rng = random.Random(5)
+    slots = [ZERO, 1, 2, 3, 4, 5, 6, 8, 9, 11, 12, Card.THIRTEEN, L13]
+    for _ in range(25):
+        counts = counts_of(*rng.sample(slots, 7), *rng.sample(slots, 2))
+        for the_zero in (True, False):
+            model = LineModel(counts, LineRules(the_zero=the_zero))
+            want = brute_optimum(counts, the_zero)
+            assert model.value(0) == pytest.approx(float(want), abs=1e-12)
+
+
+def test_counted_modifiers() -> None:
+    # Counting the kept Modifiers (and averaging the scores over which they are) is exact
+    # with one Modifier in the pile; with more it is a policy that sees only how many, so
+    # never above the exact value when it counts them all, and close to it with two.
+    rng = random.Random(2)
+    deck = list(DECKS["vengeance"].counts)
+    for case in range(6):
+        counts = [rng.randint(0, min(c, 3)) for c in deck]
+        counts[U7] = rng.randint(0, 1)
+        line = line_key(rng.sample([1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12], 2 + case % 2))
+        rules = LineRules(divides=case % 2, penalty=2 * (case % 3))
+        mods = [rng.randint(0, 1) for _ in range(6)]
+        exact = LineModel(counts, rules, modifiers=mods).hit_value(line)
+        every = LineModel(counts, rules, modifiers=mods, count_modifiers=6).hit_value(line)
+        two = LineModel(counts, rules, modifiers=mods, count_modifiers=2).hit_value(line)
+        assert every <= exact + 1e-12
+        assert two == pytest.approx(exact, abs=0.02)
+        one_kind = [0, 0, 1, 0, 0, 0]
+        exact = LineModel(counts, rules, modifiers=one_kind).hit_value(line)
+        counted = LineModel(counts, rules, modifiers=one_kind, count_modifiers=2)
+        assert counted.hit_value(line) == pytest.approx(exact, abs=1e-12)
+    counted = LineModel(counts, modifiers=mods, count_modifiers=2)
+    with pytest.raises(Flip7Error):
+        counted.value(line, threshold=20)  # optimal play only
+    counted.value(line)
+    with pytest.raises(Flip7Error):
+        counted.outcomes(line)
+    with pytest.raises(Flip7Error):
+        LineModel(counts, modifiers=mods, count_modifiers=-1)
 
 
 def test_bad_inputs_are_flip7_errors() -> None:

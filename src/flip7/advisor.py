@@ -33,6 +33,17 @@ explicit fields (:meth:`Situation.from_fields`).
   game after a wipe is then solved once, which keeps the calculation fast; for a whole
   solitaire round the difference is 0.0007 points). ``p_flip7_keep_hitting`` and the
   one-card figures have no such shortcut.
+* ``ev_hit`` with the Modifiers kept: the model tells the Modifiers drawn apart (exact)
+  while that takes about 4,096 states or fewer: late in a round, or with few Modifiers left
+  in the pile. Otherwise, every set of Modifiers drawn multiplying the states, it counts
+  them, up to two (:class:`~flip7.solver.LineModel`, ``count_modifiers``): the decisions
+  depend on the line and on how many Modifiers were drawn, each score is the mean over
+  which of the pile's Modifiers they are (every set of that many as likely), and a third
+  or later one is left out. Against telling them apart, measured: at most 0.028 points off
+  (0.005 on average) over the 69 counted of the 181 decisions with the Modifiers kept in
+  120 self-played four-player games (the other 112 exact), at most 0.017 over 60 lines of
+  one or two cards early in a round, at most 0.007 over 14 with two decks; no
+  recommendation changed.
 * If the draw pile is empty the next card comes from the reshuffled discard pile, which is
   then the pile; a later reshuffle is not modelled (the line is scored as it stands).
 * The round ending early (someone else's Flip 7, or Actions that reach this line) is not
@@ -58,6 +69,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import comb
 from typing import TYPE_CHECKING, Any
 
 from flip7.cards import Card, deck_counts
@@ -73,6 +85,7 @@ from flip7.solver import (
     LineRules,
     always_hit_flip7,
     flip7_reached,
+    key_cards,
     line_key,
     receive,
 )
@@ -83,6 +96,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Advice", "NextCard", "Situation", "advise", "benchmark", "next_card"]
 
+# With the Modifiers kept (§7.3), the model tells the Modifiers drawn apart while that takes
+# at most about this many states, and otherwise counts them, up to two (the module
+# docstring's model).
+_EXACT_STATES = 4096
+_COUNTED = 2
 _MODIFIER_ORDER = (
     Card.DIVIDE_2, Card.MINUS_2, Card.MINUS_4, Card.MINUS_6, Card.MINUS_8, Card.MINUS_10,
 )  # fmt: skip
@@ -292,9 +310,7 @@ class Situation:
         when every other player has busted (§7.3; in Brutal they may go to busted players)."""
         if self.rules.brutal:
             return len(self.statuses) < 2
-        return all(
-            st is Status.BUSTED for s, st in enumerate(self.statuses) if s != self.seat
-        )
+        return all(st is Status.BUSTED for s, st in enumerate(self.statuses) if s != self.seat)
 
     def stay_score(self) -> int:
         """The advised line's round score if the round ended now (§8, §10)."""
@@ -510,7 +526,10 @@ def advise(situation: Situation | Game, seat: int | None = None) -> Advice:
         penalty=sum(card.penalty for card in own_mods),
     )
     key = line_key(situation.numbers[s])
-    model = LineModel(numbers, line_rules, modifiers=modifiers)
+    counted = None
+    if modifiers is not None and _kept_states(key, numbers, modifiers) > _EXACT_STATES:
+        counted = _COUNTED
+    model = LineModel(numbers, line_rules, modifiers=modifiers, count_modifiers=counted)
     stay = situation.stay_score()
     forced = situation.must_hit()
     modelled = sum(numbers) + (sum(modifiers) if modifiers is not None else 0)
@@ -554,6 +573,23 @@ def advise(situation: Situation | Game, seat: int | None = None) -> Advice:
         keeps_modifiers=keep,
         cards_left=size,
     )
+
+
+def _kept_states(key: int, numbers: Sequence[int], modifiers: Sequence[int]) -> int:
+    """About how many states the own-line model takes when it tells the kept Modifiers
+    apart: the lines the line can grow into (at most six cards) times the sets of Modifiers
+    the pile can give."""
+    held = len(key_cards(key))
+    free = sum(
+        1
+        for value in range(14)
+        if not key >> value & 1 and (numbers[value] or (value == 13 and numbers[NUMBER_SLOTS - 1]))
+    )
+    lines = sum(comb(free, k) for k in range(max(0, 6 - held) + 1))
+    sets = 1
+    for count in modifiers:
+        sets *= count + 1
+    return lines * sets
 
 
 def _pct(p: Fraction) -> str:
