@@ -29,6 +29,7 @@ ENGINE = (
     "game",
     "record",
     "rules",
+    "scorecard",
     "scoring",
     "solver",
     "view",

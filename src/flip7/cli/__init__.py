@@ -138,6 +138,7 @@ examples:
   flip7 tournament --seats basic,random,random,random --games 2000 --jobs 2
   flip7 ladder --bots random,threshold,basic --games 1000
   flip7 serve                            the web app on http://127.0.0.1:8000
+  flip7 scorecard --players "Ann,Bob,Cyd"  keep the score of a game played with real cards
 
 Exit status: 0 success, 2 bad input (arguments, cards, records, rule options),
 130 interrupted. Card codes: 0-13, U7, L13, /2 (or ÷2), -2 -4 -6 -8 -10 (or −N),
@@ -264,7 +265,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     play.add_argument("--bot", choices=bots, default="basic", help="the bots (default basic)")
     play.set_defaults(func=_cmd_play)
 
-    from flip7.cli import advise, solve, tournament
+    from flip7.cli import advise, scorecard, solve, tournament
 
     # Each command module has HELP, DESCRIPTION, EPILOG, add_arguments and run.
     commands: tuple[tuple[str, Any], ...] = (
@@ -272,6 +273,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         ("solve", solve),
         ("tournament", tournament),
         ("ladder", tournament.ladder),
+        ("scorecard", scorecard),
     )
     for name, module in commands:
         part = sub.add_parser(

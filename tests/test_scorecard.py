@@ -1,0 +1,863 @@
+"""The scorekeeper's model (flip7.scorecard): scores, checks, end of game, live mode, JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from typing import Any
+
+import pytest
+
+from flip7.advisor import Situation, advise
+from flip7.cards import Card, deck_counts
+from flip7.errors import Flip7Error
+from flip7.game import Status
+from flip7.rules import Rules
+from flip7.scorecard import (
+    LineEntry,
+    LiveEvent,
+    LiveRound,
+    Problem,
+    RoundInvalid,
+    Scorecard,
+    ScorecardError,
+    StaleRound,
+)
+
+NAMES = ["Ann", "Bob", "Cyd"]
+
+
+def card3(**rules: Any) -> Scorecard:
+    return Scorecard.new(NAMES, rules=Rules(**rules))
+
+
+def problems(card: Scorecard, lines: list[Any], choice: Any = None) -> list[Problem]:
+    with pytest.raises(RoundInvalid) as info:
+        card.check_round(lines, choice)
+    assert str(info.value) == "; ".join(p.message for p in info.value.problems)
+    return list(info.value.problems)
+
+
+def messages(card: Scorecard, lines: list[Any], choice: Any = None) -> list[str]:
+    return [p.message for p in problems(card, lines, choice)]
+
+
+def score_of(line: str, **rules: Any) -> int:
+    return card3(**rules).check_round([line, "", ""]).scores[0]
+
+
+def ev(kind: str, seat: int | None = None, card: str | None = None, **more: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": kind}
+    if seat is not None:
+        out["seat"] = seat
+    if card is not None:
+        out["card"] = card
+    if "src" in more:
+        out["from"] = more["src"]
+    if "to" in more:
+        out["to"] = more["to"]
+    return out
+
+
+def deal(seat: int, *codes: str) -> list[dict[str, Any]]:
+    return [ev("card", seat, code) for code in codes]
+
+
+# ---------------------------------------------------------------------------- players
+
+
+def test_new_scorecard_defaults() -> None:
+    card = Scorecard.new(["Ann", " Bob ", "Cyd"])
+    assert card.players == ("Ann", "Bob", "Cyd")
+    assert card.decks == 1 and card.rules == Rules() and card.rounds == ()
+    assert card.totals == (0, 0, 0) and not card.over and card.winners == ()
+    assert card.status_line() == "No rounds yet; target 200"
+
+
+@pytest.mark.parametrize(
+    ("players", "kwargs", "message"),
+    [
+        (["Ann", "Bob"], {}, "a game needs 3 to 36 players (2 only with the rule"),
+        (["Ann", "", "Cyd"], {}, "a player's name must be non-empty text"),
+        (["Ann", "ann", "Cyd"], {}, "two players are called 'ann'"),
+        (["Ann", "B" * 41, "Cyd"], {}, "at most 40 characters"),
+        ([f"P{i}" for i in range(19)], {"decks": 1}, "19 players need 2 decks"),
+        ([f"P{i}" for i in range(37)], {"decks": 2}, "a game needs 3 to 36 players"),
+        (NAMES, {"decks": 3}, "decks must be 1 or 2"),
+        ("Ann,Bob,Cyd", {}, "players are a list of names"),
+    ],
+)
+def test_bad_players(players: Any, kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ScorecardError, match=message.replace("(", r"\(")):
+        Scorecard.new(players, **kwargs)
+
+
+def test_two_players_and_two_decks() -> None:
+    card = Scorecard.new(["Ann", "Bob"], rules=Rules(allow_two_players=True))
+    assert card.add_round(["5", "6"]).totals == (5, 6)
+    big = Scorecard.new([f"P{i}" for i in range(19)])
+    assert big.decks == 2
+    assert Scorecard.new(NAMES, decks=2).decks == 2
+
+
+# ---------------------------------------------------------------------------- RULES §12 scores
+
+
+@pytest.mark.parametrize(
+    ("line", "rules", "expected"),
+    [
+        ("3 11 5 7 10 8 4 /2 -4", {}, 35),  # T2
+        ("3 11 5 7 10 8 /2 -4", {}, 18),  # T3
+        ("1 -10", {}, 0),  # T4
+        ("1 -10", {"brutal": True}, -9),  # T5
+        ("4 8 11 /2 -4", {}, 7),  # T6
+        ("0 13", {}, 0),  # T7
+        ("0 1 2 3 4 5 6", {}, 36),  # T8
+        ("13 L13", {}, 26),  # T9
+        ("L13 13", {}, 26),  # T9, either order (§4.5.3)
+        ("1 2 3 4 5 L13 13", {}, 56),  # T12: Flip 7 by default (41 + 15)
+        ("1 2 3 4 5 L13 13", {"lucky13_pair_flip7_count": 1}, 41),  # T12: no Flip 7
+        ("1 2 3 4 5 6 L13 13", {"lucky13_pair_flip7_count": 1}, 62),  # 8 cards, 7 values
+        ("-4 /2", {}, 0),  # only Modifiers
+        ("-4 /2", {"brutal": True}, -4),
+        ("", {}, 0),
+        ("0 -10", {"brutal": True}, 0),  # §4.3.5
+        ("9 /2", {}, 4),  # ÷2 rounds down
+        ("U7 7", {}, None),  # T14 as a final line: a bust
+    ],
+)
+def test_rules_vectors(line: str, rules: dict[str, Any], expected: int | None) -> None:
+    if expected is None:
+        with pytest.raises(RoundInvalid, match="is a bust"):
+            score_of(line, **rules)
+    else:
+        assert score_of(line, **rules) == expected
+
+
+def test_flip7_detected_from_the_cards() -> None:
+    result = card3().check_round(["3 11 5 7 10 8 4 /2 -4", "5", "bust 9 9"])
+    assert result.flip7_seat == 0 and result.scores == (35, 5, 0)
+    assert result.busted == (2,) and result.flip7_choice is None
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("bust L13 13 13", 0),  # T10
+        ("bust 13 13", 0),  # T11
+        ("bust U7 7", 0),  # T14
+        ("bust 5 5 -4", 0),  # standard: a busted line scores 0
+        ("bust", 0),
+    ],
+)
+def test_busted_lines_standard(line: str, expected: int) -> None:
+    assert score_of(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "scoring", "expected"),
+    [
+        ("bust 5 5 -4 /2", "modifiers_only", -4),  # §10.2: ÷2 does nothing on a base of 0
+        ("bust -4 -6", "modifiers_only", -10),
+        ("bust 0 3 3 -2", "modifiers_only", -2),  # The Zero is ignored
+        ("bust 5 5 -4", "zero", 0),
+    ],
+)
+def test_busted_lines_brutal(line: str, scoring: str, expected: int) -> None:
+    assert score_of(line, brutal=True, brutal_busted_scoring=scoring) == expected
+
+
+def test_two_decks_allow_two_lucky_13s_and_two_halvings() -> None:
+    card = Scorecard.new(NAMES, decks=2)
+    result = card.check_round(["L13 L13 /2 /2", "0 13", "0 12"])
+    # Two ÷2 halve twice: 26 → 13 → 6; two Zeros in different lines are fine with two decks.
+    assert result.scores == (6, 0, 0)
+    assert messages(card, ["U7 U7", "", ""]) == [
+        "Ann: U7 U7 is a bust (two Unlucky 7s): mark Ann busted or correct the cards"
+    ]
+
+
+# ---------------------------------------------------------------------------- checks
+
+
+def test_bust_not_marked() -> None:
+    found = problems(card3(), ["3", "5 9 5", "4"])
+    assert found == [
+        Problem(1, "Bob: 5 9 5 is a bust (two 5s): mark Bob busted or correct the cards")
+    ]
+
+
+def test_unlucky7_beside_a_7_is_a_bust() -> None:
+    assert messages(card3(), ["7 U7 3", "", ""]) == [
+        "Ann: 7 U7 3 is a bust (Unlucky 7 and a 7): mark Ann busted or correct the cards"
+    ]
+    assert card3().check_round(["bust 7 U7 3", "", ""]).scores == (0, 0, 0)
+
+
+def test_thirteens_messages() -> None:
+    assert messages(card3(), ["13 13", "L13 13 13", ""]) == [
+        "Ann: 13 13 is a bust (two 13s without Lucky 13): mark Ann busted or correct the cards",
+        "Bob: L13 13 13 is a bust (three 13s): mark Bob busted or correct the cards",
+    ]
+
+
+def test_too_many_number_cards() -> None:
+    assert messages(card3(), ["", "", "1 2 3 4 5 6 8 9"]) == [
+        "Cyd: 8 Number cards cannot be in a line: the 7th ends the round (Flip 7)"
+    ]
+    # A busted line holds one more than the line before the bust, which had at most 6.
+    assert card3().check_round(["bust 2 3 4 5 6 8 2", "", ""]).scores[0] == 0
+    assert messages(card3(), ["bust 2 3 4 5 6 8 9 2", "", ""]) == [
+        "Ann: 8 Number cards cannot be in a busted line: the 7th ends the round (Flip 7)"
+    ]
+    one = card3(lucky13_pair_flip7_count=1)
+    assert messages(one, ["1 2 3 4 5 6 8 9", "", ""]) == [
+        "Ann: 8 Number cards cannot be in a line: seven different values end the round (Flip 7)"
+    ]
+    assert one.check_round(["bust 2 3 4 5 6 13 L13 2", "", ""]).scores[0] == 0
+
+
+def test_impossible_busted_lines() -> None:
+    assert messages(card3(), ["bust 5 9", "bust 5 5 5", "bust 3 3 4 4"]) == [
+        "Ann: 5 9 is marked busted but is not a bust (no two Number cards of the same value): "
+        "correct the cards, or list none",
+        "Bob: 5 5 5 cannot be a busted line: a player busts on the first duplicate (three 5s)",
+        "Cyd: 3 3 4 4 cannot be a busted line: a player busts on the first duplicate "
+        "(two 3s, two 4s)",
+    ]
+
+
+def test_action_and_unknown_cards() -> None:
+    found = problems(card3(), ["3 STEAL", "14 5", "jom flip4"])
+    assert found == [
+        Problem(0, "Ann: Steal is an Action card: Actions never stay in a line"),
+        Problem(1, 'Bob: "14" is not a card; cards are 0–13, U7, L13, /2, -2, -4, -6, -8, -10'),
+        Problem(2, "Cyd: Just One More! is an Action card: Actions never stay in a line"),
+        Problem(2, "Cyd: Flip Four! is an Action card: Actions never stay in a line"),
+    ]
+
+
+def test_deck_overflow_across_lines() -> None:
+    assert messages(card3(), ["2 5", "2 9", "bust 2 2"]) == [
+        "there are 4 cards 2 in this round, but the deck holds only 2"
+    ]
+    assert messages(card3(), ["0", "0", "-4 /2"]) == [
+        "there are 2 cards 0 in this round, but the deck holds only 1"
+    ]
+    two = Scorecard.new(NAMES, decks=2)
+    assert two.check_round(["0", "0", "1"]).scores == (0, 0, 1)
+    assert messages(two, ["0", "0", "0"]) == [
+        "there are 3 cards 0 in this round, but the 2 decks hold only 2"
+    ]
+
+
+def test_two_flip7s() -> None:
+    found = messages(card3(), ["1 2 3 4 5 6 7", "8 9 10 11 12 13 L13", "9"])
+    assert found == ["Ann and Bob both have Flip 7: only one player can reach Flip 7 in a round"]
+    many = Scorecard.new(["A", "B", "C"])
+    lines = ["2 3 4 5 6 7 8", "3 4 5 6 7 8 9", "4 5 6 7 8 9 10"]
+    assert messages(many, lines) == [
+        "A, B and C all have Flip 7: only one player can reach Flip 7 in a round"
+    ]
+
+
+def test_every_problem_at_once() -> None:
+    found = problems(card3(), ["5 5", "STEAL", "14"], {"minus15": 1})
+    assert [p.seat for p in found] == [0, 1, 2, None]
+    assert found[-1].message == "the −15 Flip 7 choice is for Brutal mode only"
+
+
+def test_wrong_number_of_lines() -> None:
+    assert messages(card3(), ["5", "6"]) == [
+        "a round needs one line per player: 3 players, 2 lines"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rules", "lines", "choice", "message"),
+    [
+        ({}, ["1 2 3 4 5 6 7", "", ""], {"minus15": 1}, "the −15 Flip 7 choice is for Brutal"),
+        ({"brutal": True}, ["1 2", "", ""], {"minus15": 1}, "no line is a Flip 7"),
+        ({"brutal": True}, ["1 2 3 4 5 6 7", "", ""], {"minus15": 0}, "the −15 must go to another"),
+        ({"brutal": True}, ["1 2 3 4 5 6 7", "", ""], {"minus15": 5}, "seat 5 is not one"),
+        ({"brutal": True}, ["1 2 3 4 5 6 7", "", ""], "minus", 'a Flip 7 choice is "bonus"'),
+        ({"brutal": True}, ["1 2 3 4 5 6 7", "", ""], {"minus15": "1"}, "a Flip 7 choice is"),
+        (
+            {"brutal": True, "brutal_minus15_targets": "non_busted_others"},
+            ["1 2 3 4 5 6 7", "bust 9 9", ""],
+            {"minus15": 1},
+            "the −15 must go to another player who has not busted (Bob busted",
+        ),
+    ],
+)
+def test_bad_flip7_choices(
+    rules: dict[str, Any], lines: list[str], choice: Any, message: str
+) -> None:
+    found = messages(card3(**rules), lines, choice)
+    assert len(found) == 1 and message in found[0]
+
+
+def test_minus15_on_a_busted_player_by_default() -> None:
+    card = card3(brutal=True).add_round(["1 2 3 4 5 6 7", "bust 9 9", "3"], {"minus15": 1})
+    assert card.rounds[0].scores == (28, 0, 3) and card.totals == (28, -15, 3)
+    assert card.rounds[0].flip7_choice == {"minus15": 1} and card.rounds[0].minus15 == 1
+
+
+def test_bonus_is_the_default_choice() -> None:
+    card = card3(brutal=True)
+    assert card.check_round(["1 2 3 4 5 6 7", "", ""]).scores[0] == 43
+    result = card.check_round(["1 2 3 4 5 6 7", "", ""], "bonus")
+    assert result.scores[0] == 43 and result.flip7_choice == "bonus"
+
+
+def test_lines_as_entries_objects_and_text() -> None:
+    card = card3()
+    a = card.check_round([LineEntry.parse("3 11"), {"cards": ["5"], "busted": False}, "bust"])
+    assert a.scores == (14, 5, 0)
+    assert LineEntry.of([Card.FIVE, "l13", "÷2", "−4"]).cards == ("5", "L13", "/2", "-4")
+    assert LineEntry.bust(["-4"]) == LineEntry(("-4",), True)
+    assert LineEntry.parse("BUST, 5 5").busted
+    assert messages(card, [{"cards": "5"}, "", ""]) == [
+        "Ann: a line's cards are a list of card codes, not '5'"
+    ]
+
+
+# ---------------------------------------------------------------------------- end of the game
+
+
+def _tie_at_205(**rules: Any) -> Scorecard:
+    """T24: after four rounds Ann 205, Bob 205, Cyd 150."""
+    card = card3(**rules)
+    for _ in range(3):
+        card = card.add_round(["12 11 10 9 8 7", "12 11 10 9 8 7", "13 12 11 10 4"])
+    assert card.totals == (171, 171, 150) and not card.over
+    return card.add_round(["13 12 9", "13 12 9", "bust"])
+
+
+def test_t24_tie_means_an_extra_round() -> None:
+    card = _tie_at_205()
+    assert card.totals == (205, 205, 150)
+    assert not card.over and card.extra_round and card.winners == ()
+    assert card.status_line() == "Tie at the top: Ann and Bob have 205 — an extra round decides"
+    assert card.summary_json()["extra_round"] is True
+    card = card.add_round(["3", "3", "4"])  # still tied (208, 208): another extra round
+    assert not card.over and card.extra_round
+    card = card.add_round(["5", "4", "1"])
+    assert card.over and card.winners == (0,) and card.status_line() == "Ann wins with 213"
+
+
+def test_t24_shared_win() -> None:
+    card = _tie_at_205(tie_break="shared_win")
+    assert card.over and card.winners == (0, 1) and not card.extra_round
+    assert card.status_line() == "Ann and Bob share the win with 205"
+    assert messages(card, ["1", "2", "3"]) == [
+        "the game is over: Ann and Bob shared the win with 205"
+    ]
+
+
+def test_highest_total_wins_when_several_pass_the_target() -> None:
+    card = card3(target_score=20).add_round(["12 11", "10 11", "3"])
+    assert card.over and card.winners == (0,) and card.status_line() == "Ann wins with 23"
+    assert messages(card, ["1", "2", "3"]) == ["the game is over: Ann won with 23"]
+    with pytest.raises(RoundInvalid) as info:
+        card.add_round(["1", "2", "3"])
+    assert info.value.problems == (Problem(None, "the game is over: Ann won with 23"),)
+
+
+def test_leader_status_lines() -> None:
+    card = card3().add_round(["12 11 10", "5", "5 6"])
+    assert card.status_line() == "Ann leads with 33; target 200"
+    card = card3().add_round(["5 6", "11", "2"])
+    assert card.status_line() == "Ann and Bob lead with 11; target 200"
+    assert card.leaders == (0, 1) and card.summary_json()["leader"] == "Ann and Bob"
+
+
+def test_t25_brutal_minus15() -> None:
+    card = card3(brutal=True).add_round(["3 11 5 7 10 8 4 /2 -4", "12", "1"], {"minus15": 1})
+    assert card.rounds[0].scores == (20, 12, 1)  # no +15 for the flipper
+    assert card.totals == (20, -3, 1)  # Bob's total −15, below 0
+    assert card.rounds[0].flip7_seat == 0
+
+
+def test_brutal_negative_totals_and_falling_back_below_the_target() -> None:
+    card = card3(brutal=True, target_score=30).add_round(["10 11 9", "10 11 9", "1 -10"])
+    assert card.totals == (30, 30, -9) and card.extra_round
+    card = card.add_round(["1 -10", "2 -8", "4"])
+    assert card.totals == (21, 24, -5)
+    assert not card.over and not card.extra_round
+    assert card.status_line() == "Bob leads with 24; target 30"
+    card = card.add_round(["1 2 3 4 5 6 7", "9", "5"], {"minus15": 1})
+    assert card.totals == (49, 18, 0) and card.over and card.winners == (0,)
+
+
+def test_brutal_minus15_can_decide_a_tie() -> None:
+    card = card3(brutal=True, target_score=30).add_round(["10 11 9", "10 11 9", ""])
+    card = card.add_round(["", "", "1 2 3 4 5 6 7"], {"minus15": 0})
+    assert card.totals == (15, 30, 28) and card.over and card.winners == (1,)
+
+
+# ---------------------------------------------------------------------------- undo, edit
+
+
+def _three_rounds() -> Scorecard:
+    card = card3(target_score=50)
+    card = card.add_round(["10 11 9", "12 8", "10"])  # 30 20 10
+    card = card.add_round(["10", "5", "5"])  # 40 25 15
+    return card.add_round(["7", "1", "2"])  # 47 26 17
+
+
+def test_undo_and_edit_recompute_the_totals() -> None:
+    card = _three_rounds()
+    assert card.totals == (47, 26, 17) and card.version == 4
+    undone = card.undo_round(revision=1)
+    assert undone.totals == (40, 25, 15) and len(undone.rounds) == 2
+    edited = card.edit_round(2, revision=1, lines=["10", "bust 5 5", "5"])
+    assert edited.totals == (47, 21, 17)
+    assert [r.revision for r in edited.rounds] == [1, 2, 1]
+    assert [r.totals for r in edited.rounds] == [(30, 20, 10), (40, 20, 15), (47, 21, 17)]
+    again = edited.edit_round(2, revision=2, lines=["10", "6", "5"])
+    assert again.rounds[1].revision == 3 and again.totals == (47, 27, 17)
+    with pytest.raises(ScorecardError, match="only the last round can be undone"):
+        card.undo_round(revision=1, number=2)
+    with pytest.raises(ScorecardError, match="there is no round to undo"):
+        card3().undo_round(revision=1)
+    with pytest.raises(ScorecardError, match="there is no round 4: the scorecard has 3 rounds"):
+        card.edit_round(4, revision=1, lines=["1", "2", "3"])
+
+
+def test_stale_revisions() -> None:
+    card = _three_rounds().edit_round(3, revision=1, lines=["8", "1", "2"])
+    with pytest.raises(StaleRound) as info:
+        card.edit_round(3, revision=1, lines=["9", "1", "2"])
+    assert info.value.current == 2
+    assert "round 3 was changed meanwhile (it is at revision 2, not 1)" in str(info.value)
+    with pytest.raises(StaleRound):
+        card.undo_round(revision=1)
+    assert card.undo_round(revision=2).totals == (40, 25, 15)
+
+
+def test_edit_that_would_end_the_game_early_is_refused() -> None:
+    card = _three_rounds()
+    with pytest.raises(RoundInvalid) as info:
+        card.edit_round(1, revision=1, lines=["10 11 9 12", "12 8", "10"])
+    assert str(info.value) == "round 2 now ends the game (Ann 52): undo the rounds after it first"
+    with pytest.raises(RoundInvalid, match=r"round 2 now ends the game \(Ann 60\)"):
+        card.edit_round(2, revision=1, lines=["10 11 9", "5", "5"])
+    # Ending the game in the last round is fine.
+    over = card.edit_round(3, revision=1, lines=["7 3", "1", "2"])
+    assert over.over and over.winners == (0,) and over.totals == (50, 26, 17)
+
+
+def test_edit_reports_the_rounds_own_problems_unprefixed() -> None:
+    with pytest.raises(RoundInvalid) as info:
+        _three_rounds().edit_round(1, revision=1, lines=["5 5", "1", "2"])
+    assert info.value.problems == (
+        Problem(0, "Ann: 5 5 is a bust (two 5s): mark Ann busted or correct the cards"),
+    )
+
+
+def test_scorecards_are_immutable_values() -> None:
+    card = card3()
+    after = card.add_round(["5", "6", "7"])
+    assert card.rounds == () and after.totals == (5, 6, 7)
+    with pytest.raises(AttributeError):
+        after.players = ("X", "Y", "Z")  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------- JSON and CSV
+
+
+def test_json_round_trip() -> None:
+    card = card3(brutal=True, target_score=100)
+    card = card.add_round(["1 2 3 4 5 6 7", "bust 9 9 -4", "5 /2"], {"minus15": 2})
+    card = card.edit_round(1, revision=1, lines=["1 2 3 4 5 6 7", "bust 9 9 -4", "6 /2"],
+                           flip7_choice={"minus15": 2})  # fmt: skip
+    card = card.live_round(deal(0, "12") + deal(1, "5"), based_on=0)
+    data = json.loads(json.dumps(card.to_json()))
+    assert data["format"] == "flip7-scorecard/1"
+    assert data["rules"]["brutal"] is True and data["rules"]["tie_break"] == "extra_rounds"
+    assert data["rounds"][0] == {
+        "lines": [
+            {"cards": ["1", "2", "3", "4", "5", "6", "7"], "busted": False},
+            {"cards": ["9", "9", "-4"], "busted": True},
+            {"cards": ["6", "/2"], "busted": False},
+        ],
+        "flip7_choice": {"minus15": 2},
+        "revision": 2,
+        "events": None,
+    }
+    back = Scorecard.from_json(data)
+    assert back == card
+    assert back.totals == (28, -4, -12) and back.live is not None
+    assert back.live.numbers[0] == (Card.TWELVE,)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(format="x"), "format must be 'flip7-scorecard/1'"),
+        (lambda d: d.update(extra=1), "unknown scorecard keys: extra"),
+        (lambda d: d.update(players=["A", "B"]), "a game needs 3 to 36 players"),
+        (lambda d: d.update(rules={"brutel": True}), "rules: unknown rule option 'brutel'"),
+        (lambda d: d["rounds"][0]["lines"].pop(), "round 1: a round needs one line per player"),
+        (lambda d: d["rounds"][1]["lines"][0].update(cards=["5", "5"]), "round 2: Ann: 5 5 is a"),
+        (lambda d: d["rounds"][0].update(revision=0), r"rounds\[0\]: revision must be"),
+        (lambda d: d["rounds"][0].update(flip7_choice=3), r"rounds\[0\]: a Flip 7 choice is"),
+        (lambda d: d["rounds"][0].update(events=[{"type": "x"}]), "unknown event type 'x'"),
+        (lambda d: d.update(rounds=d["rounds"] * 3), "round 2 now ends the game"),
+        (lambda d: d.update(live={"events": [], "revision": 0}), "live: events is a list"),
+        (lambda d: d.update(live={"events": [{"type": "stay", "seat": 9}]}), "live is null or"),
+    ],
+)
+def test_from_json_refuses_bad_data(change: Any, message: str) -> None:
+    card = card3(target_score=20).add_round(["5", "6", "7"]).add_round(["12 11", "5", "1"])
+    data = json.loads(json.dumps(card.to_json()))
+    change(data)
+    with pytest.raises(ScorecardError, match=message):
+        Scorecard.from_json(data)
+
+
+def test_summary_json() -> None:
+    card = card3(target_score=30).add_round(["1 2 3 4 5 6 7", "bust 5 5", "10"])
+    summary = card.summary_json()
+    assert summary["status"] == "over" and summary["winners"] == [0]
+    assert summary["winner_names"] == ["Ann"] and summary["leader"] == "Ann"
+    assert summary["message"] == "Ann wins with 43" and summary["totals"] == [43, 0, 10]
+    assert summary["rounds"] == [
+        {
+            "number": 1,
+            "revision": 1,
+            "lines": [
+                {"cards": ["1", "2", "3", "4", "5", "6", "7"], "busted": False},
+                {"cards": ["5", "5"], "busted": True},
+                {"cards": ["10"], "busted": False},
+            ],
+            "flip7_choice": None,
+            "flip7_seat": 0,
+            "minus15": None,
+            "busted": [1],
+            "scores": [43, 0, 10],
+            "totals": [43, 0, 10],
+            "live": False,
+        }
+    ]
+    assert summary["live"] is None and summary["extra_round"] is False
+    fresh = card3().summary_json()
+    assert fresh["status"] == "playing" and fresh["leader"] is None and fresh["leaders"] == []
+    json.dumps(summary)
+
+
+def test_csv() -> None:
+    card = card3(brutal=True).add_round(["1 2 3 4 5 6 7", "bust", "5 /2"], {"minus15": 1})
+    card = card.add_round(["3", "", "bust 9 9 -2"])
+    rows = list(csv.reader(io.StringIO(card.to_csv())))
+    assert rows[0] == [
+        "round", "Ann cards", "Ann score", "Ann total", "Bob cards", "Bob score", "Bob total",
+        "Cyd cards", "Cyd score", "Cyd total", "note",
+    ]  # fmt: skip
+    assert rows[1] == [
+        "1", "1 2 3 4 5 6 7", "28", "28", "bust", "0", "-15", "5 /2", "2", "2",
+        "Flip 7: Ann; −15 on Bob",
+    ]  # fmt: skip
+    assert rows[2] == ["2", "3", "3", "31", "", "0", "-15", "bust: 9 9 -2", "-2", "0", ""]
+    assert len(rows) == 3
+
+
+# ---------------------------------------------------------------------------- live mode
+
+
+def live(events: list[dict[str, Any]], **rules: Any) -> LiveRound:
+    card = card3(**rules).live_round(events, based_on=0)
+    assert card.live is not None
+    return card.live
+
+
+def test_live_bust() -> None:
+    state = live(deal(0, "5") + deal(1, "9") + deal(2, "2") + deal(0, "5"))
+    assert state.statuses == (Status.BUSTED, Status.ACTIVE, Status.ACTIVE)
+    assert state.numbers[0] == (Card.FIVE, Card.FIVE) and state.to_decide == 1
+    assert state.lines()[0] == LineEntry(("5", "5"), True)
+    assert not state.over
+
+
+def test_t13_unlucky7_wipes_the_line_and_its_modifiers() -> None:
+    state = live(deal(0, "7", "9", "-2", "U7"))
+    assert state.numbers[0] == (Card.UNLUCKY_7,) and state.modifiers[0] == ()
+    assert state.statuses[0] is Status.ACTIVE
+    assert state.discard_pile == {Card.SEVEN: 1, Card.NINE: 1, Card.MINUS_2: 1}
+    pile = state.draw_pile
+    assert pile[Card.SEVEN] == 5 and Card.UNLUCKY_7 not in pile and Card.MINUS_2 not in pile
+    assert state.cards_left == 108 - 4
+
+
+def test_t14_a_7_after_unlucky7_busts() -> None:
+    state = live(deal(0, "U7", "7"))
+    assert state.statuses[0] is Status.BUSTED
+
+
+def test_live_lucky13_pair() -> None:
+    state = live(deal(0, "13", "L13") + deal(1, "13", "13"))
+    assert state.statuses[:2] == (Status.ACTIVE, Status.BUSTED)
+
+
+def test_live_flip7_ends_the_round() -> None:
+    events = deal(1, "9") + deal(0, "1", "2", "3", "4", "5", "6", "0")
+    state = live(events)
+    assert state.flip7_seat == 0 and state.over and state.to_decide is None
+    assert state.scores_now() == (36, 9, 0)
+    with pytest.raises(ScorecardError, match=r"event 9 \(stay\): the round is over \(Ann has"):
+        live([*events, ev("stay", 1)])
+
+
+def test_live_actions_are_recorded_and_discarded() -> None:
+    state = live(deal(0, "STEAL", "5"))
+    assert state.numbers[0] == (Card.FIVE,)
+    assert state.discard_pile == {Card.STEAL: 1} and state.draw_pile[Card.STEAL] == 1
+
+
+def test_live_steal_and_swap() -> None:
+    base = deal(0, "10", "11") + deal(1, "10", "11") + deal(2, "4")
+    state = live([*base, ev("card", 2, "STEAL"), ev("move", card="11", src=0, to=2)])
+    assert state.numbers[0] == (Card.TEN,) and state.numbers[2] == (Card.FOUR, Card.ELEVEN)
+    # T19: a Swap of Ann's 10 with Bob's 11 busts both (placed first, then checked).
+    swap = [ev("card", 2, "SWAP"), ev("move", card="10", src=0, to=1),
+            ev("move", card="11", src=1, to=0)]  # fmt: skip
+    state = live(base + swap)
+    assert state.statuses == (Status.BUSTED, Status.BUSTED, Status.ACTIVE)
+    assert state.numbers[0] == (Card.ELEVEN, Card.ELEVEN)
+    assert state.numbers[1] == (Card.TEN, Card.TEN)
+
+
+def test_t20_steal_can_bust() -> None:
+    state = live(deal(0, "13") + deal(1, "13") + [ev("move", card="13", src=1, to=0)])
+    assert state.statuses[0] is Status.BUSTED and state.numbers[1] == ()
+
+
+def test_swap_of_unlucky7_wipes_after_both_placements() -> None:
+    base = deal(0, "U7") + deal(1, "5", "9")
+    swap = [ev("move", card="U7", src=0, to=1), ev("move", card="5", src=1, to=0)]
+    state = live(base + swap)
+    assert state.numbers[0] == (Card.FIVE,) and state.numbers[1] == (Card.UNLUCKY_7,)
+    assert state.discard_pile == {Card.NINE: 1}
+    no_wipe = live(base + swap, unlucky7_triggers_on_transfer=False)
+    assert no_wipe.numbers[1] == (Card.NINE, Card.UNLUCKY_7)
+
+
+def test_steal_can_complete_flip7() -> None:
+    events = deal(0, "1", "2", "3", "4", "5", "6") + deal(1, "8")
+    state = live([*events, ev("move", card="8", src=1, to=0)])
+    assert state.flip7_seat == 0 and state.over
+
+
+def test_live_discard() -> None:
+    state = live([*deal(0, "5", "9", "-4"), ev("discard", card="-4", src=0)])
+    assert state.modifiers[0] == () and state.discard_pile == {Card.MINUS_4: 1}
+    assert state.draw_pile.get(Card.MINUS_4) is None
+
+
+def test_live_reshuffle_and_draw_pile_composition() -> None:
+    events = [*deal(0, "5", "9"), ev("discard", card="9", src=0), *deal(1, "JOM")]
+    state = live(events)
+    expected = deck_counts()
+    expected.subtract([Card.FIVE, Card.NINE, Card.JUST_ONE_MORE])
+    assert state.draw_pile == {c: k for c, k in expected.items() if k}
+    shuffled = live([*events, ev("reshuffle")])
+    back = deck_counts()
+    back.subtract([Card.FIVE])  # only the cards in lines stay out (§3.5.1)
+    assert shuffled.draw_pile == {c: k for c, k in back.items() if k}
+    assert shuffled.discard_pile == {}
+
+
+def test_live_card_that_the_pile_cannot_hold() -> None:
+    with pytest.raises(ScorecardError) as info:
+        live(deal(0, "0") + deal(1, "0"))
+    assert str(info.value) == (
+        "event 2 (card): 0 cannot come from the draw pile: the deck holds 1 and 1 is already "
+        "in players' lines"
+    )
+    # Out of the pile but not in a line: the pile must have been reshuffled meanwhile.
+    state = live([*deal(0, "0", "5"), ev("discard", card="0", src=0), *deal(1, "0")])
+    assert state.numbers[1] == (Card.ZERO,)
+    assert state.notes == (
+        "event 4 (card): no 0 was left in the draw pile: counted as a reshuffle",
+    )
+    assert state.draw_pile[Card.FIVE] == 4 and state.discard_pile == {}
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        ([ev("card", 3, "5")], "event 1 (card): seat must be a seat from 0 to 2, not 3"),
+        ([ev("card", 0, "14")], 'event 1: card event: "14" is not a card'),
+        ([ev("card", 0)], "event 1: a card event has the keys card, seat, type (missing card)"),
+        ([ev("flip", 0)], "event 1: unknown event type 'flip'"),
+        ([*deal(0, "5"), ev("discard", card="9", src=0)], "event 2 (discard): Ann has no 9"),
+        ([*deal(0, "5"), ev("move", card="5", src=0, to=0)], "a card cannot move within one"),
+        ([*deal(0, "5", "5"), ev("card", 0, "3")], "event 3 (card): Ann has busted: a busted"),
+        ([*deal(0, "5", "5"), ev("card", 0, "-4")], "event 3 (card): Ann has busted"),
+        ([*deal(0, "5", "5"), *deal(1, "9"), ev("move", card="5", src=0, to=1)],
+         "event 4 (move): Ann has busted: Actions cannot touch"),
+        ([*deal(0, "5"), ev("stay", 0), ev("stay", 0)], "event 3 (stay): Ann has already stayed"),
+        ([ev("stay", 0), ev("stay", 1), ev("stay", 2), ev("reshuffle")],
+         "event 4 (reshuffle): the round is over (every player has stayed or busted)"),
+        ([{"type": "stay", "seat": True}], "stay event: seat is a seat number"),
+    ],
+)  # fmt: skip
+def test_live_event_errors(events: list[dict[str, Any]], message: str) -> None:
+    with pytest.raises(ScorecardError, match=re.escape(message)):
+        live(events)
+
+
+def test_live_brutal_modifier_to_a_busted_player() -> None:
+    state = live(deal(0, "5", "5", "-4"), brutal=True)
+    assert state.modifiers[0] == (Card.MINUS_4,) and state.scores_now()[0] == -4
+
+
+def test_live_stayed_player_still_receives_cards() -> None:
+    state = live([*deal(0, "5"), ev("stay", 0), *deal(0, "-2"), *deal(1, "9")])
+    assert state.statuses[0] is Status.STAYED and state.modifiers[0] == (Card.MINUS_2,)
+    assert state.to_decide == 2
+
+
+def test_to_decide_follows_the_turns() -> None:
+    state = live(deal(0, "5") + deal(1, "9") + deal(2, "2") + [ev("stay", 0)])
+    assert state.to_decide == 1
+    state = live([*deal(0, "5"), ev("stay", 1), ev("card", 2, "3")])
+    assert state.to_decide == 0
+    assert live([]).to_decide is None
+
+
+def test_advice_matches_the_advisor() -> None:
+    card = card3().add_round(["12 11 10", "bust 5 5", "8"])  # typed in: its cards are out
+    events = (
+        deal(0, "12", "-4") + deal(1, "9") + deal(2, "7", "7") + [ev("discard", card="-4", src=0)]
+    )
+    card = card.live_round(events, based_on=0)
+    assert card.live is not None
+    state = card.live
+    assert state.to_decide == 0 and state.totals == (33, 0, 8)
+    pile = deck_counts()
+    pile.subtract([Card.TWELVE, Card.ELEVEN, Card.TEN, Card.FIVE, Card.FIVE, Card.EIGHT])
+    pile.subtract([Card.TWELVE, Card.MINUS_4, Card.NINE, Card.SEVEN, Card.SEVEN])
+    situation = Situation.from_fields(
+        [["12"], ["9"], ["7", "7"]],
+        seat=0,
+        statuses=["active", "active", "busted"],
+        totals=[33, 0, 8],
+        to_decide=0,
+        pile={c: k for c, k in pile.items() if k},
+        discard=["12", "11", "10", "5", "5", "8", "-4"],
+    )
+    assert state.situation() == situation
+    expected = advise(situation)
+    got = state.advice()
+    assert got == expected
+    assert got.p_bust_next == expected.p_bust_next and got.recommendation == expected.recommendation
+    assert state.advice(1) == advise(
+        Situation.from_fields(
+            [["12"], ["9"], ["7", "7"]], seat=1, statuses=["active", "active", "busted"],
+            totals=[33, 0, 8], to_decide=0, pile={c: k for c, k in pile.items() if k},
+            discard=["12", "11", "10", "5", "5", "8", "-4"],
+        )
+    )  # fmt: skip
+    with pytest.raises(ScorecardError, match="Cyd has busted: there is no Hit or Stay"):
+        state.advice(2)
+    summary = card.summary_json()["live"]
+    assert summary["advice"]["p_bust_next"] == float(expected.p_bust_next)
+    assert summary["to_decide"] == 0 and summary["cards_left"] == sum(pile.values())
+
+
+def test_live_round_added_as_a_round() -> None:
+    events = deal(0, "5") + deal(1, "9", "9") + deal(2, "3") + [ev("stay", 0)]
+    card = card3().live_round(events, based_on=0)
+    with pytest.raises(ScorecardError, match="the round is not over: Cyd is still playing"):
+        card.add_live_round()
+    card = card.live_round([*events, *deal(2, "-2"), ev("stay", 2)], based_on=1)
+    assert card.live is not None and card.live.over and card.live.revision == 2
+    assert card.live.final_lines() == (
+        LineEntry(("5",), False),
+        LineEntry(("9", "9"), True),
+        LineEntry(("3", "-2"), False),
+    )
+    added = card.add_live_round()
+    assert added.live is None and added.totals == (5, 0, 1)
+    assert added.rounds[0].live and added.rounds[0].events is not None
+    assert len(added.rounds[0].events) == len(events) + 2
+    # The same through add_round with the final lines (in any order).
+    same = card.add_round(["5", "bust 9 9", "-2 3"])
+    assert same.rounds[0].events == added.rounds[0].events
+    other = card.add_round(["6", "bust 9 9", "-2 3"])
+    assert other.rounds[0].events is None
+    again = Scorecard.from_json(added.to_json())
+    assert again == added and again.summary_json()["rounds"][0]["live"] is True
+
+
+def test_live_revisions_are_checked() -> None:
+    card = card3().live_round(deal(0, "5"), based_on=0)
+    with pytest.raises(StaleRound, match="it is at revision 1, not 0") as info:
+        card.live_round(deal(0, "6"), based_on=0)
+    assert info.value.current == 1
+    card = card.live_round(deal(0, "6"), based_on=1)
+    assert card.live is not None and card.live.numbers[0] == (Card.SIX,)
+    assert card.abandon_live().live is None
+
+
+def test_discard_pile_carries_over_between_rounds() -> None:
+    first = deal(0, "12", "JOM") + deal(1, "7", "U7") + [ev("stay", 0)] + deal(2, "4", "4")
+    card = card3().live_round([*first, ev("stay", 1)], based_on=0).add_live_round()
+    assert card.totals == (12, 7, 0)
+    card = card.live_round(deal(0, "5"), based_on=0)
+    assert card.live is not None
+    out = [Card.TWELVE, Card.JUST_ONE_MORE, Card.SEVEN, Card.UNLUCKY_7, Card.FOUR, Card.FOUR,
+           Card.FIVE]  # fmt: skip
+    expected = deck_counts()
+    expected.subtract(out)
+    assert card.live.draw_pile == {c: k for c, k in expected.items() if k}
+    assert card.live.discard_pile[Card.SEVEN] == 1  # wiped by Unlucky 7 in round 1
+    # A reshuffle in a round empties the discard pile for the rounds after it.
+    card = card.abandon_live().live_round([ev("reshuffle"), *deal(0, "5")], based_on=0)
+    assert card.live is not None and card.live.discard_pile == {}
+    assert card.live.cards_left == 107
+
+
+def test_live_round_after_the_game_is_over() -> None:
+    card = card3(target_score=10).add_round(["11", "1", "2"])
+    with pytest.raises(ScorecardError, match="the game is over: Ann won with 11"):
+        card.live_round(deal(0, "5"), based_on=0)
+
+
+def test_edit_keeps_the_live_round_and_undo_ends_it() -> None:
+    card = card3().add_round(["5", "6", "7"]).live_round(deal(0, "5"), based_on=0)
+    edited = card.edit_round(1, revision=1, lines=["4", "6", "7"])
+    assert edited.live is not None and edited.live.draw_pile[Card.FOUR] == 3
+    assert card.undo_round(revision=1).live is None
+
+
+def test_liveevent_json() -> None:
+    data = {"type": "move", "card": "÷2", "from": 1, "to": 0}
+    event = LiveEvent.from_json(data)
+    assert event.card is Card.DIVIDE_2 and event.to_json() == {**data, "card": "/2"}
+    with pytest.raises(ScorecardError, match="unknown from"):
+        LiveEvent.from_json({"type": "stay", "seat": 1, "from": 0})
+    with pytest.raises(Flip7Error):
+        LiveEvent.from_json(["card"])
+
+
+def test_typed_in_rounds_that_overflow_the_deck_count_as_a_reshuffle() -> None:
+    card = card3(target_score=1000)
+    for _ in range(5):
+        card = card.add_round(["12 11 10 9 8", "12 11 10 9 8", "12 13"])
+    # Round 5 cannot follow from rounds 1 to 4 without a reshuffle (15 cards 12 in all).
+    card = card.live_round(deal(0, "5"), based_on=0)
+    assert card.live is not None
+    assert card.live.draw_pile[Card.TWELVE] == 12 - 3
+    assert card.live.draw_pile[Card.THIRTEEN] == 12 - 1
+
+
+def test_an_edit_that_ends_the_game_ends_the_live_round() -> None:
+    card = card3(target_score=20).add_round(["5", "6", "7"])
+    card = card.live_round(deal(0, "5"), based_on=0)
+    over = card.edit_round(1, revision=1, lines=["12 11", "6", "7"])
+    assert over.over and over.live is None
