@@ -30,6 +30,7 @@ from flip7 import __version__
 from flip7.errors import Flip7Error
 from flip7.record import Record, replay_steps
 from flip7.rules import _CHOICES, _LUCKY13_COUNTS, Rules
+from flip7.server import scorecards
 from flip7.server.protocol import (
     AddBot,
     BotList,
@@ -78,7 +79,7 @@ class _BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = MAX_RECORD_BODY if scope["path"] == "/api/replays" else MAX_BODY
+        limit = _body_limit(scope["path"])
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and length.isdigit() and int(length) > limit:
             response = _error("too_large", f"the request body may be at most {limit} bytes", 413)
@@ -104,6 +105,14 @@ class _BodyLimit:
 
 class _TooLarge(Exception):
     pass
+
+
+def _body_limit(path: str) -> int:
+    if path == "/api/replays":
+        return MAX_RECORD_BODY
+    if path.startswith(scorecards.PREFIX + "/") and path.endswith("/live"):
+        return scorecards.MAX_LIVE_BODY
+    return MAX_BODY
 
 
 def _token(authorization: str | None) -> str | None:
@@ -184,7 +193,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=(
             "The lobby is this REST API; play goes over the WebSocket `/ws/tables/{table_id}` "
             "(its messages: `GET /api/protocol`, and docs/protocol.md). Calls that act for a "
-            "seat take its token as `Authorization: Bearer <token>`."
+            "seat take its token as `Authorization: Bearer <token>`. The scorekeeper "
+            "(`/api/scorecards`, docs/scorekeeper.md) scores games played with real cards."
         ),
         lifespan=lifespan,
     )
@@ -194,6 +204,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
         return _error(exc.code, exc.message, exc.status)
+
+    scorecards.install(app)
 
     def lobby_of(request: Request) -> Lobby:
         lobby: Lobby = request.app.state.lobby
@@ -475,7 +487,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
-    for path in ("/", "/t/{table_id}", "/replay/game/{game_id}", "/replay/{replay_id}"):
+    for path in ("/", "/t/{table_id}", "/replay/game/{game_id}", "/replay/{replay_id}",
+                 "/scorekeeper", "/scorekeeper/{scorecard_id}"):
         app.add_api_route(path, index, include_in_schema=False)
 
     return app

@@ -5,6 +5,9 @@ game starts and every decision. Replaying the log through the engine rebuilds th
 exactly, which is how the server resumes after a restart, even after ``kill -9``. A game's
 shuffle seed lives only in ``games.seed``, which nothing sends to a client.
 
+The scorekeeper's scorecards are one JSON document each, replaced under an optimistic
+version check (:meth:`Store.update_scorecard`).
+
 Writes go through one writer task that commits whatever is queued in one transaction
 (group commit): a move is acknowledged only after its transaction has committed.
 """
@@ -30,12 +33,14 @@ __all__ = [
     "OPERATIONS",
     "GameRow",
     "LogRow",
+    "ScorecardRow",
     "Store",
     "StoreError",
     "TableRow",
     "games",
     "metadata",
     "replays",
+    "scorecards",
     "table_log",
     "tables",
     "utcnow",
@@ -95,6 +100,25 @@ replays = sa.Table(
 )
 
 
+# A scorekeeper's scorecard (flip7.scorecard): the whole card as one JSON document, replaced
+# on every change; ``version`` is bumped each time and guards every update.
+scorecards = sa.Table(
+    "scorecards",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    # SHA-256 of the edit key, like seat tokens: the key itself is never stored.
+    sa.Column("key_hash", sa.String(64), nullable=False),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    # What the list of scorecards shows (players, rounds, leader): no need to read ``data``.
+    sa.Column("listing", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, index=True),
+)
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -106,6 +130,7 @@ OPERATIONS: dict[str, Executable] = {
     "table_insert": tables.insert(),
     "game_insert": games.insert(),
     "replay_insert": replays.insert(),
+    "scorecard_insert": scorecards.insert(),
     "log_insert": table_log.insert(),
     "table_update": tables.update()
     .where(tables.c.id == sa.bindparam("b_id"))
@@ -126,6 +151,33 @@ OPERATIONS: dict[str, Executable] = {
 _ORDER = {name: i for i, name in enumerate(OPERATIONS)}
 
 Operation = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ScorecardRow:
+    id: str
+    key_hash: str
+    name: str
+    data: dict[str, Any]
+    listing: dict[str, Any]
+    version: int
+    status: str
+    created_at: datetime
+    updated_at: datetime
+
+
+def _scorecard_row(row: Any, with_data: bool = True) -> ScorecardRow:
+    return ScorecardRow(
+        id=row.id,
+        key_hash=row.key_hash,
+        name=row.name,
+        data=json.loads(row.data) if with_data else {},
+        listing=json.loads(row.listing),
+        version=row.version,
+        status=row.status,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
 
 
 class StoreError(Exception):
@@ -358,6 +410,52 @@ class Store:
         async with self.engine.connect() as conn:
             row = (await conn.execute(replays.select().where(replays.c.id == replay_id))).first()
         return None if row is None else dict(json.loads(row.record))
+
+    async def scorecard(self, scorecard_id: str) -> ScorecardRow | None:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(scorecards.select().where(scorecards.c.id == scorecard_id))
+            ).first()
+        return None if row is None else _scorecard_row(row)
+
+    async def scorecard_list(self, limit: int) -> list[ScorecardRow]:
+        """The ``limit`` most recently changed scorecards, newest first (without ``data``)."""
+        columns = [c for c in scorecards.c if c.name != "data"]
+        query = (
+            sa.select(*columns)
+            .order_by(scorecards.c.updated_at.desc(), scorecards.c.id)
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_scorecard_row(row, with_data=False) for row in rows]
+
+    async def update_scorecard(
+        self,
+        scorecard_id: str,
+        old_version: int,
+        *,
+        data: dict[str, Any],
+        listing: dict[str, Any],
+        status: str,
+        updated_at: datetime,
+    ) -> bool:
+        """Replace a scorecard if it is still at ``old_version`` (one transaction, committed
+        on return); False if someone changed it meanwhile, and nothing is written."""
+        statement = (
+            scorecards.update()
+            .where(scorecards.c.id == scorecard_id, scorecards.c.version == old_version)
+            .values(
+                data=dumps(data),
+                listing=dumps(listing),
+                status=status,
+                version=old_version + 1,
+                updated_at=updated_at,
+            )
+        )
+        async with self.engine.begin() as conn:
+            result = await conn.execute(statement)
+        return bool(result.rowcount == 1)
 
     async def ping(self) -> bool:
         try:

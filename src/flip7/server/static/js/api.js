@@ -1,17 +1,18 @@
 // REST calls to /api. Errors come back as {"detail": {"code", "message"}} (protocol.md).
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, detail = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.detail = detail; // the body's whole "detail" object, for its extra fields
   }
 }
 
 function describe(status, body) {
   const detail = body && body.detail;
   if (detail && typeof detail === "object" && !Array.isArray(detail)) {
-    return new ApiError(status, detail.code || String(status), detail.message || `Error ${status}`);
+    return new ApiError(status, detail.code || String(status), detail.message || `Error ${status}`, detail);
   }
   if (typeof detail === "string") return new ApiError(status, String(status), detail);
   if (Array.isArray(detail) && detail.length) {
@@ -23,8 +24,8 @@ function describe(status, body) {
   return new ApiError(status, String(status), `The server answered ${status}`);
 }
 
-export async function api(method, path, { body, token } = {}) {
-  const headers = { Accept: "application/json" };
+export async function api(method, path, { body, token, headers: extra } = {}) {
+  const headers = { Accept: "application/json", ...(extra || {}) };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   let res;

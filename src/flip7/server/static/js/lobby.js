@@ -1,4 +1,5 @@
-// The lobby (/): create a table, list open tables, upload a record to watch.
+// The lobby (/): create a table, list open tables, upload a record to watch, and a way to
+// the scorekeeper.
 import { api } from "./api.js";
 import { cardEl } from "./cards.js";
 import { navigate } from "./router.js";
@@ -285,8 +286,14 @@ export function mountLobby(root) {
   fileInput.addEventListener("focus", () => replayPanel.querySelector(".upload-btn").classList.add("is-focused"));
   fileInput.addEventListener("blur", () => replayPanel.querySelector(".upload-btn").classList.remove("is-focused"));
 
+  // ---- the scorekeeper ---------------------------------------------------------------
+  const scorekeeperPanel = h("section", { class: "panel replays", "aria-labelledby": "scorekeeper-title" },
+    h("h2", { id: "scorekeeper-title", text: "Playing with real cards?" }),
+    h("p", { class: "muted", text: "Keep score on your phone: tap each player’s cards, and the scores, the checks and the totals are worked out for you." }),
+    h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--secondary btn--block", dataset: { testid: "scorekeeper-link" } }, "Open the scorekeeper"));
+
   root.appendChild(h("div", { class: "lobby" }, hero,
-    h("div", { class: "lobby-grid" }, createPanel, h("div", { class: "lobby-col" }, tablesPanel, replayPanel))));
+    h("div", { class: "lobby-grid" }, createPanel, h("div", { class: "lobby-col" }, tablesPanel, replayPanel, scorekeeperPanel))));
 
   return {
     destroy() {

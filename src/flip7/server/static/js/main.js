@@ -2,6 +2,7 @@
 import { mountLobby } from "./lobby.js";
 import { mountReplay } from "./replay.js";
 import { setRouteHandler, setTopbar } from "./router.js";
+import { mountScorecard, mountScorekeeperList } from "./scorekeeper.js";
 import { mountTable } from "./table.js";
 import { clear, h } from "./util.js";
 
@@ -10,6 +11,8 @@ const ROUTES = [
   [/^\/t\/([^/]+)\/?$/, (m) => (root) => mountTable(root, { id: decodeURIComponent(m[1]) })],
   [/^\/replay\/game\/([^/]+)\/?$/, (m) => (root) => mountReplay(root, { gameId: decodeURIComponent(m[1]) })],
   [/^\/replay\/([^/]+)\/?$/, (m) => (root) => mountReplay(root, { uploadId: decodeURIComponent(m[1]) })],
+  [/^\/scorekeeper\/?$/, () => mountScorekeeperList],
+  [/^\/scorekeeper\/([^/]+)\/?$/, (m) => (root) => mountScorecard(root, { id: decodeURIComponent(m[1]) })],
 ];
 
 let current = null;

@@ -1,4 +1,5 @@
-// History API routing: "/", "/t/{id}", "/replay/game/{id}", "/replay/{id}".
+// History API routing: "/", "/t/{id}", "/replay/game/{id}", "/replay/{id}", "/scorekeeper",
+// "/scorekeeper/{id}" (the routes themselves are in main.js).
 let handler = () => {};
 
 export function setRouteHandler(fn) {

@@ -1,0 +1,269 @@
+// The scorekeeper's live mode: enter a round card by card as the cards are flipped. The
+// events go to PUT /api/scorecards/{id}/live, which replays them by the engine's line rules
+// and answers with every line, who stayed or busted, whose turn it is and the advisor's
+// figures for that player. When the round is over its lines go to the entry panel.
+import { api } from "./api.js";
+import { cardEl, cardName } from "./cards.js";
+import { playerHue } from "./chart.js";
+import { add, clear, focusKey, h, restoreFocus, toast } from "./util.js";
+
+const LIVE_CARDS = [
+  "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
+  "U7", "L13", "/2", "-2", "-4", "-6", "-8", "-10",
+  "JOM", "FLIP4", "STEAL", "SWAP", "DISCARD",
+];
+const STATUS_TEXT = { active: "Playing", stayed: "Stayed", busted: "Busted" };
+
+function pct(p) {
+  if (p === null || p === undefined) return "–";
+  const v = p * 100;
+  if (v > 0 && v < 1) return "<1%";
+  return `${Math.round(v)}%`;
+}
+
+function num(v) {
+  if (v === null || v === undefined) return "–";
+  return Number.isInteger(v) ? String(v) : v.toFixed(1);
+}
+
+function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+}
+
+function eventText(ev, names) {
+  switch (ev.type) {
+    case "card": return `${names[ev.seat]} ← ${cardName(ev.card)}`;
+    case "stay": return `${names[ev.seat]} stays`;
+    case "move": return `${cardName(ev.card)}: ${names[ev.from]} → ${names[ev.to]}`;
+    case "discard": return `${names[ev.from]}’s ${cardName(ev.card)} discarded`;
+    case "reshuffle": return "Discard pile reshuffled";
+    default: return ev.type;
+  }
+}
+
+/**
+ * The live panel. opts: id, summary (the scorecard), keyHeaders(), state (the live round
+ * to resume, or null), onLines(lines) when the round is over, onClose() (stop, abandoning
+ * the live round), onState(summary) after each answer.
+ * Returns {element, update(summary), destroy(abandon)}.
+ */
+export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, onState }) {
+  const names = summary.players;
+  const url = `/api/scorecards/${encodeURIComponent(id)}/live`;
+  let live = state || null; // the server's live round
+  let events = live && Array.isArray(live.events) ? [...live.events] : [];
+  let target = null; // a seat picked by hand for the next card (null: whose turn it is)
+  let mode = null; // picking cards: {kind: "move"|"swap"|"discard"}, then {kind: "move-to"|"swap-2", card, from}
+  let busy = false;
+  let error = null;
+  let delivered = false; // the final lines went to the entry panel
+  let destroyed = false;
+  const element = h("div", { class: "sk-live", dataset: { testid: "live" } });
+
+  const revision = () => (live && live.revision) || 0;
+  const lines = () => (live && live.lines) || names.map(() => ({ cards: [], busted: false }));
+  const statuses = () => (live && live.statuses) || names.map(() => "active");
+  const turn = () => (live && live.to_decide !== undefined && live.to_decide !== null ? live.to_decide : null);
+  const recipient = () => (target !== null ? target : turn() !== null ? turn() : 0);
+  const roundOver = () => !!(live && live.over);
+
+  async function send(next) {
+    if (busy || destroyed) return;
+    busy = true;
+    error = null;
+    element.classList.add("is-busy"); // taps wait for the answer (no redraw: nothing is lost)
+    element.setAttribute("aria-busy", "true");
+    try {
+      const data = await api("PUT", url, { body: { events: next, based_on: revision() }, headers: keyHeaders() });
+      if (destroyed) return;
+      live = data.live;
+      events = live && Array.isArray(live.events) ? [...live.events] : next;
+      mode = null;
+      if (onState) onState(data);
+    } catch (err) {
+      if (destroyed) return;
+      if (err.status === 409 && err.detail && err.detail.scorecard) {
+        // Another device moved the live round on: take its events.
+        live = err.detail.scorecard.live;
+        events = live && Array.isArray(live.events) ? [...live.events] : [];
+        error = `${err.message} The live round was updated from another device.`;
+        if (onState) onState(err.detail.scorecard);
+      } else {
+        error = err.message; // the event is not added: the lines stay as they were
+      }
+      mode = null;
+    } finally {
+      busy = false;
+      element.classList.remove("is-busy");
+      element.removeAttribute("aria-busy");
+    }
+    if (roundOver() && !delivered) {
+      delivered = true;
+      onLines(lines());
+      return;
+    }
+    render();
+  }
+
+  function push(...evs) {
+    send([...events, ...evs]);
+  }
+
+  /** Undo the last event (both halves of a Swap). */
+  function undo() {
+    const n = events.length;
+    const a = events[n - 2];
+    const b = events[n - 1];
+    const swap = a && b && a.type === "move" && b.type === "move" && a.from === b.to && a.to === b.from;
+    delivered = false;
+    send(events.slice(0, swap ? -2 : -1));
+  }
+
+  function render() {
+    if (destroyed) return;
+    const fk = focusKey();
+    clear(element);
+    const st = statuses();
+    const ls = lines();
+    const scores = (live && live.scores) || names.map(() => 0);
+    const who = recipient();
+    element.appendChild(h("p", { class: "muted sk-entry-help", text: "Tap the player who gets the next card (it follows the turn by itself), then the card as it is flipped. Tap Stay when a player stays." }));
+    if (error) element.appendChild(h("p", { class: "sk-notice sk-notice--error", role: "alert", text: error }));
+
+    // every player's line, as the server replayed it
+    const seats = h("div", { class: "sk-live-seats" });
+    names.forEach((name, s) => {
+      const pickingCard = mode && st[s] !== "busted"
+        && (["move", "discard", "swap"].includes(mode.kind) || (mode.kind === "swap-2" && s !== mode.from));
+      const pickingSeat = mode && mode.kind === "move-to" && s !== mode.from && st[s] !== "busted";
+      const lineEl = h("div", { class: "sk-line", role: "group", "aria-label": `${name}’s line` });
+      const cards = (ls[s] && ls[s].cards) || [];
+      if (!cards.length) lineEl.appendChild(h("span", { class: "seat-empty", text: "No cards" }));
+      const verb = { move: "Move", swap: "Swap", "swap-2": "Swap with", discard: "Discard" };
+      cards.forEach((c, i) => lineEl.appendChild(cardEl(c, pickingCard ? {
+        button: true, small: true, extraClass: "is-pickable", dataset: { focusKey: `live-line:${s}:${i}` },
+        label: mode.kind === "move" ? `Move ${cardName(c)} from ${name}` : `${verb[mode.kind]} ${name}’s ${cardName(c)}`,
+        onClick: () => {
+          if (mode.kind === "discard") push({ type: "discard", card: c, from: s });
+          else if (mode.kind === "move") { mode = { kind: "move-to", card: c, from: s }; render(); }
+          else if (mode.kind === "swap") { mode = { kind: "swap-2", card: c, from: s }; render(); }
+          else push({ type: "move", card: mode.card, from: mode.from, to: s }, { type: "move", card: c, from: s, to: mode.from });
+        },
+      } : { small: true, extraClass: mode && mode.from === s && mode.card === c ? "is-selected" : "" })));
+      const isTurn = turn() === s && !roundOver();
+      const pick = h("button", {
+        type: "button", class: `sk-player-pick${pickingSeat ? " is-pickable" : ""}`,
+        "aria-pressed": who === s && !mode ? "true" : "false",
+        "aria-label": pickingSeat ? `Move ${cardName(mode.card)} to ${name}` : `Next card goes to ${name}`,
+        dataset: { focusKey: `live-seat:${s}` }, disabled: roundOver() || (mode && !pickingSeat),
+        onclick: () => {
+          if (pickingSeat) { push({ type: "move", card: mode.card, from: mode.from, to: s }); return; }
+          target = target === s ? null : s;
+          render();
+        },
+      }, h("span", { class: "avatar avatar--small", style: { "--hue": String(playerHue(s)) }, "aria-hidden": "true", text: name.charAt(0).toUpperCase() }),
+      h("span", { class: "sk-player-name", text: name }));
+      seats.appendChild(h("div", {
+        class: `sk-player sk-live-seat${who === s && !mode ? " is-selected" : ""}${isTurn ? " is-turn" : ""}${st[s] === "busted" ? " is-busted" : ""}`,
+        dataset: { seat: String(s) }, style: { "--hue": String(playerHue(s)) },
+      },
+      h("div", { class: "sk-player-head" }, pick,
+        isTurn ? h("span", { class: "seat-turn", text: "Turn" }) : null,
+        h("span", { class: `status status--${st[s] || "active"}`, text: STATUS_TEXT[st[s]] || st[s] }),
+        h("span", { class: "sk-score", dataset: { testid: "live-score" }, "aria-label": `${name}: ${scores[s]} if the round ended now`, text: signed(scores[s]) })),
+      lineEl));
+    });
+    element.appendChild(seats);
+
+    // the advice for the player whose turn it is
+    const adv = live && live.advice;
+    if (adv && !roundOver()) {
+      const hit = adv.recommendation === "hit";
+      element.appendChild(h("div", { class: `sk-advice sk-advice--${adv.recommendation}`, dataset: { testid: "advice" }, "aria-live": "polite" },
+        h("div", { class: "sk-advice-head" },
+          h("span", { text: `${names[adv.seat]} to play` }),
+          h("strong", { class: "sk-advice-rec", text: adv.must_hit ? "Must hit" : hit ? "Hit" : "Stay" })),
+        h("dl", { class: "sk-advice-facts" },
+          h("div", {}, h("dt", { text: "Bust risk" }), h("dd", { text: pct(adv.p_bust_next) })),
+          h("div", {}, h("dt", { text: "Hit ≈" }), h("dd", { text: num(adv.ev_hit) })),
+          h("div", {}, h("dt", { text: "Stay" }), h("dd", { text: num(adv.ev_stay) }))),
+        adv.reason ? h("p", { class: "sk-advice-reason", text: adv.reason }) : null));
+    }
+
+    if (live && Array.isArray(live.notes)) {
+      for (const note of live.notes) element.appendChild(h("p", { class: "hint", text: note }));
+    }
+    if (live && live.cards_left !== undefined && !roundOver()) {
+      element.appendChild(h("p", { class: "hint", text: `${live.cards_left} card${live.cards_left === 1 ? "" : "s"} left in the draw pile` }));
+    }
+    if (roundOver()) {
+      element.appendChild(h("p", { class: "sk-notice sk-notice--ok", role: "status", text: "The round is over." }));
+    } else if (mode) {
+      const text = {
+        move: "Steal: tap the card that moves.",
+        "move-to": `Now tap the player who gets ${mode.card ? cardName(mode.card) : ""}.`,
+        swap: "Swap: tap the first card.",
+        "swap-2": `Now tap the card (in another line) that ${mode.card ? cardName(mode.card) : ""} is swapped with.`,
+        discard: "Discard: tap the card that is thrown away.",
+      }[mode.kind];
+      element.appendChild(h("div", { class: "sk-live-mode", role: "status" }, h("span", { text }),
+        h("button", { type: "button", class: "btn btn--ghost btn--small", onclick: () => { mode = null; render(); } }, "Cancel")));
+    } else {
+      const rname = names[who];
+      element.appendChild(h("p", { class: "sk-live-for", dataset: { testid: "live-recipient" } },
+        "Next card for ", h("strong", { text: rname }), target !== null ? " (picked by hand: tap again to follow the turn)" : ""));
+      element.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", "aria-label": `Card flipped for ${rname}` },
+        LIVE_CARDS.map((c) => cardEl(c, {
+          button: true, label: `${rname} gets ${cardName(c)}`, title: cardName(c), dataset: { focusKey: `live-card:${c}` },
+          onClick: () => push({ type: "card", seat: who, card: c }),
+        }))));
+    }
+    const anyCards = ls.some((l) => l.cards && l.cards.length);
+    element.appendChild(h("div", { class: "sk-live-tools" },
+      h("button", { type: "button", class: "btn btn--stay", disabled: busy || roundOver() || !!mode || st[who] !== "active",
+        dataset: { testid: "live-stay", focusKey: "live-stay" }, "aria-label": `${names[who]} stays`,
+        onclick: () => { target = null; push({ type: "stay", seat: who }); } }, `${names[who]} stays`),
+      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: busy || roundOver() || !!mode || !anyCards,
+        "aria-label": "Steal: move a card from one line to another", dataset: { testid: "live-steal" },
+        onclick: () => { mode = { kind: "move" }; render(); } }, "Steal"),
+      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: busy || roundOver() || !!mode || !anyCards,
+        "aria-label": "Swap: exchange two cards of two players", dataset: { testid: "live-swap" },
+        onclick: () => { mode = { kind: "swap" }; render(); } }, "Swap"),
+      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: busy || roundOver() || !!mode || !anyCards,
+        "aria-label": "Discard: throw a card away from a line", dataset: { testid: "live-discard" },
+        onclick: () => { mode = { kind: "discard" }; render(); } }, "Discard"),
+      h("button", { type: "button", class: "btn btn--ghost btn--small", disabled: busy || roundOver() || !!mode,
+        "aria-label": "The draw pile ran out: the discard pile was reshuffled", onclick: () => push({ type: "reshuffle" }) }, "Reshuffle"),
+      h("button", { type: "button", class: "btn btn--ghost btn--small", disabled: busy || !events.length,
+        "aria-label": "Undo the last event", dataset: { testid: "live-undo" }, onclick: undo }, "Undo")));
+    if (events.length) {
+      add(element, h("details", { class: "sk-live-log" },
+        h("summary", { text: `${events.length} event${events.length === 1 ? "" : "s"} so far` }),
+        h("ol", {}, events.map((ev) => h("li", { text: eventText(ev, names) })))));
+    }
+    add(element, h("div", { class: "sk-live-foot" },
+      h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": "Stop live mode and abandon the live round",
+        onclick: () => onClose() }, "Stop live mode")));
+    restoreFocus(fk, element);
+  }
+
+  render();
+
+  return {
+    element,
+    update(newSummary) {
+      // Another device may have moved the live round on.
+      const l = newSummary.live;
+      if (busy || !l || (live && l.revision === live.revision)) return;
+      live = l;
+      events = Array.isArray(l.events) ? [...l.events] : events;
+      render();
+    },
+    destroy(abandon) {
+      destroyed = true;
+      if (abandon) {
+        api("DELETE", url, { headers: keyHeaders() }).catch((err) => toast(err.message));
+      }
+    },
+  };
+}
