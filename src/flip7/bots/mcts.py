@@ -88,7 +88,7 @@ class MCTSBot(WinProbBot):
     summary = "R4 checked by search over re-sampled draw piles near the end"
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("iters", int, 2000, 1, 10**7, "iterations per decision"),
-        Param("time", float, 0.24, 0.001, 0.9, "seconds per decision at most"),
+        Param("time", float, 0.5, 0.001, 0.9, "seconds per decision at most (a safety net)"),
         Param("top", int, 4, 2, 64, "options searched, best first by R4's judge"),
         Param("z", float, 1.0, 0, 10, "standard errors needed to overrule R4"),
         Param("reach", int, 70, 0, 1000, "play for the win once a total is this near the target"),
