@@ -210,8 +210,8 @@ def test_keep_score_of_a_whole_game(live_server: str, chromium_browser: Any) -> 
     cyd = _player(page, 2)
     expect(cyd.locator("[data-testid=problems]")).to_contain_text("9 11 9 is a bust")
     expect(page.locator("[data-testid=check-state]")).to_have_text("1 problem to fix before saving")
-    for close in page.locator(".toast-close").all():
-        close.click()
+    # A clean screenshot: toasts leave by themselves on a timer, so clicking one can race it.
+    page.evaluate("document.querySelectorAll('.toast').forEach((t) => t.remove())")
     page.evaluate("window.scrollTo(0, 0)")
     _shot(page, "scorekeeper-round.png")
     page.locator("[data-testid=save-round]").click()
