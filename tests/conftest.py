@@ -7,6 +7,7 @@ without the example database, so a CI run is deterministic.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 
@@ -127,3 +128,39 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'flip7.db'}"
     return str(request.getfixturevalue("pg_url"))
+
+
+# ---------------------------------------------------------------- Debian's Chromium (Playwright)
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def chromium_path() -> str:
+    path = CHROMIUM if os.path.isabs(CHROMIUM) else shutil.which(CHROMIUM)
+    if not path or not os.access(path, os.X_OK):
+        missing(f"chromium not found at {CHROMIUM!r} (set CHROMIUM)")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="module")
+def chromium_browser() -> Iterator[Any]:
+    path = chromium_path()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

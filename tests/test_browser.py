@@ -20,44 +20,22 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import new_page, shot
 
 # The seed of the server: its first game asks the human for a target (checked below).
 SEED = 370
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-TIMEOUT_MS = 15_000
 
 
 def _missing(what: str) -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"{what} (required when CI=true)")
     pytest.skip(what)
-
-
-def _chromium() -> str:
-    path = CHROMIUM if os.path.isabs(CHROMIUM) else shutil.which(CHROMIUM)
-    if not path or not os.access(path, os.X_OK):
-        _missing(f"chromium not found at {CHROMIUM!r} (set CHROMIUM)")
-    assert path is not None
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -83,43 +61,6 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[Any]:
-    path = _chromium()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("playwright is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def _page(browser: Any, width: int = 1280, height: int = 800) -> tuple[Any, list[str]]:
-    """A page in a fresh context (own localStorage) that records script errors."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    # The deliberate bad upload logs a 400 on the console: only other errors count.
-    page.on(
-        "console",
-        lambda msg: (
-            errors.append(msg.text)
-            if msg.type == "error" and not msg.text.startswith("Failed to load resource")
-            else None
-        ),
-    )
-    return page, errors
-
-
-def _shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name))
 
 
 def _decide(page: Any, moves: dict[str, int]) -> None:
@@ -164,13 +105,13 @@ def test_lobby_game_spectator_and_replay(live_server: str, chromium_browser: Any
     from playwright.sync_api import expect
 
     browser = chromium_browser
-    page, errors = _page(browser)
+    page, errors = new_page(browser)
 
     # Lobby: create a table.
     page.goto(live_server + "/")
     expect(page.locator(".create-form")).to_be_visible()
     expect(page.locator("#rule-tie_break")).to_have_count(1)  # options from GET /api/rules
-    _shot(page, "lobby.png")
+    shot(page, "lobby.png")
     page.fill("#create-player", "Ann")
     page.fill("#create-name", "Test <b>table</b>")
     page.select_option("#create-seats", "3")
@@ -181,7 +122,7 @@ def test_lobby_game_spectator_and_replay(live_server: str, chromium_browser: Any
     expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Live"))
 
     # A spectator opens the invite link in another context (no token).
-    watcher, watcher_errors = _page(browser, 390, 844)
+    watcher, watcher_errors = new_page(browser, 390, 844)
     watcher.goto(table_url)
     expect(watcher.locator(".chip--watch").first).to_be_visible()
     expect(watcher.locator("[data-testid=take-seat]")).to_be_visible()
@@ -211,8 +152,8 @@ def test_lobby_game_spectator_and_replay(live_server: str, chromium_browser: Any
         assert decided < 200, "the game does not end"
         if decided == 6:
             page.wait_for_timeout(1200)  # let the event animations settle
-            _shot(page, "table-midgame.png")
-            _shot(watcher, "table-spectator-phone.png")
+            shot(page, "table-midgame.png")
+            shot(watcher, "table-spectator-phone.png")
     print("decisions made in the UI:", moves)
     assert moves.get("target", 0) >= 1, f"no targeting decision was made in the UI: {moves}"
     assert moves.get("hit_or_stay", 0) >= 5
@@ -221,7 +162,7 @@ def test_lobby_game_spectator_and_replay(live_server: str, chromium_browser: Any
     end = page.locator("[data-testid=endscreen]")
     expect(end.locator(".endscreen-title")).to_contain_text("win")
     page.wait_for_timeout(500)
-    _shot(page, "end-screen.png")
+    shot(page, "end-screen.png")
     expect(watcher.locator("[data-testid=endscreen]")).to_be_visible()
     expect(watcher.locator("[data-testid=rematch]")).to_have_count(0)
     final = end.locator("[data-testid=final-total]").all_inner_texts()
@@ -412,7 +353,7 @@ def test_every_decision_kind_with_a_scripted_server(
 ) -> None:
     from playwright.sync_api import expect
 
-    page, errors = _page(chromium_browser, 390, 844)
+    page, errors = new_page(chromium_browser, 390, 844)
     page.add_init_script("localStorage.setItem('flip7.token.fake', 'tok')")
     sent: list[dict[str, Any]] = []
     step = {"i": 0, "version": 10}
@@ -529,7 +470,7 @@ def test_every_decision_kind_with_a_scripted_server(
         expect(page.locator("#decision")).to_have_attribute("data-state", "ready")
         if kind == "flip7_choice":
             page.evaluate("window.scrollTo(0, 0)")
-            _shot(page, "decision-flip7-choice-phone.png")
+            shot(page, "decision-flip7-choice-phone.png")
         how, *args = action.split(" ", 1)
         if how == "card":
             seat, card = args[0].split()
@@ -564,7 +505,7 @@ def test_every_decision_kind_with_a_scripted_server(
 def test_join_from_the_lobby_and_take_a_seat(live_server: str, chromium_browser: Any) -> None:
     from playwright.sync_api import expect
 
-    host, errors = _page(chromium_browser)
+    host, errors = new_page(chromium_browser)
     made = host.request.post(
         live_server + "/api/tables",
         data={"name": "Open <i>table</i>", "player": "Host", "seats": 3},
@@ -584,7 +525,7 @@ def test_join_from_the_lobby_and_take_a_seat(live_server: str, chromium_browser:
     expect(host.locator("[data-testid=add-bot]")).to_be_enabled()
 
     # A spectator takes the last seat; everyone sees it.
-    guest, guest_errors = _page(chromium_browser, 390, 844)
+    guest, guest_errors = new_page(chromium_browser, 390, 844)
     guest.goto(live_server + f"/t/{table_id}")
     guest.click("[data-testid=take-seat]")
     guest.fill("#name-dialog-input", "Cy")
@@ -592,7 +533,7 @@ def test_join_from_the_lobby_and_take_a_seat(live_server: str, chromium_browser:
     expect(guest.locator(".seat-row.is-me")).to_contain_text("Cy")
     expect(guest.locator("[data-testid=start]")).to_be_enabled()
     expect(host.locator('.seat-row[data-kind="human"]')).to_have_count(3)
-    _shot(guest, "waiting-room-phone.png")
+    shot(guest, "waiting-room-phone.png")
 
     # Leaving empties the seat again.
     guest.get_by_role("button", name="Leave table").click()

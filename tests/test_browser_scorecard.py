@@ -13,29 +13,14 @@ Screenshots go to ``test-artifacts/`` at the repository root.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import new_page, shot
 from conftest import missing
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-TIMEOUT_MS = 15_000
 NAME = "Friday <i>night</i>"  # markup in a name stays text
 PLAYERS = ["Ann", "Bob", "Cyd"]
 
@@ -46,14 +31,6 @@ R2 = [("12 10", False), ("13 12 11 10 9 8 6", False), ("9 11 3", False)]  # 22, 
 R3_WRONG = [("10 11", False), ("2", False), ("3", False)]  # entered by mistake, undone
 R3 = [("11 13 9 /2", False), ("4 4", True), ("0 1 2 3 4 5 6", False)]  # 16, 0, 36 (Flip 7)
 R4 = [("13 12 11 10 9 8 5", False), ("10 -2", False), ("12", False)]  # 83 (Flip 7), 8, 12
-
-
-def _chromium() -> str:
-    path = CHROMIUM if os.path.isabs(CHROMIUM) else shutil.which(CHROMIUM)
-    if not path or not os.access(path, os.X_OK):
-        missing(f"chromium at {CHROMIUM!r} (set CHROMIUM)")
-    assert path is not None
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -75,41 +52,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[Any]:
-    path = _chromium()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("playwright")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 def _page(browser: Any, width: int = 1280, height: int = 860) -> tuple[Any, list[str]]:
-    """A page in a fresh context (own localStorage) that records script errors."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    # A refused round answers 422, which the console logs: only other errors count.
-    page.on(
-        "console",
-        lambda msg: (
-            errors.append(msg.text)
-            if msg.type == "error" and not msg.text.startswith("Failed to load resource")
-            else None
-        ),
-    )
-    return page, errors
-
-
-def _shot(target: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    target.screenshot(path=str(ARTIFACTS / name))
+    return new_page(browser, width, height)
 
 
 def _player(page: Any, seat: int) -> Any:
@@ -213,7 +157,7 @@ def test_keep_score_of_a_whole_game(live_server: str, chromium_browser: Any) -> 
     # A clean screenshot: toasts leave by themselves on a timer, so clicking one can race it.
     page.evaluate("document.querySelectorAll('.toast').forEach((t) => t.remove())")
     page.evaluate("window.scrollTo(0, 0)")
-    _shot(page, "scorekeeper-round.png")
+    shot(page, "scorekeeper-round.png")
     page.locator("[data-testid=save-round]").click()
     expect(page.locator("[data-testid=notice]")).to_contain_text("was not saved")
     expect(cyd.locator("[data-testid=problems]")).to_contain_text("mark Cyd busted")
@@ -278,7 +222,7 @@ def test_keep_score_of_a_whole_game(live_server: str, chromium_browser: Any) -> 
     _scores(phone, ["+83", "+8", "+12"])
     _player(phone, 0).locator(".sk-player-pick").click()  # the picker under Ann again
     phone.evaluate("window.scrollTo(0, 0)")
-    _shot(phone, "scorekeeper-phone.png")
+    shot(phone, "scorekeeper-phone.png")
     _save(phone, 4)
 
     # The winner, on every device; the entry panel is gone.
@@ -309,7 +253,7 @@ def test_keep_score_of_a_whole_game(live_server: str, chromium_browser: Any) -> 
     expect(chart.locator(".chart-legend-total")).to_have_text(["206", "92", "103"])
     panel = page.locator(".sk-chart")
     panel.scroll_into_view_if_needed()
-    _shot(panel, "scorekeeper-chart.png")
+    shot(panel, "scorekeeper-chart.png")
 
     # The exports: the history as CSV and JSON.
     csv_href = page.locator("[data-testid=export-csv]").get_attribute("href")
