@@ -339,3 +339,29 @@ def test_mcts_keeps_to_its_budget() -> None:
     assert isinstance(bot, MCTSBot)
     bot.choose(game)
     assert 0 < bot.last_iterations < 100000
+
+
+def test_mcts_stops_a_search_once_its_choice_is_clear() -> None:
+    game = Game.new(3, Rules(target_score=30), explicit=True, dealer=2)  # staying wins
+    play(game, "13", "5", "3", "hit", "12", "stay", "stay", "stay")
+    play(game, "9", "4", "8", "stay", "stay")
+    bot = make_bot("mcts:iters=2000,time=0.9", seed=2)
+    assert isinstance(bot, MCTSBot)
+    assert str(bot.choose(game)) == "stay"
+    assert bot.last_iterations == 250  # the first check: Hit is far worse
+
+
+def test_mcts_settled_needs_every_other_option_clear() -> None:
+    from flip7.bots.mcts import _settled
+
+    def sums(mean: float, sd: float, n: int) -> tuple[float, float]:
+        return mean * n, n * (sd * sd + mean * mean)  # sum and sum of squares
+
+    n = 250
+    worse, close, better = sums(-0.2, 0.3, n), sums(0.0, 0.3, n), sums(0.2, 0.3, n)
+    assert _settled([0.0, worse[0]], [0.0, worse[1]], n, z=1.0)  # t ≈ -10.5
+    assert not _settled([0.0, close[0]], [0.0, close[1]], n, z=1.0)  # t = 0
+    assert _settled([0.0, better[0]], [0.0, better[1]], n, z=1.0)  # one clear winner
+    two = [0.0, better[0], better[0]], [0.0, better[1], better[1]]
+    assert not _settled(two[0], two[1], n, z=1.0)  # which of the two is not settled yet
+    assert _settled([0.0, 0.0], [0.0, 0.0], n, z=1.0)  # the same outcome every time

