@@ -278,8 +278,37 @@ def _choice_json(minus15: int | None, flip7_seat: int | None, brutal: bool) -> A
 # ---------------------------------------------------------------------------- rounds
 
 
+class _RoundFigures:
+    """What a checked round and a stored round both report: who busted, and the figures
+    both JSON forms share."""
+
+    __slots__ = ()
+    number: int
+    lines: tuple[LineEntry, ...]
+    flip7_choice: Any
+    flip7_seat: int | None
+    minus15: int | None
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+
+    @property
+    def busted(self) -> tuple[int, ...]:
+        return tuple(s for s, line in enumerate(self.lines) if line.busted)
+
+    def _figures_json(self) -> dict[str, Any]:
+        return {
+            "lines": [line.to_json() for line in self.lines],
+            "flip7_choice": self.flip7_choice,
+            "flip7_seat": self.flip7_seat,
+            "minus15": self.minus15,
+            "busted": list(self.busted),
+            "scores": list(self.scores),
+            "totals": list(self.totals),
+        }
+
+
 @dataclass(frozen=True, slots=True)
-class RoundResult:
+class RoundResult(_RoundFigures):
     """A round as scored by :meth:`Scorecard.check_round` (nothing saved): each seat's round
     score (the −15 of a Brutal Flip 7 choice is not in them), the running totals after it
     (the −15 included), the Flip 7 seat, and whether the game ends with it."""
@@ -294,27 +323,17 @@ class RoundResult:
     winners: tuple[int, ...]
     flip7_choice: Any = None
 
-    @property
-    def busted(self) -> tuple[int, ...]:
-        return tuple(s for s, line in enumerate(self.lines) if line.busted)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "number": self.number,
-            "lines": [line.to_json() for line in self.lines],
-            "flip7_choice": self.flip7_choice,
-            "flip7_seat": self.flip7_seat,
-            "minus15": self.minus15,
-            "busted": list(self.busted),
-            "scores": list(self.scores),
-            "totals": list(self.totals),
+            **self._figures_json(),
             "over": self.over,
             "winners": list(self.winners),
         }
 
 
 @dataclass(frozen=True, slots=True)
-class Round:
+class Round(_RoundFigures):
     """A stored round: its lines, the Brutal −15 target (or ``None``), its ``revision``
     (1 when entered, +1 on every edit), the live events it was entered with (``None`` if it
     was typed in), and what follows from them: scores, running totals, Flip 7 seat, and
@@ -336,10 +355,6 @@ class Round:
     def live(self) -> bool:
         return self.events is not None
 
-    @property
-    def busted(self) -> tuple[int, ...]:
-        return tuple(s for s, line in enumerate(self.lines) if line.busted)
-
     def to_json(self) -> dict[str, Any]:
         """The stored form (what :meth:`Scorecard.from_json` reads)."""
         return {
@@ -353,13 +368,7 @@ class Round:
         return {
             "number": self.number,
             "revision": self.revision,
-            "lines": [line.to_json() for line in self.lines],
-            "flip7_choice": self.flip7_choice,
-            "flip7_seat": self.flip7_seat,
-            "minus15": self.minus15,
-            "busted": list(self.busted),
-            "scores": list(self.scores),
-            "totals": list(self.totals),
+            **self._figures_json(),
             "live": self.live,
         }
 
