@@ -331,6 +331,31 @@ def test_win_chances() -> None:
     assert win_chance((150, 150), 0, target=200) == pytest.approx(0.5)
 
 
+def test_win_chance_with_a_spread() -> None:
+    totals = (190, 150, 150, 150)
+    assert win_chance(totals, 0, spread=10.0) > win_chance(totals, 0) > win_chance(
+        totals, 0, spread=100.0
+    ) > 0.25  # a leader is less sure of winning the wider the totals may yet spread
+    assert sum(win_chance(totals, s, spread=40.0) for s in range(4)) == pytest.approx(1.0, abs=5e-3)
+    assert win_chance((210, 150, 150, 150), 0, spread=40.0) == 1.0  # over the target: won
+
+
+def test_mcts_values_a_rollout_by_a_calibrated_chance_to_win() -> None:
+    from flip7.bots.mcts import _leaf
+
+    # Near the end R4's model is too sure (2% there wins 7% of four R4 players' games; 65%
+    # wins 44%): the rollouts' value is less extreme, and as wide as measured.
+    near = (190, 150, 150, 150)
+    assert 0.25 < _leaf(near, 0, 200) < win_chance(near, 0) - 0.1
+    assert win_chance(near, 1) < _leaf(near, 1, 200) < 0.25
+    assert _leaf(near, 0, 200) == pytest.approx(win_chance(near, 0, spread=46.48), abs=1e-3)
+    # The spread grows with the points still to go and with the number of players.
+    assert _leaf((120, 80, 80, 80), 0, 200) < _leaf((190, 150, 150, 150), 0, 200)
+    six = (190, 150, 150, 150, 150, 150)
+    assert _leaf(six, 0, 200) == pytest.approx(win_chance(six, 0, spread=60.0), abs=1e-3)
+    assert _leaf((205, 150, 150, 150), 0, 200) == 1.0
+
+
 def test_mcts_keeps_to_its_budget() -> None:
     game = Game.new(3, Rules(target_score=30), explicit=True, dealer=2)  # an end-game Hit/Stay
     play(game, "13", "5", "3", "hit", "12", "stay", "stay", "stay")

@@ -57,6 +57,7 @@ class _lazy(Generic[_T]):
 
 
 _CARDS = len(Card)
+_CARD_LIST = tuple(Card)
 _DECK_COUNTS = {d: tuple(deck_counts(d)[Card(i)] for i in range(_CARDS)) for d in (1, 2)}
 _BUSTED = Status.BUSTED
 _ACTIVE = Status.ACTIVE
@@ -250,10 +251,16 @@ class PublicView:
         is seeded from ``rng``, and it makes no events. The real order is never copied."""
         return self.sample_games(rng, 1)[0]
 
+    @_lazy
+    def _pile_cards(self) -> list[Card]:
+        """The draw pile's composition as a list of cards, in card order (a search
+        shuffles a copy of it on every iteration)."""
+        return [_CARD_LIST[i] for i, k in enumerate(self.pile) for _ in range(k)]
+
     def sample_games(self, rng: random.Random, copies: int) -> list[Game]:
         """``copies`` identical games of :meth:`sample_game` (one sampled order, one seed),
         to compare options on the same cards."""
-        pile = [Card(i) for i, k in enumerate(self.pile) for _ in range(k)]
+        pile = self._pile_cards[:]
         rand = rng.random
         for i in range(len(pile) - 1, 0, -1):
             j = int(rand() * (i + 1))

@@ -69,9 +69,19 @@ def _sigma(n: int) -> float:
     return SIGMA + 3.0 * max(0, n - 4)
 
 
-def win_chance(totals: Sequence[float], seat: int, target: int = 200) -> float:
+def win_chance(
+    totals: Sequence[float], seat: int, target: int = 200, *, spread: float | None = None
+) -> float:
     """The chance that ``seat`` wins from running ``totals`` at the end of a round (see
-    the module docstring): 1 or 0 when the game is over at these totals."""
+    the module docstring): 1 or 0 when the game is over at these totals. ``spread``, if
+    given, is how far the totals will still spread apart (the standard deviation of a gap
+    by the end of the game) instead of the model's ``SIGMA`` per square root of a round.
+
+    >>> round(win_chance((150, 120, 120, 120), 0, 200), 2)
+    0.47
+    >>> round(win_chance((150, 120, 120, 120), 0, 200, spread=60.0), 2)
+    0.39
+    """
     n = len(totals)
     top = max(totals)
     mine = totals[seat]
@@ -82,7 +92,7 @@ def win_chance(totals: Sequence[float], seat: int, target: int = 200) -> float:
             return 1.0 if mine == top else 0.0
     else:
         rounds = max(1.0, (target - top) / PACE)
-    scale = 1.0 / (_sigma(n) * math.sqrt(rounds))
+    scale = 1.0 / (spread if spread is not None else _sigma(n) * math.sqrt(rounds))
     gaps = [(mine - t) * scale for s, t in enumerate(totals) if s != seat]
     erfc = math.erfc
     acc = 0.0
