@@ -24,14 +24,13 @@ iterations or ``time`` seconds, or earlier once more iterations could not change
 choice. The bot leaves R4's choice only for an option whose mean is better by more than
 ``z`` standard errors of the paired difference. Earlier in the game the bot plays as R4.
 
-The horizon (150 points) and ``z`` were chosen by scoring searched decisions against the
-truth: for each option a search would prefer, 100 to 150 paired continuations of the real
-position played to the end of the game by R4 players. Over 220 games the searches' choices
-gained +2.9 points of win rate per game when a total was within 70 of the target, and
-about +0.3 more for each further 20 points of horizon down to 150 (mostly Action and
-Modifier uses; Hit/Stay gained little that far out); ``z`` between 0.5 and 1.5 made no
-measurable difference. A tournament of 4,000 paired deals then measured +2.7 [+1.1, +4.3]
-over R4 (``docs/strength.md``), below the +3.8 this scoring expects.
+The horizon (150 points), ``z``, ``top`` and the value of a rollout were chosen by
+scoring searched decisions against the truth: for each option a search would prefer, 100 to
+150 paired continuations of the real position played to the end of the game by R4 players.
+Searching within 150 points of the target rather than 70 gained about +0.9 points of win
+rate per game, the calibrated value of a rollout +1.1 (R4's model is far too sure near the
+end), and searching 6 uses of an Action or Modifier rather than 4 +0.2. A tournament of
+4,000 paired deals measured +4.4 [+2.8, +6.1] over R4 (``docs/strength.md``).
 
 >>> from flip7.game import Game
 >>> game = Game.new(4, seed=11)
