@@ -43,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="offer a bot of your own in the lobby (repeatable; see the README's Bots)",
     )  # fmt: skip
     parser.add_argument(
+        "--limit", action="append", default=[], metavar="NAME=VALUE",
+        help="change one of the server's limits (repeatable; the README's Limits table "
+        "lists them with their defaults), e.g. --limit tables_per_minute=30",
+    )  # fmt: skip
+    parser.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error"],
         help="log level of the one-line JSON logs on standard error (default info)",
     )  # fmt: skip
@@ -54,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
         from flip7.server.app import create_app
         from flip7.server.logs import configure_logging
-        from flip7.server.settings import Settings, database_url
+        from flip7.server.settings import LimitError, Settings, database_url, with_limits
     except ImportError as exc:
         raise ServeError(
             f"the server needs the 'server' extra (pip install 'flip7[server]'): {exc}"
@@ -72,6 +77,10 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(
         database_url=url, bot_delay=args.bot_delay, seed=args.seed, extra_bots=tuple(args.bot)
     )
+    try:
+        settings = with_limits(settings, args.limit)
+    except LimitError as exc:
+        raise ServeError(f"--limit: {exc}") from None
     shown = url.split("@")[-1] if "@" in url else url
     print(f"flip7 serving on http://{args.host}:{args.port} (database {shown})", file=sys.stderr)
     uvicorn.run(

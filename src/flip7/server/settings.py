@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-__all__ = ["DEFAULT_DATABASE", "Settings", "database_url"]
+__all__ = ["DEFAULT_DATABASE", "LIMITS", "LimitError", "Settings", "database_url", "with_limits"]
 
 DEFAULT_DATABASE = "flip7.db"
 
@@ -57,3 +57,109 @@ class Settings:
     extra_bots: tuple[str, ...] = ()
     # The shortest turn timer a table may ask for, in seconds (tests lower it).
     min_turn_timer: int = 5
+
+    # ---- Limits a stranger meets. Every one is a field below, listed in the README's
+    # "Limits" table, and an operator changes any of them with
+    # ``flip7 serve --limit NAME=VALUE`` (see :func:`with_limits`).
+
+    # Per client address (token buckets: a sustained rate per minute and a burst).
+    tables_per_minute: float = 10.0
+    tables_burst: int = 20
+    uploads_per_minute: float = 6.0
+    uploads_burst: int = 10
+    # Uploaded records (POST /api/replays).
+    max_record_bytes: int = 256 * 1024
+    max_record_draws: int = 5000
+    max_record_decisions: int = 5000
+    max_record_target_score: int = 1000
+    # One replay's budget in its worker process: CPU seconds and memory.
+    replay_seconds: float = 10.0
+    replay_memory_mb: int = 512
+    # Replay steps per page of GET .../replay.
+    replay_page_steps: int = 200
+    # Tables leave memory (and the slot count) when idle this long, in seconds: a waiting
+    # table nobody has touched, and a finished or abandoned one (no human connected).
+    waiting_table_ttl: float = 1800.0
+    idle_table_ttl: float = 600.0
+    # Bot thinking: worker processes, and CPU seconds a table's bots may use a minute.
+    bot_workers: int = 1
+    bot_seconds_per_minute: float = 20.0
+    # WebSockets per client address at once, and frames per address (all its sockets).
+    connections_per_address: int = 64
+    frames_per_second_per_address: float = 100.0
+    frames_burst_per_address: int = 200
+    # Seconds a WebSocket may wait before its hello, and an HTTP connection before its
+    # request headers are complete (slow or silent clients are closed).
+    hello_timeout: float = 10.0
+    header_timeout: float = 10.0
+    # The database lease that keeps a second server off the same database.
+    lease_seconds: float = 15.0
+
+
+LIMITS: tuple[str, ...] = (
+    "max_message_bytes",
+    "rate_per_second",
+    "rate_burst",
+    "rate_strikes",
+    "send_queue_limit",
+    "max_tables",
+    "min_turn_timer",
+    "tables_per_minute",
+    "tables_burst",
+    "uploads_per_minute",
+    "uploads_burst",
+    "max_record_bytes",
+    "max_record_draws",
+    "max_record_decisions",
+    "max_record_target_score",
+    "replay_seconds",
+    "replay_memory_mb",
+    "replay_page_steps",
+    "waiting_table_ttl",
+    "idle_table_ttl",
+    "bot_workers",
+    "bot_seconds_per_minute",
+    "connections_per_address",
+    "frames_per_second_per_address",
+    "frames_burst_per_address",
+    "hello_timeout",
+    "header_timeout",
+    "lease_seconds",
+)
+
+
+class LimitError(ValueError):
+    """A ``--limit NAME=VALUE`` that names no limit or gives a bad value."""
+
+
+def with_limits(settings: Settings, assignments: list[str]) -> Settings:
+    """``settings`` with limits changed by ``NAME=VALUE`` strings (``flip7 serve --limit``).
+
+    >>> with_limits(Settings(), ["tables_per_minute=30", "max_tables=500"]).max_tables
+    500
+    >>> with_limits(Settings(), ["tables=3"])
+    Traceback (most recent call last):
+    ...
+    flip7.server.settings.LimitError: unknown limit 'tables'; the limits are max_message_bytes, ...
+    >>> with_limits(Settings(), ["max_tables=-1"])
+    Traceback (most recent call last):
+    ...
+    flip7.server.settings.LimitError: limit max_tables must be a number above 0, got '-1'
+    """
+    changes: dict[str, int | float] = {}
+    for assignment in assignments:
+        name, sep, text = assignment.partition("=")
+        name = name.strip()
+        if not sep:
+            raise LimitError(f"give a limit as NAME=VALUE, got {assignment!r}")
+        if name not in LIMITS:
+            raise LimitError(f"unknown limit {name!r}; the limits are {', '.join(LIMITS)}")
+        kind = type(getattr(settings, name))
+        try:
+            value: int | float = kind(text.strip())
+        except ValueError:
+            value = -1
+        if not value > 0:
+            raise LimitError(f"limit {name} must be a number above 0, got {text.strip()!r}")
+        changes[name] = value
+    return replace(settings, **changes)  # type: ignore[arg-type]
