@@ -923,6 +923,47 @@ class Game:
         self._live_seats.remove(seat)
         if self._events_on:
             self._events.append(Busted(seat, card))
+        if self._stack:
+            self._drop_set_aside(seat)
+
+    def _drop_set_aside(self, seat: int) -> None:
+        """§6.3.2, §11: a bust discards at once, unresolved, every card set aside for
+        ``seat`` in every Flip Four frame where it is the target, so that a reshuffle
+        before those frames are reached already holds them. Everything else on the stack
+        (other players' set-aside cards, a Just One More's forced Stay) is left alone.
+
+        They go to the discard pile in the order the stack would have reached them: a Flip
+        Four's own card, then its set-aside cards, innermost frame first."""
+        stack = self._stack
+        discard = self._discard_pile.append
+        events = self._events if self._events_on else None
+        kept: list[tuple[Any, ...]] = []
+        for task in reversed(stack):
+            kind = task[0]
+            if kind == _RESOLVE:
+                if task[2] != seat:
+                    kept.append(task)
+                    continue
+                discard(task[1])
+                if events is not None:
+                    events.append(Unused(seat, task[1], "busted"))
+            elif kind == _F4_STEP or (kind == _DRAW and task[3] is not None):
+                frame = task[1] if kind == _F4_STEP else task[3]
+                if frame.target != seat:
+                    kept.append(task)
+                elif kind == _F4_STEP:
+                    # The Flip Four stops at once: its own card leaves with its set-aside cards.
+                    discard(frame.card)
+                    for card in frame.set_aside:
+                        discard(card)
+                        if events is not None:
+                            events.append(Unused(seat, card, "busted"))
+                    frame.set_aside.clear()
+                # A draw still due for the frame is dropped along with it.
+            else:
+                kept.append(task)
+        kept.reverse()
+        stack[:] = kept
 
     def _check_flip7(self, seat: int) -> None:
         line = self._numbers[seat]
@@ -958,12 +999,7 @@ class Game:
 
     def _resolve(self, card: Card, user: int) -> None:
         """A revealed card reaches ``user`` (§3.3)."""
-        if self._status[user] == _BUSTED:
-            # §11: a bust discards, unresolved, every card set aside for that player.
-            self._discard_pile.append(card)
-            if self._events_on:
-                self._events.append(Unused(user, card, "busted"))
-            return
+        # No card reaches a busted user: their set-aside cards left at the bust (_bust).
         if card < _FIRST_MODIFIER:
             self._receive(user, card, False)
         elif card < _FIRST_ACTION:
@@ -1151,14 +1187,6 @@ class Game:
 
     def _flip_four_step(self, frame: _FlipFour) -> None:
         target = frame.target
-        if self._status[target] == _BUSTED:
-            # §6.3.2: stop at once; set-aside cards go unresolved.
-            self._discard_pile.append(frame.card)
-            for card in frame.set_aside:
-                self._discard_pile.append(card)
-                if self._events_on:
-                    self._events.append(Unused(target, card, "busted"))
-            return
         if frame.left:
             frame.left -= 1
             self._stack.append((_F4_STEP, frame))

@@ -46,9 +46,31 @@ def _header(key: str, message: str) -> RecordError:
     return RecordError("record", None, f"{key}: {message}")
 
 
+_JSON_TYPES = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"),
+               (list, "a list"), (dict, "an object"))  # fmt: skip
+
+
+def _what(value: Any) -> str:
+    """A JSON value for an error message: its type, and the value itself when short."""
+    if value is None:
+        return "null"
+    kind = next((name for t, name in _JSON_TYPES if isinstance(value, t)), None)
+    if kind is None:  # not from JSON: a Python caller's object
+        return type(value).__name__
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return kind
+    return f"{kind} ({shown})" if len(shown) <= 40 else kind
+
+
 @dataclass(frozen=True)
 class Record:
-    """One game as written down: the header, every card drawn and every real choice."""
+    """One game as written down: the header, every card drawn and every real choice.
+
+    :meth:`from_json` checks the header and that ``draws`` and ``decisions`` are lists;
+    their entries are checked by replay as it reaches them (RECORD.md §4), so a record
+    read from JSON can hold an entry that is not a string until it is replayed."""
 
     players: tuple[str, ...]
     rules: Rules = field(default_factory=Rules)
@@ -83,40 +105,53 @@ class Record:
             if key not in data:
                 raise _header(key, "missing (required)")
         if data["format"] != FORMAT:
-            raise _header("format", f"must be {FORMAT!r}, not {data['format']!r}")
+            raise _header("format", f"must be {json.dumps(FORMAT)}, not {_what(data['format'])}")
+        rules_data = data.get("rules", {})
+        if not isinstance(rules_data, dict):
+            raise _header(
+                "rules",
+                f"must be a JSON object of rule options (RULES.md §13), not {_what(rules_data)};"
+                " leave the key out for all defaults",
+            )
         try:
-            rules = Rules.from_json(data.get("rules", {}))
+            rules = Rules.from_json(rules_data)
         except RulesError as exc:
             raise _header("rules", str(exc)) from None
         players = data["players"]
-        if not isinstance(players, list) or not all(
-            isinstance(p, str) and p.strip() for p in players
-        ):
-            raise _header("players", "must be a list of non-empty names")
+        if not isinstance(players, list):
+            raise _header("players", f"must be a list of display names, not {_what(players)}")
         n = len(players)
         low = 2 if rules.allow_two_players else 3
         if not low <= n <= MAX_PLAYERS:
             raise _header("players", f"{n} players; a game has {low} to {MAX_PLAYERS}")
+        for i, name in enumerate(players):
+            if not isinstance(name, str):
+                raise _header("players", f"players[{i}] must be a string, not {_what(name)}")
+            if not name.strip():
+                raise _header(
+                    "players",
+                    f"players[{i}] is blank: a display name needs a character other than"
+                    " whitespace",
+                )
         decks = data.get("decks", 1 if n <= ONE_DECK_MAX_PLAYERS else 2)
         if type(decks) is not int or decks not in (1, 2):
-            raise _header("decks", f"must be 1 or 2, not {decks!r}")
+            raise _header("decks", f"must be 1 or 2, not {_what(decks)}")
         if decks == 1 and n > ONE_DECK_MAX_PLAYERS:
             raise _header("decks", f"{n} players need 2 decks")
         dealer = data.get("dealer", 0)
         if type(dealer) is not int or not 0 <= dealer < n:
-            raise _header("dealer", f"must be a seat from 0 to {n - 1}, not {dealer!r}")
+            raise _header("dealer", f"must be a seat from 0 to {n - 1}, not {_what(dealer)}")
         lists: dict[str, tuple[str, ...]] = {}
         for key in ("draws", "decisions"):
             entries = data[key]
             if not isinstance(entries, list):
-                raise _header(key, "must be a list of strings")
-            for i, entry in enumerate(entries):
-                if not isinstance(entry, str):
-                    raise RecordError(key, i, f"must be a string, not {entry!r}")
+                raise _header(key, f"must be a list of strings, not {_what(entries)}")
+            # Each entry's type is checked by replay when it reaches it: the error must name
+            # the first entry, in replay order, that does not fit (RECORD.md §4).
             lists[key] = tuple(entries)
         meta = data.get("meta")
-        if meta is not None and not isinstance(meta, dict):
-            raise _header("meta", "must be a JSON object")
+        if "meta" in data and not isinstance(meta, dict):
+            raise _header("meta", f"must be a JSON object, not {_what(meta)}")
         return cls(tuple(players), rules, decks, dealer, lists["draws"], lists["decisions"], meta)
 
     @classmethod
@@ -241,10 +276,15 @@ def _replay(
                         "decisions", ci, "left over: the game needs a card and draws is used up"
                     )
                 break
+            card = draws[di]
+            if not isinstance(card, str):
+                raise RecordError(
+                    "draws", di, f"must be a string (a card code, RECORD.md §1), not {_what(card)}"
+                )
             try:
-                happened = game.draw(draws[di])
+                happened = game.draw(card)
             except Flip7Error as exc:
-                raise RecordError("draws", di, _card_message(draws[di], exc)) from None
+                raise RecordError("draws", di, _card_message(card, exc)) from None
             di += 1
         else:
             if ci == len(decisions):
@@ -253,8 +293,14 @@ def _replay(
                         "draws", di, "left over: the game needs a decision and decisions is used up"
                     )
                 break
+            decision = decisions[ci]
+            if not isinstance(decision, str):
+                raise RecordError(
+                    "decisions", ci,
+                    f"must be a string (a decision, RECORD.md §5), not {_what(decision)}",
+                )  # fmt: skip
             try:
-                happened = game.apply(decisions[ci])
+                happened = game.apply(decision)
             except Flip7Error as exc:
                 raise RecordError("decisions", ci, str(exc)) from None
             ci += 1
