@@ -323,6 +323,32 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     else:
         loadtest.add_arguments(load)
         load.set_defaults(func=loadtest.run)
+
+    hostile = sub.add_parser(
+        "attack",
+        help="flood the web app on loopback and time a control table next to each flood",
+        description=(
+            "Run each flood (uploads, table creation, search bots, frames, idle connections, "
+            "malformed input) for --duration seconds from loopback addresses 127.0.0.2 and "
+            "up, while a control table of three humans plays from 127.0.0.1; report its "
+            "latency and /api/health's against the target. Starts its own servers unless "
+            "--url is given."
+        ),
+    )
+    try:
+        from flip7.server import attack
+    except ImportError as exc:
+        missing_attack = str(exc)
+
+        def _no_attack_extra(_args: argparse.Namespace) -> int:
+            raise CommandError(
+                f"attack needs the 'server' extra (pip install 'flip7[server]'): {missing_attack}"
+            )
+
+        hostile.set_defaults(func=_no_attack_extra)
+    else:
+        attack.add_arguments(hostile)
+        hostile.set_defaults(func=attack.run)
     return parser, score
 
 
