@@ -7,6 +7,8 @@ import csv
 import io
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -419,8 +421,9 @@ def test_bad_requests_answer_4xx_with_a_message(tmp_path: Path) -> None:
         )  # wrong revision
         assert client.get(f"{API}/{card_id}").json()["version"] == 3
 
-        # The tables' API keeps FastAPI's own 422 body.
-        assert isinstance(client.post("/api/tables", content=b"{nope").json()["detail"], list)
+        # The tables' API answers a bad body in the same shape, with its own handler.
+        tables = client.post("/api/tables", content=b"{nope").json()["detail"]
+        assert tables["code"] == "bad_request" and tables["message"]
 
 
 # ---------------------------------------------------------------------- two devices
@@ -512,9 +515,22 @@ def test_the_store_refuses_a_stale_version(db_url: str) -> None:
     asyncio.run(scenario())
 
 
-def test_two_server_processes_on_one_database(db_url: str) -> None:
+@contextmanager
+def _without_lease(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """An app that does not take the database lease (which keeps a second ``flip7 serve``
+    off a database): what a second server process would be if it could start."""
+    open_store = Store.open
+    monkeypatch.setattr(Store, "open", lambda url, lease_seconds=None: open_store(url))
+    with app_client(db_url) as client:
+        monkeypatch.undo()
+        yield client
+
+
+def test_two_server_processes_on_one_database(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two apps on one database (no shared lock or cache): the version check decides."""
-    with app_client(db_url) as a, app_client(db_url) as b:
+    with app_client(db_url) as a, _without_lease(db_url, monkeypatch) as b:
         card_id, edit_key, _ = create(a)
         assert add(a, card_id, edit_key, 1, [line("2"), line("3"), line("4")]).status_code == 201
         assert b.get(f"{API}/{card_id}").json()["totals"] == [2, 3, 4]

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from flip7.server.app import create_app
+        from flip7.server.guard import server_config
         from flip7.server.logs import configure_logging
         from flip7.server.settings import LimitError, Settings, database_url, with_limits
     except ImportError as exc:
@@ -81,17 +82,24 @@ def run(args: argparse.Namespace) -> int:
         settings = with_limits(settings, args.limit)
     except LimitError as exc:
         raise ServeError(f"--limit: {exc}") from None
+    from flip7.server.startup import prepare_database
+
+    # Before uvicorn: another server on this database is refused here with one line and
+    # exit status 2, and a new database file is announced, not created in silence.
+    for line in prepare_database(settings):
+        print(line, file=sys.stderr)
     shown = url.split("@")[-1] if "@" in url else url
     print(f"flip7 serving on http://{args.host}:{args.port} (database {shown})", file=sys.stderr)
-    uvicorn.run(
+    # The same construction as the tests' servers (flip7.server.guard): header deadline,
+    # keep-alive, connection ceiling, WebSocket frame size.
+    config = server_config(
         create_app(settings),
+        settings,
         host=args.host,
         port=args.port,
         log_level=args.log_level,
         log_config=None,  # keep the JSON lines set up above
         access_log=logging.getLogger("flip7.server").isEnabledFor(logging.DEBUG),
-        ws_max_size=64 * 1024,
-        ws_ping_interval=20,
-        ws_ping_timeout=20,
     )
+    uvicorn.Server(config).run()
     return 0

@@ -12,8 +12,8 @@ import asyncio
 import contextlib
 import gc
 import json
+import math
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import MISSING, fields
@@ -21,16 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flip7 import __version__
-from flip7.errors import Flip7Error
-from flip7.record import Record, replay_steps
 from flip7.rules import _CHOICES, _LUCKY13_COUNTS, Rules
-from flip7.server import scorecards
+from flip7.server import guard, replays, scorecards
+from flip7.server.expiry import CLOSED_CODE
+from flip7.server.limits import AddressBudget, AddressCounter, TokenBucket, client_address
 from flip7.server.protocol import (
     AddBot,
     BotList,
@@ -52,16 +54,15 @@ from flip7.server.protocol import (
     protocol_schema,
 )
 from flip7.server.settings import Settings, database_url
-from flip7.server.store import Store, dumps, utcnow
+from flip7.server.store import Store, StoreError, dumps, utcnow
 from flip7.server.tables import Lobby, Seat, Table, TableError
 
 __all__ = ["create_app"]
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024
-MAX_RECORD_BODY = 2 * 1024 * 1024
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorAnswer} for status in (400, 401, 403, 404, 409, 413)
+    status: {"model": ErrorAnswer} for status in (400, 401, 403, 404, 409, 410, 413, 429)
 }
 
 
@@ -70,7 +71,12 @@ def _error(code: str, message: str, status: int) -> JSONResponse:
 
 
 class _BodyLimit:
-    """Refuses request bodies over the limit (413) before anything reads them."""
+    """Refuses request bodies over the limit (413 ``too_large``) before anything reads them.
+
+    A body announced with ``Content-Length`` is judged by it (the HTTP parser holds the
+    client to it). A body without one (``Transfer-Encoding: chunked``) is read here, up to
+    the limit, and handed on whole: a route reading it itself would turn an error raised
+    mid-read into a 400."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -79,37 +85,45 @@ class _BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = _body_limit(scope["path"])
+        limit = _body_limit(scope["path"], scope.get("app"))
+        too_large = _error("too_large", f"the request body may be at most {limit} bytes", 413)
         length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > limit:
-            response = _error("too_large", f"the request body may be at most {limit} bytes", 413)
-            await response(scope, receive, send)
+        if length is not None and length.isdigit():
+            if int(length) > limit:
+                await too_large(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
             return
+        chunks: list[bytes] = []
         seen = 0
-
-        async def limited() -> Any:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise _TooLarge
-            return message
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > limit:
+                await too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        first: Message | None = {"type": "http.request", "body": b"".join(chunks),
+                                 "more_body": False}
 
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            response = _error("too_large", f"the request body may be at most {limit} bytes", 413)
-            await response(scope, receive, send)
+        async def replay() -> Message:
+            nonlocal first
+            if first is not None:
+                message, first = first, None
+                return message
+            return await receive()  # only http.disconnect from here on
+
+        await self.app(scope, replay, send)
 
 
-class _TooLarge(Exception):
-    pass
-
-
-def _body_limit(path: str) -> int:
+def _body_limit(path: str, app: Any = None) -> int:
     if path == "/api/replays":
-        return MAX_RECORD_BODY
+        return replays.record_body_limit(app)
     if path.startswith(scorecards.PREFIX + "/") and path.endswith("/live"):
         return scorecards.MAX_LIVE_BODY
     return MAX_BODY
@@ -139,38 +153,23 @@ def _rule_options() -> list[dict[str, Any]]:
     return out
 
 
-class _Replays:
-    """Replay steps of finished games, computed once and kept for the next viewer."""
-
-    def __init__(self, size: int = 64) -> None:
-        self._cache: OrderedDict[str, bytes] = OrderedDict()
-        self._size = size
-
-    def get(self, key: str, record: dict[str, Any]) -> bytes:
-        cached = self._cache.get(key)
-        if cached is None:
-            steps = [
-                {"events": [e.to_json() for e in events], "game": view.to_json()}
-                for events, view in replay_steps(record)
-            ]
-            cached = dumps({"record": record, "steps": steps}).encode()
-            self._cache[key] = cached
-            if len(self._cache) > self._size:
-                self._cache.popitem(last=False)
-        self._cache.move_to_end(key)
-        return cached
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The flip7 server as an ASGI app. It opens the database (and migrates it) on start."""
     settings = settings if settings is not None else Settings(database_url=database_url())
-    replay_cache = _Replays()
+    # Replay work (uploads checked, pages computed) runs in a worker process: see replays.
+    replay_service = replays.Replays(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = await Store.open(settings.database_url)
+        # Takes the database lease: a second server on this database stops here
+        # (DatabaseInUse); the lease is given up in ``store.close()`` below.
+        store = await Store.open(settings.database_url, lease_seconds=settings.lease_seconds)
         lobby = Lobby(store, settings)
-        await lobby.restore()
+        try:
+            await lobby.restore()
+        except BaseException:
+            await store.close()  # the lease too: a failed start must not hold it
+            raise
         app.state.lobby = lobby
         # Everything loaded so far lives as long as the server: keep it out of the
         # collector's full passes, which otherwise stall every table for a moment.
@@ -198,14 +197,57 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ),
         lifespan=lifespan,
     )
-    app.add_middleware(GZipMiddleware, minimum_size=2048)
+    # Level 6: nearly level 9's ratio on JSON at a third of the CPU (9 is the default).
+    app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=6)
     app.add_middleware(_BodyLimit)
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
-        return _error(exc.code, exc.message, exc.status)
+        response = _error(exc.code, exc.message, exc.status)
+        if exc.retry_after is not None:
+            # Whole seconds (RFC 9110), rounded up so that a retry then succeeds.
+            response.headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+        return response
 
     scorecards.install(app)
+    guard.protect(app)
+    scorecard_bad_request = app.exception_handlers.get(RequestValidationError)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(request: Request, exc: RequestValidationError) -> Response:
+        """422 ``bad_request`` saying what is wrong, never echoing the input (which may not
+        even encode: a lone surrogate)."""
+        if scorecard_bad_request is not None and request.url.path.startswith(scorecards.PREFIX):
+            with contextlib.suppress(UnicodeError):
+                answer = scorecard_bad_request(request, exc)
+                return answer if isinstance(answer, Response) else await answer
+        return _error("bad_request", guard.validation_message(exc), 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> Response:
+        """Starlette's own refusals (404 for an unknown path, 405, a body that is not UTF-8)
+        in the same ``{"detail": {"code", "message"}}`` shape as every other error."""
+        codes = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}
+        code = codes.get(exc.status_code, f"http_{exc.status_code}")
+        message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        if exc.status_code == 400 and message == "There was an error parsing the body":
+            # Not UTF-8, or a number too long for Python to read (over 4,300 digits).
+            message = "the body is not valid JSON"
+        response = _error(code, guard.safe_text(message), exc.status_code)
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value
+        return response
+
+    @app.exception_handler(StoreError)
+    async def _store_error(_request: Request, exc: StoreError) -> JSONResponse:
+        # The database refused the write (gone, replaced, full, or the lease lost):
+        # nothing was stored, so say so plainly rather than fail with a 500.
+        return _error("server_error", "it could not be stored; try again later", 503)
+
+    @app.exception_handler(Exception)
+    async def _internal_error(_request: Request, _exc: Exception) -> Response:
+        # The traceback goes to the log (uvicorn logs the exception), never to the client.
+        return _error("server_error", "the server failed to answer; try again", 500)
 
     def lobby_of(request: Request) -> Lobby:
         lobby: Lobby = request.app.state.lobby
@@ -219,7 +261,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ) -> dict[str, Any]:
         """Run a seated player's request on a table; answer with the table afterwards."""
         lobby = lobby_of(request)
-        table = lobby.get(table_id)
+        table = await lobby.find(table_id)
         await action(lobby, table, _token(authorization))
         return {"table": await _state(table, None)}
 
@@ -227,16 +269,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/health", response_model=Health, tags=["server"])
     async def health(request: Request) -> Any:
-        """Whether the server and its database answer."""
+        """Whether the server and its database answer: 503 with ``problem`` saying what is
+        wrong (the database does not answer; its SQLite file was deleted or replaced, is
+        read-only or its disk full; another server took the lease). While the file is gone
+        or replaced or the lease lost, moves are refused, not acknowledged."""
         lobby = lobby_of(request)
-        ok = await lobby.store.ping()
+        problem = await lobby.store.check()
         body = {
-            "status": "ok" if ok else "error",
+            "status": "ok" if problem is None else "error",
             "database": lobby.store.dialect,
+            "problem": problem,
             "tables": len(lobby.tables),
             "version": __version__,
         }
-        return JSONResponse(body, status_code=200 if ok else 503)
+        return JSONResponse(body, status_code=200 if problem is None else 503)
 
     @app.get("/api/bots", response_model=BotList, tags=["lobby"])
     async def bots(request: Request) -> Any:
@@ -266,15 +312,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Open a table; its creator takes seat 0 and gets the seat's token."""
         lobby = lobby_of(request)
         table, seat, token = await lobby.create_table(
-            body.name, body.player, body.seats, body.rules, body.turn_timer
+            body.name, body.player, body.seats, body.rules, body.turn_timer,
+            address=client_address(request.client),
         )
         return {"table": await _state(table, table.seats[seat]), "seat": seat, "token": token}
 
     @app.get("/api/tables/{table_id}", response_model=TableAnswer, tags=["lobby"],
              responses=_ERRORS)
     async def get_table(table_id: str, request: Request) -> Any:
-        """The table as a spectator sees it."""
-        table = lobby_of(request).get(table_id)
+        """The table as a spectator sees it; 410 ``closed`` once it was closed for lack of
+        players (its games stay at ``/api/tables/{table_id}/games``)."""
+        table = await lobby_of(request).find(table_id)
         return {"table": await _state(table, None)}
 
     @app.post("/api/tables/{table_id}/join", response_model=SeatGranted, tags=["lobby"],
@@ -282,8 +330,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def join(table_id: str, body: JoinTable, request: Request) -> Any:
         """Take the lowest empty seat; the answer holds the seat's secret token."""
         lobby = lobby_of(request)
-        table = lobby.get(table_id)
-        seat, token = await lobby.join(table, body.player)
+        table = await lobby.find(table_id)
+        seat, token = await lobby.join(table, body.player, client_address(request.client))
         return {"table": await _state(table, table.seats[seat]), "seat": seat, "token": token}
 
     @app.post("/api/tables/{table_id}/bots", response_model=TableAnswer, tags=["lobby"],
@@ -344,9 +392,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/tables/{table_id}/games", response_model=GameList, tags=["replays"],
              responses=_ERRORS)
     async def table_games(table_id: str, request: Request) -> Any:
-        """The games played at a table, first to last."""
+        """The games played at a table, first to last (a closed table's too)."""
         lobby = lobby_of(request)
-        lobby.get(table_id)
+        if not await lobby.exists(table_id):
+            raise TableError("no_table", f"there is no table {table_id!r}", 404)
         return {"games": [g.summary() for g in await lobby.store.games_of(table_id)]}
 
     async def finished_record(request: Request, game_id: str) -> dict[str, Any]:
@@ -368,87 +417,148 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             headers={"Content-Disposition": f'attachment; filename="flip7-{game_id}.json"'},
         )
 
+    replay_service.install(app)
+    replay_errors: dict[int | str, dict[str, Any]] = {
+        **_ERRORS, **{status: {"model": ErrorAnswer} for status in (422, 429, 503)}
+    }
+
     @app.get("/api/games/{game_id}/replay", response_model=ReplayAnswer, tags=["replays"],
-             responses=_ERRORS)
-    async def game_replay(game_id: str, request: Request) -> Any:
-        """A finished game step by step: the events of each draw and decision, and the
-        table after it."""
-        record = await finished_record(request, game_id)
-        return Response(replay_cache.get(f"game:{game_id}", record),
-                        media_type="application/json")
+             responses=replay_errors)
+    async def game_replay(
+        game_id: str, request: Request, offset: str | None = None, limit: str | None = None
+    ) -> Any:
+        """A finished game step by step, one page at a time: the events of each draw and
+        decision, and the table after it. ``offset`` is the page's first step (0 = the
+        start), ``limit`` its most steps (default and most: the server's
+        ``replay_page_steps``); a page may hold fewer (it stops after about 1 MB), and
+        ``total_steps`` says how many the whole replay has."""
+        return await replay_service.page(
+            f"game:{game_id}", lambda: finished_record(request, game_id), offset, limit,
+            replays.accepts_gzip(request),
+        )
 
     @app.post("/api/replays", response_model=ReplayCreated, status_code=201,
-              tags=["replays"], responses=_ERRORS)
+              tags=["replays"], responses=replay_errors)
     async def upload_replay(request: Request) -> Any:
         """Store an uploaded record (``flip7-record/1``) for viewing; 400 says what is wrong
-        with an invalid one."""
-        try:
-            data = json.loads(await request.body())
-        except ValueError:
-            raise TableError("bad_record", "the body is not valid JSON", 400) from None
-        try:
-            record = Record.from_json(data)
-            steps = replay_steps(record)
-        except Flip7Error as exc:
-            raise TableError("bad_record", str(exc), 400) from None
-        del steps
+        with an invalid one, 413 which limit a too large one passes (``max_record_bytes``,
+        ``max_record_draws``, ``max_record_decisions``, ``max_record_target_score``), 422
+        that its replay passes the worker's budget, 429 that this address uploads too
+        often (with ``Retry-After``)."""
+        record = await replay_service.upload(request)
         lobby = lobby_of(request)
         replay_id = _new_id()
         await lobby.store.write([
-            ("replay_insert", {"id": replay_id, "record": dumps(record.to_json()),
-                               "created_at": utcnow()})
+            ("replay_insert", {"id": replay_id, "record": record, "created_at": utcnow()})
         ])
         lobby.log_event("replay_uploaded", None, replay=replay_id)
         return JSONResponse({"id": replay_id}, status_code=201)
 
     @app.get("/api/replays/{replay_id}", response_model=ReplayAnswer, tags=["replays"],
-             responses=_ERRORS)
-    async def get_replay(replay_id: str, request: Request) -> Any:
-        """An uploaded record, step by step."""
-        record = await lobby_of(request).store.replay_record(replay_id)
-        if record is None:
-            raise TableError("no_replay", f"there is no replay {replay_id!r}", 404)
-        return Response(replay_cache.get(f"upload:{replay_id}", record),
-                        media_type="application/json")
+             responses=replay_errors)
+    async def get_replay(
+        replay_id: str, request: Request, offset: str | None = None, limit: str | None = None
+    ) -> Any:
+        """An uploaded record, step by step, one page at a time (as
+        ``GET /api/games/{game_id}/replay``)."""
+
+        async def record() -> dict[str, Any]:
+            found = await lobby_of(request).store.replay_record(replay_id)
+            if found is None:
+                raise TableError("no_replay", f"there is no replay {replay_id!r}", 404)
+            return found
+
+        return await replay_service.page(
+            f"upload:{replay_id}", record, offset, limit, replays.accepts_gzip(request)
+        )
 
     # ------------------------------------------------------------------ WebSocket
 
+    # Per client address, shared by all its sockets, so that reconnecting resets nothing:
+    # frames (every kind, before anything else is done with them), refused frames (a
+    # client refused ``rate_strikes`` times within a minute is disconnected), open sockets.
+    frame_budget = AddressBudget(
+        settings.frames_per_second_per_address * 60, settings.frames_burst_per_address
+    )
+    strike_budget = AddressBudget(settings.rate_strikes, settings.rate_strikes)
+    open_sockets = AddressCounter(settings.connections_per_address)
+    # Handshakes per address, and the cool-off of flooders. Under ``flip7 serve`` the
+    # guard's HTTP protocol asks it before the WebSocket even exists (server_config finds it
+    # here); without the guard (the test client), ``play`` does.
+    handshake_gate = guard.HandshakeGate(settings)
+    app.state.handshake_gate = handshake_gate
+
     @app.websocket("/ws/tables/{table_id}")
     async def play(ws: WebSocket, table_id: str) -> None:
+        address = client_address(ws.client)
+        handle = guard.connection_handle(ws.scope)
+        if handle is None:
+            refusal = handshake_gate.check(address)
+            if refusal is not None:
+                with contextlib.suppress(Exception):
+                    await ws.send_denial_response(refusal.response())
+                return
         await ws.accept()
+        if not open_sockets.acquire(address):
+            limit = settings.connections_per_address
+            with contextlib.suppress(Exception):
+                await ws.send_text(dumps({
+                    "v": 1, "type": "error", "code": "too_many_connections",
+                    "message": f"at most {limit} connections from one address at once",
+                    "id": None, "table": None}))
+                await ws.close(code=1008, reason="too many connections from this address")
+            return
+        try:
+            client = _Client(ws, settings, address, frame_budget, strike_budget,
+                             handshake_gate, handle)
+            await _serve(ws, table_id, client)
+        finally:
+            open_sockets.release(address)
+
+    async def _serve(ws: WebSocket, table_id: str, client: _Client) -> None:
         lobby: Lobby = ws.app.state.lobby
-        client = _Client(ws, settings)
         ws.app.state.sockets.add(ws)
         sender = asyncio.create_task(client.send_loop())
         table: Table | None = None
+        loop = asyncio.get_running_loop()
+        hello_by = loop.time() + settings.hello_timeout
         try:
             if table_id not in lobby.tables:
-                client.error("no_table", f"there is no table {table_id!r}")
-                client.close(4404)
+                gone = await lobby.gone(table_id)
+                client.error(gone.code, gone.message)
+                client.close(CLOSED_CODE if gone.code == "closed" else 4404)
                 await sender
                 return
             while not client.closing:
-                message = await ws.receive()
+                if table is None:
+                    try:
+                        message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
+                    except TimeoutError:
+                        client.error("hello_timeout", "send hello within "
+                                     f"{settings.hello_timeout:g} seconds of connecting")
+                        client.close(4408)
+                        break
+                else:
+                    message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     break
+                if not client.admit(message):
+                    continue
                 text = message.get("text")
                 if text is None:
                     client.error("bad_message", "frames must be text (JSON), not binary")
                     continue
-                if len(text.encode()) > settings.max_message_bytes:
-                    if client.allow():
-                        client.error(
-                            "too_large",
-                            f"a message may be at most {settings.max_message_bytes} bytes",
-                        )
+                if len(text) > settings.max_message_bytes or (
+                    len(text.encode()) > settings.max_message_bytes
+                ):
+                    client.error(
+                        "too_large", f"a message may be at most {settings.max_message_bytes} bytes"
+                    )
                     continue
                 try:
                     parsed = parse_client_message(text)
                 except ProtocolError as exc:
-                    if client.allow():
-                        client.error(exc.code, exc.message)
-                    continue
-                if not client.allow(parsed.id if isinstance(parsed, Move) else None):
+                    client.error(exc.code, exc.message)
                     continue
                 if parsed.type == "ping":
                     client.push('{"v":1,"type":"pong"}')
@@ -458,9 +568,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         continue
                     table = lobby.tables.get(table_id)
                     if table is None:
-                        client.error("no_table", f"there is no table {table_id!r}")
+                        gone = await lobby.gone(table_id)  # closed since the socket opened
+                        client.error(gone.code, gone.message)
+                        if gone.code == "closed":
+                            client.close(CLOSED_CODE)
                         continue
                     table = await _hello(table, client, parsed)
+                    if table is not None and client.handle is not None:
+                        client.handle.said_hello()
                 elif table is None:
                     client.error("hello_first", "send hello before anything else")
                 else:
@@ -534,31 +649,44 @@ async def _move(lobby: Lobby, table: Table, client: _Client, move: Hello | Move)
 
 
 class _Client:
-    """One WebSocket: its seat, its send queue and its rate limit."""
+    """One WebSocket: its seat, its send queue and its rate limits."""
 
-    def __init__(self, ws: WebSocket, settings: Settings) -> None:
+    def __init__(
+        self, ws: WebSocket, settings: Settings, address: str = "unknown",
+        frames: AddressBudget | None = None, strikes: AddressBudget | None = None,
+        gate: guard.HandshakeGate | None = None, handle: guard.ConnectionHandle | None = None,
+    ) -> None:
         self.ws = ws
+        self.gate = gate
+        self.handle = handle
         self.seat: Seat | None = None
         self.settings = settings
+        self.address = address
         self.closing = False
-        self._queue: asyncio.Queue[str | int] = asyncio.Queue()
-        self._tokens = float(settings.rate_burst)
-        self._last = time.monotonic()
-        self._strikes = 0
+        self._queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
+        now = time.monotonic()
+        self._bucket = TokenBucket(settings.rate_per_second, settings.rate_burst,
+                                   settings.rate_burst, now)
+        # rate_limited frames are few whatever the flood: a burst of 3, then one a second.
+        self._notices = TokenBucket(1.0, 3.0, 3.0, now)
+        self._frames = frames if frames is not None else AddressBudget(
+            settings.frames_per_second_per_address * 60, settings.frames_burst_per_address)
+        self._strikes = strikes if strikes is not None else AddressBudget(
+            settings.rate_strikes, settings.rate_strikes)
 
     def push(self, message: str) -> None:
         if self.closing:
             return
         if self._queue.qsize() >= self.settings.send_queue_limit:
             # A client that does not read would hold memory forever; it can reconnect.
-            self.close(1013)
+            self.close(1013, "too many messages waiting to be read")
             return
         self._queue.put_nowait(message)
 
-    def close(self, code: int) -> None:
+    def close(self, code: int, reason: str = "") -> None:
         if not self.closing:
             self.closing = True
-            self._queue.put_nowait(code)
+            self._queue.put_nowait((code, reason))
 
     def error(
         self, code: str, message: str, move_id: str | None = None,
@@ -567,29 +695,47 @@ class _Client:
         self.push(dumps({"v": 1, "type": "error", "code": code, "message": message,
                          "id": move_id, "table": table}))
 
-    def allow(self, move_id: str | None = None) -> bool:
-        """The token bucket: False (and an error frame, naming the move refused) when the
-        client sends too fast."""
+    def admit(self, message: Message) -> bool:
+        """Whether a frame (of any kind: text, binary, too large, malformed) may be handled:
+        it takes a token from this connection's bucket and from its address's. A refused
+        frame is a strike against the address; past ``rate_strikes`` a minute the
+        connection is closed (1008). Refusals are answered with at most a few
+        ``rate_limited`` frames a second, naming the move refused."""
         now = time.monotonic()
-        rate, burst = self.settings.rate_per_second, self.settings.rate_burst
-        self._tokens = min(float(burst), self._tokens + (now - self._last) * rate)
-        self._last = now
-        if self._tokens >= 1:
-            self._tokens -= 1
+        if self._bucket.take(now) and self._frames.take(self.address):
             return True
-        self._strikes += 1
-        if self._strikes > self.settings.rate_strikes:
-            self.close(1008)
-        else:
-            self.error("rate_limited", f"too many messages: at most {rate:g} a second", move_id)
+        if not self._strikes.take(self.address):
+            # A flooder: its address's handshakes are refused for a while, and this socket
+            # is no longer read (its frames not even parsed) while it closes.
+            if self.gate is not None:
+                self.gate.cool_off(self.address)
+            if self.handle is not None:
+                self.handle.flooding()
+            self.close(1008, "too many messages")
+            return False
+        if self._notices.take(now):
+            rate = min(self.settings.rate_per_second, self.settings.frames_per_second_per_address)
+            self.error("rate_limited", f"too many messages: at most {rate:g} a second",
+                       self._move_id(message))
         return False
+
+    def _move_id(self, message: Message) -> str | None:
+        # Parsed only for the few refusals answered, so a flood costs no parsing.
+        text = message.get("text")
+        if not isinstance(text, str) or len(text) > self.settings.max_message_bytes:
+            return None
+        try:
+            parsed = parse_client_message(text)
+        except ProtocolError:
+            return None
+        return parsed.id if isinstance(parsed, Move) else None
 
     async def send_loop(self) -> None:
         while True:
             item = await self._queue.get()
-            if isinstance(item, int):
+            if isinstance(item, tuple):
                 with contextlib.suppress(Exception):
-                    await self.ws.close(code=item)
+                    await self.ws.close(code=item[0], reason=item[1] or None)
                 return
             try:
                 await self.ws.send_text(item)

@@ -12,7 +12,16 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+)
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -33,10 +42,29 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
+# Versions and counters a client sends back: beyond this nothing is real (JavaScript's
+# largest safe integer), so bigger numbers are refused rather than compared.
+MAX_COUNTER = 2**53 - 1
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: "6" is not 6 and true is not 1; a client that sends the wrong type is told so.
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+def _unicode(value: str) -> str:
+    """Refuse lone surrogates (``"\\ud800"`` is valid JSON, but no text): they cannot be
+    stored or sent back as UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the text is not valid Unicode (a lone surrogate)") from None
+    return value
+
+
+# A string from a client: of type string (no coercion) and valid Unicode.
+Text = Annotated[StrictStr, AfterValidator(_unicode)]
+Counter = Annotated[StrictInt, Field(ge=0, le=MAX_COUNTER)]
 
 
 # ---------------------------------------------------------------------- client -> server
@@ -47,8 +75,8 @@ class Hello(_Strict):
 
     v: Literal[1]
     type: Literal["hello"]
-    token: str | None = Field(default=None, max_length=128)
-    last_version: int | None = Field(default=None, ge=0)
+    token: Annotated[Text, Field(max_length=128)] | None = None
+    last_version: Counter | None = None
 
 
 class Move(_Strict):
@@ -56,9 +84,9 @@ class Move(_Strict):
 
     v: Literal[1]
     type: Literal["move"]
-    id: str = Field(min_length=1, max_length=64)
-    version: int = Field(ge=0)
-    decision: str = Field(min_length=1, max_length=64)
+    id: Annotated[Text, Field(min_length=1, max_length=64)]
+    version: Counter
+    decision: Annotated[Text, Field(min_length=1, max_length=64)]
 
 
 class Ping(_Strict):
@@ -96,7 +124,8 @@ def parse_client_message(text: str) -> Hello | Move | Ping:
         raise ProtocolError("bad_message", "the message is not valid JSON") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message must be a JSON object")
-    if data.get("v") != PROTOCOL_VERSION:
+    # ``True == 1`` and ``1.0 == 1`` in Python: only the integer 1 is protocol version 1.
+    if type(data.get("v")) is not int or data.get("v") != PROTOCOL_VERSION:
         raise ProtocolError(
             "bad_message", f"unsupported protocol version {data.get('v')!r}; this server speaks 1"
         )
@@ -255,19 +284,19 @@ def protocol_schema() -> dict[str, Any]:
 class CreateTable(_Strict):
     """A new table; the creator (``player``) takes seat 0."""
 
-    name: str = Field(default="Flip 7 table", max_length=200)
-    player: str = Field(max_length=200)
-    seats: int = Field(default=4, ge=2, le=18)
-    rules: dict[str, Any] = Field(default_factory=dict)
-    turn_timer: int | None = Field(default=None, ge=1, le=600)
+    name: Annotated[Text, Field(max_length=200)] = "Flip 7 table"
+    player: Annotated[Text, Field(max_length=200)]
+    seats: Annotated[StrictInt, Field(ge=2, le=18)] = 4
+    rules: dict[Text, Any] = Field(default_factory=dict)
+    turn_timer: Annotated[StrictInt, Field(ge=1, le=600)] | None = None
 
 
 class JoinTable(_Strict):
-    player: str = Field(max_length=200)
+    player: Annotated[Text, Field(max_length=200)]
 
 
 class AddBot(_Strict):
-    bot: str = Field(default="basic", max_length=100)
+    bot: Annotated[Text, Field(max_length=100)] = "basic"
 
 
 class SeatGranted(_Strict):
@@ -300,12 +329,20 @@ class GameList(_Strict):
 
 
 class ReplayStep(_Strict):
+    """One step of a replay: the events of a draw or decision (or of the start), and the
+    table as a spectator sees it afterwards."""
+
     events: list[dict[str, Any]]
     game: GameViewModel
 
 
 class ReplayAnswer(_Strict):
+    """One page of a replay: steps ``offset`` to ``offset + len(steps) - 1`` of
+    ``total_steps`` (the next page starts at ``offset + len(steps)``)."""
+
     record: dict[str, Any]
+    total_steps: int
+    offset: int
     steps: list[ReplayStep]
 
 
@@ -314,8 +351,13 @@ class ReplayCreated(_Strict):
 
 
 class Health(_Strict):
+    """``GET /api/health``: ``status`` "error" (HTTP 503) when ``problem`` says what is wrong
+    with the database."""
+
     status: Literal["ok", "error"]
     database: str
+    # Why the status is "error", e.g. "the database file /srv/flip7.db was deleted".
+    problem: str | None = None
     tables: int
     version: str
 

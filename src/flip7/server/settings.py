@@ -65,6 +65,9 @@ class Settings:
     # Per client address (token buckets: a sustained rate per minute and a burst).
     tables_per_minute: float = 10.0
     tables_burst: int = 20
+    # Seats taken (POST /api/tables/{id}/join): a stranger must not fill every table.
+    joins_per_minute: float = 30.0
+    joins_burst: int = 30
     uploads_per_minute: float = 6.0
     uploads_burst: int = 10
     # Uploaded records (POST /api/replays).
@@ -92,6 +95,18 @@ class Settings:
     # request headers are complete (slow or silent clients are closed).
     hello_timeout: float = 10.0
     header_timeout: float = 10.0
+    # Connections (HTTP and WebSockets, counted from the TCP connect) the server holds at
+    # once, lowered to fit the process's open-file limit; at it (or at
+    # open_connections_per_address from one address) the oldest idle connection is shed to
+    # make room (waiting for its headers, kept alive, a WebSocket without hello), and when
+    # none is, the newcomer is answered 503 busy (429 too_many_connections).
+    max_connections: int = 10_000
+    open_connections_per_address: int = 256
+    # WebSocket handshakes per address (a burst, then per minute), and the seconds an
+    # address closed for flooding (1008) has its handshakes refused.
+    handshakes_per_minute: float = 30.0
+    handshakes_burst: int = 20
+    flood_cooloff: float = 60.0
     # The database lease that keeps a second server off the same database.
     lease_seconds: float = 15.0
 
@@ -106,6 +121,8 @@ LIMITS: tuple[str, ...] = (
     "min_turn_timer",
     "tables_per_minute",
     "tables_burst",
+    "joins_per_minute",
+    "joins_burst",
     "uploads_per_minute",
     "uploads_burst",
     "max_record_bytes",
@@ -124,6 +141,11 @@ LIMITS: tuple[str, ...] = (
     "frames_burst_per_address",
     "hello_timeout",
     "header_timeout",
+    "max_connections",
+    "open_connections_per_address",
+    "handshakes_per_minute",
+    "handshakes_burst",
+    "flood_cooloff",
     "lease_seconds",
 )
 

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,6 +30,9 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.sql.base import Executable
 
+from flip7.server.dbfile import DatabaseFile
+from flip7.server.lease import Lease, define_table
+
 __all__ = [
     "OPERATIONS",
     "GameRow",
@@ -37,10 +41,13 @@ __all__ = [
     "Store",
     "StoreError",
     "TableRow",
+    "describe_database",
     "games",
     "metadata",
     "replays",
     "scorecards",
+    "server_lease",
+    "sqlite_file",
     "table_log",
     "tables",
     "utcnow",
@@ -117,6 +124,9 @@ scorecards = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, index=True),
 )
+
+# The lease that keeps a second server off the database (flip7.server.lease).
+server_lease = define_table(metadata)
 
 
 def utcnow() -> datetime:
@@ -274,31 +284,71 @@ class Store:
             asyncio.Queue()
         )
         self._writer: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
+        #: The SQLite file, watched before every commit (None: PostgreSQL or in memory).
+        self.file: DatabaseFile | None = None
+        #: Whether :meth:`open` created the database file.
+        self.created = False
+        #: The lease this server holds (None: opened without one, e.g. by a tool).
+        self.lease: Lease | None = None
+        # The last write refused for want of space, until a write succeeds again.
+        self._full: str | None = None
 
     @classmethod
-    async def open(cls, url: str) -> Store:
-        """Connect, run the migrations and start the writer."""
-        engine = create_async_engine(url)
-        if engine.dialect.name == "sqlite":
+    async def open(cls, url: str, lease_seconds: float | None = None) -> Store:
+        """Connect, run the migrations, take the lease (with ``lease_seconds``: raises
+        :class:`~flip7.server.lease.DatabaseInUse` if another server holds it) and start
+        the writer.
 
-            @sa.event.listens_for(engine.sync_engine, "connect")
-            def _pragmas(dbapi_connection: Any, _record: Any) -> None:
-                cursor = dbapi_connection.cursor()
-                # WAL: readers don't wait for the writer, and a commit survives the
-                # process being killed (only a power cut can lose the last commits).
-                cursor.execute("PRAGMA journal_mode=WAL")
-                cursor.execute("PRAGMA synchronous=NORMAL")
-                cursor.execute("PRAGMA foreign_keys=ON")
-                cursor.execute("PRAGMA busy_timeout=10000")
-                cursor.close()
-
+        A new SQLite file is announced with a warning: an empty database where one was
+        expected (a wrong working folder, a deleted file) must not pass unnoticed."""
+        path = sqlite_file(url)
+        created = path is not None and not path.exists()
+        engine = _engine(url)
+        try:
+            async with engine.begin() as conn:
+                await conn.run_sync(run_migrations)
+            if created:
+                log.warning(dumps({"event": "database_created", "path": str(path),
+                                   "message": f"creating a new database at {path}"}))
+            if path is not None:
+                # From now on no connection may create the file: if it is deleted, a new
+                # connection fails instead of starting an empty database in its place.
+                await engine.dispose()
+                engine = _engine(_existing_only(url, path))
+            lease = (
+                None
+                if lease_seconds is None
+                else await Lease.take(engine, server_lease, lease_seconds, url)
+            )
+        except BaseException:
+            await engine.dispose()
+            raise
         store = cls(engine)
-        async with engine.begin() as conn:
-            await conn.run_sync(run_migrations)
+        store.created = created
+        store.file = None if path is None else DatabaseFile(path)
+        store.lease = lease
+        if not created:
+            log.info(dumps({"event": "database_opened", "database": store.description}))
         store._writer = asyncio.create_task(store._write_loop(), name="flip7-store-writer")
+        if lease is not None:
+            store._renewer = asyncio.create_task(store._renew_loop(), name="flip7-lease")
         return store
 
-    async def close(self) -> None:
+    @property
+    def description(self) -> str:
+        """Which database this is, for people: the SQLite file, or PostgreSQL's address."""
+        if self.file is not None:
+            return f"{self.file.path} (SQLite)"
+        return describe_database(self.engine.url.render_as_string(hide_password=False))
+
+    async def close(self, release: bool = True) -> None:
+        """Finish the queued writes, give the lease up (unless ``release`` is False: a
+        caller that hands it on) and disconnect."""
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewer
         if self._writer is not None:
             # Let queued writes finish: they were promised to someone.
             while not self._queue.empty():
@@ -306,7 +356,32 @@ class Store:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
+        if self.lease is not None and release and not self.lease.lost:
+            try:
+                await self.lease.release(self.engine)
+            except Exception as exc:  # it expires on its own
+                log.warning(dumps({"event": "lease_release_failed", "error": str(exc)}))
         await self.engine.dispose()
+
+    async def _renew_loop(self) -> None:
+        lease = self.lease
+        assert lease is not None
+        while not lease.lost:
+            await asyncio.sleep(lease.seconds / 3)
+            try:
+                async with self.engine.begin() as conn:
+                    await lease.confirm(conn)
+            except Exception as exc:
+                # Writes fail the same way; health says so. Keep trying.
+                log.warning(dumps({"event": "lease_renewal_failed", "error": str(exc)}))
+        log.error(dumps({"event": "lease_lost", "problem": lease.problem()}))
+
+    def refusal(self) -> str | None:
+        """Why nothing may be written now (the SQLite file gone or replaced, the lease
+        taken over), or None."""
+        if self.lease is not None and self.lease.lost:
+            return self.lease.problem()
+        return None if self.file is None else self.file.lost()
 
     # ------------------------------------------------------------------ writing
 
@@ -322,6 +397,15 @@ class Store:
             batch = [await self._queue.get()]
             while not self._queue.empty() and len(batch) < 256:
                 batch.append(self._queue.get_nowait())
+            refusal = self.refusal()
+            if refusal is not None:
+                # Acknowledging a write that cannot be kept would lose it silently.
+                log.error(dumps({"event": "write_refused", "writes": len(batch),
+                                 "problem": refusal}))
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(StoreError(refusal))
+                continue
             try:
                 await self._commit([s for statements, _ in batch for s in statements])
             except Exception:
@@ -331,27 +415,44 @@ class Store:
                         await self._commit(statements)
                     except Exception as exc:
                         log.exception("write failed")
+                        self._note_failure(exc)
                         future.set_exception(StoreError(str(exc)))
                     else:
+                        self._full = None
                         future.set_result(None)
             else:
+                self._full = None
                 for _, future in batch:
                     if not future.done():
                         future.set_result(None)
+
+    def _note_failure(self, exc: Exception) -> None:
+        text = str(getattr(exc, "orig", None) or exc)
+        if any(sign in text.lower() for sign in _FULL):
+            self._full = text
 
     async def _commit(self, operations: Sequence[Operation]) -> None:
         groups: dict[str, list[dict[str, Any]]] = {}
         for name, params in operations:
             groups.setdefault(name, []).append(params)
         async with self.engine.begin() as conn:
+            if self.lease is not None and self.lease.stale() and not await self.lease.confirm(
+                conn
+            ):
+                raise StoreError(self.lease.problem())
             for name in sorted(groups, key=_ORDER.__getitem__):
                 rows = groups[name]
                 await conn.execute(OPERATIONS[name], rows if len(rows) > 1 else rows[0])
+            if self.file is not None and (lost := self.file.lost()) is not None:
+                raise StoreError(lost)  # rolled back: the file it would go to is not ours
 
     # ------------------------------------------------------------------ reading
 
-    async def load_tables(self, table_id: str | None = None) -> list[TableRow]:
-        """Every table (or the one with ``table_id``) with its log and games, oldest first."""
+    async def load_tables(
+        self, table_id: str | None = None, open_only: bool = False
+    ) -> list[TableRow]:
+        """Every table (or the one with ``table_id``) with its log and games, oldest first;
+        ``open_only`` leaves out closed tables (history, not loaded on start)."""
         select_tables, select_log, select_games = (
             tables.select().order_by(tables.c.created_at),
             table_log.select().order_by(table_log.c.table_id, table_log.c.seq),
@@ -361,6 +462,11 @@ class Store:
             select_tables = select_tables.where(tables.c.id == table_id)
             select_log = select_log.where(table_log.c.table_id == table_id)
             select_games = select_games.where(games.c.table_id == table_id)
+        if open_only:
+            open_ids = sa.select(tables.c.id).where(tables.c.state != "closed")
+            select_tables = select_tables.where(tables.c.state != "closed")
+            select_log = select_log.where(table_log.c.table_id.in_(open_ids))
+            select_games = select_games.where(games.c.table_id.in_(open_ids))
         async with self.engine.connect() as conn:
             table_rows = (await conn.execute(select_tables)).all()
             logs: dict[str, list[LogRow]] = {}
@@ -453,17 +559,123 @@ class Store:
                 updated_at=updated_at,
             )
         )
+        refusal = self.refusal()
+        if refusal is not None:
+            raise StoreError(refusal)
         async with self.engine.begin() as conn:
             result = await conn.execute(statement)
         return bool(result.rowcount == 1)
 
-    async def ping(self) -> bool:
+    async def table_state(self, table_id: str) -> tuple[str, int] | None:
+        """A stored table's state (``closed`` for history) and how many games it has had;
+        None if there is no such table."""
+        async with self.engine.connect() as conn:
+            state = (
+                await conn.execute(sa.select(tables.c.state).where(tables.c.id == table_id))
+            ).scalar_one_or_none()
+            if state is None:
+                return None
+            count = await conn.execute(
+                sa.select(sa.func.count()).select_from(games).where(games.c.table_id == table_id)
+            )
+            return str(state), int(count.scalar_one())
+
+    async def check(self) -> str | None:
+        """What is wrong with the database now, for health (None: nothing): it does not
+        answer, its SQLite file is gone, replaced, read-only or its disk full, a write
+        failed for want of space, or the lease was lost or could not be renewed."""
+        refusal = self.refusal()
+        if refusal is not None:
+            return refusal
         try:
             async with self.engine.connect() as conn:
                 await conn.execute(sa.text("SELECT 1"))
-        except Exception:
-            return False
-        return True
+        except Exception as exc:
+            return f"the database does not answer: {getattr(exc, 'orig', None) or exc}"
+        problem = None if self.file is None else self.file.problem()
+        if problem is not None:
+            return problem
+        if self._full is not None:
+            return f"the database is full: a write failed ({self._full})"
+        lease = self.lease
+        if lease is not None and time.monotonic() - lease.confirmed > lease.seconds:
+            return (
+                "the database lease could not be renewed for "
+                f"{time.monotonic() - lease.confirmed:.0f} s"
+            )
+        return None
+
+    async def ping(self) -> bool:
+        """Whether the database is usable (:meth:`check` finds nothing wrong)."""
+        return await self.check() is None
+
+
+# Signs of a full disk in a database error: SQLite's, and PostgreSQL's ENOSPC.
+_FULL = ("database or disk is full", "no space left on device", "could not extend file")
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The absolute path of the SQLite file ``url`` names; None for PostgreSQL or an
+    in-memory database.
+
+    >>> sqlite_file("sqlite+aiosqlite:////tmp/x.db")
+    PosixPath('/tmp/x.db')
+    >>> sqlite_file("sqlite+aiosqlite:///:memory:") is None
+    True
+    """
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    database = parsed.database or ""
+    if database in ("", ":memory:") or database.startswith("file:"):
+        return None  # in memory, or an SQLite URI the operator spelled out
+    return Path(database).resolve()
+
+
+def describe_database(url: str) -> str:
+    """``url`` for people, without its password.
+
+    >>> describe_database("postgresql+asyncpg://u:secret@db.example:5433/flip7")
+    'db.example:5433/flip7 (PostgreSQL)'
+    >>> describe_database("sqlite+aiosqlite:////srv/flip7.db")
+    '/srv/flip7.db (SQLite)'
+    """
+    path = sqlite_file(url)
+    if path is not None:
+        return f"{path} (SQLite)"
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        return f"{parsed.host}:{parsed.port or 5432}/{parsed.database} (PostgreSQL)"
+    return parsed.render_as_string(hide_password=True)
+
+
+def _existing_only(url: str, path: Path) -> str:
+    """``url`` as an SQLite URI that opens ``path`` only if it exists (``mode=rw``)."""
+    from urllib.parse import quote
+
+    parsed = sa.engine.make_url(url)
+    query = {**parsed.query, "mode": "rw", "uri": "true"}
+    return parsed.set(database=f"file:{quote(str(path))}", query=query).render_as_string(
+        hide_password=False
+    )
+
+
+def _engine(url: str) -> AsyncEngine:
+    engine = create_async_engine(url)
+    if engine.dialect.name == "sqlite":
+
+        @sa.event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            # WAL: readers don't wait for the writer, and a commit survives the
+            # process being killed (only a power cut can lose the last commits).
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=10000")
+            cursor.close()
+
+    return engine
 
 
 def dumps(data: Any) -> str:

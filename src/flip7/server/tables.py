@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -28,6 +29,8 @@ from flip7.events import Event
 from flip7.game import MAX_PLAYERS, Game
 from flip7.record import Record
 from flip7.rules import Rules
+from flip7.server.expiry import Expiry, closed_message
+from flip7.server.limits import AddressBudget
 from flip7.server.settings import Settings
 from flip7.server.store import (
     GameRow,
@@ -39,6 +42,7 @@ from flip7.server.store import (
     iso,
     utcnow,
 )
+from flip7.server.thinking import Thinking, over_ceiling
 from flip7.sim import derive_seed
 
 __all__ = ["Client", "Lobby", "Seat", "Table", "TableError", "hash_token"]
@@ -65,11 +69,15 @@ _NO_VIEWER = '{"viewer":null,'
 class TableError(Flip7Error):
     """A request the table refuses: ``code`` names why, ``status`` is the HTTP status."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(
+        self, code: str, message: str, status: int = 400, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        # Seconds until the request may succeed (a rate limit): the Retry-After header.
+        self.retry_after = retry_after
 
 
 def _not_stored(what: str) -> TableError:
@@ -101,6 +109,19 @@ class Client(Protocol):
     def push(self, message: str) -> None:
         """Queue ``message`` for sending; never blocks."""
 
+    def close(self, code: int) -> None:
+        """Close the connection with ``code`` once what is queued has been sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedMove:
+    """A human's move as its id remembers it: a retry must carry the same version and
+    decision to get the same answer."""
+
+    version: int
+    decision: str
+    after: int
+
 
 @dataclass(eq=False)
 class Seat:
@@ -112,8 +133,9 @@ class Seat:
     token_hash: str | None = None
     left: bool = False  # a human who left mid-game; a bot plays the seat
     connections: int = 0
-    # Move id -> the version after that move, for answering retries.
-    moves: OrderedDict[str, int] = field(default_factory=OrderedDict)
+    # Move id -> the move made under it in the current game, for answering retries. Cleared
+    # when a game starts: a client may number its moves afresh in every game.
+    moves: OrderedDict[str, RememberedMove] = field(default_factory=OrderedDict)
 
     @property
     def played_by_bot(self) -> bool:
@@ -129,8 +151,10 @@ class Seat:
             "connected": self.kind == "bot" or self.connections > 0,
         }
 
-    def remember(self, move_id: str, version: int) -> None:
-        self.moves[move_id] = version
+    def remember(self, move_id: str, version: int, decision: str, after: int) -> None:
+        """Remember that ``move_id`` was ``decision`` made against ``version``, which led
+        to version ``after``."""
+        self.moves[move_id] = RememberedMove(version, decision, after)
         if len(self.moves) > REMEMBERED_MOVES:
             self.moves.popitem(last=False)
 
@@ -171,6 +195,11 @@ class Table:
         self.history: deque[tuple[int, str]] = deque(maxlen=HISTORY)
         self.turn_deadline: float | None = None
         self._task: asyncio.Task[None] | None = None
+        # Expiry (flip7.server.expiry), on the lobby's clock: when a person last changed
+        # the table, and when a seated human was last connected to it.
+        self.touched = self.human_seen = lobby.clock()
+        # Set once the table is closed: stored as history, gone from the lobby.
+        self.closed = False
 
     # ------------------------------------------------------------------ reading
 
@@ -286,8 +315,12 @@ class Table:
 
         ``before`` and ``extra`` are stored in the same transaction (the table's own row,
         a new game's row)."""
+        if self.closed:  # a request that waited for the lock while the table was closed
+            raise self.lobby.closed_error(self)
         events = self.apply(kind, data)
         version = self.version
+        if kind != "move" or data.get("by") == "human":  # bots and timers keep nothing open
+            self.touched = self.lobby.clock()
         now = utcnow()
         operations: list[Operation] = [
             *(before or []),
@@ -357,6 +390,9 @@ class Table:
         self.game = game
         self.bots = {}
         for index, seat in enumerate(self.seats):
+            if seat is not None:
+                # Move ids belong to one game: a rematch's "m1" is a new move, not a retry.
+                seat.moves.clear()
             if seat is not None and seat.kind == "bot" and seat.bot is not None:
                 self.bots[index] = make_bot(seat.bot, derive_seed("bot", self.game_seed, index))
         self.state = "over" if game.over else "playing"
@@ -374,7 +410,9 @@ class Table:
         if data.get("id") is not None:
             seat = self.seats[data["seat"]]
             assert seat is not None
-            seat.remember(data["id"], self.version + 1)
+            # A move is only ever applied at the version it was made against (the log
+            # holds no other), so the version before it is this table's version.
+            seat.remember(data["id"], self.version, data["decision"], self.version + 1)
         if game.over:
             self.state = "over"
             if self.game_id is not None:
@@ -422,6 +460,9 @@ class Table:
         assert seat is not None
         version = self.version
         if seat.played_by_bot:
+            if not self.humans_here:
+                self._pause()
+                return
             delay, by = self.lobby.settings.bot_delay, "bot"
         elif self.turn_timer is not None:
             delay, by = float(self.turn_timer), "timer"
@@ -440,22 +481,54 @@ class Table:
             if self.version != version or game is None or game.to_decide is None:
                 return
             index = game.to_decide
+            if by == "bot" and not self.humans_here:  # the last human went during the delay
+                self._pause()
+                return
             bot = self.bots.get(index)
+            stand_in_seed = derive_seed("stand-in", self.game_seed, index)
             if bot is None:
-                bot = make_bot(STAND_IN_BOT, derive_seed("stand-in", self.game_seed, index))
+                bot = make_bot(STAND_IN_BOT, stand_in_seed)
                 self.bots[index] = bot
-            # In a worker thread: a searching bot may think for a while, and the other
-            # tables must not wait for it. The lock keeps this table's game still meanwhile.
-            decision = await asyncio.to_thread(bot.choose, game)
+            # A searching bot thinks in a worker process (flip7.server.thinking), within
+            # this table's CPU budget, so that other tables never wait for it. The lock
+            # keeps this table's game still meanwhile.
+            thought = await self.lobby.thinking.decide(self.id, bot, game, stand_in_seed)
+            if thought.where != "stand-in":
+                self.bots[index] = thought.bot  # its random state moved on in the worker
             if self.version != version:  # pragma: no cover - the lock makes this impossible
                 return
             with contextlib.suppress(TableError):
-                await self.change("move", {"seat": index, "decision": str(decision), "by": by})
+                await self.change(
+                    "move", {"seat": index, "decision": str(thought.decision), "by": by}
+                )
+
+    @property
+    def humans_here(self) -> bool:
+        """Whether a seated human (not one who left) is connected. Bots think only then:
+        a table its humans have all gone from does not keep the server's CPU busy."""
+        return any(
+            s is not None and s.kind == "human" and not s.left and s.connections > 0
+            for s in self.seats
+        )
+
+    def _pause(self) -> None:
+        self.lobby.log_event("bots_paused", self, version=self.version)
+
+    def _resume(self) -> None:
+        """A human is back: a bot turn paused for want of one is scheduled again."""
+        if (self._task is None or self._task.done()) and self.humans_here:
+            game = self.game
+            if self.state == "playing" and game is not None and game.to_decide is not None:
+                seat = self.seats[game.to_decide]
+                if seat is not None and seat.played_by_bot:
+                    self.lobby.log_event("bots_resumed", self, version=self.version)
+                    self.schedule()
 
     def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        self.lobby.thinking.forget(self.id)
 
     # ------------------------------------------------------------------ presence
 
@@ -479,6 +552,7 @@ class Table:
                 seat.connections += 1
                 if seat.connections == 1:
                     self._presence(seat, "connected")
+                    self._resume()
 
     async def detach(self, client: Client) -> None:
         async with self.lock:
@@ -490,6 +564,7 @@ class Table:
                     self._presence(seat, "disconnected")
 
     def _presence(self, seat: Seat, what: str) -> None:
+        self.human_seen = self.lobby.clock()  # the idle time of expiry counts from here
         with contextlib.suppress(ValueError):
             index = self.index(seat)
             self.lobby.log_event(what, self, seat=index)
@@ -501,6 +576,14 @@ def _loggable(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in ("token", "seed")}
 
 
+def _same_decision(text: str, stored: str) -> bool:
+    """Whether a retried decision is the one stored (as its canonical text)."""
+    try:
+        return str(parse_decision(text)) == stored
+    except Flip7Error:
+        return False
+
+
 class Lobby:
     """All tables of the server, with the store behind them."""
 
@@ -509,19 +592,36 @@ class Lobby:
         self.settings = settings
         self.tables: dict[str, Table] = {}
         self.games_started = 0
+        # Every idle time is measured on this clock (tests replace it).
+        self.clock = time.monotonic
+        # Per client address: tables created and seats taken (see Settings).
+        self.creations = AddressBudget(
+            settings.tables_per_minute, settings.tables_burst, clock=lambda: self.clock()
+        )
+        self.joins = AddressBudget(
+            settings.joins_per_minute, settings.joins_burst, clock=lambda: self.clock()
+        )
+        self.expiry = Expiry(self)
+        # Bot thinking: worker processes (started on first use) and a CPU budget per table.
+        self.thinking = Thinking(
+            settings.bot_workers, settings.bot_seconds_per_minute, stand_in=STAND_IN_BOT
+        )
 
     # ------------------------------------------------------------------ life cycle
 
     async def restore(self) -> None:
-        """Rebuild every stored table by replaying its log; bots and timers resume."""
+        """Rebuild every open stored table by replaying its log (closed ones are history);
+        bots and timers resume, and the sweep that closes idle tables starts."""
         started = time.perf_counter()
-        rows = await self.store.load_tables()
+        rows = await self.store.load_tables(open_only=True)
         for row in rows:
             table = self._rebuild(row)
             self.tables[table.id] = table
-            self.games_started += len(row.games)
+        # All games, closed tables' too: a fixed --seed must not deal a past game again.
+        self.games_started = await self.store.count_games()
         for table in self.tables.values():
             table.schedule()
+        self.expiry.start()
         self.log_event(
             "restored",
             None,
@@ -571,8 +671,10 @@ class Lobby:
         fresh.schedule()
 
     async def close(self) -> None:
+        await self.expiry.stop()
         for table in self.tables.values():
             table.stop()
+        await self.thinking.close()
 
     def log_event(self, event: str, table: Table | None, **fields: Any) -> None:
         record: dict[str, Any] = {"event": event}
@@ -584,10 +686,43 @@ class Lobby:
     # ------------------------------------------------------------------ requests
 
     def get(self, table_id: str) -> Table:
+        """An open table; raises ``no_table`` (:meth:`find` also tells closed ones)."""
         table = self.tables.get(table_id)
         if table is None:
             raise TableError("no_table", f"there is no table {table_id!r}", 404)
         return table
+
+    async def find(self, table_id: str) -> Table:
+        """An open table; raises ``closed`` (410) for a closed one, else ``no_table``."""
+        table = self.tables.get(table_id)
+        if table is None:
+            raise await self.gone(table_id)
+        return table
+
+    async def gone(self, table_id: str) -> TableError:
+        """Why ``table_id`` is not open: ``closed`` (410) or ``no_table`` (404)."""
+        stored = None
+        if len(table_id) <= 16:  # the id column's size: longer ones were never ids
+            stored = await self.store.table_state(table_id)
+        if stored is not None and stored[0] == "closed":
+            return self._closed(table_id, played=stored[1] > 0)
+        return TableError("no_table", f"there is no table {table_id!r}", 404)
+
+    async def exists(self, table_id: str) -> bool:
+        """Whether ``table_id`` is a table, open or closed (its games can be listed)."""
+        if table_id in self.tables:
+            return True
+        return len(table_id) <= 16 and await self.store.table_state(table_id) is not None
+
+    def closed_error(self, table: Table) -> TableError:
+        """The error for a request that reached ``table`` as it was being closed."""
+        return self._closed(table.id, played=table.game_number > 0)
+
+    def _closed(self, table_id: str, played: bool) -> TableError:
+        # A table that had a game was closed from playing or over, otherwise from waiting.
+        settings = self.settings
+        ttl = settings.idle_table_ttl if played else settings.waiting_table_ttl
+        return TableError("closed", closed_message(table_id, ttl), 410)
 
     def listing(self) -> list[dict[str, Any]]:
         open_tables = [t for t in self.tables.values() if t.state != "over"]
@@ -601,8 +736,15 @@ class Lobby:
         seats: int = DEFAULT_SEATS,
         rules: dict[str, Any] | None = None,
         turn_timer: int | None = None,
+        address: str | None = None,
     ) -> tuple[Table, int, str]:
-        """A new table with its creator in seat 0; returns the table, the seat and its token."""
+        """A new table with its creator in seat 0; returns the table, the seat and its token.
+
+        ``address`` (the client's) is held to ``tables_per_minute``: every attempt counts,
+        refused ones too. None: the server's own call, not counted."""
+        if address is not None and not self.creations.take(address):
+            self._rate_limited(self.creations, address, "tables created",
+                               self.settings.tables_per_minute, self.settings.tables_burst)
         try:
             parsed = Rules.from_json(rules or {})
         except RulesError as exc:
@@ -652,7 +794,12 @@ class Lobby:
         self.log_event("table_created", table, seats=seats, rules=parsed.to_json())
         return table, 0, token
 
-    async def join(self, table: Table, player: str) -> tuple[int, str]:
+    async def join(self, table: Table, player: str, address: str | None = None) -> tuple[int, str]:
+        """Seat ``player`` in the lowest empty seat; ``address`` is held to
+        ``joins_per_minute`` (every attempt counts; None is not counted)."""
+        if address is not None and not self.joins.take(address):
+            self._rate_limited(self.joins, address, "seats taken",
+                               self.settings.joins_per_minute, self.settings.joins_burst)
         player = clean_name(player, "player name", MAX_NAME)
         async with table.lock:
             seat = self._free_seat(table, player)
@@ -660,7 +807,22 @@ class Lobby:
             await table.change("join", {"seat": seat, "name": player, "token": hash_token(token)})
         return seat, token
 
+    @staticmethod
+    def _rate_limited(
+        budget: AddressBudget, address: str, what: str, per_minute: float, burst: int
+    ) -> None:
+        wait = budget.retry_after(address)
+        raise TableError(
+            "rate_limited",
+            f"too many {what} from your address: at most {per_minute:g} a minute "
+            f"({burst} at once); try again in {max(1, math.ceil(wait))} seconds",
+            429,
+            retry_after=wait,
+        )
+
     def _free_seat(self, table: Table, name: str) -> int:
+        if table.closed:
+            raise self.closed_error(table)
         if table.state != "waiting":
             raise TableError("started", "the game has started: seats can be taken only before", 409)
         if any(s is not None and s.name.casefold() == name.casefold() for s in table.seats):
@@ -691,6 +853,11 @@ class Lobby:
             parsed = parse_bot_spec(spec)
         except Flip7Error as exc:
             raise TableError("bad_bot", str(exc)) from None
+        # The library's bounds are for people running bots on their own machine; what a
+        # stranger may ask of this server's CPU is less (flip7.server.thinking.CEILINGS).
+        too_much = over_ceiling(parsed)
+        if too_much is not None:
+            raise TableError("bad_bot", too_much)
         return parsed.text, spec.partition(":")[0].title()
 
     async def add_bot(self, table: Table, token: str | None, bot: str) -> int:
@@ -772,6 +939,8 @@ class Lobby:
         return derive_seed("server", self.settings.seed, self.games_started)
 
     def _human(self, table: Table, token: str | None) -> Seat:
+        if table.closed:  # the request waited for the lock while the table was closed
+            raise self.closed_error(table)
         seat = table.seat_of(token)
         if seat.left:
             raise TableError("left", "you have left this table", 403)
@@ -780,12 +949,23 @@ class Lobby:
     async def move(
         self, table: Table, seat: Seat, move_id: str, version: int, decision: str
     ) -> int:
-        """Apply a human's decision; returns the version after it. Retries of ``move_id``
-        return the same version without applying anything."""
+        """Apply a human's decision; returns the version after it. A retry of ``move_id`` in
+        the same game (same version, same decision) returns the same version without
+        applying anything; the id with another version or decision is ``reused_id``."""
         async with table.lock:
             done = seat.moves.get(move_id)
             if done is not None:
-                return done
+                if version == done.version and _same_decision(decision, done.decision):
+                    return done.after
+                # Answering with the old result would acknowledge a move never applied.
+                raise TableError(
+                    "reused_id",
+                    f"move id {move_id!r} was already used in this game for "
+                    f"{done.decision!r} at version {done.version}; give every move a new id",
+                    409,
+                )
+            if table.closed:
+                raise table.lobby.closed_error(table)
             game = table.game
             if game is None or table.state != "playing":
                 raise TableError("no_game", "there is no game in play at this table", 409)

@@ -1,4 +1,7 @@
 // Replays (/replay/game/{id} and /replay/{upload id}): step through a finished or uploaded game.
+// The server answers a replay in pages (offset, limit → total_steps and that page's steps):
+// steps are fetched as the viewer moves, the next ones ahead of time, and only the steps
+// near the current one are kept.
 import { api } from "./api.js";
 import { renderBoard, renderScoreSheet } from "./board.js";
 import { eventLine } from "./cards.js";
@@ -6,21 +9,34 @@ import { setTopbar } from "./router.js";
 import { clear, h, icon } from "./util.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
+const PREFETCH = 40; // steps ahead that should already be there
+const KEEP = 1500; // steps kept around the current one (at least four pages)
 
 export function mountReplay(root, { gameId, uploadId }) {
   document.body.dataset.view = "replay";
   document.title = "Replay · Flip 7";
-  const S = { data: null, index: 0, playing: false, timer: null, speed: 1, destroyed: false, lines: [], blobUrl: null };
+  const S = {
+    record: null, total: 0, pageSize: 1, steps: new Map(), lines: new Map(),
+    index: 0, want: 0, loading: false, lastMiss: -1, failed: null,
+    playing: false, timer: null, speed: 1, destroyed: false, blobUrl: null,
+  };
 
   const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Loading the replay…");
   root.appendChild(h("div", { class: "replay-page" }, loading));
 
   const url = gameId !== undefined ? `/api/games/${encodeURIComponent(gameId)}/replay` : `/api/replays/${encodeURIComponent(uploadId)}`;
-  api("GET", url).then((data) => {
-    if (S.destroyed) return;
+  const fetchPage = (offset) => api("GET", `${url}?offset=${offset}`).then((data) => {
     if (!data || !Array.isArray(data.steps) || !data.steps.length) throw new Error("This replay has no steps.");
-    S.data = data;
+    return data;
+  });
+  fetchPage(0).then((data) => {
+    if (S.destroyed) return;
+    S.record = data.record;
+    S.total = data.total_steps;
+    S.pageSize = data.steps.length;
     build();
+    store(data);
+    go(0);
   }).catch((err) => {
     if (S.destroyed) return;
     loading.remove();
@@ -33,13 +49,64 @@ export function mountReplay(root, { gameId, uploadId }) {
   let els = null;
   let names = (s) => `Seat ${s + 1}`;
 
+  // A page's steps join the ones kept; those far from the current step are let go.
+  function store(data) {
+    data.steps.forEach((st, k) => {
+      const i = data.offset + k;
+      S.steps.set(i, st);
+      S.lines.set(i, (st.events || []).map((ev) => eventLine(ev, names)).filter(Boolean));
+    });
+    if (S.steps.size > KEEP) {
+      const far = [...S.steps.keys()].sort((a, b) => Math.abs(b - S.want) - Math.abs(a - S.want));
+      for (const i of far.slice(0, S.steps.size - KEEP)) { S.steps.delete(i); S.lines.delete(i); }
+    }
+  }
+
+  // One request at a time: first the step wanted, then the steps ahead, then the step
+  // before (for the log and "… decided").
+  function pump() {
+    if (S.loading || S.destroyed || S.failed) return;
+    const i = S.want;
+    let offset = null;
+    if (!S.steps.has(i)) {
+      // Jumping back or far: a page around the step, so that the log has what led to it.
+      // A page the server cut short may still miss it: then from the step itself.
+      const ahead = i > S.index && i <= S.index + PREFETCH;
+      offset = S.lastMiss === i || ahead ? i : Math.max(0, i - Math.floor(S.pageSize / 2));
+      S.lastMiss = i;
+    } else {
+      for (let k = i + 1; k < Math.min(S.total, i + 1 + PREFETCH); k += 1) {
+        if (!S.steps.has(k)) { offset = k; break; }
+      }
+      if (offset === null && i > 0 && !S.steps.has(i - 1) && S.lastMiss !== -(i + 1)) {
+        offset = Math.max(0, i - S.pageSize);
+        S.lastMiss = -(i + 1); // tried once for this step
+      }
+    }
+    if (offset === null) return;
+    S.loading = true;
+    fetchPage(offset).then((data) => {
+      if (S.destroyed) return;
+      S.loading = false;
+      store(data);
+      if (S.steps.has(S.want)) show(S.want);
+      pump();
+    }).catch((err) => {
+      if (S.destroyed) return;
+      S.loading = false;
+      S.failed = err;
+      if (els) els.stepInfo.textContent = `Step ${S.want + 1} of ${S.total} · cannot be loaded: ${err.message || "unknown error"}`;
+      if (S.playing) togglePlay(false);
+    });
+  }
+
   function build() {
     loading.remove();
-    const { record, steps } = S.data;
-    const players = (record && record.players) || steps[0].game.players.map((p) => p.name);
+    const record = S.record;
+    const players = (record && record.players) || [];
     document.title = `Replay: ${players.join(", ")} · Flip 7`;
     names = (s) => players[s] ?? `Seat ${s + 1}`;
-    S.lines = steps.map((st) => (st.events || []).map((ev) => eventLine(ev, names)).filter(Boolean));
+    const last = S.total - 1;
 
     // Download the record as a file.
     let download;
@@ -53,7 +120,7 @@ export function mountReplay(root, { gameId, uploadId }) {
 
     const boardHost = h("div", { class: "board-host" });
     const stepInfo = h("p", { class: "replay-step", "aria-live": "polite", dataset: { testid: "step-info" } });
-    const slider = h("input", { type: "range", class: "replay-slider", min: "0", max: String(steps.length - 1), step: "1", value: "0", "aria-label": "Step", dataset: { testid: "slider" } });
+    const slider = h("input", { type: "range", class: "replay-slider", min: "0", max: String(last), step: "1", value: "0", "aria-label": "Step", dataset: { testid: "slider" } });
     slider.addEventListener("input", () => go(Number(slider.value)));
     const ctl = (name, label, fn, testid) => h("button", { type: "button", class: "btn btn--icon btn--control", "aria-label": label, title: label, onclick: fn, dataset: { testid } }, icon(name));
     const playBtn = ctl("play", "Play", () => togglePlay(), "play");
@@ -64,10 +131,10 @@ export function mountReplay(root, { gameId, uploadId }) {
     const controls = h("div", { class: "replay-controls panel", role: "group", "aria-label": "Replay controls" },
       h("div", { class: "replay-buttons" },
         ctl("first", "First step (Home)", () => go(0), "first"),
-        ctl("prev", "Previous step (Left arrow)", () => go(S.index - 1), "prev"),
+        ctl("prev", "Previous step (Left arrow)", () => go(S.want - 1), "prev"),
         playBtn,
-        ctl("next", "Next step (Right arrow)", () => go(S.index + 1), "next"),
-        ctl("last", "Last step (End)", () => go(steps.length - 1), "last"),
+        ctl("next", "Next step (Right arrow)", () => go(S.want + 1), "next"),
+        ctl("last", "Last step (End)", () => go(S.total - 1), "last"),
         speed),
       slider, stepInfo);
     const log = h("ol", { class: "log log--replay", "aria-label": "Events up to this step", dataset: { testid: "replay-log" } });
@@ -83,7 +150,6 @@ export function mountReplay(root, { gameId, uploadId }) {
     root.firstChild.append(head, h("div", { class: "game-layout game-layout--replay" },
       h("div", { class: "game-main" }, boardHost, controls), side));
     els = { boardHost, stepInfo, slider, playBtn, log, scoresHost };
-    go(0);
   }
 
   function replayTitle(record) {
@@ -94,29 +160,38 @@ export function mountReplay(root, { gameId, uploadId }) {
     return gameId !== undefined ? "Game replay" : "Uploaded replay";
   }
 
+  // Move to step i: shown at once when it is there, else once its page has come.
   function go(i) {
-    const steps = S.data.steps;
-    const idx = Math.max(0, Math.min(steps.length - 1, i));
+    const idx = Math.max(0, Math.min(S.total - 1, i));
+    S.want = idx;
+    S.failed = null;
+    els.slider.value = String(idx);
+    if (S.steps.has(idx)) show(idx);
+    else els.stepInfo.textContent = `Step ${idx + 1} of ${S.total} · loading…`;
+    pump();
+  }
+
+  function show(idx) {
     S.index = idx;
-    const step = steps[idx];
+    const step = S.steps.get(idx);
     clear(els.boardHost);
     els.boardHost.appendChild(renderBoard(step.game, { me: null }));
     clear(els.scoresHost);
     els.scoresHost.appendChild(renderScoreSheet(step.game));
     els.slider.value = String(idx);
-    const now = S.lines[idx];
+    const now = S.lines.get(idx);
     let what = now.length ? now[now.length - 1].text : "";
-    if (!what && idx > 0) {
-      const before = steps[idx - 1].game;
+    if (!what && idx > 0 && S.steps.has(idx - 1)) {
+      const before = S.steps.get(idx - 1).game;
       if (before.to_decide !== null && before.to_decide !== undefined) what = `${names(before.to_decide)} decided`;
     }
-    els.stepInfo.textContent = `Step ${idx + 1} of ${steps.length}${what ? ` · ${what}` : ""}`;
+    els.stepInfo.textContent = `Step ${idx + 1} of ${S.total}${what ? ` · ${what}` : ""}`;
     els.stepInfo.dataset.index = String(idx);
     // The log: earlier steps' lines (most recent 150), this step's lines highlighted.
     clear(els.log);
     const items = [];
-    for (let k = idx; k >= 0 && items.length < 150; k -= 1) {
-      const lines = S.lines[k];
+    for (let k = idx; k >= 0 && items.length < 150 && S.lines.has(k); k -= 1) {
+      const lines = S.lines.get(k);
       for (let j = lines.length - 1; j >= 0 && items.length < 150; j -= 1) items.push([lines[j], k === idx]);
     }
     items.reverse();
@@ -125,7 +200,7 @@ export function mountReplay(root, { gameId, uploadId }) {
         h("span", { class: "log-dot", "aria-hidden": "true" }), h("span", { class: "log-text", text: line.text })));
     }
     els.log.scrollTop = els.log.scrollHeight;
-    if (idx >= steps.length - 1 && S.playing) togglePlay(false);
+    if (idx >= S.total - 1 && S.playing) togglePlay(false);
   }
 
   function schedule() {
@@ -140,7 +215,7 @@ export function mountReplay(root, { gameId, uploadId }) {
 
   function togglePlay(force) {
     S.playing = force === undefined ? !S.playing : force;
-    if (S.playing && S.index >= S.data.steps.length - 1) go(0);
+    if (S.playing && S.index >= S.total - 1) go(0);
     const btn = els.playBtn;
     clear(btn);
     btn.appendChild(icon(S.playing ? "pause" : "play"));
@@ -155,10 +230,11 @@ export function mountReplay(root, { gameId, uploadId }) {
     if (tag === "INPUT" && ev.target.type !== "range") return;
     if (tag === "SELECT" || tag === "TEXTAREA") return;
     let handled = true;
-    if (ev.key === "ArrowRight") go(S.index + 1);
-    else if (ev.key === "ArrowLeft") go(S.index - 1);
+    // From the step asked for, not the one shown: presses while a page loads still count.
+    if (ev.key === "ArrowRight") go(S.want + 1);
+    else if (ev.key === "ArrowLeft") go(S.want - 1);
     else if (ev.key === "Home") go(0);
-    else if (ev.key === "End") go(S.data.steps.length - 1);
+    else if (ev.key === "End") go(S.total - 1);
     else if (ev.key === " " && tag !== "BUTTON" && tag !== "A") togglePlay();
     else handled = false;
     if (handled) ev.preventDefault();

@@ -929,7 +929,7 @@ export function mountTable(root, { id }) {
         }
         break;
       case "error":
-        if (msg.code === "no_table") {
+        if (msg.code === "no_table" || msg.code === "closed") {
           S.conn.stop();
           setConn("closed");
           toast(msg.message || "This table no longer exists");
