@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve play test lint typecheck bench loadtest clean
+.PHONY: serve play test lint typecheck bench loadtest attack clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,9 @@ bench: $(STAMP)
 
 loadtest: $(STAMP)
 	$(BIN)/flip7 loadtest --tables 200 --clients 4 --duration 60
+
+attack: $(STAMP)
+	$(BIN)/flip7 attack
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

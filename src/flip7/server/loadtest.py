@@ -1222,6 +1222,27 @@ def _loop_factory(name: str) -> Any:
     return uvloop.new_event_loop
 
 
+def _own_server_limits(connections: int) -> list[str]:
+    """``--limit`` options for the server a load test starts: every client comes from
+    127.0.0.1 and stands for many people, so the budgets a server keeps per address
+    (which stop one stranger from exhausting it) are raised to fit the whole load.
+
+    >>> _own_server_limits(800)[:2]
+    ['--limit', 'tables_burst=800']
+    """
+    tables = max(connections, 20)
+    sockets = max(2 * connections + 256, 256)
+    limits = {
+        "tables_burst": tables, "tables_per_minute": 60 * tables,
+        "joins_burst": sockets, "joins_per_minute": 60 * sockets,
+        "connections_per_address": sockets, "open_connections_per_address": 2 * sockets,
+        "handshakes_burst": sockets, "handshakes_per_minute": 60 * sockets,
+        "frames_burst_per_address": 50 * sockets,
+        "frames_per_second_per_address": 50 * sockets,
+    }
+    return [part for name, value in limits.items() for part in ("--limit", f"{name}={value}")]
+
+
 def run(args: argparse.Namespace) -> int:
     """``flip7 loadtest``: 0 when every move was answered without error (and p99 is within
     ``--max-p99``), 1 otherwise."""
@@ -1235,7 +1256,9 @@ def run(args: argparse.Namespace) -> int:
         server: ServerProcess | None = None
         if url is None:
             try:
-                server = stack.enter_context(serve_subprocess(extra_args=args.server_arg))
+                server = stack.enter_context(serve_subprocess(
+                    extra_args=[*_own_server_limits(args.tables * clients), *args.server_arg]
+                ))
             except ServerStartError as exc:
                 print(f"flip7 loadtest: {exc}", file=sys.stderr)
                 return 1
