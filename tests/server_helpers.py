@@ -1,4 +1,5 @@
-"""Helpers for the server tests: players that speak the protocol, and a move policy."""
+"""Helpers for the server tests: players that speak the protocol, a move policy, and servers
+(in-process, in a thread under uvicorn, or as a separate process)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import random
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -107,6 +109,35 @@ def app_client(db: Path | str, **settings: Any) -> Iterator[TestClient]:
         yield client
 
 
+@contextmanager
+def uvicorn_thread(config: Any) -> Iterator[int]:
+    """Run a ``uvicorn.Config`` (on port 0) in a daemon thread for the block; its port."""
+    import uvicorn
+
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn failed to start"
+        time.sleep(0.02)
+    try:
+        yield int(server.servers[0].sockets[0].getsockname()[1])
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)  # a replay worker process can take a while to stop
+
+
+@contextmanager
+def threaded_server(settings: Settings) -> Iterator[str]:
+    """The app of ``settings`` under uvicorn on a free loopback port; its base URL."""
+    import uvicorn
+
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning")
+    with uvicorn_thread(config) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -120,10 +151,12 @@ def free_port() -> int:
 class ServerProcess:
     """``flip7 serve`` as a separate process (so that it can be killed with SIGKILL)."""
 
-    def __init__(self, db_url: str, seed: int | None = None, bot_delay: float = 0.0) -> None:
+    def __init__(self, db_url: str, seed: int | None = None, bot_delay: float = 0.0,
+                 extra_args: list[str] | None = None) -> None:
         self.db_url = db_url
         self.seed = seed
         self.bot_delay = bot_delay
+        self.extra_args = list(extra_args or [])
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = b""
@@ -137,6 +170,7 @@ class ServerProcess:
                "--db", self.db_url, "--bot-delay", str(self.bot_delay), "--log-level", "warning"]
         if self.seed is not None:
             cmd += ["--seed", str(self.seed)]
+        cmd += self.extra_args
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
         import httpx
