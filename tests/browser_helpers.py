@@ -1,13 +1,43 @@
-"""What the browser tests share (the ``chromium_browser`` fixture is in conftest.py): pages
-that record script errors, and screenshots in ``test-artifacts/`` at the repository root."""
+"""What the browser tests share (the ``chromium_browser`` fixture is in conftest.py): a live
+server, pages that record script errors, and screenshots in ``test-artifacts/`` at the
+repository root."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+from conftest import missing
+
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 TIMEOUT_MS = 15_000
+
+
+@contextmanager
+def browser_server(
+    tmp_path_factory: pytest.TempPathFactory, name: str, **settings: Any
+) -> Iterator[str]:
+    """A real uvicorn server on a free loopback port, with a fresh SQLite database and no
+    bot delay (``settings`` add to those); its base URL."""
+    try:
+        import uvicorn  # noqa: F401
+
+        from flip7.server.app import create_app  # noqa: F401
+    except ImportError as exc:  # the server extra is not installed
+        missing(f"the server dependencies ({exc})")
+    # Only now: server_helpers skips the whole module without the server extra, and here
+    # that must fail in CI instead.
+    from server_helpers import threaded_server
+
+    from flip7.server.settings import Settings
+
+    db = tmp_path_factory.mktemp(name) / "t.db"
+    with threaded_server(Settings(database_url=f"sqlite+aiosqlite:///{db}", bot_delay=0.0,
+                              **settings)) as url:
+        yield url
 
 
 def new_page(browser: Any, width: int = 1280, height: int = 800) -> tuple[Any, list[str]]:

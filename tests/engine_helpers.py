@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flip7 import Card, Game
+from collections import Counter
+
+from flip7 import Card, Game, deck_counts
 from flip7.events import Event, RoundScored
 
 
@@ -37,3 +39,12 @@ def scored(events: list[Event]) -> RoundScored:
     event = found[0]
     assert isinstance(event, RoundScored)
     return event
+
+
+def conserved(game: Game) -> bool:
+    """Every card of the decks is in exactly one place: pile, discard, a line, set aside."""
+    held: Counter[Card] = game.draw_pile_counts() + Counter(game.discard_pile)
+    for seat in range(game.n):
+        held += Counter(game.line(seat)) + Counter(game.modifiers(seat))
+    held += Counter(game.set_aside())
+    return held == deck_counts(game.decks)

@@ -18,49 +18,23 @@ Screenshots go to ``test-artifacts/`` at the repository root.
 from __future__ import annotations
 
 import json
-import os
 import re
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import new_page, shot
+from browser_helpers import browser_server, new_page, shot
 
 # The seed of the server: its first game asks the human for a target (checked below).
 SEED = 370
 
 
-def _missing(what: str) -> None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{what} (required when CI=true)")
-    pytest.skip(what)
-
-
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real uvicorn server on a free loopback port, with a fresh SQLite database."""
-    try:
-        import uvicorn
-
-        from flip7.server.app import create_app
-        from flip7.server.settings import Settings
-    except ImportError as exc:  # the server extra is not installed
-        _missing(f"server dependencies missing: {exc}")
-    db = tmp_path_factory.mktemp("browser") / "t.db"
-    app = create_app(Settings(database_url=f"sqlite+aiosqlite:///{db}", bot_delay=0.0, seed=SEED))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn failed to start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with browser_server(tmp_path_factory, "browser", seed=SEED) as url:
+        yield url
 
 
 def _decide(page: Any, moves: dict[str, int]) -> None:

@@ -7,49 +7,21 @@ CI=true).
 
 from __future__ import annotations
 
-import os
 import re
-import threading
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import new_page
+from browser_helpers import browser_server, new_page
 
 PAGE = 20  # replay_page_steps of the server: a game of a few hundred steps is many pages
 
 
-def _missing(what: str) -> None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{what} (required when CI=true)")
-    pytest.skip(what)
-
-
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    try:
-        import uvicorn
-
-        from flip7.server.app import create_app
-        from flip7.server.settings import Settings
-    except ImportError as exc:  # the server extra is not installed
-        _missing(f"server dependencies missing: {exc}")
-    db: Path = tmp_path_factory.mktemp("replays") / "t.db"
-    app = create_app(Settings(database_url=f"sqlite+aiosqlite:///{db}", bot_delay=0.0,
-                              replay_page_steps=PAGE))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn failed to start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    """A live server whose replays come in pages of ``PAGE`` steps."""
+    with browser_server(tmp_path_factory, "replays", replay_page_steps=PAGE) as url:
+        yield url
 
 
 def test_a_paged_replay_steps_across_pages(live_server: str, chromium_browser: Any) -> None:

@@ -14,9 +14,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from engine_helpers import cards, of_type, play
+from engine_helpers import cards, conserved, of_type, play
 
-from flip7 import Card, Game, Record, RecordError, Rules, deck_counts, replay
+from flip7 import Card, Game, Record, RecordError, Rules, replay
 from flip7.decisions import DecisionKind
 from flip7.events import Busted, Reshuffled, Stayed, Unused
 from flip7.game import Phase, Status
@@ -24,14 +24,6 @@ from flip7.record import replay_game
 
 C = Card.parse
 _JUNK = (Card.STEAL, Card.SWAP, Card.DISCARD)
-
-
-def conserved(game: Game) -> bool:
-    held: Counter[Card] = game.draw_pile_counts() + Counter(game.discard_pile)
-    for seat in range(game.n):
-        held += Counter(game.line(seat)) + Counter(game.modifiers(seat))
-    held += Counter(game.set_aside())
-    return held == deck_counts(game.decks)
 
 
 def _at_round_start(game: Game) -> bool:

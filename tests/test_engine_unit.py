@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from engine_helpers import cards, of_type, options, play, scored
+from engine_helpers import cards, conserved, of_type, options, play, scored
 
 from flip7 import (
     BONUS,
@@ -83,14 +83,6 @@ def new(n: int = 3, dealer: int = 2, **rules: Any) -> Game:
 
 
 
-
-
-def conserved(game: Game) -> bool:
-    held: Counter[Card] = game.draw_pile_counts() + Counter(game.discard_pile)
-    for seat in range(game.n):
-        held += Counter(game.line(seat)) + Counter(game.modifiers(seat))
-    held += Counter(game.set_aside())
-    return held == deck_counts(game.decks)
 
 
 # --------------------------------------------------------------------------- Unlucky 7 moving

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -21,7 +20,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from server_helpers import WsPlayer, app_client, auth, choose
+from server_helpers import WsPlayer, app_client, auth, choose, uvicorn_thread
 from starlette.testclient import WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
@@ -51,17 +50,26 @@ def _drain(ws: Any, limit: int) -> tuple[list[dict[str, Any]], int | None]:
     return frames, None
 
 
+def _flood(client: Any, frames: list[bytes | str]) -> tuple[list[dict[str, Any]], int | None]:
+    """Send all of ``frames`` on one socket to a new table without reading, then
+    :func:`_drain` up to 30 frames."""
+    table_id, _ = _table(client)
+    with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+        for frame in frames:
+            if isinstance(frame, bytes):
+                ws.send_bytes(frame)
+            else:
+                ws.send_text(frame)
+        return _drain(ws, 30)
+
+
 # ---------------------------------------------------------------------- floods (finding 4)
 
 
 def test_a_binary_flood_is_rate_limited_and_the_flooder_disconnected(tmp_path: Path) -> None:
     limits = {"rate_per_second": 1.0, "rate_burst": 5, "rate_strikes": 5}
     with app_client(tmp_path / "db.sqlite", **limits) as client:
-        table_id, _ = _table(client)
-        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
-            for _ in range(60):
-                ws.send_bytes(b"\x00" * 10)
-            frames, code = _drain(ws, 30)
+        frames, code = _flood(client, [b"\x00" * 10] * 60)
         codes = [f["code"] for f in frames]
         # 5 answered (bad_message), then at most 3 rate_limited notices, then 1008.
         assert code == 1008, codes
@@ -72,11 +80,7 @@ def test_a_binary_flood_is_rate_limited_and_the_flooder_disconnected(tmp_path: P
 def test_oversized_and_malformed_frames_take_tokens_too(tmp_path: Path) -> None:
     limits = {"rate_per_second": 1.0, "rate_burst": 4, "rate_strikes": 3}
     with app_client(tmp_path / "db.sqlite", **limits) as client:
-        table_id, _ = _table(client)
-        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
-            for i in range(40):
-                ws.send_text("x" * 5000 if i % 2 else "{nope")
-            frames, code = _drain(ws, 30)
+        frames, code = _flood(client, ["x" * 5000 if i % 2 else "{nope" for i in range(40)])
         assert code == 1008 and len(frames) <= 4 + 3, frames
 
 
@@ -251,8 +255,6 @@ def _running(**limits: Any) -> Iterator[tuple[str, int, Any]]:
     """:func:`_server`, with its uvicorn configuration (``config.http.guard_connections``)."""
     import tempfile
 
-    import uvicorn
-
     from flip7.server.app import create_app
     from flip7.server.guard import server_config
 
@@ -260,19 +262,8 @@ def _running(**limits: Any) -> Iterator[tuple[str, int, Any]]:
         settings = Settings(database_url=f"sqlite+aiosqlite:///{folder}/t.db", bot_delay=0.0,
                             **limits)
         config = server_config(create_app(settings), settings, port=0, log_level="warning")
-        server = uvicorn.Server(config)
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 15
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.02)
-        port = int(server.servers[0].sockets[0].getsockname()[1])
-        try:
+        with uvicorn_thread(config) as port:
             yield "127.0.0.1", port, config
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
 
 
 def _closed_within(sock: socket.socket, seconds: float) -> tuple[bytes, float]:

@@ -20,7 +20,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from server_helpers import app_client
+from server_helpers import app_client, threaded_server
 
 from flip7.game import Game
 from flip7.record import Record, replay_steps
@@ -143,27 +143,13 @@ def test_uploads_are_rate_limited_per_address(tmp_path: Path) -> None:
 def live_server(tmp_path: Path) -> Iterator[str]:
     """A real uvicorn (in a thread) with a CPU budget of 0.05 s a replay and upload limits
     raised, so that a valid record can need more than its budget."""
-    import uvicorn
-
-    from flip7.server.app import create_app
-
     settings = Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite'}", bot_delay=0.0,
         replay_seconds=0.05, max_record_bytes=4 * 1024 * 1024, max_record_draws=10**6,
         max_record_decisions=10**6, max_record_target_score=10**9,
     )
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=0,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn failed to start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=15)
+    with threaded_server(settings) as url:
+        yield url
 
 
 def test_a_replay_over_its_cpu_budget_is_refused_while_health_stays_fast(

@@ -12,7 +12,8 @@ import stat
 import subprocess
 import sys
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -116,8 +117,7 @@ def test_a_crashed_holder_on_this_host_is_taken_over_at_once(tmp_path: Path) -> 
 def test_a_lost_lease_stops_acknowledging_moves(tmp_path: Path) -> None:
     db = tmp_path / "flip7.db"
     url = f"sqlite:///{db}"
-    with app_client(db, seed=3, lease_seconds=0.3) as client, ExitStack() as stack:
-        _, players = _started(client, stack, humans=3)
+    with _game(db, seed=3, lease_seconds=0.3) as (client, players):
         _steal(url, datetime.now(UTC))
         deadline = time.monotonic() + 10
         while "took over" not in str((health := client.get("/api/health")).json()["problem"]):
@@ -133,6 +133,22 @@ def test_a_lost_lease_stops_acknowledging_moves(tmp_path: Path) -> None:
         _refused(players, url)
     row = _lease_row(url)  # the new holder's lease is left alone on exit
     assert row is not None and row["holder"] == "thief"
+
+
+@contextmanager
+def _game(db: Path, **settings: Any) -> Iterator[tuple[Any, list[WsPlayer]]]:
+    """A game of three humans under way on the SQLite file ``db``: the client, the players."""
+    with app_client(db, **settings) as client, ExitStack() as stack:
+        _, players = _started(client, stack, humans=3)
+        yield client, players
+
+
+def _unhealthy(client: Any) -> dict[str, Any]:
+    """The health check's body, which must come with a 503."""
+    health = client.get("/api/health")
+    assert health.status_code == 503, health.text
+    body: dict[str, Any] = health.json()
+    return body
 
 
 def _steal(url: str, now: datetime) -> None:
@@ -196,13 +212,11 @@ def test_deleting_the_live_sqlite_file_is_reported_and_moves_are_refused(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "flip7.db"
-    with app_client(db, seed=4) as client, ExitStack() as stack:
-        _, players = _started(client, stack, humans=3)
+    with _game(db, seed=4) as (client, players):
         db.unlink()
-        health = client.get("/api/health")
-        assert health.status_code == 503
-        assert health.json()["status"] == "error"
-        assert health.json()["problem"] == f"the database file {db.resolve()} was deleted"
+        health = _unhealthy(client)
+        assert health["status"] == "error"
+        assert health["problem"] == f"the database file {db.resolve()} was deleted"
         _refused(players, None)
         # Writes outside the tables are refused with a clear 503 too, never a 500.
         upload = client.post("/api/replays", content=b"{}")
@@ -219,13 +233,10 @@ def test_replacing_the_live_sqlite_file_is_reported_and_moves_are_refused(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "flip7.db"
-    with app_client(db, seed=5) as client, ExitStack() as stack:
-        _, players = _started(client, stack, humans=3)
+    with _game(db, seed=5) as (client, players):
         shutil.copy(db, tmp_path / "copy.db")
         os.replace(tmp_path / "copy.db", db)
-        health = client.get("/api/health")
-        assert health.status_code == 503
-        assert health.json()["problem"] == (
+        assert _unhealthy(client)["problem"] == (
             f"the database file {db.resolve()} was replaced by another file"
         )
         _refused(players, f"sqlite:///{db}")
@@ -237,11 +248,10 @@ def test_a_read_only_sqlite_file_is_reported(tmp_path: Path) -> None:
         mode = db.stat().st_mode
         db.chmod(stat.S_IRUSR | stat.S_IRGRP)
         try:
-            health = client.get("/api/health")
+            problem = _unhealthy(client)["problem"]
         finally:
             db.chmod(mode)
-        assert health.status_code == 503
-        assert health.json()["problem"] == f"the database file {db.resolve()} is read-only"
+        assert problem == f"the database file {db.resolve()} is read-only"
         assert client.get("/api/health").status_code == 200
 
 
@@ -253,9 +263,7 @@ def test_a_nearly_full_disk_and_a_full_database_are_reported(
         import flip7.server.dbfile
 
         monkeypatch.setattr(flip7.server.dbfile, "LOW_DISK_BYTES", 2**62)
-        health = client.get("/api/health")
-        assert health.status_code == 503
-        assert health.json()["problem"].startswith(
+        assert _unhealthy(client)["problem"].startswith(
             f"the disk holding the database file {db.resolve()} is full ("
         )
         monkeypatch.undo()
@@ -279,9 +287,7 @@ def test_a_nearly_full_disk_and_a_full_database_are_reported(
                 break
         assert answer.status_code == 503, answer.text
         assert answer.json()["detail"]["code"] == "server_error"
-        health = client.get("/api/health")
-        assert health.status_code == 503
-        assert health.json()["problem"] == (
+        assert _unhealthy(client)["problem"] == (
             "the database is full: a write failed (database or disk is full)"
         )
         sa.event.remove(store.engine.sync_engine.pool, "checkout", cap)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import sys
@@ -300,7 +301,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     serve.add_arguments(srv)
     srv.set_defaults(func=serve.run)
 
-    load = sub.add_parser(
+    _add_server_command(
+        sub,
         "loadtest",
         help="load-test the web app with many tables of WebSocket bot clients",
         description=(
@@ -309,22 +311,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
             "every client at its table. Starts its own server unless --url is given."
         ),
     )
-    try:
-        from flip7.server import loadtest
-    except ImportError as exc:
-        missing = str(exc)
-
-        def _no_server_extra(_args: argparse.Namespace) -> int:
-            raise CommandError(
-                f"loadtest needs the 'server' extra (pip install 'flip7[server]'): {missing}"
-            )
-
-        load.set_defaults(func=_no_server_extra)
-    else:
-        loadtest.add_arguments(load)
-        load.set_defaults(func=loadtest.run)
-
-    hostile = sub.add_parser(
+    _add_server_command(
+        sub,
         "attack",
         help="flood the web app on loopback and time a control table next to each flood",
         description=(
@@ -335,21 +323,34 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
             "--url is given."
         ),
     )
-    try:
-        from flip7.server import attack
-    except ImportError as exc:
-        missing_attack = str(exc)
+    return parser, score
 
-        def _no_attack_extra(_args: argparse.Namespace) -> int:
+
+def _add_server_command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    *,
+    help: str,
+    description: str,
+) -> None:
+    """Register ``name``, whose module is ``flip7.server.<name>`` (with ``add_arguments``
+    and ``run``); without the server extra the command is still listed, and fails with one
+    line naming the extra when run."""
+    part = sub.add_parser(name, help=help, description=description)
+    try:
+        module = importlib.import_module(f"flip7.server.{name}")
+    except ImportError as exc:
+        missing = str(exc)
+
+        def _no_server_extra(_args: argparse.Namespace) -> int:
             raise CommandError(
-                f"attack needs the 'server' extra (pip install 'flip7[server]'): {missing_attack}"
+                f"{name} needs the 'server' extra (pip install 'flip7[server]'): {missing}"
             )
 
-        hostile.set_defaults(func=_no_attack_extra)
+        part.set_defaults(func=_no_server_extra)
     else:
-        attack.add_arguments(hostile)
-        hostile.set_defaults(func=attack.run)
-    return parser, score
+        module.add_arguments(part)
+        part.set_defaults(func=module.run)
 
 
 # ---------------------------------------------------------------------- commands

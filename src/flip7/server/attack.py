@@ -52,7 +52,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1043,30 +1043,9 @@ class _Frames(_Flood):
 
     async def _socket(self, index: int, path: str, deadline: float) -> None:
         address = self.addresses[index % len(self.addresses)]
-        binary = index % 2 == 0
-        while time.monotonic() < deadline:
-            ws = await _ws_connect(self, path, address, deadline)
-            if ws is None:
-                await asyncio.sleep(0.2)
-                continue
-            reader = asyncio.create_task(_ws_read(self, ws, "frames"))
-            try:
-                sent = 0
-                while time.monotonic() < deadline and not reader.done():
-                    await ws.send(self.BINARY if binary else self.TEXTS[sent % len(self.TEXTS)])
-                    sent += 1
-                    self.figures.sent += 1
-                    if sent % 32 == 0:
-                        await asyncio.sleep(0)  # the send buffer may never fill on loopback
-            except ConnectionClosed:
-                pass
-            finally:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(ws.close(), 1)
-                reader.cancel()
-                with contextlib.suppress(BaseException):
-                    await reader
-            await asyncio.sleep(0.01)  # closed: reconnect, as an attacker would, but not in a spin
+        frames = (self.BINARY,) if index % 2 == 0 else self.TEXTS
+        # Closed: reconnect, as an attacker would, but not in a spin.
+        await _ws_frames(self, path, address, deadline, "frames", frames, reconnect=0.01)
 
 
 async def _ws_connect(
@@ -1098,6 +1077,52 @@ async def _ws_connect(
     except Exception as exc:  # a handshake the client library rejects
         flood.failure(exc, "ws connect")
     return None
+
+
+async def _ws_frames(
+    flood: _Flood,
+    path: str,
+    address: str,
+    deadline: float,
+    label: str,
+    frames: Sequence[str | bytes],
+    *,
+    hello: str | None = None,
+    gap: float | None = None,
+    reconnect: float = 0.0,
+) -> None:
+    """Until ``deadline``: a WebSocket from ``address`` sends ``frames`` in turn (each
+    counted as sent; ``hello`` first, uncounted) while :func:`_ws_read` counts what the
+    server sends under ``label``; when the server closes it, another is opened after
+    ``reconnect`` seconds. ``gap``: seconds between frames; None sends flat out."""
+    while time.monotonic() < deadline:
+        ws = await _ws_connect(flood, path, address, deadline)
+        if ws is None:
+            await asyncio.sleep(0.2)
+            continue
+        reader = asyncio.create_task(_ws_read(flood, ws, label))
+        try:
+            if hello is not None:
+                await ws.send(hello)
+            sent = 0
+            while time.monotonic() < deadline and not reader.done():
+                await ws.send(frames[sent % len(frames)])
+                sent += 1
+                flood.figures.sent += 1
+                if gap is not None:
+                    await asyncio.sleep(gap)
+                elif sent % 32 == 0:
+                    await asyncio.sleep(0)  # the send buffer may never fill on loopback
+        except ConnectionClosed:
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(), 1)
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+        if reconnect:
+            await asyncio.sleep(reconnect)
 
 
 async def _ws_read(flood: _Flood, ws: ClientConnection, label: str) -> None:
@@ -1353,29 +1378,9 @@ class _Malformed(_Flood):
     async def _socket(self, index: int, deadline: float) -> None:
         address = self.addresses[index % len(self.addresses)]
         path = f"{self.ws_url}/ws/tables/{self.table}"
-        while time.monotonic() < deadline:
-            ws = await _ws_connect(self, path, address, deadline)
-            if ws is None:
-                await asyncio.sleep(0.2)
-                continue
-            reader = asyncio.create_task(_ws_read(self, ws, "ws"))
-            try:
-                hello = {"v": 1, "type": "hello", "token": self.token or None}
-                await ws.send(json.dumps(hello))
-                sent = 0
-                while time.monotonic() < deadline and not reader.done():
-                    await ws.send(self.frames[sent % len(self.frames)])
-                    sent += 1
-                    self.figures.sent += 1
-                    await asyncio.sleep(0.06)  # within the per-socket rate: every frame parsed
-            except ConnectionClosed:
-                pass
-            finally:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(ws.close(), 1)
-                reader.cancel()
-                with contextlib.suppress(BaseException):
-                    await reader
+        hello = json.dumps({"v": 1, "type": "hello", "token": self.token or None})
+        # Within the per-socket rate, so that the server parses every frame.
+        await _ws_frames(self, path, address, deadline, "ws", self.frames, hello=hello, gap=0.06)
 
 
 class _Chunked:
@@ -1519,11 +1524,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot-delay", type=loadtest._seconds, default=0.05, metavar="S",
         help="--bot-delay of the `flip7 serve` subprocess (0.05)",
     )  # fmt: skip
-    parser.add_argument(
-        "--server-arg", action="append", default=[], metavar="ARG",
-        help="an extra argument for the `flip7 serve` subprocess, written with '=' "
-        "(--server-arg=--limit=tables_burst=5); repeatable",
-    )  # fmt: skip
+    loadtest.add_server_arg(parser, "--limit=tables_burst=5")
     parser.add_argument(
         "--no-nice", dest="nice", action="store_false",
         help="run the floods at normal CPU priority (by default they run at nice 10)",

@@ -451,11 +451,13 @@ def connection_ceiling(max_connections: int, open_files: int) -> int:
 # ---------------------------------------------------------------------- the HTTP protocol
 
 
-class _Guarded:
+class _Guarded(asyncio.Protocol):
     """What the HTTP protocols below add to uvicorn's: a deadline from the moment a
     connection opens (or a request's first byte arrives) to the end of that request's
     headers (when it fires first, the connection is closed, with a 408 if part of a request
-    came), the connection counted in :class:`Connections`, and refusals answered in JSON."""
+    came), the connection counted in :class:`Connections`, and refusals answered in JSON.
+
+    It comes first in their bases, so that ``super()`` here is uvicorn's protocol."""
 
     header_timeout: float = 10.0
     # Not ``connections``: uvicorn's protocols have their own (the server's set).
@@ -464,6 +466,20 @@ class _Guarded:
     transport: asyncio.Transport
     loop: asyncio.AbstractEventLoop
     client: tuple[str, int] | None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._guard_init(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refusal is not None:  # never parsed: answered with the refusal instead
+            self._refused_data(data)
+            return
+        super().data_received(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._guard_lost()
+        super().connection_lost(exc)
 
     def _guard_init(self, transport: asyncio.Transport) -> None:
         self._header_timer: asyncio.TimerHandle | None = None
@@ -503,6 +519,17 @@ class _Guarded:
                 b"the request headers came too slowly"
             )
         self.transport.close()
+
+    def _request_begun(self) -> None:
+        """A request's first byte: its headers are due within :attr:`header_timeout`."""
+        self._partial = True
+        self._arm()
+        self.track(WAITING)
+
+    def _headers_done(self) -> None:
+        self._disarm()
+        self._partial = False
+        self.track(BUSY)
 
     def track(self, state: str) -> None:
         if self._entry is not None and self.guard_connections is not None:
@@ -572,26 +599,12 @@ def _httptools_protocol() -> type[asyncio.Protocol] | None:
         return None
 
     class GuardedHttpTools(_Guarded, HttpToolsProtocol):
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._guard_init(transport)
-
-        def data_received(self, data: bytes) -> None:
-            if self._refusal is not None:
-                self._refused_data(data)
-                return
-            super().data_received(data)
-
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            self._partial = True
-            self._arm()
-            self.track(WAITING)
+            self._request_begun()
 
         def on_headers_complete(self) -> None:
-            self._disarm()
-            self._partial = False
-            self.track(BUSY)
+            self._headers_done()
             super().on_headers_complete()
 
         def on_response_complete(self) -> None:
@@ -602,32 +615,20 @@ def _httptools_protocol() -> type[asyncio.Protocol] | None:
         def handle_websocket_upgrade(self) -> None:
             self._upgrade(super().handle_websocket_upgrade)
 
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._guard_lost()
-            super().connection_lost(exc)
-
     return GuardedHttpTools
 
 
 class _GuardedH11(_Guarded, H11Protocol):
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._guard_init(transport)
-
     def data_received(self, data: bytes) -> None:
-        if self._refusal is not None:
-            self._refused_data(data)
-            return
-        waiting = self.conn.their_state is h11.IDLE
+        # h11 has no parser callbacks: data that comes while the peer is IDLE begins a
+        # request, whose headers are complete once the peer has left IDLE. The data of a
+        # refused connection is never parsed (``_Guarded.data_received``).
+        waiting = self._refusal is None and self.conn.their_state is h11.IDLE
         if waiting:
-            self._partial = True
-            self._arm()
-            self.track(WAITING)
+            self._request_begun()
         super().data_received(data)
         if waiting and self.conn.their_state is not h11.IDLE:
-            self._disarm()
-            self._partial = False
-            self.track(BUSY)
+            self._headers_done()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -636,10 +637,6 @@ class _GuardedH11(_Guarded, H11Protocol):
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         self._upgrade(lambda: H11Protocol.handle_websocket_upgrade(self, event))
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._guard_lost()
-        super().connection_lost(exc)
 
 
 def header_timeout_protocol(

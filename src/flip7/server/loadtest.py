@@ -52,6 +52,7 @@ __all__ = [
     "ServerProcess",
     "ServerStartError",
     "add_arguments",
+    "add_server_arg",
     "load_test",
     "run",
     "serve_subprocess",
@@ -1104,6 +1105,19 @@ def _rules(text: str) -> dict[str, Any]:
     return value
 
 
+def add_server_arg(parser: argparse.ArgumentParser, example: str) -> None:
+    """``--server-arg`` (repeatable, into ``args.server_arg``): the extra arguments of the
+    ``flip7 serve`` subprocess, ``example`` shown in its help."""
+    parser.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="an extra argument for the `flip7 serve` subprocess, written with '=' "
+        f"(--server-arg={example}); repeatable",
+    )
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``flip7 loadtest``."""
     parser.add_argument(
@@ -1188,14 +1202,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PID",
         help="with --url: the server's process id, to measure its CPU",
     )
-    parser.add_argument(
-        "--server-arg",
-        action="append",
-        default=[],
-        metavar="ARG",
-        help="an extra argument for the `flip7 serve` subprocess, written with '=' "
-        "(--server-arg=--log-level=warning); repeatable",
-    )
+    add_server_arg(parser, "--log-level=warning")
     parser.add_argument(
         "--max-p99",
         type=float,
