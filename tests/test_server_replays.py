@@ -136,6 +136,20 @@ def test_uploads_are_rate_limited_per_address(tmp_path: Path) -> None:
         assert client.get("/api/replays/nope").status_code == 404
 
 
+def test_replay_pages_the_worker_computes_are_rate_limited_per_address(tmp_path: Path) -> None:
+    with app_client(tmp_path / "db.sqlite", replay_pages_per_minute=1.0,
+                    replay_pages_burst=2) as client:  # fmt: skip
+        replay_id = client.post("/api/replays", json=_record()).json()["id"]
+        pages = [client.get(f"/api/replays/{replay_id}?offset=0&limit={n}") for n in (1, 2)]
+        assert [p.status_code for p in pages] == [200, 200]
+        # A cached page costs the worker nothing and is not counted.
+        assert client.get(f"/api/replays/{replay_id}?offset=0&limit=1").status_code == 200
+        answer = client.get(f"/api/replays/{replay_id}?offset=0&limit=3")
+        assert answer.status_code == 429 and _detail(answer)["code"] == "rate_limited"
+        assert "replay_pages_per_minute" in _detail(answer)["message"]
+        assert 1 <= int(answer.headers["Retry-After"]) <= 60
+
+
 # ---------------------------------------------------------------------- the worker
 
 

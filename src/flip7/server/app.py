@@ -434,7 +434,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ``total_steps`` says how many the whole replay has."""
         return await replay_service.page(
             f"game:{game_id}", lambda: finished_record(request, game_id), offset, limit,
-            replays.accepts_gzip(request),
+            replays.accepts_gzip(request), client_address(request.client),
         )
 
     @app.post("/api/replays", response_model=ReplayCreated, status_code=201,
@@ -469,7 +469,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return found
 
         return await replay_service.page(
-            f"upload:{replay_id}", record, offset, limit, replays.accepts_gzip(request)
+            f"upload:{replay_id}", record, offset, limit, replays.accepts_gzip(request),
+            client_address(request.client),
         )
 
     # ------------------------------------------------------------------ WebSocket

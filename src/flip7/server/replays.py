@@ -318,6 +318,7 @@ class Replays:
         self.cache = PageCache(cache_bytes)
         self.workers = ReplayWorkers(settings)
         self.uploads = AddressBudget(settings.uploads_per_minute, settings.uploads_burst)
+        self.pages = AddressBudget(settings.replay_pages_per_minute, settings.replay_pages_burst)
 
     def install(self, app: FastAPI) -> None:
         """Tell the body limit about uploads, and stop the worker when ``app`` stops."""
@@ -361,6 +362,7 @@ class Replays:
         offset: str | None,
         limit: str | None,
         accept_gzip: bool = False,
+        address: str | None = None,
     ) -> Response:
         """One page of the replay of ``record()`` (a valid record), from the cache when it
         is there (a stored record never changes). Pages are compressed in the worker and
@@ -369,6 +371,17 @@ class Replays:
         cache_key = f"{key}?offset={first}&limit={count}"
         cached = self.cache.get(cache_key)
         if cached is None:
+            # Only a page the worker must compute costs anything: that is what is counted,
+            # so that one address cannot keep the replay worker busy for everyone.
+            if address is not None and not self.pages.take(address):
+                per_minute = self.settings.replay_pages_per_minute
+                raise TableError(
+                    "rate_limited",
+                    f"too many replay pages from this address: at most {per_minute:g} a "
+                    "minute (limit replay_pages_per_minute)",
+                    429,
+                    retry_after=self.pages.retry_after(address),
+                )
             data = await record()
             total = step_count(data)
             if first >= total:

@@ -70,6 +70,9 @@ class Settings:
     joins_burst: int = 30
     uploads_per_minute: float = 6.0
     uploads_burst: int = 10
+    # Replay pages the worker must compute (cached pages are free), per address.
+    replay_pages_per_minute: float = 120.0
+    replay_pages_burst: int = 60
     # Uploaded records (POST /api/replays).
     max_record_bytes: int = 256 * 1024
     max_record_draws: int = 5000
@@ -125,6 +128,8 @@ LIMITS: tuple[str, ...] = (
     "joins_burst",
     "uploads_per_minute",
     "uploads_burst",
+    "replay_pages_per_minute",
+    "replay_pages_burst",
     "max_record_bytes",
     "max_record_draws",
     "max_record_decisions",
