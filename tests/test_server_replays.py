@@ -140,6 +140,8 @@ def test_replay_pages_the_worker_computes_are_rate_limited_per_address(tmp_path:
     with app_client(tmp_path / "db.sqlite", replay_pages_per_minute=1.0,
                     replay_pages_burst=2) as client:  # fmt: skip
         replay_id = client.post("/api/replays", json=_record()).json()["id"]
+        # Pages refused before any work (no such replay, a game still in play) cost nothing.
+        assert [client.get("/api/replays/nope").status_code for _ in range(3)] == [404] * 3
         pages = [client.get(f"/api/replays/{replay_id}?offset=0&limit={n}") for n in (1, 2)]
         assert [p.status_code for p in pages] == [200, 200]
         # A cached page costs the worker nothing and is not counted.

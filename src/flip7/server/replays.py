@@ -371,6 +371,11 @@ class Replays:
         cache_key = f"{key}?offset={first}&limit={count}"
         cached = self.cache.get(cache_key)
         if cached is None:
+            data = await record()
+            total = step_count(data)
+            if first >= total:
+                raise TableError("bad_offset", f"offset {first} is past the last step: the "
+                                 f"replay has {total} steps, 0 to {total - 1}", 400)
             # Only a page the worker must compute costs anything: that is what is counted,
             # so that one address cannot keep the replay worker busy for everyone.
             if address is not None and not self.pages.take(address):
@@ -382,11 +387,6 @@ class Replays:
                     429,
                     retry_after=self.pages.retry_after(address),
                 )
-            data = await record()
-            total = step_count(data)
-            if first >= total:
-                raise TableError("bad_offset", f"offset {first} is past the last step: the "
-                                 f"replay has {total} steps, 0 to {total - 1}", 400)
             kind, value = await self.workers.run(
                 replay_worker.gzipped_page_of, data, total, first, count, self.page_bytes
             )
