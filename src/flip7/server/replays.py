@@ -48,7 +48,7 @@ from fastapi.responses import Response
 from flip7.server import replay_worker
 from flip7.server.limits import AddressBudget, client_address
 from flip7.server.settings import Settings
-from flip7.server.tables import TableError
+from flip7.server.tables import TableError, spend
 
 __all__ = [
     "CACHE_BYTES",
@@ -339,16 +339,7 @@ class Replays:
     async def upload(self, request: Request) -> str:
         """The checked record of an upload as it is to be stored (JSON text), or a
         TableError: 429 past the address's rate, 400/413/422 saying what is wrong."""
-        address = client_address(request.client)
-        if not self.uploads.take(address):
-            per_minute = self.settings.uploads_per_minute
-            raise TableError(
-                "rate_limited",
-                f"too many uploads from this address: at most {per_minute:g} a minute "
-                "(limit uploads_per_minute)",
-                429,
-                retry_after=self.uploads.retry_after(address),
-            )
+        spend(self.uploads, client_address(request.client), "uploads", "uploads_per_minute")
         data = parse_upload(await request.body(), self.settings)
         kind, value = await self.workers.run(replay_worker.check, data)
         if kind != "ok":
@@ -378,15 +369,7 @@ class Replays:
                                  f"replay has {total} steps, 0 to {total - 1}", 400)
             # Only a page the worker must compute costs anything: that is what is counted,
             # so that one address cannot keep the replay worker busy for everyone.
-            if address is not None and not self.pages.take(address):
-                per_minute = self.settings.replay_pages_per_minute
-                raise TableError(
-                    "rate_limited",
-                    f"too many replay pages from this address: at most {per_minute:g} a "
-                    "minute (limit replay_pages_per_minute)",
-                    429,
-                    retry_after=self.pages.retry_after(address),
-                )
+            spend(self.pages, address, "replay pages", "replay_pages_per_minute")
             kind, value = await self.workers.run(
                 replay_worker.gzipped_page_of, data, total, first, count, self.page_bytes
             )

@@ -80,6 +80,22 @@ class TableError(Flip7Error):
         self.retry_after = retry_after
 
 
+def spend(budget: AddressBudget, address: str | None, what: str, limit: str) -> None:
+    """Take one of ``address``'s tokens of ``budget`` (the limit named ``limit``), or refuse
+    with 429 ``rate_limited`` and how long to wait. ``None`` is the server's own call."""
+    if address is None or budget.take(address):
+        return
+    wait = budget.retry_after(address)
+    raise TableError(
+        "rate_limited",
+        f"too many {what} from your address: at most {budget.rate * 60:g} a minute "
+        f"({budget.burst:g} at once, limit {limit}); try again in "
+        f"{max(1, math.ceil(wait))} seconds",
+        429,
+        retry_after=wait,
+    )
+
+
 def _not_stored(what: str) -> TableError:
     return TableError("server_error", f"{what} could not be stored; try again", 503)
 
@@ -742,9 +758,7 @@ class Lobby:
 
         ``address`` (the client's) is held to ``tables_per_minute``: every attempt counts,
         refused ones too. None: the server's own call, not counted."""
-        if address is not None and not self.creations.take(address):
-            self._rate_limited(self.creations, address, "tables created",
-                               self.settings.tables_per_minute, self.settings.tables_burst)
+        spend(self.creations, address, "tables created", "tables_per_minute")
         try:
             parsed = Rules.from_json(rules or {})
         except RulesError as exc:
@@ -797,28 +811,13 @@ class Lobby:
     async def join(self, table: Table, player: str, address: str | None = None) -> tuple[int, str]:
         """Seat ``player`` in the lowest empty seat; ``address`` is held to
         ``joins_per_minute`` (every attempt counts; None is not counted)."""
-        if address is not None and not self.joins.take(address):
-            self._rate_limited(self.joins, address, "seats taken",
-                               self.settings.joins_per_minute, self.settings.joins_burst)
+        spend(self.joins, address, "seats taken", "joins_per_minute")
         player = clean_name(player, "player name", MAX_NAME)
         async with table.lock:
             seat = self._free_seat(table, player)
             token = secrets.token_urlsafe(24)
             await table.change("join", {"seat": seat, "name": player, "token": hash_token(token)})
         return seat, token
-
-    @staticmethod
-    def _rate_limited(
-        budget: AddressBudget, address: str, what: str, per_minute: float, burst: int
-    ) -> None:
-        wait = budget.retry_after(address)
-        raise TableError(
-            "rate_limited",
-            f"too many {what} from your address: at most {per_minute:g} a minute "
-            f"({burst} at once); try again in {max(1, math.ceil(wait))} seconds",
-            429,
-            retry_after=wait,
-        )
 
     def _free_seat(self, table: Table, name: str) -> int:
         if table.closed:
