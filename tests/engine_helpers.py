@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from flip7 import Card, Game, deck_counts
-from flip7.events import Event, RoundScored
+from flip7.core.events import Event, RoundScored
 
 
 def cards(*codes: str) -> tuple[Card, ...]:

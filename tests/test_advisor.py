@@ -1,4 +1,4 @@
-"""The advisor (``flip7.advisor``, ``flip7 advise``).
+"""The advisor (``flip7.analysis.advisor``, ``flip7 advise``).
 
 The odds are checked against the engine itself (``chance_outcomes`` and what a drawn card
 really does to a cloned game) and against every order of small constructed draw piles; the
@@ -19,17 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from flip7.advisor import Advice, Situation, advise, next_card
-from flip7.cards import Card, deck_counts
+from flip7.analysis.advisor import Advice, Situation, advise, next_card
 from flip7.cli import advise as advise_cli
-from flip7.decisions import HIT, STAY, DecisionKind
-from flip7.errors import Flip7Error, GameStateError
-from flip7.events import Busted as BustedEvent
-from flip7.events import Flip7 as Flip7Event
-from flip7.game import Game
-from flip7.record import Record
-from flip7.rules import Rules
-from flip7.scoring import busted_score, has_duplicate, is_flip7, round_score
+from flip7.core.cards import Card, deck_counts
+from flip7.core.decisions import HIT, STAY, DecisionKind
+from flip7.core.errors import Flip7Error, GameStateError
+from flip7.core.events import Busted as BustedEvent
+from flip7.core.events import Flip7 as Flip7Event
+from flip7.core.lines import has_duplicate, is_flip7
+from flip7.core.rules import Rules
+from flip7.core.scoring import busted_score, round_score
+from flip7.engine.game import Game
+from flip7.engine.record import Record
 
 U7, ZERO = Card.UNLUCKY_7, Card.ZERO
 
@@ -290,7 +291,7 @@ MODIFIERS = [Card.DIVIDE_2, Card.MINUS_2, Card.MINUS_4, Card.MINUS_6, Card.MINUS
 
 def told_apart(s: Situation) -> float:
     """``ev_hit`` in the model that tells every Modifier drawn apart (the exact one)."""
-    from flip7.solver import LineModel, LineRules, line_key
+    from flip7.analysis.solver import LineModel, LineRules, line_key
 
     counts = s.draw_counts
     mods = s.modifiers[s.seat]
@@ -319,8 +320,8 @@ def test_kept_modifiers_agree_with_telling_them_apart(
     # Alone in standard mode the Modifiers drawn join the line (§7.3). Early in a round
     # there are too many sets of them to tell apart in time: the model counts them, up to
     # two (the module docstring), a few hundredths of a point from the exact figure at most.
-    from flip7.advisor import _EXACT_STATES, _kept_states
-    from flip7.solver import line_key
+    from flip7.analysis.advisor import _EXACT_STATES, _kept_states
+    from flip7.analysis.solver import line_key
 
     s = Situation.from_fields(
         [line, *others], seat=0, statuses=["active", "busted", "busted"], seen=seen, decks=decks
@@ -530,7 +531,7 @@ def test_cli_help_explains_both_ways(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_an_empty_line_at_a_fresh_deck_is_the_solitaire_optimum() -> None:
-    from flip7.solver import solve
+    from flip7.analysis.solver import solve
 
     advice = advise(Situation.from_fields([[], []], seat=0))
     # Hitting is forced and neutral cards change nothing: the solver's own figure.

@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("websockets")
 
-from flip7.server import attack
-from flip7.server.attack import AttackRow, FloodFigures
+from flip7.client import attack
+from flip7.client.attack import AttackRow, FloodFigures
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -129,7 +129,7 @@ def test_a_short_real_run(capsys: pytest.CaptureFixture[str]) -> None:
     server start instead of two keeps the test short)."""
     pytest.importorskip("fastapi")
     pytest.importorskip("uvicorn")
-    from flip7.server.loadtest import serve_subprocess
+    from flip7.client.loadtest import serve_subprocess
 
     with serve_subprocess(bot_delay=0.05) as server:
         argv = "--attacks baseline,frames --duration 2 --frame-sockets 4 --seed 1 --json"

@@ -23,9 +23,9 @@ from flip7.bots import (
 from flip7.bots.judge import Judge
 from flip7.bots.public import _fork
 from flip7.bots.winprob import win_chance
-from flip7.decisions import Decision, DecisionKind
-from flip7.errors import Flip7Error
-from flip7.rules import Rules
+from flip7.core.decisions import Decision, DecisionKind
+from flip7.core.errors import Flip7Error
+from flip7.core.rules import Rules
 
 # Every rung, MCTS with a budget of a few iterations (and a time limit it never reaches,
 # so that its choices depend on the seed alone).
@@ -208,8 +208,8 @@ def test_names_and_specs() -> None:
         ("mcts:iters=5,iters=6", "iters is given twice"),
         ("random:3", "random takes no parameters"),
         ("no_such_module_xyz:Bot", "cannot import module 'no_such_module_xyz'"),
-        ("flip7.cards:NoSuchBot", "module 'flip7.cards' has no class 'NoSuchBot'"),
-        ("flip7.cards:Card", "Card has no choose(game) method"),
+        ("flip7.core.cards:NoSuchBot", "module 'flip7.core.cards' has no class 'NoSuchBot'"),
+        ("flip7.core.cards:Card", "Card has no choose(game) method"),
     ],
 )
 def test_bad_specs_say_what_is_allowed(spec: str, message: str) -> None:

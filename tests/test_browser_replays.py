@@ -28,7 +28,7 @@ def test_a_paged_replay_steps_across_pages(live_server: str, chromium_browser: A
     from playwright.sync_api import expect
     from test_server_replays import _record
 
-    from flip7.record import replay
+    from flip7.engine.record import replay
 
     record = _record(target=300, seed=4)
     steps = 1 + len(record["draws"]) + len(record["decisions"])

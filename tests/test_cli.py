@@ -14,7 +14,7 @@ import pytest
 
 from flip7 import BONUS, Game, Record, Rules, replay
 from flip7.cli import main
-from flip7.sim import selfplay_game
+from flip7.tournament.selfplay import selfplay_game
 
 FLIP7 = Path(sys.executable).with_name("flip7")
 
@@ -464,7 +464,7 @@ def test_play_asks_again_after_garbage(
 
 def test_play_answers_by_number_shortcut_or_record_form() -> None:
     from flip7.cli.play import TerminalGame
-    from flip7.decisions import HIT, STAY, Give
+    from flip7.core.decisions import HIT, STAY, Give
 
     out = io.StringIO()
     ui = TerminalGame(Game.new(3, seed=1), [None, None, None], io.StringIO(), _console(out))

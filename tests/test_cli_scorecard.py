@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flip7.cli import main
-from flip7.scorecard import Scorecard
+from flip7.scorekeeper.scorecard import Scorecard
 
 
 def play(

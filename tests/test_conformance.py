@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from flip7 import Record, RecordError, ReplayResult, replay, replay_events, replay_game
-from flip7.events import RoundScored
+from flip7.core.events import RoundScored
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "conformance"

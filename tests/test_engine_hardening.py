@@ -17,10 +17,10 @@ import pytest
 from engine_helpers import cards, conserved, of_type, play
 
 from flip7 import Card, Game, Record, RecordError, Rules, replay
-from flip7.decisions import DecisionKind
-from flip7.events import Busted, Reshuffled, Stayed, Unused
-from flip7.game import Phase, Status
-from flip7.record import replay_game
+from flip7.core.decisions import DecisionKind
+from flip7.core.events import Busted, Reshuffled, Stayed, Unused
+from flip7.engine.game import Phase, Status
+from flip7.engine.record import replay_game
 
 C = Card.parse
 _JUNK = (Card.STEAL, Card.SWAP, Card.DISCARD)

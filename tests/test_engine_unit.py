@@ -46,7 +46,7 @@ from flip7 import (
     replay,
     round_score,
 )
-from flip7.events import (
+from flip7.core.events import (
     ActionUsed,
     BonusTaken,
     Busted,
@@ -65,8 +65,9 @@ from flip7.events import (
     Unused,
     Wiped,
 )
-from flip7.game import Status
-from flip7.scoring import busted_score, has_duplicate
+from flip7.core.lines import has_duplicate
+from flip7.core.scoring import busted_score
+from flip7.engine.game import Status
 
 C = Card.parse
 

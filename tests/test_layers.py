@@ -1,46 +1,161 @@
-"""Layers import downward only: engine <- bots, sim <- server, cli.
+"""The folders of ``src/flip7`` are its layers, and imports go downward only.
 
-The engine's own rule (standard library only) is in test_stdlib_only.py; here the parts
-above it are checked: bots and the simulator never import the server or the CLI, and the
-server never imports the CLI.
+Each folder names the folders it may import (its own included). Below the line every
+folder may use only the standard library; above it, each brings its own extras. Any
+upward import, any module outside a folder, and any import cycle between modules fails
+here. ``docs/architecture.md`` draws the same picture.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "flip7"
 
-FORBIDDEN = {
-    "bots": ("flip7.server", "flip7.cli"),
-    "sim": ("flip7.server", "flip7.cli"),
-    "server": ("flip7.cli",),
+# folder -> the folders it may import. ``flip7`` is the package's own __init__ (the public
+# names of core and engine).
+LAYERS: dict[str, frozenset[str]] = {
+    "core": frozenset({"core"}),
+    "engine": frozenset({"core", "engine"}),
+    "flip7": frozenset({"core", "engine"}),
+    "analysis": frozenset({"core", "engine", "analysis", "flip7"}),
+    "scorekeeper": frozenset({"core", "engine", "analysis", "scorekeeper", "flip7"}),
+    "bots": frozenset({"core", "engine", "analysis", "bots", "flip7"}),
+    "tournament": frozenset({"core", "engine", "analysis", "bots", "tournament", "flip7"}),
+    "client": frozenset({"core", "engine", "client", "flip7"}),
+    "server": frozenset({"core", "engine", "analysis", "scorekeeper", "bots", "server", "flip7"}),
+    "cli": frozenset(
+        {
+            "core", "engine", "analysis", "scorekeeper", "bots", "tournament", "client",
+            "server", "cli", "flip7",
+        }
+    ),
+    "__main__": frozenset({"cli"}),
 }
+# The folders a plain ``import flip7`` and the engine's users may rely on: no third party.
+STDLIB_ONLY = ("core", "engine", "flip7", "analysis", "scorekeeper")
 
 
-def _files(part: str) -> list[Path]:
-    folder = PACKAGE / part
-    return sorted(folder.rglob("*.py")) if folder.is_dir() else [PACKAGE / f"{part}.py"]
+def _layer(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    if len(rel.parts) == 1:
+        return "flip7" if rel.stem == "__init__" else rel.stem
+    return rel.parts[0]
 
 
-def _imported(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+def _module(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    parts = ["flip7", *rel.parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every module ``path`` imports, as absolute names, with line numbers: at the top, in
+    functions, and under ``TYPE_CHECKING`` alike."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = _module(path).split(".")
+    if path.stem != "__init__":
+        package.pop()
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.append((node.lineno, module))
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                if _exists(sub):
+                    found.append((node.lineno, sub))
+    return found
 
 
-@pytest.mark.parametrize("part", sorted(FORBIDDEN))
-def test_parts_import_only_downward(part: str) -> None:
-    for path in _files(part):
-        for name in _imported(path):
-            for banned in FORBIDDEN[part]:
-                assert not (name == banned or name.startswith(banned + ".")), (
-                    f"{path.relative_to(PACKAGE)} imports {name}: {part} sits below {banned}"
+def _exists(module: str) -> bool:
+    parts = module.split(".")
+    if parts[0] != "flip7":
+        return False
+    where = PACKAGE.joinpath(*parts[1:])
+    return where.is_dir() or where.with_suffix(".py").is_file()
+
+
+def _target_layer(module: str) -> str:
+    parts = module.split(".")
+    return "flip7" if len(parts) == 1 else parts[1]
+
+
+FILES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for path in FILES:
+        assert _layer(path) in LAYERS, (
+            f"{path.relative_to(PACKAGE)} is outside the layer folders {sorted(LAYERS)}"
+        )
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_layer_imports_only_downward(layer: str) -> None:
+    allowed = LAYERS[layer]
+    for path in FILES:
+        if _layer(path) != layer:
+            continue
+        for line, module in _imports(path):
+            top = module.split(".")[0]
+            if top == "flip7":
+                target = _target_layer(module)
+                assert target in allowed, (
+                    f"{path.relative_to(PACKAGE)}:{line} imports {module}: {layer} may import "
+                    f"only {', '.join(sorted(allowed))}"
                 )
+            elif layer in STDLIB_ONLY:
+                assert top in sys.stdlib_module_names, (
+                    f"{path.relative_to(PACKAGE)}:{line} imports {module}: {layer} uses only "
+                    "the standard library"
+                )
+
+
+def test_no_import_cycle() -> None:
+    graph: dict[str, set[str]] = {}
+    for path in FILES:
+        own = _module(path)
+        graph[own] = {
+            m
+            for _, m in _imports(path)
+            if m.startswith("flip7") and _exists(m) and m not in ("flip7", own)
+        }
+    state: dict[str, int] = {}
+    trail: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        trail.append(module)
+        for dep in sorted(graph.get(module, ())):
+            if state.get(dep) == 1:
+                cycle = [*trail[trail.index(dep) :], dep]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep)
+        trail.pop()
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+
+
+def test_the_layering_test_sees_an_upward_import(tmp_path: Path) -> None:
+    """The checker itself: an engine module importing the server is caught."""
+    sample = PACKAGE / "engine" / "game.py"
+    imports = dict((m, line) for line, m in _imports(sample))
+    assert "flip7.core.cards" in imports
+    bad = ast.parse("from flip7.server import tables\n")
+    node = bad.body[0]
+    assert isinstance(node, ast.ImportFrom) and node.module is not None
+    assert _target_layer(node.module) not in LAYERS["engine"]

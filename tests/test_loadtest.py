@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("websockets")
 
-from flip7.server import loadtest
-from flip7.server.loadtest import LoadResult
+from flip7.client import loadtest
+from flip7.client.loadtest import LoadResult
 
 
 def _table(clients: int = 3) -> loadtest._Table:

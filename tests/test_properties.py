@@ -52,9 +52,10 @@ from flip7 import (
     replay_events,
     replay_game,
 )
-from flip7.events import Drew, Event, Flip7, GameOver, RoundScored, RoundStarted, Stayed
-from flip7.game import RoundResult
-from flip7.scoring import busted_score, has_duplicate, is_flip7, round_score
+from flip7.core.events import Drew, Event, Flip7, GameOver, RoundScored, RoundStarted, Stayed
+from flip7.core.lines import has_duplicate, is_flip7
+from flip7.core.scoring import busted_score, round_score
+from flip7.engine.game import RoundResult
 
 MAX_DECISIONS = 20_000
 

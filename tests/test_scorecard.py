@@ -1,4 +1,5 @@
-"""The scorekeeper's model (flip7.scorecard): scores, checks, end of game, live mode, JSON."""
+"""The scorekeeper's model (flip7.scorekeeper.scorecard): scores, checks, end of game, live
+mode, JSON."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from flip7.advisor import Situation, advise
-from flip7.cards import Card, deck_counts
-from flip7.errors import Flip7Error
-from flip7.game import Status
-from flip7.rules import Rules
-from flip7.scorecard import (
+from flip7.analysis.advisor import Situation, advise
+from flip7.core.cards import Card, deck_counts
+from flip7.core.errors import Flip7Error
+from flip7.core.rules import Rules
+from flip7.engine.game import Status
+from flip7.scorekeeper.scorecard import (
     LineEntry,
     LiveEvent,
     LiveRound,

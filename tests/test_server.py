@@ -13,7 +13,7 @@ pytest.importorskip("fastapi")
 
 from server_helpers import WsPlayer, app_client, auth, choose
 
-from flip7.record import replay
+from flip7.engine.record import replay
 
 
 def _table(client: Any, **body: Any) -> tuple[str, str]:
@@ -354,8 +354,8 @@ def test_leaving_mid_game_hands_the_seat_to_a_bot(tmp_path: Path) -> None:
 
 
 def test_uploaded_records_replay_step_by_step(tmp_path: Path) -> None:
-    from flip7.game import Game
-    from flip7.record import Record
+    from flip7.engine.game import Game
+    from flip7.engine.record import Record
 
     game = Game.new(["Ann", "Bob", "Cyd"], seed=12)
     while not game.over:

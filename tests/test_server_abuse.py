@@ -424,8 +424,8 @@ def test_the_pages_break_no_content_security_policy(chromium_browser: Any) -> No
     import httpx
     from playwright.sync_api import expect
 
-    from flip7.game import Game
-    from flip7.record import Record
+    from flip7.engine.game import Game
+    from flip7.engine.record import Record
 
     game = Game.new(["Ann", "Bob", "Cyd"], seed=12)
     while not game.over:

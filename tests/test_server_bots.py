@@ -25,11 +25,11 @@ from server_helpers import WsPlayer, app_client, auth
 from test_server import _connect, _join, _play_to_end, _table
 
 from flip7.bots import make_bot
-from flip7.decisions import parse_decision
-from flip7.game import Game
-from flip7.record import Record
+from flip7.core.decisions import parse_decision
+from flip7.core.seeds import derive_seed
+from flip7.engine.game import Game
+from flip7.engine.record import Record
 from flip7.server.thinking import CEILINGS, Thinking, over_ceiling
-from flip7.sim import derive_seed
 
 EXTRA = tuple(f"thinking_bots:{name}" for name in
               ("PidBot", "SlowBot", "BusyBot", "DieBot", "HangBot", "FailBot", "LocalBot"))

@@ -26,8 +26,8 @@ from server_helpers import (
 )
 from test_server import _connect, _decider, _play_to_end, _seated_game
 
-import flip7.events
-from flip7.record import replay
+import flip7.core.events
+from flip7.engine.record import replay
 
 
 def _moves(players: list[WsPlayer], rng: random.Random, count: int) -> None:
@@ -151,7 +151,7 @@ _ALLOWED_KEYS = {
     "number",
 } | {  # engine events: their fields, all public
     f.name
-    for cls in vars(flip7.events).values()
+    for cls in vars(flip7.core.events).values()
     if isinstance(cls, type) and dataclasses.is_dataclass(cls)
     for f in dataclasses.fields(cls)
 }

@@ -22,9 +22,9 @@ pytest.importorskip("fastapi")
 
 from server_helpers import app_client, threaded_server
 
-from flip7.game import Game
-from flip7.record import Record, replay_steps
-from flip7.rules import Rules
+from flip7.core.rules import Rules
+from flip7.engine.game import Game
+from flip7.engine.record import Record, replay_steps
 from flip7.server import replay_worker
 from flip7.server.replays import Replays, ReplayWorkers
 from flip7.server.settings import Settings

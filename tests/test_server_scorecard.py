@@ -18,7 +18,7 @@ pytest.importorskip("fastapi")
 
 from server_helpers import app_client
 
-from flip7.scorecard import Scorecard
+from flip7.scorekeeper.scorecard import Scorecard
 from flip7.server.settings import database_url
 from flip7.server.store import Store, utcnow
 

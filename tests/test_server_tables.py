@@ -20,7 +20,7 @@ from server_helpers import WsPlayer, app_client, auth, choose
 from starlette.websockets import WebSocketDisconnect
 from test_server import _connect, _join, _seated_game, _table
 
-from flip7.record import replay
+from flip7.engine.record import replay
 
 SHORT = {"target_score": 30}  # games of a round or two
 

@@ -8,13 +8,11 @@ import pytest
 
 from flip7 import Flip7Error, Game, Record, Rules, replay
 from flip7.bots import make_bot
-from flip7.sim import (
+from flip7.core.seeds import bot_seed, derive_seed, game_seed
+from flip7.tournament.selfplay import (
     BenchResult,
     SelfplayGame,
     bench,
-    bot_seed,
-    derive_seed,
-    game_seed,
     play_game,
     selfplay,
     selfplay_game,

@@ -15,9 +15,9 @@ import pytest
 
 from flip7 import Flip7Error, Game, Rules
 from flip7.bots import make_bot
-from flip7.cards import Card
 from flip7.cli import tournament as cli
-from flip7.events import (
+from flip7.core.cards import Card
+from flip7.core.events import (
     ActionUsed,
     Busted,
     Drew,
@@ -29,8 +29,8 @@ from flip7.events import (
     Swapped,
     Wiped,
 )
-from flip7.events import Discarded as DiscardedEvent
-from flip7.sim import bot_seed, game_seed
+from flip7.core.events import Discarded as DiscardedEvent
+from flip7.core.seeds import bot_seed, game_seed
 from flip7.tournament import (
     TournamentError,
     TournamentResult,

@@ -29,7 +29,7 @@ from flip7 import (
     new_deck,
     round_score,
 )
-from flip7.events import (
+from flip7.core.events import (
     ActionUsed,
     BonusTaken,
     Busted,
@@ -50,7 +50,7 @@ from flip7.events import (
     Unused,
     Wiped,
 )
-from flip7.scoring import busted_score
+from flip7.core.scoring import busted_score
 
 C = Card.parse
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from flip7 import Game, GameStateError, GameView, Rules, Status
-from flip7.scoring import busted_score, round_score
+from flip7.core.scoring import busted_score, round_score
 
 
 def _random_positions(seed: int, rules: Rules, players: int = 4, every: int = 3) -> list[Game]:

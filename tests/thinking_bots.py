@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from flip7.decisions import Decision
-from flip7.game import Game
+from flip7.core.decisions import Decision
+from flip7.engine.game import Game
 
 
 class PidBot:

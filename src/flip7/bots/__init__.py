@@ -22,7 +22,7 @@ A bot is made from a *spec*: a name, a name and its first parameter (``threshold
 name and parameters (``mcts:iters=400,time=0.2``), or ``module:Class`` for a bot of your
 own (:func:`parse_bot_spec`).
 
->>> from flip7.game import Game
+>>> from flip7.engine.game import Game
 >>> game = Game.new(4, seed=3)
 >>> bots = [make_bot(spec, seed=i) for i, spec in
 ...         enumerate(["ev", "targeting", "threshold:25", "random"])]
@@ -48,8 +48,8 @@ from flip7.bots.ladder import EVBot, RandomBot, TargetingBot, ThresholdBot
 from flip7.bots.mcts import MCTSBot
 from flip7.bots.public import PublicView
 from flip7.bots.winprob import WinProbBot
-from flip7.errors import Flip7Error
-from flip7.game import Player
+from flip7.core.errors import Flip7Error
+from flip7.engine.game import Player
 
 __all__ = [
     "BOTS",
@@ -148,7 +148,7 @@ def parse_bot_spec(spec: str) -> BotSpec:
     >>> parse_bot_spec("threshold:x=1")
     Traceback (most recent call last):
     ...
-    flip7.errors.Flip7Error: bot 'threshold:x=1': unknown parameter 'x'; threshold takes t ...
+    flip7.core.errors.Flip7Error: bot 'threshold:x=1': unknown parameter 'x'; threshold takes t ...
     """
     if not isinstance(spec, str) or not spec.strip():
         raise Flip7Error(f"empty bot spec; {_usage()}")
@@ -207,6 +207,6 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     >>> make_bot("nobody")
     Traceback (most recent call last):
     ...
-    flip7.errors.Flip7Error: unknown bot 'nobody'; bots are random, threshold, ...
+    flip7.core.errors.Flip7Error: unknown bot 'nobody'; bots are random, threshold, ...
     """
     return parse_bot_spec(spec).make(seed)

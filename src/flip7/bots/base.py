@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from flip7.bots.public import PublicView
-from flip7.decisions import Decision
-from flip7.game import Game
+from flip7.core.decisions import Decision
+from flip7.engine.game import Game
 
 __all__ = ["LadderBot", "Param"]
 

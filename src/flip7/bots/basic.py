@@ -3,7 +3,7 @@
 It hits below a number sum of 27 and aims at the leader with card-by-card rules of thumb.
 It reads the game through a :class:`~flip7.bots.public.PublicView` like every other bot.
 
->>> from flip7.game import Game
+>>> from flip7.engine.game import Game
 >>> game = Game.new(4, seed=3)
 >>> game.play([BasicBot(seed=s) for s in range(4)])
 >>> game.over
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from flip7.bots.base import LadderBot
 from flip7.bots.public import PublicView
-from flip7.cards import PENALTY, VALUE, Card
-from flip7.decisions import (
+from flip7.core.cards import PENALTY, VALUE, Card
+from flip7.core.decisions import (
     BONUS,
     HIT,
     STAY,
@@ -29,8 +29,8 @@ from flip7.decisions import (
     Steal,
     Swap,
 )
-from flip7.game import Status
-from flip7.scoring import is_flip7
+from flip7.core.lines import is_flip7
+from flip7.engine.game import Status
 
 __all__ = ["BasicBot"]
 

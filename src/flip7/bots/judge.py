@@ -16,7 +16,7 @@ An option is worth the sum over seats of ``weight[seat] * change in value``; the
 picks the best. The weights say whose points matter: +1 for the bot itself, negative for
 opponents (the leader most).
 
->>> from flip7.game import Game
+>>> from flip7.engine.game import Game
 >>> from flip7.bots.public import PublicView
 >>> game = Game.new(3, explicit=True, dealer=2)
 >>> for code in ["12", "5", "-4"]:
@@ -35,6 +35,7 @@ import functools
 from collections.abc import Sequence
 from math import comb, factorial
 
+from flip7.analysis.solver import flip7_reached
 from flip7.bots.lines import (
     BUST,
     NUMBER_SLOTS,
@@ -48,8 +49,8 @@ from flip7.bots.lines import (
     try_key,
 )
 from flip7.bots.public import PublicView
-from flip7.cards import PENALTY, VALUE, Card
-from flip7.decisions import (
+from flip7.core.cards import PENALTY, VALUE, Card
+from flip7.core.decisions import (
     Bonus,
     Decision,
     DecisionKind,
@@ -61,8 +62,7 @@ from flip7.decisions import (
     Swap,
     Target,
 )
-from flip7.game import Status
-from flip7.solver import flip7_reached
+from flip7.engine.game import Status
 
 __all__ = ["Judge", "leader_weights"]
 

@@ -1,6 +1,6 @@
 """The first rungs of the bot ladder: R0 random, R1 threshold, R2 targeting, R3 ev.
 
->>> from flip7.game import Game
+>>> from flip7.engine.game import Game
 >>> game = Game.new(4, seed=3)
 >>> game.play([EVBot(seed=1), TargetingBot(), ThresholdBot(seed=2, t=25), RandomBot(seed=3)])
 >>> game.over
@@ -13,12 +13,13 @@ import functools
 from collections.abc import Callable
 from typing import ClassVar
 
+from flip7.analysis.solver import NUMBER_SLOTS, LineModel, LineRules
 from flip7.bots.base import LadderBot, Param
 from flip7.bots.judge import Judge, leader_weights
 from flip7.bots.lines import BUST, hit_once, score, try_key
 from flip7.bots.public import PublicView
-from flip7.cards import PENALTY, Card
-from flip7.decisions import (
+from flip7.core.cards import PENALTY, Card
+from flip7.core.decisions import (
     HIT,
     STAY,
     Decision,
@@ -31,8 +32,7 @@ from flip7.decisions import (
     Swap,
     Target,
 )
-from flip7.game import Status
-from flip7.solver import NUMBER_SLOTS, LineModel, LineRules
+from flip7.engine.game import Status
 
 __all__ = ["EVBot", "RandomBot", "TargetingBot", "ThresholdBot", "ev_hit"]
 
@@ -162,9 +162,9 @@ def ev_hit(
     """Whether hitting is worth more than staying, over the exact composition of the draw
     pile (Hit is the better choice on a tie of nothing).
 
-    The bot's own line follows the model of :mod:`flip7.advisor`: the Number cards of the
+    The bot's own line follows the model of :mod:`flip7.analysis.advisor`: the Number cards of the
     pile come in random order, the other players' draws are as good as random, and the
-    line is played on optimally (:class:`flip7.solver.LineModel`). A Modifier or Action
+    line is played on optimally (:class:`flip7.analysis.solver.LineModel`). A Modifier or Action
     card drawn is worth its best use (``judge``: :meth:`Judge.draw_worth`; without one,
     nothing). Shortcuts keep it fast, without changing the answer: one Number card then
     Stay is a lower bound of the line's value after a hit, so when it beats staying by more
@@ -223,7 +223,7 @@ def _exact_hit(
     can_stay_empty: bool,
 ) -> float:
     """The expected round score of taking the next card of the model, then playing on
-    optimally (:meth:`flip7.solver.LineModel.hit_value`)."""
+    optimally (:meth:`flip7.analysis.solver.LineModel.hit_value`)."""
     rules = LineRules(
         flip7_distinct=distinct,
         can_stay_empty=can_stay_empty,

@@ -1,11 +1,11 @@
 """Line arithmetic for the bots: scores of line keys, the one-card lookahead, and what an
 Active line is worth if its player plays on.
 
-Lines are the keys of :mod:`flip7.solver` (a set of values, with the Unlucky 7 and the
+Lines are the keys of :mod:`flip7.analysis.solver` (a set of values, with the Unlucky 7 and the
 13s marked): order does not matter except for Unlucky 7's wipe, which the key already
 reflects.
 
->>> from flip7.cards import Card
+>>> from flip7.core.cards import Card
 >>> key = line_key([Card.TEN, Card.TWELVE, Card.THIRTEEN])
 >>> key_sum(key), key_count(key), score(key, divides=1, penalty=4)
 (35, 3, 13)
@@ -18,8 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from flip7.cards import Card
-from flip7.solver import (
+from flip7.analysis.solver import (
     BUST,
     NUMBER_SLOTS,
     U7_LINE,
@@ -29,6 +28,7 @@ from flip7.solver import (
     line_key,
     receive,
 )
+from flip7.core.cards import Card
 
 __all__ = [
     "BUST",

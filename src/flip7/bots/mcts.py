@@ -32,7 +32,7 @@ rate per game, the calibrated value of a rollout +1.1 (R4's model is far too sur
 end), and searching 6 uses of an Action or Modifier rather than 4 +0.2. A tournament of
 4,000 paired deals measured +4.4 [+2.8, +6.1] over R4 (``docs/strength.md``).
 
->>> from flip7.game import Game
+>>> from flip7.engine.game import Game
 >>> game = Game.new(4, seed=11)
 >>> bots = [MCTSBot(seed=1, iters=20)] + [MCTSBot(seed=s, iters=5) for s in (2, 3, 4)]
 >>> game.play(bots)
@@ -50,8 +50,8 @@ from flip7.bots.base import Param
 from flip7.bots.lines import BUST, hit_once, score, try_key
 from flip7.bots.public import PublicView
 from flip7.bots.winprob import WinProbBot, endgame, win_chance
-from flip7.cards import PENALTY, VALUE, Card
-from flip7.decisions import (
+from flip7.core.cards import PENALTY, VALUE, Card
+from flip7.core.decisions import (
     BONUS,
     HIT,
     STAY,
@@ -65,7 +65,7 @@ from flip7.decisions import (
     Swap,
     Target,
 )
-from flip7.game import Game, Status
+from flip7.engine.game import Game, Status
 
 __all__ = ["MCTSBot"]
 

@@ -1,13 +1,13 @@
 """The information barrier: what a bot may read of a game.
 
-A bot gets the :class:`~flip7.game.Game` it plays in, and reads it only through a
+A bot gets the :class:`~flip7.engine.game.Game` it plays in, and reads it only through a
 :class:`PublicView`: every line, Modifier, status and running total, the dealer, the round,
 who decides what, the legal options, and the draw pile's *composition*, worked out the way
 anyone at the table can: the deck(s) less every card on view (in a line, on the discard
 pile, or set aside while it resolves). It never holds the draw pile's order or the random
 state.
 
->>> from flip7.game import Game
+>>> from flip7.engine.game import Game
 >>> game = Game.new(["Ann", "Bob", "Cyd"], explicit=True, dealer=2)
 >>> for code in ["12", "5", "9"]:
 ...     _ = game.draw(code)
@@ -30,12 +30,12 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from flip7.cards import Card, deck_counts
-from flip7.decisions import Decision, DecisionKind
-from flip7.game import Game, RoundResult, Status
-from flip7.rules import Rules
-from flip7.scoring import busted_score, round_score
-from flip7.view import GameView
+from flip7.core.cards import Card, deck_counts
+from flip7.core.decisions import Decision, DecisionKind
+from flip7.core.rules import Rules
+from flip7.core.scoring import busted_score, round_score
+from flip7.engine.game import Game, RoundResult, Status
+from flip7.engine.view import GameView
 
 __all__ = ["PublicView", "leader"]
 
@@ -127,7 +127,7 @@ class PublicView:
 
     @_lazy
     def player_view(self) -> GameView:
-        """The engine's own view of this seat (:mod:`flip7.view`), JSON-ready."""
+        """The engine's own view of this seat (:mod:`flip7.engine.view`), JSON-ready."""
         return self._game.view(self.seat)
 
     @_lazy

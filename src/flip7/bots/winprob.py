@@ -31,6 +31,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
+from flip7.analysis.solver import flip7_reached
 from flip7.bots.base import Param
 from flip7.bots.judge import Judge
 from flip7.bots.ladder import EVBot, ev_hit, keeps_modifiers
@@ -44,10 +45,9 @@ from flip7.bots.lines import (
     try_key,
 )
 from flip7.bots.public import PublicView
-from flip7.cards import PENALTY, Card
-from flip7.decisions import HIT, STAY, Decision, DecisionKind
-from flip7.game import Status
-from flip7.solver import flip7_reached
+from flip7.core.cards import PENALTY, Card
+from flip7.core.decisions import HIT, STAY, Decision, DecisionKind
+from flip7.engine.game import Status
 
 __all__ = ["PACE", "SIGMA", "WinProbBot", "win_chance", "win_weights"]
 

@@ -27,11 +27,11 @@ from typing import Any
 from flip7 import __version__
 from flip7.bots import BOTS
 from flip7.cli.files import CommandError, read_text
-from flip7.errors import Flip7Error, RulesError
-from flip7.game import MAX_PLAYERS
-from flip7.record import Record, replay, replay_events
-from flip7.rules import Rules
-from flip7.scoring import Line
+from flip7.core.errors import Flip7Error, RulesError
+from flip7.core.lines import Line
+from flip7.core.rules import Rules
+from flip7.engine.game import MAX_PLAYERS
+from flip7.engine.record import Record, replay, replay_events
 
 __all__ = ["build_parser", "main"]
 
@@ -333,12 +333,12 @@ def _add_server_command(
     help: str,
     description: str,
 ) -> None:
-    """Register ``name``, whose module is ``flip7.server.<name>`` (with ``add_arguments``
+    """Register ``name``, whose module is ``flip7.client.<name>`` (with ``add_arguments``
     and ``run``); without the server extra the command is still listed, and fails with one
     line naming the extra when run."""
     part = sub.add_parser(name, help=help, description=description)
     try:
-        module = importlib.import_module(f"flip7.server.{name}")
+        module = importlib.import_module(f"flip7.client.{name}")
     except ImportError as exc:
         missing = str(exc)
 
@@ -387,7 +387,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    from flip7.sim import selfplay, summarize
+    from flip7.tournament.selfplay import selfplay, summarize
 
     rules = _rules(args.rules)
     games = selfplay(args.players, args.games, args.seed, rules, args.bot)
@@ -424,7 +424,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from flip7.sim import bench
+    from flip7.tournament.selfplay import bench
 
     result = bench(args.players, args.games, args.bot, _rules(args.rules), args.seed)
     if args.json:

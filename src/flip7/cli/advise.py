@@ -18,11 +18,11 @@ import argparse
 import json
 import re
 
-from flip7.advisor import Advice, Situation, advise, next_card
-from flip7.cards import Card
+from flip7.analysis.advisor import Advice, Situation, advise, next_card
 from flip7.cli.files import read_text
-from flip7.errors import Flip7Error
-from flip7.rules import Rules
+from flip7.core.cards import Card
+from flip7.core.errors import Flip7Error
+from flip7.core.rules import Rules
 
 __all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_advice", "run"]
 
@@ -112,7 +112,7 @@ def situation_of(args: argparse.Namespace) -> Situation:
     if args.record is not None:
         if typed:
             raise AdviseError("give either --record (and --seat) or a typed-in line, not both")
-        from flip7.record import Record
+        from flip7.engine.record import Record
 
         return Situation.from_record(Record.loads(read_text(args.record)), args.seat)
     if args.line is None:

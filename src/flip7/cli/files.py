@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from flip7.errors import Flip7Error, RecordError
+from flip7.core.errors import Flip7Error, RecordError
 
 __all__ = ["CommandError", "read_text"]
 

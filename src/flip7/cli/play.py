@@ -24,10 +24,10 @@ from rich.table import Table
 from rich.text import Text
 
 from flip7.bots import Bot, make_bot
-from flip7.cards import Card
 from flip7.cli.text import Names, card_name, card_short, describe_decision, describe_event
 from flip7.cli.text import winners_text as _winners_text
-from flip7.decisions import (
+from flip7.core.cards import Card
+from flip7.core.decisions import (
     HIT,
     STAY,
     Decision,
@@ -38,8 +38,8 @@ from flip7.decisions import (
     Target,
     parse_decision,
 )
-from flip7.errors import DecisionError, GameStateError
-from flip7.events import (
+from flip7.core.errors import DecisionError, GameStateError
+from flip7.core.events import (
     ActionUsed,
     BonusTaken,
     Busted,
@@ -59,11 +59,11 @@ from flip7.events import (
     Swapped,
     Wiped,
 )
-from flip7.game import Game, Status
-from flip7.record import Record
-from flip7.rules import Rules
-from flip7.scoring import has_duplicate
-from flip7.sim import bot_seed
+from flip7.core.lines import has_duplicate
+from flip7.core.rules import Rules
+from flip7.core.seeds import bot_seed
+from flip7.engine.game import Game, Status
+from flip7.engine.record import Record
 
 __all__ = ["BOT_NAMES", "play"]
 

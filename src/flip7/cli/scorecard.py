@@ -1,6 +1,6 @@
 """``flip7 scorecard``: keep the score of a game played with real cards, in the terminal.
 
-Each round asks every player for their final line; :mod:`flip7.scorecard` scores and
+Each round asks every player for their final line; :mod:`flip7.scorekeeper.scorecard` scores and
 checks it (RULES.md §8–§10) and announces the winner (§9). Plain ``input()`` and
 ``print()``: it works with a pipe too (the answers are then echoed, so that the output
 reads as a transcript).
@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from flip7.cli.files import CommandError
-from flip7.errors import Flip7Error, RulesError
-from flip7.rules import Rules
-from flip7.scorecard import LineEntry, RoundInvalid, Scorecard, ScorecardError
+from flip7.core.errors import Flip7Error, RulesError
+from flip7.core.rules import Rules
+from flip7.scorekeeper.scorecard import LineEntry, RoundInvalid, Scorecard, ScorecardError
 
 __all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_table", "run"]
 

@@ -10,7 +10,7 @@ import argparse
 import logging
 import sys
 
-from flip7.errors import Flip7Error
+from flip7.core.errors import Flip7Error
 
 __all__ = ["add_arguments", "run"]
 

@@ -1,4 +1,4 @@
-"""``flip7 solve``: the exact solitaire optimum of a Number deck (see :mod:`flip7.solver`).
+"""``flip7 solve``: the exact solitaire optimum of a Number deck (see :mod:`flip7.analysis.solver`).
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="flip7 solve")
@@ -29,8 +29,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from flip7.errors import Flip7Error
-from flip7.solver import DECKS, Solution, solve
+from flip7.analysis.solver import DECKS, Solution, solve
+from flip7.core.errors import Flip7Error
 
 __all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_solution", "run"]
 

@@ -1,6 +1,6 @@
 """The readable round-by-round summary that ``flip7 replay`` prints (plain text, no Rich).
 
->>> from flip7.record import Record, replay_events
+>>> from flip7.engine.record import Record, replay_events
 >>> record = Record(players=("Ann", "Bob", "Cyd"), draws=("5", "11", "9"), decisions=())
 >>> game, events = replay_events(record)
 >>> print(replay_summary(record, game, events))
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flip7.cli.text import Names, cards_text, describe_event, winners_text
-from flip7.events import Event, GameOver, RoundScored, RoundStarted
-from flip7.game import Game
-from flip7.record import Record
+from flip7.core.events import Event, GameOver, RoundScored, RoundStarted
+from flip7.engine.game import Game
+from flip7.engine.record import Record
 
 __all__ = ["replay_summary", "rules_text"]
 

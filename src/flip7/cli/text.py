@@ -2,19 +2,19 @@
 
 No Rich here: ``replay`` must work without it.
 
->>> from flip7.cards import Card
+>>> from flip7.core.cards import Card
 >>> names = Names(["You", "Bob", "Cyd"], you=0)
 >>> card_name(Card.MINUS_4), card_name(Card.LUCKY_13), card_name(Card.FLIP_FOUR)
 ('−4', 'Lucky 13', 'Flip Four!')
->>> from flip7.decisions import Discard
+>>> from flip7.core.decisions import Discard
 >>> describe_decision(Discard(1, Card.ZERO), names, 0, Card.DISCARD)
 "Discard Bob's Zero"
->>> from flip7.events import Busted, ModifierGiven
+>>> from flip7.core.events import Busted, ModifierGiven
 >>> describe_event(Busted(2, Card.NINE), names)
 'Cyd busted on 9'
 >>> describe_event(ModifierGiven(1, 0, Card.MINUS_4), names)
 'Bob gave −4 to you'
->>> from flip7.decisions import Steal, Give
+>>> from flip7.core.decisions import Steal, Give
 >>> describe_decision(Steal(1, Card.ELEVEN), names, 0, None)
 "Steal Bob's 11"
 >>> describe_decision(Give(2), names, 0, Card.MINUS_4)
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from flip7.cards import Card
-from flip7.decisions import (
+from flip7.core.cards import Card
+from flip7.core.decisions import (
     Bonus,
     Decision,
     Discard,
@@ -39,7 +39,7 @@ from flip7.decisions import (
     Swap,
     Target,
 )
-from flip7.events import (
+from flip7.core.events import (
     ActionUsed,
     BonusTaken,
     Busted,

@@ -30,9 +30,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from flip7.errors import RulesError
-from flip7.game import MAX_PLAYERS
-from flip7.rules import Rules
+from flip7.core.errors import RulesError
+from flip7.core.rules import Rules
+from flip7.engine.game import MAX_PLAYERS
 from flip7.tournament.runner import TournamentError, available_cores, check_specs
 
 __all__ = [

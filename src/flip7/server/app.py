@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flip7 import __version__
-from flip7.rules import _CHOICES, _LUCKY13_COUNTS, Rules
+from flip7.core.rules import _CHOICES, _LUCKY13_COUNTS, Rules
 from flip7.server import guard, replays, scorecards
 from flip7.server.expiry import CLOSED_CODE
 from flip7.server.limits import AddressBudget, AddressCounter, TokenBucket, client_address

@@ -29,7 +29,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from flip7.errors import Flip7Error
+from flip7.core.errors import Flip7Error
 
 __all__ = [
     "LEASE_NAME",

@@ -28,10 +28,10 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-from flip7.errors import Flip7Error
-from flip7.events import Event
-from flip7.game import Game
-from flip7.record import Record, _replay, replay_game
+from flip7.core.errors import Flip7Error
+from flip7.core.events import Event
+from flip7.engine.game import Game
+from flip7.engine.record import Record, _replay, replay_game
 
 __all__ = ["MAX_MESSAGE", "check", "gzipped_page_of", "init_worker", "page_of", "run"]
 

@@ -1,10 +1,10 @@
 """The scorekeeper's REST API (docs/scorekeeper.md): score games played with real cards.
 
 A scorecard lives in the server's database (:data:`flip7.server.store.scorecards`) as the
-JSON of :class:`flip7.scorecard.Scorecard`. Reading needs only its id; every change needs
-its edit key in the ``X-Scorecard-Key`` header. Changes to one scorecard are serialised (a
-lock per scorecard in this process, and an optimistic ``version`` check in the database for
-other processes), and each is committed before it is answered.
+JSON of :class:`flip7.scorekeeper.scorecard.Scorecard`. Reading needs only its id; every
+change needs its edit key in the ``X-Scorecard-Key`` header. Changes to one scorecard are
+serialised (a lock per scorecard in this process, and an optimistic ``version`` check in the
+database for other processes), and each is committed before it is answered.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from flip7.errors import Flip7Error
-from flip7.rules import Rules
-from flip7.scorecard import LineEntry, RoundInvalid, Scorecard, StaleRound
+from flip7.core.errors import Flip7Error
+from flip7.core.rules import Rules
+from flip7.scorekeeper.scorecard import LineEntry, RoundInvalid, Scorecard, StaleRound
 from flip7.server.store import ScorecardRow, Store, dumps, iso, utcnow
 from flip7.server.tables import hash_token
 

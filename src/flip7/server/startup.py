@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from flip7.errors import Flip7Error
+from flip7.core.errors import Flip7Error
 from flip7.server.lease import DatabaseInUse, reserve
 from flip7.server.settings import Settings
 from flip7.server.store import Store, describe_database

@@ -107,8 +107,8 @@ replays = sa.Table(
 )
 
 
-# A scorekeeper's scorecard (flip7.scorecard): the whole card as one JSON document, replaced
-# on every change; ``version`` is bumped each time and guards every update.
+# A scorekeeper's scorecard (flip7.scorekeeper.scorecard): the whole card as one JSON
+# document, replaced on every change; ``version`` is bumped each time and guards every update.
 scorecards = sa.Table(
     "scorecards",
     metadata,

@@ -23,12 +23,13 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from flip7.bots import Bot, bot_names, make_bot, parse_bot_spec
-from flip7.decisions import parse_decision
-from flip7.errors import Flip7Error, RulesError
-from flip7.events import Event
-from flip7.game import MAX_PLAYERS, Game
-from flip7.record import Record
-from flip7.rules import Rules
+from flip7.core.decisions import parse_decision
+from flip7.core.errors import Flip7Error, RulesError
+from flip7.core.events import Event
+from flip7.core.rules import Rules
+from flip7.core.seeds import derive_seed
+from flip7.engine.game import MAX_PLAYERS, Game
+from flip7.engine.record import Record
 from flip7.server.expiry import Expiry, closed_message
 from flip7.server.limits import AddressBudget
 from flip7.server.settings import Settings
@@ -43,7 +44,6 @@ from flip7.server.store import (
     utcnow,
 )
 from flip7.server.thinking import Thinking, over_ceiling
-from flip7.sim import derive_seed
 
 __all__ = ["Client", "Lobby", "Seat", "Table", "TableError", "hash_token"]
 

@@ -44,8 +44,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from flip7.bots import Bot, BotSpec, make_bot, parse_bot_spec
-from flip7.decisions import Decision
-from flip7.game import Game
+from flip7.core.decisions import Decision
+from flip7.engine.game import Game
 from flip7.server.limits import TokenBucket
 
 __all__ = [

@@ -18,8 +18,8 @@ players counts, and every attack is credited to the player whose decision made i
   of the cards wiped.
 * **Brutal −15**: 15.
 
->>> from flip7.cards import Card
->>> from flip7.events import Stolen, Swapped
+>>> from flip7.core.cards import Card
+>>> from flip7.core.events import Stolen, Swapped
 >>> attack_points([Stolen(0, 2, Card.TEN), Swapped(1, 1, Card.TWO, 2, Card.NINE)], 3)
 [10, 7, 0]
 """
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from flip7.cards import PENALTY, VALUE, Card
-from flip7.events import (
+from flip7.core.cards import PENALTY, VALUE, Card
+from flip7.core.events import (
     ActionUsed,
     Busted,
     Dealt,
@@ -43,9 +43,9 @@ from flip7.events import (
     Swapped,
     Wiped,
 )
-from flip7.events import Discarded as DiscardedEvent
-from flip7.rules import Rules
-from flip7.scoring import busted_score, round_score
+from flip7.core.events import Discarded as DiscardedEvent
+from flip7.core.rules import Rules
+from flip7.core.scoring import busted_score, round_score
 
 __all__ = ["attack_points", "face_value"]
 

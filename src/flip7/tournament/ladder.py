@@ -4,7 +4,7 @@ Every table (lineup) of ``players`` seats drawn from the bots plays in turn: all
 combinations of distinct bots when there are at least as many bots as seats, otherwise
 every multiset of the bots with at least two different ones (a bot may then sit at a table
 more than once). Game ``i`` (1-based) is played by lineup ``(i - 1) % L`` of the ``L``,
-rotated by ``((i - 1) // L) % players`` seats, on deal ``flip7.sim.game_seed(seed, i)``.
+rotated by ``((i - 1) // L) % players`` seats, on deal ``flip7.core.seeds.game_seed(seed, i)``.
 
 >>> ladder_lineups(["a", "b", "c", "d"], 3)
 [('a', 'b', 'c'), ('a', 'b', 'd'), ('a', 'c', 'd'), ('b', 'c', 'd')]
@@ -23,7 +23,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
-from flip7.rules import Rules
+from flip7.core.rules import Rules
 from flip7.tournament.runner import (
     GameRow,
     Progress,

@@ -29,11 +29,11 @@ from time import perf_counter
 from typing import Any
 
 from flip7.bots import Bot, make_bot
-from flip7.decisions import Decision
-from flip7.errors import Flip7Error
-from flip7.game import Game
-from flip7.rules import Rules
-from flip7.sim import bot_seed, game_seed
+from flip7.core.decisions import Decision
+from flip7.core.errors import Flip7Error
+from flip7.core.rules import Rules
+from flip7.core.seeds import bot_seed, game_seed
+from flip7.engine.game import Game
 from flip7.tournament.attacks import attack_points
 from flip7.tournament.stats import Latency, wilson
 
@@ -88,7 +88,7 @@ class ScheduledGame:
 
     ``seats[s]`` is the bot spec at seat ``s``; lineup entry ``p`` sits at seat
     ``(p + rotation) % players``. ``deal_seed`` shuffles the deck (and picks the first
-    dealer); the bot at seat ``s`` is made with ``flip7.sim.bot_seed(seed, index, s)``.
+    dealer); the bot at seat ``s`` is made with ``flip7.core.seeds.bot_seed(seed, index, s)``.
     """
 
     index: int
@@ -597,8 +597,8 @@ def run_tournament(
     :func:`flip7.bots.make_bot` accepts) and add them up.
 
     Game ``i`` (1-based) rotates the lineup by ``(i - 1) % players`` seats; its deck is
-    shuffled with ``flip7.sim.game_seed(seed, deal)`` and the bot at seat ``s`` seeded with
-    ``flip7.sim.bot_seed(seed, i, s)``. Unpaired, deal ``i`` is game ``i``'s own; with
+    shuffled with ``flip7.core.seeds.game_seed(seed, deal)`` and the bot at seat ``s`` seeded with
+    ``flip7.core.seeds.bot_seed(seed, i, s)``. Unpaired, deal ``i`` is game ``i``'s own; with
     ``paired`` every deal is played ``players`` times in a row, once in each rotation (so
     ``games`` must be a multiple of ``players``).
 

@@ -10,7 +10,7 @@ Rules(brutal=True, tie_break='shared_win')
 >>> Rules.from_json({"brutel": True})
 Traceback (most recent call last):
 ...
-flip7.errors.RulesError: unknown rule option 'brutel'; options are brutal, target_score, ...
+flip7.core.errors.RulesError: unknown rule option 'brutel'; options are brutal, target_score, ...
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from flip7.errors import RulesError
+from flip7.core.errors import RulesError
 
 __all__ = ["Rules"]
 

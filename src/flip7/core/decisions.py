@@ -9,7 +9,7 @@ True
 >>> parse_decision("hold")
 Traceback (most recent call last):
 ...
-flip7.errors.DecisionError: unknown decision 'hold'; decisions are hit, stay, target S, ...
+flip7.core.errors.DecisionError: unknown decision 'hold'; decisions are hit, stay, target S, ...
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeAlias
 
-from flip7.cards import Card
-from flip7.errors import CardError, DecisionError
+from flip7.core.cards import Card
+from flip7.core.errors import CardError, DecisionError
 
 __all__ = [
     "BONUS",

@@ -58,8 +58,8 @@ from itertools import product
 from math import comb
 from typing import Any
 
-from flip7.cards import VALUE, Card
-from flip7.errors import Flip7Error
+from flip7.core.cards import VALUE, Card
+from flip7.core.errors import Flip7Error
 
 __all__ = [
     "BUST",
@@ -372,7 +372,7 @@ class LineModel:
     each score is the mean over which of the pile's Modifiers they are (every set of that
     many as likely), and the Modifiers drawn after the J-th are left out. With every one
     counted it is a policy the player could follow, so never above the exact value; with
-    J = 2, within 0.03 points of it on the situations measured (:mod:`flip7.advisor`).
+    J = 2, within 0.03 points of it on the situations measured (:mod:`flip7.analysis.advisor`).
     Optimal play only (no ``threshold``, ``policy`` or :meth:`outcomes`).
 
     ``exact_wipe``: after an Unlucky 7 wipe the draw pile is what it really is (the wiped

@@ -32,15 +32,13 @@ import functools
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import Enum, IntEnum
 from fractions import Fraction
 from itertools import repeat
 from operator import is_
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from flip7.cards import VALUE, Card, new_deck
-from flip7.decisions import (
+from flip7.core.cards import VALUE, Card, new_deck
+from flip7.core.decisions import (
     BONUS,
     HIT,
     STAY,
@@ -56,8 +54,8 @@ from flip7.decisions import (
     Target,
     parse_decision,
 )
-from flip7.errors import CardError, DecisionError, GameStateError
-from flip7.events import (
+from flip7.core.errors import CardError, DecisionError, GameStateError
+from flip7.core.events import (
     ActionUsed,
     BonusTaken,
     Busted,
@@ -80,11 +78,11 @@ from flip7.events import (
     Unused,
     Wiped,
 )
-from flip7.rules import Rules
-from flip7.scoring import busted_score, round_score
-
-if TYPE_CHECKING:
-    from flip7.view import GameView
+from flip7.core.lines import Status
+from flip7.core.rules import Rules
+from flip7.core.scoring import RoundResult, busted_score, round_score
+from flip7.engine.state import Phase
+from flip7.engine.view import GameView, SeatView
 
 __all__ = ["MAX_PLAYERS", "Game", "Phase", "Player", "RoundResult", "Status"]
 
@@ -98,58 +96,8 @@ class Player(Protocol):
     def choose(self, game: Game) -> Decision: ...
 
 
-class Status(IntEnum):
-    """A player's state in the current round (RULES.md §2)."""
-
-    ACTIVE = 0
-    STAYED = 1
-    BUSTED = 2
-
-    def __str__(self) -> str:
-        return self.name.lower()
-
-
-class Phase(Enum):
-    """Where the game is."""
-
-    DEAL = "deal"
-    TURNS = "turns"
-    ROUND_END = "round_end"  # scored (or awaiting the Brutal Flip 7 choice); next deal pending
-    OVER = "over"
-
-
 # The phases as module constants: the engine loop reads them at every step.
 _PH_DEAL, _PH_TURNS, _PH_ROUND_END, _PH_OVER = Phase.DEAL, Phase.TURNS, Phase.ROUND_END, Phase.OVER
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """One completed round, as in RECORD.md §6."""
-
-    dealer: int
-    scores: tuple[int, ...]
-    busted: tuple[int, ...]
-    flip7: int | None
-    minus15: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "dealer": self.dealer,
-            "scores": list(self.scores),
-            "busted": list(self.busted),
-            "flip7": self.flip7,
-            "minus15": self.minus15,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RoundResult:
-        return cls(
-            dealer=data["dealer"],
-            scores=tuple(data["scores"]),
-            busted=tuple(data["busted"]),
-            flip7=data["flip7"],
-            minus15=data["minus15"],
-        )
 
 
 # Statuses as plain ints on the hot path.
@@ -493,10 +441,45 @@ class Game:
         return [(card, Fraction(k, total)) for card, k in sorted(counts.items())]
 
     def view(self, viewer: int | None = None) -> GameView:
-        """What seat ``viewer`` (or a spectator, with None) may see: see :mod:`flip7.view`."""
-        from flip7.view import view_of  # the view module builds on this one
-
-        return view_of(self, viewer)
+        """What seat ``viewer`` (or a spectator, with None) may see (:mod:`flip7.engine.view`)."""
+        if viewer is not None and not (type(viewer) is int and 0 <= viewer < self.n):
+            raise GameStateError(f"viewer must be a seat from 0 to {self.n - 1} or None")
+        totals = self.totals
+        players = tuple(
+            SeatView(
+                seat=s,
+                name=self.players[s],
+                status=self.status(s),
+                line=self.line(s),
+                modifiers=self.modifiers(s),
+                number_sum=self.number_sum(s),
+                round_score=self.round_score(s),
+                total=totals[s],
+            )
+            for s in range(self.n)
+        )
+        to_decide = self.to_decide
+        return GameView(
+            viewer=viewer,
+            players=players,
+            rules=self.rules,
+            decks=self.decks,
+            round=self.round,
+            dealer=self.dealer,
+            phase=self.phase,
+            draw_pile_size=self.draw_pile_size,
+            discard_pile=self.discard_pile,
+            set_aside=self.set_aside(),
+            to_decide=to_decide,
+            decision_kind=self.decision_kind,
+            pending_card=self.pending_card,
+            legal_decisions=self.legal_decisions() if viewer is not None and viewer == to_decide
+            else (),
+            needs_card=self.needs_card,
+            rounds=self.rounds,
+            over=self.over,
+            winners=self.winners,
+        )
 
     def round_score(self, seat: int) -> int:
         """What ``seat``'s line would score if the round ended now (no Flip 7 choice)."""

@@ -3,7 +3,7 @@
 A :class:`Scorecard` holds the players, the rule options, the number of decks and the rounds
 entered so far. Each round is one :class:`LineEntry` per player (the cards of the final line
 and whether the player busted) and, in Brutal, the Flip 7 player's choice. Every score comes
-from the engine's own scoring (:mod:`flip7.scoring`, RULES.md §8–§10); the end of the game
+from the engine's own scoring (:mod:`flip7.core.scoring`, RULES.md §8–§10); the end of the game
 follows §9. Scorecards are immutable: every operation returns a new one.
 
 >>> card = Scorecard.new(["Ann", "Bob", "Cyd"])
@@ -16,12 +16,12 @@ follows §9. Scorecards are immutable: every operation returns a new one.
 >>> card.check_round(["5 9 5", "", "14"])
 Traceback (most recent call last):
 ...
-flip7.scorecard.RoundInvalid: Ann: 5 9 5 is a bust (two 5s): mark Ann busted or correct the
+flip7...RoundInvalid: Ann: 5 9 5 is a bust (two 5s): mark Ann busted or correct the
 cards; Cyd: "14" is not a card; cards are 0–13, U7, L13, /2, -2, -4, -6, -8, -10
 
 A round can also be entered **live**, card by card (:class:`LiveRound`): the model replays the
 events with the line rules of §4–§5, tracks the draw pile's composition across rounds and
-asks the advisor (:func:`flip7.advisor.advise`) whether the player to decide should hit.
+asks the advisor (:func:`flip7.analysis.advisor.advise`) whether the player to decide should hit.
 
 >>> card = Scorecard.new(["Ann", "Bob", "Cyd"]).live_round(
 ...     [{"type": "card", "seat": 0, "card": "12"}, {"type": "card", "seat": 1, "card": "5"}],
@@ -40,12 +40,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from flip7.advisor import Advice, Situation, advise
-from flip7.cards import Card, deck_counts
-from flip7.errors import CardError, Flip7Error, RulesError
-from flip7.game import Status
-from flip7.rules import Rules
-from flip7.scoring import busted_score, has_duplicate, is_flip7, round_score
+from flip7.analysis.advisor import Advice, Situation, advise
+from flip7.core.cards import Card, deck_counts
+from flip7.core.errors import CardError, Flip7Error, RulesError
+from flip7.core.lines import has_duplicate, is_flip7
+from flip7.core.rules import Rules
+from flip7.core.scoring import busted_score, round_score
+from flip7.engine.game import Status
 
 __all__ = [
     "FORMAT",
@@ -707,7 +708,7 @@ class _Replay:
             return f"{self.players[self.flip7_seat]} has Flip 7"
         return "every player has stayed or busted"
 
-    # -- the line rules of §4–§5 (as flip7.game does them)
+    # -- the line rules of §4–§5 (as flip7.engine.game does them)
 
     def receive(self, seat: int, card: Card, transfer: bool, check_flip7: bool = True) -> None:
         if card.is_modifier:
@@ -1002,8 +1003,8 @@ class LiveRound:
         )
 
     def situation(self, seat: int | None = None) -> Situation:
-        """The advisor's :class:`~flip7.advisor.Situation` for ``seat`` (default: the player
-        to decide)."""
+        """The advisor's :class:`~flip7.analysis.advisor.Situation` for ``seat`` (default:
+        the player to decide)."""
         if seat is None:
             seat = self.to_decide
             if seat is None:
@@ -1137,11 +1138,11 @@ class Scorecard:
         >>> Scorecard.new(["Ann", "Bob"])
         Traceback (most recent call last):
         ...
-        flip7.scorecard.ScorecardError: a game needs 3 to 36 players (2 only with the rule ...
+        flip7...ScorecardError: a game needs 3 to 36 players (2 only with the rule ...
         """
         rules = rules if rules is not None else Rules()
         if not isinstance(rules, Rules):
-            raise ScorecardError("rules must be a flip7.rules.Rules")
+            raise ScorecardError("rules must be a flip7.Rules")
         names, decks = _check_players(players, rules, decks)
         if not isinstance(name, str) or len(name) > MAX_TITLE:
             raise ScorecardError(f"a scorecard's name is text of at most {MAX_TITLE} characters")
@@ -1546,7 +1547,7 @@ class Scorecard:
         ...                      "rounds": [{"lines": ["5"]}]})
         Traceback (most recent call last):
         ...
-        flip7.scorecard.ScorecardError: rounds[0]: lines: a line is an object {"cards": ...
+        flip7...ScorecardError: rounds[0]: lines: a line is an object {"cards": ...
         """
         if not isinstance(data, Mapping):
             raise ScorecardError("a scorecard is a JSON object")

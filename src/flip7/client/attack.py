@@ -62,8 +62,8 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from flip7.server import loadtest
-from flip7.server.loadtest import ServerProcess, ServerStartError, serve_subprocess
+from flip7.client import loadtest
+from flip7.client.loadtest import ServerProcess, ServerStartError, serve_subprocess
 
 __all__ = [
     "ATTACKS",
@@ -437,7 +437,7 @@ class _FloodProcess:
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-c",
-                "from flip7.server.attack import flood_main; raise SystemExit(flood_main())",
+                "from flip7.client.attack import flood_main; raise SystemExit(flood_main())",
                 json.dumps(config),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -788,9 +788,9 @@ class _Flood:
 
 def _record(players: int, target: int, decisions: int, draws: int, seed: int) -> dict[str, Any]:
     """A valid record of an unfinished game with up to ``decisions`` and ``draws``."""
-    from flip7.game import Game
-    from flip7.record import Record
-    from flip7.rules import Rules
+    from flip7.core.rules import Rules
+    from flip7.engine.game import Game
+    from flip7.engine.record import Record
 
     rng = random.Random(seed)
     game = Game.new([f"p{i}" for i in range(players)], Rules(target_score=target), seed=seed,
@@ -1617,7 +1617,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the attack benchmark on its own (``python -m flip7.server.attack``)."""
+    """Run the attack benchmark on its own (``python -m flip7.client.attack``)."""
     parser = argparse.ArgumentParser(prog="flip7 attack", description=DESCRIPTION)
     add_arguments(parser)
     return run(parser.parse_args(argv))

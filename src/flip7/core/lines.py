@@ -1,6 +1,6 @@
-"""Scoring a line (RULES.md §8 and §10), and judging a line on its own.
+"""A player's line (RULES.md §2, §4–5): Number cards and Modifiers, the duplicates that bust
+it, and the seven Number cards of a Flip 7; judged on its own as ``flip7 score`` does.
 
->>> from flip7.cards import parse_cards
 >>> line = Line.parse("3 11 5 7 10 8 4 /2 -4".split())
 >>> line.flip7(), line.busted(), line.score()
 (True, False, 35)
@@ -14,63 +14,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 
-from flip7.cards import PENALTY, VALUE, Card
-from flip7.errors import CardError, LineError
+from flip7.core.cards import VALUE, Card
+from flip7.core.errors import CardError, LineError
+from flip7.core.scoring import busted_score, round_score
 
-__all__ = ["FLIP7_BONUS", "Line", "busted_score", "has_duplicate", "is_flip7", "round_score"]
+__all__ = ["Line", "Status", "has_duplicate", "is_flip7"]
 
-FLIP7_BONUS = 15
-_DIVIDE_2 = Card.DIVIDE_2
 _LUCKY_13 = Card.LUCKY_13
 
 
-def round_score(
-    numbers: Iterable[Card],
-    modifiers: Iterable[Card],
-    *,
-    flip7: bool,
-    brutal: bool = False,
-    bonus: bool = True,
-) -> int:
-    """The round score of a line that has not busted, in the mandatory order of §8.
+class Status(IntEnum):
+    """A player's state in the current round (RULES.md §2)."""
 
-    ``bonus`` is False when a Brutal Flip 7 took −15 on someone else instead (§10.3).
+    ACTIVE = 0
+    STAYED = 1
+    BUSTED = 2
 
-    >>> numbers = [Card.FOUR, Card.EIGHT, Card.ELEVEN]
-    >>> round_score(numbers, [Card.DIVIDE_2, Card.MINUS_4], flip7=False)
-    7
-    """
-    total = 0
-    has_zero = False
-    for card in numbers:
-        total += VALUE[card]
-        if card == 0:  # The Zero (plain ints work too)
-            has_zero = True
-    penalty = 0
-    for card in modifiers:
-        if card == _DIVIDE_2:
-            total //= 2
-        else:
-            penalty += PENALTY[card]
-    # Every halving comes before any subtraction, whatever order the cards arrived in.
-    total -= penalty
-    if total < 0 and not brutal:
-        total = 0
-    if flip7:
-        if bonus:
-            total += FLIP7_BONUS
-    elif has_zero:
-        total = 0
-    return total
-
-
-def busted_score(modifiers: Iterable[Card], *, brutal: bool, modifiers_only: bool) -> int:
-    """A busted line's score: 0, except in Brutal with ``modifiers_only`` (§10.2), where
-    the Modifiers apply to a base of 0 (÷2 does nothing, each −N subtracts N)."""
-    if not (brutal and modifiers_only):
-        return 0
-    return -sum(PENALTY[card] for card in modifiers)
+    def __str__(self) -> str:
+        return self.name.lower()
 
 
 def has_duplicate(numbers: Sequence[Card]) -> bool:

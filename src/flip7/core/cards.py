@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from enum import Enum, IntEnum
 
-from flip7.errors import CardError
+from flip7.core.errors import CardError
 
 __all__ = [
     "ACTIONS",

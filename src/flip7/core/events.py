@@ -2,7 +2,7 @@
 
 A UI animates them and a log prints them; ``to_json`` gives the wire form.
 
->>> from flip7.cards import Card
+>>> from flip7.core.cards import Card
 >>> Drew(seat=1, card=Card.LUCKY_13, cause="hit").to_json()
 {'type': 'drew', 'seat': 1, 'card': 'L13', 'cause': 'hit'}
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from flip7.cards import Card
+from flip7.core.cards import Card
 
 __all__ = [
     "ActionUsed",

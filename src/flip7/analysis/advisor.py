@@ -11,7 +11,7 @@ whose decision it is and the draw pile's *composition*) and reports, for one pla
 * ``ev_hit``: the expected round score of hitting once and then playing on optimally;
 * the recommendation, ``"hit"`` or ``"stay"``, with a one-line reason.
 
-A situation comes from a :class:`~flip7.game.Game` (:meth:`Situation.from_game` reads only
+A situation comes from a :class:`~flip7.engine.game.Game` (:meth:`Situation.from_game` reads only
 the public view: the draw pile's composition is worked out by counting cards, as anyone at
 the table can), from a record of the game so far (:meth:`Situation.from_record`), or from
 explicit fields (:meth:`Situation.from_fields`).
@@ -36,7 +36,7 @@ explicit fields (:meth:`Situation.from_fields`).
 * ``ev_hit`` with the Modifiers kept: the model tells the Modifiers drawn apart (exact)
   while that takes about 4,096 states or fewer: late in a round, or with few Modifiers left
   in the pile. Otherwise, every set of Modifiers drawn multiplying the states, it counts
-  them, up to two (:class:`~flip7.solver.LineModel`, ``count_modifiers``): the decisions
+  them, up to two (:class:`~flip7.analysis.solver.LineModel`, ``count_modifiers``): the decisions
   depend on the line and on how many Modifiers were drawn, each score is the mean over
   which of the pile's Modifiers they are (every set of that many as likely), and a third
   or later one is left out. Against telling them apart, measured: at most 0.028 points off
@@ -49,7 +49,7 @@ explicit fields (:meth:`Situation.from_fields`).
 * The round ending early (someone else's Flip 7, or Actions that reach this line) is not
   modelled; a Brutal Flip 7 is worth +15 to the line.
 
->>> from flip7.game import Game
+>>> from flip7.engine.game import Game
 >>> game = Game.new(["Ann", "Bob", "Cyd"], explicit=True, dealer=2)
 >>> for code in ["12", "5", "9"]:
 ...     _ = game.draw(code)
@@ -72,13 +72,7 @@ from fractions import Fraction
 from math import comb
 from typing import TYPE_CHECKING, Any
 
-from flip7.cards import Card, deck_counts
-from flip7.decisions import HIT, STAY, DecisionKind
-from flip7.errors import CardError, Flip7Error, GameStateError
-from flip7.game import Game, Status
-from flip7.rules import Rules
-from flip7.scoring import busted_score, has_duplicate, round_score
-from flip7.solver import (
+from flip7.analysis.solver import (
     BUST,
     NUMBER_SLOTS,
     LineModel,
@@ -89,10 +83,17 @@ from flip7.solver import (
     line_key,
     receive,
 )
+from flip7.core.cards import Card, deck_counts
+from flip7.core.decisions import HIT, STAY, DecisionKind
+from flip7.core.errors import CardError, Flip7Error, GameStateError
+from flip7.core.lines import has_duplicate
+from flip7.core.rules import Rules
+from flip7.core.scoring import busted_score, round_score
+from flip7.engine.game import Game, Status
 
 if TYPE_CHECKING:
-    from flip7.record import Record
-    from flip7.view import GameView
+    from flip7.engine.record import Record
+    from flip7.engine.view import GameView
 
 __all__ = ["Advice", "NextCard", "Situation", "advise", "benchmark", "next_card"]
 
@@ -178,7 +179,7 @@ class Situation:
 
     @classmethod
     def from_view(cls, view: GameView, seat: int | None = None) -> Situation:
-        """From what the table sees (a :class:`~flip7.view.GameView`): the draw pile is the
+        """From what the table sees (a :class:`~flip7.engine.view.GameView`): the draw pile is the
         deck less every card in a line, on the discard pile or set aside (card counting)."""
         seen: Counter[Card] = Counter()
         for player in view.players:
@@ -218,7 +219,7 @@ class Situation:
         cls, record: Record | dict[str, Any] | str, seat: int | None = None
     ) -> Situation:
         """From a record of the game so far (RECORD.md), replayed."""
-        from flip7.record import replay_game
+        from flip7.engine.record import replay_game
 
         return cls.from_game(replay_game(record), seat)
 
@@ -501,7 +502,7 @@ class Advice:
 def advise(situation: Situation | Game, seat: int | None = None) -> Advice:
     """Advise one player (by default the one who must decide) whether to hit or stay.
 
-    A :class:`~flip7.game.Game` is read through its public view only (see
+    A :class:`~flip7.engine.game.Game` is read through its public view only (see
     :meth:`Situation.from_game`). The figures are described in the module docstring.
     """
     if isinstance(situation, Game):

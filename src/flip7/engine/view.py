@@ -5,7 +5,7 @@ pile and whose decision it is. It never holds the draw pile's order or the rando
 so it can be sent to any client. The legal options are in the view of the seat that
 must decide, and only there.
 
->>> from flip7.game import Game
+>>> from flip7 import Game
 >>> game = Game.new(["Ann", "Bob", "Cyd"], explicit=True, dealer=2)
 >>> for code in ["5", "L13", "9"]:
 ...     _ = game.draw(code)
@@ -21,18 +21,16 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from flip7.cards import Card
-from flip7.decisions import Decision, DecisionKind, parse_decision
-from flip7.errors import GameStateError
-from flip7.game import Phase, RoundResult, Status
-from flip7.rules import Rules
+from flip7.core.cards import Card
+from flip7.core.decisions import Decision, DecisionKind, parse_decision
+from flip7.core.lines import Status
+from flip7.core.rules import Rules
+from flip7.core.scoring import RoundResult
+from flip7.engine.state import Phase
 
-if TYPE_CHECKING:
-    from flip7.game import Game
-
-__all__ = ["GameView", "SeatView", "view_of"]
+__all__ = ["GameView", "SeatView"]
 
 
 def _cards(codes: list[str]) -> tuple[Card, ...]:
@@ -147,45 +145,3 @@ class GameView:
             over=data["over"],
             winners=tuple(data["winners"]),
         )
-
-
-def view_of(game: Game, viewer: int | None = None) -> GameView:
-    """The view of ``viewer`` (a seat number, or None for a spectator)."""
-    if viewer is not None and not (type(viewer) is int and 0 <= viewer < game.n):
-        raise GameStateError(f"viewer must be a seat from 0 to {game.n - 1} or None")
-    totals = game.totals
-    players = tuple(
-        SeatView(
-            seat=s,
-            name=game.players[s],
-            status=game.status(s),
-            line=game.line(s),
-            modifiers=game.modifiers(s),
-            number_sum=game.number_sum(s),
-            round_score=game.round_score(s),
-            total=totals[s],
-        )
-        for s in range(game.n)
-    )
-    to_decide = game.to_decide
-    return GameView(
-        viewer=viewer,
-        players=players,
-        rules=game.rules,
-        decks=game.decks,
-        round=game.round,
-        dealer=game.dealer,
-        phase=game.phase,
-        draw_pile_size=game.draw_pile_size,
-        discard_pile=game.discard_pile,
-        set_aside=game.set_aside(),
-        to_decide=to_decide,
-        decision_kind=game.decision_kind,
-        pending_card=game.pending_card,
-        legal_decisions=game.legal_decisions() if viewer is not None and viewer == to_decide
-        else (),
-        needs_card=game.needs_card,
-        rounds=game.rounds,
-        over=game.over,
-        winners=game.winners,
-    )

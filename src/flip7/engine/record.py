@@ -1,6 +1,6 @@
 """Game records (``flip7-record/1``, RECORD.md): write, read and replay.
 
->>> from flip7.game import Game
+>>> from flip7.engine.game import Game
 >>> game = Game.new(["Ann", "Bob", "Cyd"], seed=1)
 >>> while not game.over:
 ...     _ = game.apply(game.legal_decisions()[-1])
@@ -12,7 +12,7 @@
 ...         "draws": ["0", "0"], "decisions": []})
 Traceback (most recent call last):
 ...
-flip7.errors.RecordError: draws[1]: card 0 cannot be drawn now: ...
+flip7.core.errors.RecordError: draws[1]: card 0 cannot be drawn now: ...
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flip7.errors import Flip7Error, GameStateError, RecordError, RulesError
-from flip7.events import Event
-from flip7.game import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Game, RoundResult
-from flip7.rules import Rules
-from flip7.view import GameView
+from flip7.core.errors import Flip7Error, GameStateError, RecordError, RulesError
+from flip7.core.events import Event
+from flip7.core.rules import Rules
+from flip7.engine.game import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Game, RoundResult
+from flip7.engine.view import GameView
 
 __all__ = [
     "FORMAT",

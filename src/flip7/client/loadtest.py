@@ -1313,7 +1313,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the load test on its own (``python -m flip7.server.loadtest``)."""
+    """Run the load test on its own (``python -m flip7.client.loadtest``)."""
     parser = argparse.ArgumentParser(prog="flip7 loadtest", description=DESCRIPTION)
     add_arguments(parser)
     return run(parser.parse_args(argv))

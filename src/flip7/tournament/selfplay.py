@@ -18,7 +18,6 @@ the same records, byte for byte.
 
 from __future__ import annotations
 
-import hashlib
 import platform
 import time
 from collections.abc import Iterator, Sequence
@@ -26,47 +25,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from flip7.bots import BOTS, Bot, make_bot
-from flip7.errors import Flip7Error
-from flip7.game import Game
-from flip7.record import Record
-from flip7.rules import Rules
+from flip7.core.errors import Flip7Error
+from flip7.core.rules import Rules
+from flip7.core.seeds import bot_seed, game_seed
+from flip7.engine.game import Game
+from flip7.engine.record import Record
 
 __all__ = [
     "BenchResult",
     "SelfplayGame",
     "SelfplaySummary",
     "bench",
-    "bot_seed",
-    "derive_seed",
-    "game_seed",
     "play_game",
     "selfplay",
     "selfplay_game",
     "summarize",
 ]
-
-
-def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from ``parts``, stable across runs, platforms and Python versions.
-
-    Hashing the parts (rather than, say, ``seed + index``) keeps the games of nearby
-    seeds unrelated: seed 1's second game is not seed 2's first.
-
-    >>> derive_seed("game", 7, 1) == derive_seed("game", 7, 1) != derive_seed("game", 7, 2)
-    True
-    """
-    text = "/".join(str(part) for part in ("flip7", *parts))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
-
-
-def game_seed(seed: int, index: int) -> int:
-    """The shuffle seed of game ``index`` (1-based) of a run seeded with ``seed``."""
-    return derive_seed("game", seed, index)
-
-
-def bot_seed(seed: int, index: int, seat: int) -> int:
-    """The seed of the bot at ``seat`` in game ``index`` of a run seeded with ``seed``."""
-    return derive_seed("bot", seed, index, seat)
 
 
 def _check_bot(bot: str) -> None:
