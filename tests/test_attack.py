@@ -124,6 +124,55 @@ def test_floods_come_from_other_addresses_than_the_control_table() -> None:
     assert seen == ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.4"]
 
 
+def test_the_upload_flood_reads_the_servers_limits() -> None:
+    """A client imports nothing of the server: the at-limit record is sized from
+    ``GET /api/limits`` of the server it attacks."""
+    limits = {"max_record_bytes": 40_000, "max_record_draws": 200,
+              "max_record_decisions": 150, "max_record_target_score": 200}  # fmt: skip
+    paths: list[str] = []
+
+    async def main() -> None:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            head = (await reader.readuntil(b"\r\n\r\n")).decode()
+            path = head.split()[1]
+            paths.append(path)
+            body = json.dumps({**limits, "rate_burst": 40}).encode()
+            status = "200 OK" if path == "/api/limits" else "404 Not Found"
+            if path != "/api/limits":
+                body = b'{"detail": {"code": "not_found", "message": "no"}}'
+            writer.write(f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
+                         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                         + body)  # fmt: skip
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        flood = attack._Uploads(
+            {"url": f"http://127.0.0.1:{port}", "addresses": 2, "attack": "uploads"},
+            FloodFigures(),
+        )
+        try:
+            got = await attack.server_limits(flood, flood.addresses[0])
+            assert got == limits
+            big = flood._at_limit(limits)
+            assert len(big) <= limits["max_record_bytes"] * 0.95
+            record = json.loads(big)
+            assert len(record["decisions"]) <= limits["max_record_decisions"]
+            assert len(record["draws"]) <= limits["max_record_draws"]
+            flood.url = flood.url + "/old"  # a server without the endpoint: a note, no limits
+            flood._clients.clear()
+            assert await attack.server_limits(flood, flood.addresses[0]) is None
+            assert any("/api/limits" in note for note in flood.figures.notes)
+        finally:
+            await flood.close()
+            server.close()
+            await server.wait_closed()
+
+    asyncio.run(main())
+    assert paths == ["/api/limits", "/old/api/limits"]
+
+
 def test_a_short_real_run(capsys: pytest.CaptureFixture[str]) -> None:
     """A baseline and a small frame flood of 2 s each against one `flip7 serve` (--url: one
     server start instead of two keeps the test short)."""

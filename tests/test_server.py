@@ -82,9 +82,29 @@ def test_health_bots_rules_and_schemas(tmp_path: Path) -> None:
         schema = client.get("/api/protocol").json()
         assert schema["version"] == 1
         assert "Move" in json.dumps(schema["client_to_server"])
+        # On the wire a decision is a string (parsed into a Decision by the server).
+        move = schema["client_to_server"]["$defs"]["Move"]["properties"]["decision"]
+        assert move["type"] == "string" and move["maxLength"] == 64
         paths = client.get("/openapi.json").json()["paths"]
         assert "/api/tables/{table_id}/join" in paths and "/api/replays" in paths
         assert client.get("/").status_code == 200
+
+
+def test_limits_are_the_servers_own(tmp_path: Path) -> None:
+    from flip7.server.settings import LIMITS, Settings
+
+    with app_client(tmp_path / "db.sqlite", max_record_bytes=1234, tables_burst=3) as client:
+        limits = client.get("/api/limits").json()
+        assert set(limits) <= set(LIMITS)
+        assert limits["max_record_bytes"] == 1234 and limits["tables_burst"] == 3
+        defaults = Settings()
+        for name in ("max_record_draws", "max_record_decisions", "max_record_target_score",
+                     "max_message_bytes", "uploads_per_minute"):
+            assert limits[name] == getattr(defaults, name)
+        # The server-wide capacity and the workers' budgets are not told.
+        assert not {"max_tables", "max_connections", "bot_workers", "lease_seconds"} & set(
+            limits)
+        assert "/api/limits" in client.get("/openapi.json").json()["paths"]
 
 
 def test_lobby_flow_and_its_errors(tmp_path: Path) -> None:
@@ -232,10 +252,22 @@ def test_retries_are_applied_once_and_stale_versions_are_refused(tmp_path: Path)
         other = next(p for p in players if p is not nxt)
         wrong = other.move("hit")
         assert wrong["code"] == "not_your_turn" and "decision" in wrong["message"]
-        illegal = nxt.move("steal 1 5")
+        illegal = nxt.move("steal 1 5", move_id="illegal-1")
         assert illegal["code"] == "illegal_move" and legal[0] in illegal["message"]
-        garbage = nxt.move("fly away")
-        assert garbage["code"] == "illegal_move"
+        # The engine's one message: what was refused, who must decide what, the options.
+        assert illegal["message"].startswith("'steal 1 5' is not a legal option now (seat ")
+        assert "; the options are " in illegal["message"]
+        assert illegal["id"] == "illegal-1" and illegal["table"]["version"] == now
+        # A decision that does not parse is refused at the edge (the protocol), with the
+        # parser's message, the move's id and the table.
+        garbage = nxt.move("fly away", move_id="garbage-1")
+        assert garbage["code"] == "illegal_move" and garbage["id"] == "garbage-1"
+        assert garbage["message"].startswith("unknown decision 'fly away'")
+        assert garbage["table"]["version"] == now
+        card = nxt.move("steal 1 XX")
+        assert card["code"] == "illegal_move" and "unknown card code 'XX'" in card["message"]
+        # Not the mover's turn is said before legality, as ever.
+        assert other.move("steal 1 5")["code"] == "not_your_turn"
         assert nxt.state["version"] == now  # nothing applied
 
 

@@ -73,7 +73,6 @@ from math import comb
 from typing import TYPE_CHECKING, Any
 
 from flip7.analysis.solver import (
-    BUST,
     NUMBER_SLOTS,
     LineModel,
     LineRules,
@@ -86,16 +85,16 @@ from flip7.analysis.solver import (
 from flip7.core.cards import Card, deck_counts
 from flip7.core.decisions import HIT, STAY, DecisionKind
 from flip7.core.errors import CardError, Flip7Error, GameStateError
-from flip7.core.lines import has_duplicate
-from flip7.core.rules import Rules
-from flip7.core.scoring import busted_score, round_score
+from flip7.core.lines import busting_draws, has_duplicate, must_hit
+from flip7.core.rules import Rules, decks_problem
+from flip7.core.scoring import line_score
 from flip7.engine.game import Game, Status
 
 if TYPE_CHECKING:
     from flip7.engine.record import Record
     from flip7.engine.view import GameView
 
-__all__ = ["Advice", "NextCard", "Situation", "advise", "benchmark", "next_card"]
+__all__ = ["Advice", "NextCard", "Situation", "advise", "benchmark", "bust_risk", "next_card"]
 
 # With the Modifiers kept (§7.3), the model tells the Modifiers drawn apart while that takes
 # at most about this many states, and otherwise counts them, up to two (the module
@@ -251,8 +250,9 @@ class Situation:
         >>> sum(situation.pile), situation.numbers[0], situation.modifiers[0]
         (102, (Card.FIVE, Card.NINE), (Card.DIVIDE_2,))
         """
-        if decks not in (1, 2):
-            raise GameStateError(f"decks must be 1 or 2, got {decks!r}")
+        problem = decks_problem(decks)
+        if problem is not None:
+            raise GameStateError(problem)
         parsed = [_parse(line, f"seat {s}'s line") for s, line in enumerate(lines)]
         if any(card.is_action for line in parsed for card in line):
             raise GameStateError("Action cards never stay in a line")
@@ -316,25 +316,11 @@ class Situation:
     def stay_score(self) -> int:
         """The advised line's round score if the round ended now (§8, §10)."""
         numbers, modifiers = self.numbers[self.seat], self.modifiers[self.seat]
-        if has_duplicate(numbers):
-            return busted_score(
-                modifiers,
-                brutal=self.rules.brutal,
-                modifiers_only=self.rules.brutal_busted_scoring == "modifiers_only",
-            )
-        return round_score(numbers, modifiers, flip7=False, brutal=self.rules.brutal)
+        return line_score(numbers, modifiers, self.rules, busted=has_duplicate(numbers))
 
     def must_hit(self) -> str | None:
         """Why the player may not Stay (The Zero, §4.3.3; an empty line, §3.2.3), or None."""
-        if Card.ZERO in self.numbers[self.seat]:
-            return "The Zero in the line forces a hit"
-        if (
-            not self.numbers[self.seat]
-            and not self.modifiers[self.seat]
-            and not self.rules.can_stay_with_empty_line
-        ):
-            return "an empty line cannot stay"
-        return None
+        return must_hit(self.numbers[self.seat], self.modifiers[self.seat], self.rules)
 
     @classmethod
     def from_json(cls, data: Any) -> Situation:
@@ -429,6 +415,8 @@ class NextCard:
 
 def next_card(situation: Situation) -> NextCard:
     """The one-card figures: what the next card does to the advised line (exact, §4–§5).
+    ``p_bust`` is *the* bust risk: the share of the cards the next draw can be that are
+    Number cards the line cannot hold (:func:`flip7.core.lines.busting_draws`).
 
     >>> s = Situation.from_fields([["12", "11"], []], seat=0, pile=["12", "5", "JOM", "L13"])
     >>> odds = next_card(s)
@@ -440,20 +428,36 @@ def next_card(situation: Situation) -> NextCard:
     if not size:
         zero = Fraction(0)
         return NextCard(0, zero, zero, zero)
-    key = line_key(situation.numbers[situation.seat])
+    line = situation.numbers[situation.seat]
+    busting = busting_draws(line)
+    key = line_key(line)
     distinct = situation.rules.lucky13_pair_flip7_count == 1
-    bust = flip = numbers = 0
+    bust = sum(counts[card] for card in busting)
+    flip = numbers = 0
     for slot in range(NUMBER_SLOTS):
         k = counts[slot]
         if not k:
             continue
         numbers += k
-        new = receive(key, slot)
-        if new == BUST:
-            bust += k
-        elif flip7_reached(new, distinct=distinct):
+        if slot not in busting and flip7_reached(receive(key, slot), distinct=distinct):
             flip += k
     return NextCard(size, Fraction(bust, size), Fraction(flip, size), Fraction(numbers, size))
+
+
+def bust_risk(table: Game | GameView, seat: int | None = None) -> Fraction:
+    """The chance that the next card busts ``seat``'s line (by default the player who must
+    decide), from what everyone at the table sees: :func:`next_card`'s ``p_bust``. The
+    terminal game and the web app show this figure.
+
+    >>> from flip7.engine.game import Game
+    >>> game = Game.new(3, explicit=True, dealer=2)
+    >>> for code in ["12", "5", "9"]:
+    ...     _ = game.draw(code)
+    >>> bust_risk(game)                                   # seat 0 on a 12: 11 of 105 cards
+    Fraction(11, 105)
+    """
+    view = table.view(None) if isinstance(table, Game) else table
+    return next_card(Situation.from_view(view, seat)).p_bust
 
 
 # ---------------------------------------------------------------------------- advice
@@ -522,7 +526,7 @@ def advise(situation: Situation | Game, seat: int | None = None) -> Advice:
         flip7_distinct=rules.lucky13_pair_flip7_count == 1,
         can_stay_empty=rules.can_stay_with_empty_line,
         brutal=rules.brutal,
-        busted_modifiers_count=rules.brutal_busted_scoring == "modifiers_only",
+        busted_modifiers_count=rules.busted_modifiers_count,
         divides=own_mods.count(Card.DIVIDE_2),
         penalty=sum(card.penalty for card in own_mods),
     )

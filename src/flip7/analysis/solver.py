@@ -60,6 +60,7 @@ from typing import Any
 
 from flip7.core.cards import VALUE, Card
 from flip7.core.errors import Flip7Error
+from flip7.core.scoring import FLIP7_BONUS
 
 __all__ = [
     "BUST",
@@ -104,7 +105,6 @@ LINE_BITS = 17
 LINE_MASK = (1 << LINE_BITS) - 1
 BUST = -1
 U7_LINE = (1 << _SEVEN) | _U7_FLAG
-FLIP7_BONUS = 15
 
 
 def _add(key: int, slot: int) -> int:
@@ -629,7 +629,7 @@ class LineModel:
                 elif kind == 2:
                     nk = upper | new
                     acc += c * (score_cache.get(nk) or scores(nk))[1]
-                else:
+                else:  # a wipe: after_wipe(key), inline as this runs once per state
                     saved = counts[:]
                     saved_total = total
                     nk = wiped(key)
@@ -647,51 +647,21 @@ class LineModel:
                     total += 1
             return acc / total
 
-        def zero_value(key: int) -> float:
-            """A line holding The Zero hits until Flip 7, a bust or a wipe: no decision to
-            make, so the sets of cards that complete it are counted instead of walked."""
+        def after_wipe(key: int) -> float:
+            """The value after an Unlucky 7 wipes ``key``'s line (§4.4), the pile then restored."""
             nonlocal total
-            line = key & LINE_MASK
-            need = 7 - _count(line)
-            e = [1.0] + [0.0] * need  # e[i]: sum over safe sets of i cards of their copies
-            t = [0.0] * (need + 1)  # the same, weighted by the set's sum
-            for slot in range(13):
-                c = counts[slot]
-                if c and slot != _THIRTEEN and not line >> slot & 1:
-                    for i in range(need, 0, -1):
-                        t[i] += c * (t[i - 1] + slot * e[i - 1])
-                        e[i] += c * e[i - 1]
-            regular, lucky = counts[_THIRTEEN], counts[_L13]
-            if regular or lucky:
-                e2 = [0.0] * (need + 1)
-                t2 = [0.0] * (need + 1)
-                for r, k, _ in _thirteen_options(line):
-                    a = r + k
-                    w = _falling(regular, r) * _falling(lucky, k) / (2 if k == 2 else 1)
-                    if not w:
-                        continue
-                    for i in range(a, need + 1):
-                        e2[i] += w * e[i - a]
-                        t2[i] += w * (t[i - a] + 13 * a * e[i - a])
-                e, t = e2, t2
-            n = total
-            orders = 1.0  # i! / (n)_i, built up as i grows
-            wipes = counts[_U7]
-            wipe_value: float | None = None
-            acc = 0.0
-            for i in range(need):
-                if wipes and e[i]:
-                    if wipe_value is None:
-                        saved = counts[:]
-                        nk = wiped(key)
-                        total = sum(counts)
-                        wipe_value = value(nk)
-                        counts[:] = saved
-                        total = n
-                    acc += orders * e[i] * wipes / (n - i) * wipe_value
-                orders *= (i + 1) / (n - i) if n > i else 0.0
-            flip_base = (score_cache.get(key) or scores(key))[1]
-            return acc + orders * (e[need] * flip_base + t[need])
+            saved = counts[:]
+            saved_total = total
+            nk = wiped(key)
+            total = sum(counts)
+            result = value(nk)
+            counts[:] = saved
+            total = saved_total
+            return result
+
+        def zero_value(key: int) -> float:
+            """The value of a root line holding The Zero, in closed form (§4.3)."""
+            return self._zero_value(key, counts, total, lambda: after_wipe(key))
 
         def value(key: int) -> float:
             found = memo.get(key)
@@ -754,10 +724,17 @@ class LineModel:
     # safe cards (neither a bust nor a wipe) and their values' sum; with those, a five-card
     # line whose scores are its number sum less a penalty has the values of its six-card
     # children in closed form (the next safe card is Flip 7), worked out in place.
+    #
+    # The states split into phases by the Unlucky 7 wipes behind them (§4.4): each phase
+    # has its own pile (:class:`_PhasePile`) and its own recursion (:meth:`_build_phase`),
+    # built when the first wipe into it is drawn. The recursion is closures, not methods,
+    # for speed: it runs once per state, and reads its figures as local cells.
 
     def _optimal(self, root: int) -> tuple[Callable[[int], float], Callable[[int], float]]:
-        """The value and hit-value functions of optimal play from the line ``root`` (put-back
-        wipes): the memo and decisions are the model's."""
+        """The value and hit-value functions of optimal play from ``root``, wipes put back.
+
+        The memo and the decisions are the model's: a second call from the same root reuses
+        them."""
         if self._threshold is not None or root != self._fast_root:
             self._memo.clear()
             self._hits.clear()
@@ -766,426 +743,262 @@ class LineModel:
         self._fast_root = root
         self._shortcut = self._shortcut or self.shortcuts
         memo = self._memo
-        hits = self._hits
+        phases: dict[int, _Phase] = {}
+
+        def phase_of(tag: int) -> _Phase:
+            """The recursion of the states after ``tag`` Unlucky 7 wipes, built once."""
+            found = phases.get(tag)
+            if found is None:
+                found = phases[tag] = self._build_phase(tag, root, phase_of)
+            return found
+
+        value0, hit0, start_safe, start_worth = phase_of(0)
+        start_sum = _line_sum(root & LINE_MASK)
+
+        def root_value(key: int) -> float:
+            """The expected round score of state ``key``, played on optimally."""
+            found = memo.get(key)
+            return value0(key, start_sum, start_safe, start_worth) if found is None else found
+
+        def root_hit(key: int) -> float:
+            """The expected round score of hitting at state ``key``, then playing optimally."""
+            return hit0(key, start_sum, start_safe, start_worth)
+
+        return root_value, root_hit
+
+    def _phase_pile(self, tag: int, root_line: int) -> _PhasePile:
+        """The cards the phase after ``tag`` Unlucky 7 wipes draws from (§4.4, put back)."""
+        if tag:  # Modifiers are neutral after a wipe (see _frozen)
+            pile = self._frozen(tag)[:NUMBER_SLOTS]
+            start = U7_LINE
+            mods: list[int] = []
+            divides, penalty = 0, 0
+        else:
+            pile = self._base[:NUMBER_SLOTS]
+            start = root_line
+            mods = self._base[NUMBER_SLOTS:]
+            divides, penalty = self.rules.divides, self.rules.penalty
+        plus = [c + h for c, h in zip(pile, _held(start), strict=True)]
+        return _PhasePile(
+            start=start,
+            plus=plus,
+            regular=tuple((v, 1 << v, plus[v]) for v in range(_THIRTEEN) if plus[v]),
+            c13=plus[_THIRTEEN],
+            c15=plus[_L13],
+            wipes=pile[_U7],
+            numbers=sum(plus),
+            mods=mods,
+            divides=divides,
+            penalty=penalty,
+        )
+
+    def _build_phase(self, tag: int, root: int, phase_of: Callable[[int], _Phase]) -> _Phase:
+        """The optimum's recursion over the states after ``tag`` Unlucky 7 wipes (§4.4).
+
+        Returns its value and hit functions (each takes a state's key, number sum, safe cards
+        and their values' sum) and those figures of the line the phase starts from. The
+        value of a state asks the hit value, which asks the values of the lines one card
+        on: the two are closures over this phase's figures, which they read as local cells.
+        """
+        pile = self._phase_pile(tag, root & LINE_MASK)
+        memo, hits = self._memo, self._hits
         rules = self.rules
-        zero_forces = rules.the_zero
-        distinct = rules.flip7_distinct
-        keep = self.keep_modifiers
-        cap = self.count_modifiers if self.count_modifiers is not None else 0
-        brutal = rules.brutal
-        bust_penalty = brutal and rules.busted_modifiers_count
+        zero_forces, distinct = rules.the_zero, rules.flip7_distinct
         forced_of = self.forced
-        closed = not distinct and not keep and self.closed_forms
+        regular, c13, c15 = pile.regular, pile.c13, pile.c15
+        wipes, numbers, plus = pile.wipes, pile.numbers, pile.plus
+        # The Modifiers of the model: by kind (``extra``, states keyed by what was drawn),
+        # or by how many were drawn (``counted``, mean scores, see _mean_scores).
+        mods_total = sum(pile.mods)
+        counted = bool(mods_total) and self.count_modifiers is not None
+        extra = (
+            tuple((i, 1 << (_MODS_SHIFT + 2 * i), c) for i, c in enumerate(pile.mods) if c)
+            if not counted
+            else ()
+        )
+        scores, plain = _phase_scores(pile, rules, counted, self.count_modifiers or 0)
+        wiped, all_wipes = _wipe_value(memo, tag, wipes, phase_of)
+        # Scores linear from ``above`` (the number sum less the penalty): the five-card
+        # lines' children in closed form, and the lines where staying provably wins pruned.
+        prunable = self.shortcuts and not mods_total and not pile.divides
+        linear = prunable and not distinct
+        above = -(10**9) if rules.brutal else pile.penalty
+        five_card_hit = _five_card_hit(pile, zero_forces, wiped, all_wipes)
+        stay_wins = _stay_wins(pile.penalty, wipes, wiped)
+        # A root holding The Zero is counted in closed form (why only the root: see _search).
+        closed = not distinct and not self.keep_modifiers and self.closed_forms
         root_mods = bool(rules.divides or rules.penalty)
+        zero_value = self._zero_value
         values_mask = _VALUES_MASK
         bit13 = 1 << _THIRTEEN
         pair_step = 2 << _C13_SHIFT
         lucky_alone = bit13 | (1 << _C13_SHIFT)
         one_more = 1 << _MODS_SHIFT
         nan = float("nan")
-        root_line = root & LINE_MASK
-        phases: dict[int, _Phase] = {}
 
-        def phase(tag: int) -> _Phase:
-            """The value and hit functions of the states with ``tag`` wipes behind them (each
-            takes a state's key, number sum, safe cards and their values' sum), and those
-            figures of the line they start from."""
-            found = phases.get(tag)
-            if found is not None:
-                return found
-            if tag:  # Modifiers are neutral after a wipe (see _frozen)
-                pile = self._frozen(tag)[:NUMBER_SLOTS]
-                start = U7_LINE
-                mods: list[int] = []
-            else:
-                pile = self._base[:NUMBER_SLOTS]
-                start = root_line
-                mods = self._base[NUMBER_SLOTS:]
-            plus = [c + h for c, h in zip(pile, _held(start), strict=True)]
-            regular = tuple((v, 1 << v, plus[v]) for v in range(_THIRTEEN) if plus[v])
-            c13, c15 = plus[_THIRTEEN], plus[_L13]
-            wipes = pile[_U7]
-            numbers = sum(plus)
-            mods_total = sum(mods)
-            divides, penalty = (0, 0) if tag else (rules.divides, rules.penalty)
-            # The Modifiers of the model: by kind (``extra``, states keyed by what was drawn),
-            # or by how many were drawn (``by_count``, their mean scores; up to ``cap``).
-            counted = bool(mods_total) and self.count_modifiers is not None
-            extra = (
-                tuple((i, 1 << (_MODS_SHIFT + 2 * i), c) for i, c in enumerate(mods) if c)
-                if not counted
-                else ()
-            )
-            by_count = (
-                _mean_scores(mods, divides, penalty, brutal, bust_penalty, cap) if counted else []
-            )
-            by_code: dict[int, list[float]] = {}
-            left_of: dict[int, int] = {}  # the model's Modifiers left in the pile, by code
-            after_wipe: list[float] = []
-            # Scores linear from ``above`` (the number sum less the penalty): the five-card
-            # lines' children in closed form.
-            linear = self.shortcuts and not distinct and not mods_total and not divides
-            above = -(10**9) if brutal else penalty
-            prunable = self.shortcuts and not mods_total and not divides
+        def hit(
+            key: int, line: int, s: int, safe: int, worth: int, n: int, f: list[float], left: int
+        ) -> float:
+            """The expected round score of taking one more card at state ``key``.
 
-            def score_table(code: int) -> list[float]:
-                """Round score by number sum with the Modifiers of ``code`` drawn; then the
-                bust score."""
-                table, drawn = _score_table(code, divides, penalty, brutal, bust_penalty)
-                left_of[code] = mods_total - drawn
-                by_code[code] = table
-                return table
-
-            plain = score_table(0) if not mods_total else []  # the one score table
-            squares = sum(c * c for _, _, c in regular)  # for six(): see there
-            squares_worth = sum(c * c * v for v, _, c in regular)
-
-            def wiped() -> float:
-                """The value after a wipe (the first call works it out)."""
-                if not after_wipe:
-                    then, _, safe, worth = phase(tag + 1)
-                    key = (tag + 1) << _TAG_SHIFT | U7_LINE
-                    found = memo.get(key)
-                    after_wipe.append(then(key, _SEVEN, safe, worth) if found is None else found)
-                    all_wipes.append(wipes * after_wipe[0])
-                return after_wipe[0]
-
-            all_wipes: list[float] = []  # the wipes times the value after one
-
-            def scores(key: int, n: int) -> tuple[list[float], int]:
-                """The score table of state ``key`` (``n`` cards), and its cards left."""
-                code = key >> _MODS_SHIFT & _MODS_MASK
-                if counted:
-                    return by_count[code], numbers - n + (mods_total - code if code < cap else 0)
-                f = by_code.get(code) or score_table(code)
-                return f, numbers - n + left_of[code]
-
-            def hit(
-                key: int,
-                line: int,
-                s: int,
-                safe: int,
-                worth: int,
-                n: int,
-                f: list[float],
-                left: int,
-            ) -> float:
-                """The hit value of state ``key`` (line ``line``, number sum ``s``, ``safe``
-                safe cards worth ``worth`` in all, ``n`` cards, scores ``f``, ``left`` cards
-                of the model left)."""
-                acc = 0.0
-                flips = ((line & values_mask).bit_count() if distinct else n) >= 6
-                bust = f[_BUST_AT]
-                if linear and n == 5 and s >= above:
-                    return six(line, s, safe, worth, left, bust)
-                for v, bit, c in regular:
-                    if line & bit:
-                        if bust:
-                            acc += (c - (0 if v == _SEVEN and line & _U7_FLAG else 1)) * bust
-                    elif flips:
-                        acc += c * (f[s + v] + FLIP7_BONUS)
-                    else:
-                        nk = key | bit
-                        x = memo.get(nk)
-                        acc += c * (value(nk, s + v, safe - c, worth - c * v) if x is None else x)
-                pair_flips = not distinct and n >= 6
-                code13 = line >> _C13_SHIFT & 3
-                if c13:
-                    if not line & bit13:
-                        if flips:
-                            acc += c13 * (f[s + _THIRTEEN] + FLIP7_BONUS)
-                        else:
-                            nk = key | bit13
-                            x = memo.get(nk)
-                            if x is None:
-                                x = value(nk, s + _THIRTEEN, safe - c13, worth - 13 * c13)
-                            acc += c13 * x
-                    elif code13 == 1:  # Lucky 13, then a regular 13: a pair
-                        if pair_flips:
-                            acc += c13 * (f[s + _THIRTEEN] + FLIP7_BONUS)
-                        else:
-                            nk = key ^ (3 << _C13_SHIFT)
-                            x = memo.get(nk)
-                            if x is None:
-                                gone = c13 + c15 - 1
-                                x = value(nk, s + _THIRTEEN, safe - gone, worth - 13 * gone)
-                            acc += c13 * x
-                    elif bust:
-                        acc += (c13 - (0 if code13 == 3 else 1)) * bust
-                if wipes:
-                    acc += all_wipes[0] if all_wipes else wipes * wiped()
-                if c15:
-                    if not line & bit13:
-                        if flips:
-                            acc += c15 * (f[s + _THIRTEEN] + FLIP7_BONUS)
-                        else:
-                            nk = key | lucky_alone
-                            x = memo.get(nk)
-                            if x is None:
-                                x = value(nk, s + _THIRTEEN, safe - 1, worth - 13)
-                            acc += c15 * x
-                    elif code13 < 2:  # a pair: Lucky 13 with a regular 13 or a Lucky 13
-                        c = c15 - code13
-                        if c:
-                            if pair_flips:
-                                acc += c * (f[s + _THIRTEEN] + FLIP7_BONUS)
-                            else:
-                                nk = key | pair_step
-                                x = memo.get(nk)
-                                if x is None:
-                                    gone = c + (c13 if code13 else 0)
-                                    x = value(nk, s + _THIRTEEN, safe - gone, worth - 13 * gone)
-                                acc += c * x
-                    elif bust:
-                        acc += (c15 - code13 + 1) * bust
-                c = left - numbers + n  # the model's Modifiers left
-                if c:
-                    if counted:  # one more drawn, whichever
-                        nk = key + one_more
-                        x = memo.get(nk)
-                        acc += c * (value(nk, s, safe, worth) if x is None else x)
-                    else:  # a Modifier joins the line
-                        code = key >> _MODS_SHIFT & _MODS_MASK
-                        for i, step, total in extra:
-                            c = total - (code >> (2 * i) & 3)
-                            if c:
-                                nk = key + step
-                                x = memo.get(nk)
-                                acc += c * (value(nk, s, safe, worth) if x is None else x)
-                return acc / left
-
-            def six(line: int, s: int, safe: int, worth: int, left: int, bust: float) -> float:
-                """The hit value of a five-card line (no Modifiers in the model, scores linear
-                from ``s``): each child line has six cards, and its hit value is (its safe
-                cards, each Flip 7 at its number sum plus the card's value less the penalty
-                plus 15, its wipes, and its busts) over its cards left.
-
-                A child's hit value less its stay score falls as the card's value and the
-                copies it takes out of the safe cards rise: once a child with one copy out
-                would stay, so do all the children of higher values, and they are added up at
-                once (their number sums less the penalty)."""
-                rest = left - 1
-                if wipes and not all_wipes:
-                    wiped()
-                w = all_wipes[0] if wipes else 0.0
-                here = (w + bust * (left - safe - wipes)) / left  # this line's wipes and busts
-                zero = zero_forces and line & 1
-                if not rest:  # each child is scored as it stands: a line with The Zero, 0
-                    if zero:
-                        return here
-                    as_they_stand = (s - penalty) * safe + worth
-                    if zero_forces and plus[0]:
-                        as_they_stand -= plus[0] * (s - penalty)
-                    return as_they_stand / left + here
-                base = FLIP7_BONUS - penalty
-                ends = not zero and s + base > bust  # (then the fall holds)
-                more = w + bust * (rest - safe - wipes)  # a child's wipes and busts, but some
-                if zero:
-                    # Every child must hit: sum the children at once. A child of a card worth
-                    # v with a copies, of which g leave the safe cards, has (its hit value
-                    # times ``rest``) k + v * safe - g * (s + base + 2v - bust), where
-                    # k = (s + base) * safe + worth + more; so the children add up to
-                    # k * safe + safe * worth - (s + base - bust) * Σ a g - 2 Σ a g v.
-                    # For a regular value a = g: the squares of the counts not in the line.
-                    ag, agv = squares, squares_worth
-                    held = line & _REGULAR_VALUES
-                    while held:
-                        low = held & -held
-                        v = low.bit_length() - 1
-                        c = plus[v]
-                        ag -= c * c
-                        agv -= c * c * v
-                        held ^= low
-                    code13 = line >> _C13_SHIFT & 3 if line & bit13 else -1
-                    for a, gone in (
-                        (c13 if code13 in (-1, 1) else 0,
-                         c13 if code13 < 0 else c13 + c15 - 1),
-                        (c15 - max(code13, 0) if code13 < 2 else 0,
-                         1 if code13 < 0 else c15 - code13 + (c13 if code13 else 0)),
-                    ):  # fmt: skip
-                        ag += a * gone
-                        agv += 13 * a * gone
-                    k = (s + base) * safe + worth + more
-                    total = k * safe + safe * worth - (s + base - bust) * ag - 2 * agv
-                    return total / rest / left + here
-                # Each child's hit value and stay score, times ``rest``.
-                acc = 0.0
-                done = done_worth = 0
-                sb = s + base
-                kept = s - penalty
-                for v, bit, c in regular:
-                    if line & bit:
-                        continue
-                    t = sb + v
-                    if v or not zero_forces:
-                        stay = (kept + v) * rest
-                        if ends and t * (safe - 1) + worth - v + more + bust <= stay:
-                            break  # this child and every later one stays
-                        h = t * (safe - c) + worth - c * v + more + bust * c
-                        acc += c * (h if h > stay else stay)
-                    else:  # the child holds The Zero: it must hit
-                        acc += c * (t * (safe - c) + worth + more + bust * c)
-                    done += c
-                    done_worth += c * v
-                else:
-                    code13 = line >> _C13_SHIFT & 3 if line & bit13 else -1
-                    for c, gone in (
-                        (c13 if code13 in (-1, 1) else 0,
-                         c13 if code13 < 0 else c13 + c15 - 1),
-                        (c15 - max(code13, 0) if code13 < 2 else 0,
-                         1 if code13 < 0 else c15 - code13 + (c13 if code13 else 0)),
-                    ):  # fmt: skip
-                        if c:
-                            t = sb + _THIRTEEN
-                            h = t * (safe - gone) + worth - 13 * gone + more + bust * gone
-                            stay = (kept + _THIRTEEN) * rest
-                            acc += c * (h if h > stay else stay)
-                            done += c
-                            done_worth += 13 * c
-                acc = acc / rest + kept * (safe - done) + worth - done_worth
-                return acc / left + here
-
-            def stays(s: int, safe: int, worth: int, n: int, left: int) -> bool:
-                """Whether staying provably beats hitting at a line with number sum ``s``,
-                ``safe`` safe cards worth ``worth``, ``n`` cards and ``left`` cards left (scores
-                linear from ``s``: the number sum less the penalty).
-
-                Let Y be the score of the line while it lives (0 once it busts or is wiped).
-                One more card makes E[Y] ((s - penalty) * safe + worth) / left, no more than
-                Y now while worth <= (s - penalty) * (left - safe); and that holds on every
-                later line too (the sum rises, the cards that do not take fall, so do their
-                values). So, whatever the play after a hit, E[Y at the end] is at most E[Y]
-                after the one card, and the round scores at most Y, plus 15 for Flip 7, plus
-                the value after a wipe for a wipe: Flip 7 needs the next 7 - n cards safe,
-                each at most (safe - i) / (left - i) likely, and a wipe comes with each of
-                the next cards at most wipes / (left - i) likely."""
-                y = s - penalty
-                if worth > y * (left - safe):
-                    return False
-                bound = (y * safe + worth) / left
-                if bound >= y:
-                    return False
-                chance = 1.0
-                for i in range(7 - n):
-                    if safe <= i:
-                        chance = 0.0
-                        break
-                    chance *= (safe - i) / (left - i)
-                bound += FLIP7_BONUS * chance
-                if wipes:
-                    after = wiped()
-                    if after > 0:
-                        draws = min(8 - n, left)  # sum of wipes / (left - i), i < draws
-                        bound += after * wipes * draws / (left - draws + 1)
-                return bound < y - 1e-9 * (1 + abs(y))
-
-            def value(key: int, s: int, safe: int, worth: int) -> float:
-                """The value of state ``key`` (not in the memo yet: its callers look first),
-                its line's number sum ``s``, safe cards ``safe`` worth ``worth`` in all."""
-                line = key & LINE_MASK
-                n = (line & values_mask).bit_count() + (line >> 16 & 1)
-                if plain:
-                    f = plain
-                    left = numbers - n
-                else:
-                    f, left = scores(key, n)
-                if zero_forces and line & 1:
-                    if key == root and closed and (tag or not root_mods):
-                        result = zero_value(key, plus, left, wiped)
-                        memo[key] = result
-                        return result
-                    stay = 0.0
-                    forced = True
-                else:
-                    stay = float(f[s])
-                    forced = not line and forced_of(key)
-                if not left:  # nothing left to draw: the round is scored as it stands
-                    memo[key] = stay
-                    return stay
-                if (
-                    prunable
-                    and not forced
-                    and key != root
-                    and s >= above
-                    and stays(s, safe, worth, n, left)
-                ):
-                    hits[key] = False
-                    memo[key] = stay
-                    return stay
-                h = hit(key, line, s, safe, worth, n, f, left)
-                if forced:
-                    result = h
-                elif h > stay:
-                    hits[key] = True
-                    result = h
-                else:
-                    hits[key] = False
-                    result = stay
-                memo[key] = result
-                return result
-
-            def hit_at(key: int, s: int, safe: int, worth: int) -> float:
-                line = key & LINE_MASK
-                n = (line & values_mask).bit_count() + (line >> 16 & 1)
-                f, left = scores(key, n)
-                return hit(key, line, s, safe, worth, n, f, left) if left else nan
-
-            safe, worth = _safe_cards(start, plus)
-            out = (value, hit_at, safe, worth)
-            phases[tag] = out
-            return out
-
-        def zero_value(key: int, plus: list[int], n: int, wiped: Callable[[], float]) -> float:
-            """A line holding The Zero hits until Flip 7, a bust or a wipe: no decision to
-            make, so the sets of cards that complete it are counted instead of walked."""
-            line = key & LINE_MASK
-            counts = [p - h for p, h in zip(plus, _held(line), strict=True)]
-            need = 7 - _count(line)
-            e = [1.0] + [0.0] * need  # e[i]: sum over safe sets of i cards of their copies
-            t = [0.0] * (need + 1)  # the same, weighted by the set's sum
-            for slot in range(13):
-                c = counts[slot]
-                if c and slot != _THIRTEEN and not line >> slot & 1:
-                    for i in range(need, 0, -1):
-                        t[i] += c * (t[i - 1] + slot * e[i - 1])
-                        e[i] += c * e[i - 1]
-            regular, lucky = counts[_THIRTEEN], counts[_L13]
-            if regular or lucky:
-                e2 = [0.0] * (need + 1)
-                t2 = [0.0] * (need + 1)
-                for r, k, _ in _thirteen_options(line):
-                    a = r + k
-                    w = _falling(regular, r) * _falling(lucky, k) / (2 if k == 2 else 1)
-                    if not w:
-                        continue
-                    for i in range(a, need + 1):
-                        e2[i] += w * e[i - a]
-                        t2[i] += w * (t[i - a] + 13 * a * e[i - a])
-                e, t = e2, t2
-            orders = 1.0  # i! / (n)_i, built up as i grows
-            wipes = counts[_U7]
-            wipe_value: float | None = None
+            Its line ``line`` has number sum ``s``, ``safe`` safe cards worth ``worth`` in all
+            and ``n`` cards; ``f`` is its score table and ``left`` the model's cards left."""
+            # The slots are summed in the general recursion's order (0..12, 13, Unlucky 7,
+            # Lucky 13, Modifiers): with every state decided, the floats are the same.
+            bust = f[_BUST_AT]
+            if linear and n == 5 and s >= above:
+                return five_card_hit(line, s, safe, worth, left, bust)
             acc = 0.0
-            for i in range(need):
-                if wipes and e[i]:
-                    if wipe_value is None:
-                        wipe_value = wiped()
-                    acc += orders * e[i] * wipes / (n - i) * wipe_value
-                orders *= (i + 1) / (n - i) if n > i else 0.0
-            flip_base = (self._score_cache.get(key) or self._scores(key))[1]
-            return acc + orders * (e[need] * flip_base + t[need])
+            flips = ((line & values_mask).bit_count() if distinct else n) >= 6
+            for v, bit, c in regular:
+                if line & bit:  # a duplicate busts, a regular 7 after Unlucky 7 too (§4.4.3)
+                    if bust:
+                        acc += (c - (0 if v == _SEVEN and line & _U7_FLAG else 1)) * bust
+                elif flips:
+                    acc += c * (f[s + v] + FLIP7_BONUS)
+                else:
+                    nk = key | bit
+                    x = memo.get(nk)
+                    acc += c * (value(nk, s + v, safe - c, worth - c * v) if x is None else x)
+            # The 13s (§4.5): a regular 13 and Lucky 13 pair in either order, a third busts.
+            pair_flips = not distinct and n >= 6
+            code13 = line >> _C13_SHIFT & 3
+            if c13:
+                if not line & bit13:
+                    if flips:
+                        acc += c13 * (f[s + _THIRTEEN] + FLIP7_BONUS)
+                    else:
+                        nk = key | bit13
+                        x = memo.get(nk)
+                        if x is None:
+                            x = value(nk, s + _THIRTEEN, safe - c13, worth - 13 * c13)
+                        acc += c13 * x
+                elif code13 == 1:  # Lucky 13, then a regular 13: a pair
+                    if pair_flips:
+                        acc += c13 * (f[s + _THIRTEEN] + FLIP7_BONUS)
+                    else:
+                        nk = key ^ (3 << _C13_SHIFT)
+                        x = memo.get(nk)
+                        if x is None:
+                            gone = c13 + c15 - 1
+                            x = value(nk, s + _THIRTEEN, safe - gone, worth - 13 * gone)
+                        acc += c13 * x
+                elif bust:
+                    acc += (c13 - (0 if code13 == 3 else 1)) * bust
+            if wipes:
+                acc += all_wipes[0] if all_wipes else wipes * wiped()
+            if c15:
+                if not line & bit13:
+                    if flips:
+                        acc += c15 * (f[s + _THIRTEEN] + FLIP7_BONUS)
+                    else:
+                        nk = key | lucky_alone
+                        x = memo.get(nk)
+                        if x is None:
+                            x = value(nk, s + _THIRTEEN, safe - 1, worth - 13)
+                        acc += c15 * x
+                elif code13 < 2:  # a pair: Lucky 13 with a regular 13 or a Lucky 13
+                    c = c15 - code13
+                    if c:
+                        if pair_flips:
+                            acc += c * (f[s + _THIRTEEN] + FLIP7_BONUS)
+                        else:
+                            nk = key | pair_step
+                            x = memo.get(nk)
+                            if x is None:
+                                gone = c + (c13 if code13 else 0)
+                                x = value(nk, s + _THIRTEEN, safe - gone, worth - 13 * gone)
+                            acc += c * x
+                elif bust:
+                    acc += (c15 - code13 + 1) * bust
+            c = left - numbers + n  # the model's Modifiers left
+            if c:
+                acc = modifier_drawn(acc, key, s, safe, worth, c)
+            return acc / left
 
-        value0, hit0, start_safe, start_worth = phase(0)
-        start_sum = _line_sum(root_line)
+        def modifier_drawn(acc: float, key: int, s: int, safe: int, worth: int, c: int) -> float:
+            """``acc`` plus the ``c`` Modifiers left in the model, each joining the line."""
+            if counted:  # one more drawn, whichever
+                nk = key + one_more
+                x = memo.get(nk)
+                return acc + c * (value(nk, s, safe, worth) if x is None else x)
+            code = key >> _MODS_SHIFT & _MODS_MASK
+            for i, step, total in extra:
+                c = total - (code >> (2 * i) & 3)
+                if c:
+                    nk = key + step
+                    x = memo.get(nk)
+                    acc += c * (value(nk, s, safe, worth) if x is None else x)
+            return acc
 
-        def root_value(key: int) -> float:
-            found = memo.get(key)
-            return value0(key, start_sum, start_safe, start_worth) if found is None else found
+        def value(key: int, s: int, safe: int, worth: int) -> float:
+            """The expected round score of state ``key`` played on optimally: Hit or Stay.
 
-        def root_hit(key: int) -> float:
-            return hit0(key, start_sum, start_safe, start_worth)
+            Its line has number sum ``s`` and ``safe`` safe cards worth ``worth`` in all. The
+            callers look in the memo first, so this is asked once per state."""
+            line = key & LINE_MASK
+            n = (line & values_mask).bit_count() + (line >> 16 & 1)
+            if plain:
+                f = plain
+                left = numbers - n
+            else:
+                f, left = scores(key, n)
+            if zero_forces and line & 1:  # The Zero: it must hit, and stays at 0 (§4.3)
+                if key == root and closed and (tag or not root_mods):
+                    pile_now = [p - h for p, h in zip(plus, _held(line), strict=True)]
+                    result = zero_value(key, pile_now, left, wiped)
+                    memo[key] = result
+                    return result
+                stay = 0.0
+                forced = True
+            else:
+                stay = float(f[s])
+                forced = not line and forced_of(key)
+            if not left:  # nothing left to draw: the round is scored as it stands
+                memo[key] = stay
+                return stay
+            if (
+                prunable
+                and not forced
+                and key != root
+                and s >= above
+                and stay_wins(s, safe, worth, n, left)
+            ):
+                hits[key] = False
+                memo[key] = stay
+                return stay
+            h = hit(key, line, s, safe, worth, n, f, left)
+            if forced:
+                result = h
+            elif h > stay:
+                hits[key] = True
+                result = h
+            else:
+                hits[key] = False
+                result = stay
+            memo[key] = result
+            return result
 
-        return root_value, root_hit
+        def hit_at(key: int, s: int, safe: int, worth: int) -> float:
+            """The hit value of state ``key`` (figures as for ``value``); NaN with no card left."""
+            line = key & LINE_MASK
+            n = (line & values_mask).bit_count() + (line >> 16 & 1)
+            f, left = scores(key, n)
+            return hit(key, line, s, safe, worth, n, f, left) if left else nan
+
+        safe, worth = _safe_cards(pile.start, plus)
+        return value, hit_at, safe, worth
+
+    def _zero_value(
+        self, key: int, pile: Sequence[int], left: int, after_wipe: Callable[[], float]
+    ) -> float:
+        """The expected round score of state ``key``, whose line holds The Zero (§4.3).
+
+        ``pile`` is what it draws from, ``left`` the model's cards left, ``after_wipe`` the
+        value after an Unlucky 7 wipe: see :func:`_zero_line_value`. Both recursions use it,
+        the general one for the pile as it stands, the fast one for a phase's pile."""
+        flip = (self._score_cache.get(key) or self._scores(key))[1]
+        return _zero_line_value(key & LINE_MASK, pile, left, flip, after_wipe)
 
     def outcomes(self, line: int) -> tuple[float, float]:
         """After :meth:`value` from ``line``: the probabilities that the round ends in Flip 7
@@ -1242,6 +1055,298 @@ class LineModel:
 
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+
+
+# ---------------------------------------------------------------------------- the optimum's parts
+#
+# The pieces :meth:`LineModel._build_phase` builds a phase's recursion from. Each factory
+# returns closures over its figures, which the recursion calls once per state or less.
+
+_Scores = Callable[[int, int], tuple[list[float], int]]
+_FiveCardHit = Callable[[int, int, int, int, int, float], float]
+_Stays = Callable[[int, int, int, int, int], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class _PhasePile:
+    """The cards one phase of the optimum draws from: a phase per Unlucky 7 wipe (§4.4).
+
+    A phase is the states with the same number of wipes behind them (put-back model). The
+    first starts from the root's line and pile, each later one from {Unlucky 7} and the pile
+    of :meth:`LineModel._frozen`."""
+
+    start: int  # the line the phase starts from
+    plus: list[int]  # the pile plus the start line's cards: a state's pile is this less its line
+    regular: tuple[tuple[int, int, int], ...]  # (value, its line bit, copies in plus), 0..12
+    c13: int  # regular 13s in plus
+    c15: int  # Lucky 13s in plus
+    wipes: int  # Unlucky 7s in the pile
+    numbers: int  # Number cards in plus
+    mods: list[int]  # the model's Modifiers in the pile (none after a wipe)
+    divides: int  # ÷2 cards in the line before any drawn (none after a wipe, §4.4.1)
+    penalty: int  # the sum of the −N cards in the line, the same way
+
+
+def _phase_scores(
+    pile: _PhasePile, rules: LineRules, counted: bool, cap: int
+) -> tuple[_Scores, list[float]]:
+    """The score tables of a phase's lines (§8, §10) by Modifiers drawn; the one without."""
+    divides, penalty, mods = pile.divides, pile.penalty, pile.mods
+    brutal = rules.brutal
+    bust_penalty = brutal and rules.busted_modifiers_count
+    numbers = pile.numbers
+    mods_total = sum(mods)
+    by_count = _mean_scores(mods, divides, penalty, brutal, bust_penalty, cap) if counted else []
+    by_code: dict[int, list[float]] = {}
+    left_of: dict[int, int] = {}  # the model's Modifiers left in the pile, by code
+
+    def score_table(code: int) -> list[float]:
+        """Round score by number sum with the Modifiers of ``code`` drawn, then bust score."""
+        table, drawn = _score_table(code, divides, penalty, brutal, bust_penalty)
+        left_of[code] = mods_total - drawn
+        by_code[code] = table
+        return table
+
+    plain = score_table(0) if not mods_total else []
+
+    def scores(key: int, n: int) -> tuple[list[float], int]:
+        """The score table of state ``key`` (``n`` cards), and its cards left."""
+        code = key >> _MODS_SHIFT & _MODS_MASK
+        if counted:
+            return by_count[code], numbers - n + (mods_total - code if code < cap else 0)
+        f = by_code.get(code) or score_table(code)
+        return f, numbers - n + left_of[code]
+
+    return scores, plain
+
+
+def _wipe_value(
+    memo: dict[int, float], tag: int, wipes: int, phase: Callable[[int], _Phase]
+) -> tuple[Callable[[], float], list[float]]:
+    """The value right after an Unlucky 7 wipe (§4.4), and the wipes times it once known."""
+    after_wipe: list[float] = []
+    all_wipes: list[float] = []  # the phase's wipes times the value after one, once known
+
+    def wiped() -> float:
+        """The value after a wipe (the first call works it out)."""
+        if not after_wipe:
+            then, _, safe, worth = phase(tag + 1)
+            key = (tag + 1) << _TAG_SHIFT | U7_LINE
+            found = memo.get(key)
+            after_wipe.append(then(key, _SEVEN, safe, worth) if found is None else found)
+            all_wipes.append(wipes * after_wipe[0])
+        return after_wipe[0]
+
+    return wiped, all_wipes
+
+
+def _thirteen_takes(c13: int, c15: int) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+    """The regular 13s and Lucky 13s a line can take without a bust (§4.5), by its 13s.
+
+    Indexed by the 13 code of the key (0..3), or 4 when the line has no 13. Each entry:
+    (copies, how many of the line's safe cards are then no longer safe, the one taken
+    included)."""
+    return (
+        ((0, 0), (c15, c15)),  # a regular 13: Lucky 13 pairs with it
+        ((c13, c13 + c15 - 1), (c15 - 1, c15 - 1 + c13)),  # Lucky 13: either 13 pairs
+        ((0, 0), (0, 0)),  # a pair: a third 13 busts
+        ((0, 0), (0, 0)),  # two Lucky 13s, the same
+        ((c13, c13), (c15, 1)),  # none: either joins (then a second regular 13 busts)
+    )
+
+
+def _five_card_hit(
+    pile: _PhasePile, zero_forces: bool, wiped: Callable[[], float], all_wipes: list[float]
+) -> _FiveCardHit:
+    """The hit value of a five-card line in closed form: each child is one card from Flip 7."""
+    plus, regular, c13, c15 = pile.plus, pile.regular, pile.c13, pile.c15
+    wipes, penalty = pile.wipes, pile.penalty
+    bit13 = 1 << _THIRTEEN
+    takes13 = _thirteen_takes(c13, c15)
+    squares = sum(c * c for _, _, c in regular)  # see children_with_zero
+    squares_worth = sum(c * c * v for v, _, c in regular)
+
+    def five_card_hit(line: int, s: int, safe: int, worth: int, left: int, bust: float) -> float:
+        """The hit value of a five-card line: its six-card children summed in closed form.
+
+        No Modifiers in the model, scores linear from ``s``. Each child's hit value is (its
+        safe cards, each Flip 7 at its number sum plus the card's value less the penalty plus
+        15, its wipes, and its busts) over its cards left.
+
+        A child's hit value less its stay score falls as the card's value and the
+        copies it takes out of the safe cards rise: once a child with one copy out
+        would stay, so do all the children of higher values, and they are added up at
+        once (their number sums less the penalty)."""
+        rest = left - 1
+        if wipes and not all_wipes:
+            wiped()
+        w = all_wipes[0] if wipes else 0.0
+        here = (w + bust * (left - safe - wipes)) / left  # this line's wipes and busts
+        zero = zero_forces and line & 1
+        if not rest:  # each child is scored as it stands: a line with The Zero, 0
+            if zero:
+                return here
+            as_they_stand = (s - penalty) * safe + worth
+            if zero_forces and plus[0]:
+                as_they_stand -= plus[0] * (s - penalty)
+            return as_they_stand / left + here
+        base = FLIP7_BONUS - penalty
+        more = w + bust * (rest - safe - wipes)  # a child's wipes and busts, but some
+        if zero:
+            return children_with_zero(line, s + base, safe, worth, more, bust) / rest / left + here
+        ends = s + base > bust  # (then the fall holds)
+        # Each child's hit value and stay score, times ``rest``.
+        acc = 0.0
+        done = done_worth = 0
+        sb = s + base
+        kept = s - penalty
+        for v, bit, c in regular:
+            if line & bit:
+                continue
+            t = sb + v
+            if v or not zero_forces:
+                stay = (kept + v) * rest
+                if ends and t * (safe - 1) + worth - v + more + bust <= stay:
+                    break  # this child and every later one stays
+                h = t * (safe - c) + worth - c * v + more + bust * c
+                acc += c * (h if h > stay else stay)
+            else:  # the child holds The Zero: it must hit
+                acc += c * (t * (safe - c) + worth + more + bust * c)
+            done += c
+            done_worth += c * v
+        else:
+            for c, gone in takes13[line >> _C13_SHIFT & 3 if line & bit13 else 4]:
+                if c:
+                    t = sb + _THIRTEEN
+                    h = t * (safe - gone) + worth - 13 * gone + more + bust * gone
+                    stay = (kept + _THIRTEEN) * rest
+                    acc += c * (h if h > stay else stay)
+                    done += c
+                    done_worth += 13 * c
+        acc = acc / rest + kept * (safe - done) + worth - done_worth
+        return acc / left + here
+
+    def children_with_zero(
+        line: int, sb: int, safe: int, worth: int, more: float, bust: float
+    ) -> float:
+        """The children of a line holding The Zero, summed: each must hit (§4.3.3).
+
+        Their hit values times the cards they have left; ``sb`` is s + 15 - penalty."""
+        # A child of a card worth v with a copies, of which g leave the safe cards, has (its
+        # hit value times its cards left) k + v * safe - g * (sb + 2v - bust), where
+        # k = sb * safe + worth + more; so the children add up to
+        # k * safe + safe * worth - (sb - bust) * Σ a g - 2 Σ a g v.
+        # For a regular value a = g: the squares of the counts not in the line.
+        ag, agv = squares, squares_worth
+        held = line & _REGULAR_VALUES
+        while held:
+            low = held & -held
+            v = low.bit_length() - 1
+            c = plus[v]
+            ag -= c * c
+            agv -= c * c * v
+            held ^= low
+        for a, gone in takes13[line >> _C13_SHIFT & 3 if line & bit13 else 4]:
+            ag += a * gone
+            agv += 13 * a * gone
+        k = sb * safe + worth + more
+        return k * safe + safe * worth - (sb - bust) * ag - 2 * agv
+
+    return five_card_hit
+
+
+def _stay_wins(penalty: int, wipes: int, wiped: Callable[[], float]) -> _Stays:
+    """Whether staying provably beats hitting at a line, so that its hit is never walked."""
+
+    def stay_wins(s: int, safe: int, worth: int, n: int, left: int) -> bool:
+        """Whether staying provably beats hitting at a line with number sum ``s``,
+        ``safe`` safe cards worth ``worth``, ``n`` cards and ``left`` cards left (scores
+        linear from ``s``: the number sum less the penalty).
+
+        Let Y be the score of the line while it lives (0 once it busts or is wiped).
+        One more card makes E[Y] ((s - penalty) * safe + worth) / left, no more than
+        Y now while worth <= (s - penalty) * (left - safe); and that holds on every
+        later line too (the sum rises, the cards that do not take fall, so do their
+        values). So, whatever the play after a hit, E[Y at the end] is at most E[Y]
+        after the one card, and the round scores at most Y, plus 15 for Flip 7, plus
+        the value after a wipe for a wipe: Flip 7 needs the next 7 - n cards safe,
+        each at most (safe - i) / (left - i) likely, and a wipe comes with each of
+        the next cards at most wipes / (left - i) likely."""
+        y = s - penalty
+        if worth > y * (left - safe):
+            return False
+        bound = (y * safe + worth) / left
+        if bound >= y:
+            return False
+        chance = 1.0
+        for i in range(7 - n):
+            if safe <= i:
+                chance = 0.0
+                break
+            chance *= (safe - i) / (left - i)
+        bound += FLIP7_BONUS * chance
+        if wipes:
+            after = wiped()
+            if after > 0:
+                draws = min(8 - n, left)  # sum of wipes / (left - i), i < draws
+                bound += after * wipes * draws / (left - draws + 1)
+        return bound < y - 1e-9 * (1 + abs(y))
+
+    return stay_wins
+
+
+def _zero_line_value(
+    line: int, pile: Sequence[int], left: int, flip: int, after_wipe: Callable[[], float]
+) -> float:
+    """The expected round score of a line holding The Zero (§4.3), in closed form.
+
+    It must hit until Flip 7 (scored ``flip`` plus the cards' values, §5), a bust (0) or an
+    Unlucky 7 wipe (``after_wipe()``, asked at most once). ``pile`` is the Number cards it
+    draws from, ``left`` the model's cards left."""
+    # No decision to make, so the sets of cards that complete Flip 7 are counted instead of
+    # walked: any order of a safe set is as likely.
+    need = 7 - _count(line)
+    e, t = _safe_sets(line, pile, need)
+    orders = 1.0  # i! / (left)_i, built up as i grows
+    wipes = pile[_U7]
+    wipe_value: float | None = None
+    acc = 0.0
+    for i in range(need):
+        if wipes and e[i]:
+            if wipe_value is None:
+                wipe_value = after_wipe()
+            acc += orders * e[i] * wipes / (left - i) * wipe_value
+        orders *= (i + 1) / (left - i) if left > i else 0.0
+    return acc + orders * (e[need] * flip + t[need])
+
+
+def _safe_sets(line: int, pile: Sequence[int], need: int) -> tuple[list[float], list[float]]:
+    """The safe sets of Number cards (no bust, no Unlucky 7) of ``pile`` that ``line`` takes.
+
+    For i = 0..``need`` cards: e[i] sums, over those sets of i cards, the product of the
+    copies of each card's value; t[i] the same, each set weighted by its values' sum."""
+    e = [1.0] + [0.0] * need
+    t = [0.0] * (need + 1)
+    for slot in range(_THIRTEEN):
+        c = pile[slot]
+        if c and not line >> slot & 1:
+            for i in range(need, 0, -1):
+                t[i] += c * (t[i - 1] + slot * e[i - 1])
+                e[i] += c * e[i - 1]
+    regular, lucky = pile[_THIRTEEN], pile[_L13]
+    if regular or lucky:  # at most two 13s, by §4.5
+        e2 = [0.0] * (need + 1)
+        t2 = [0.0] * (need + 1)
+        for r, k, _ in _thirteen_options(line):
+            a = r + k
+            w = _falling(regular, r) * _falling(lucky, k) / (2 if k == 2 else 1)
+            if not w:
+                continue
+            for i in range(a, need + 1):
+                e2[i] += w * e[i - a]
+                t2[i] += w * (t[i - a] + 13 * a * e[i - a])
+        e, t = e2, t2
+    return e, t
 
 
 # ---------------------------------------------------------------------------- keep hitting

@@ -29,7 +29,8 @@ from flip7.core.decisions import (
     Steal,
     Swap,
 )
-from flip7.core.lines import is_flip7
+from flip7.core.lines import FLIP7_CARDS, busts, is_flip7, wipes
+from flip7.core.scoring import FLIP7_BONUS
 from flip7.engine.game import Status
 
 __all__ = ["BasicBot"]
@@ -37,9 +38,6 @@ __all__ = ["BasicBot"]
 # Enum members as module constants: looking them up on the class is slow.
 _C_DIVIDE_2 = Card.DIVIDE_2
 _C_JUST_ONE_MORE = Card.JUST_ONE_MORE
-_C_LUCKY_13 = Card.LUCKY_13
-_C_SEVEN = Card.SEVEN
-_C_THIRTEEN = Card.THIRTEEN
 _C_UNLUCKY_7 = Card.UNLUCKY_7
 _K_DISCARD = DecisionKind.DISCARD
 _K_FLIP7_CHOICE = DecisionKind.FLIP7_CHOICE
@@ -128,19 +126,6 @@ def _ranking(totals: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted(range(len(totals)), key=totals.__getitem__, reverse=True))
 
 
-def _busts(numbers: Sequence[Card], into: Card) -> bool:
-    """Whether ``into`` is a duplicate no exception allows in a line of ``numbers``."""
-    value = VALUE[into]
-    if value == 13:
-        thirteens = numbers.count(_C_THIRTEEN) + numbers.count(_C_LUCKY_13)
-        return thirteens >= 2 or (
-            thirteens == 1 and into is not _C_LUCKY_13 and _C_LUCKY_13 not in numbers
-        )
-    if value == 7:
-        return _C_SEVEN in numbers or _C_UNLUCKY_7 in numbers
-    return into in numbers
-
-
 class _Judge:
     """Scores card moves for one decision; each line is read from the game once."""
 
@@ -150,8 +135,9 @@ class _Judge:
         self.leader = leader
         self.lines: dict[int, tuple[tuple[Card, ...], int]] = {}
         rules = game.rules
-        self.wipe = rules.unlucky7_triggers_on_transfer
-        self.pair_counts_two = rules.lucky13_pair_flip7_count == 2
+        # Whether Unlucky 7 wipes a line it reaches by Steal or Swap (§4.4.5).
+        self.wipe = wipes(_C_UNLUCKY_7, rules, transfer=True)
+        self.flip7_count = rules.lucky13_pair_flip7_count
 
     def weight(self, seat: int) -> float:
         return 1.0 if seat == self.me else -1.0 if seat == self.leader else -0.5
@@ -176,15 +162,12 @@ class _Judge:
         if into is not None:
             if into < _FIRST_MODIFIER:
                 if into is _C_UNLUCKY_7 and self.wipe:
-                    return 7 - total
-                if _busts(numbers, into):
+                    return VALUE[into] - total
+                if busts(numbers, into):
                     return -total
                 gain += VALUE[into]
-                if self.pair_counts_two:
-                    if len(numbers) >= 6:
-                        gain += 15
-                elif is_flip7([*numbers, into], 1):
-                    gain += 15
+                if len(numbers) + 1 >= FLIP7_CARDS and is_flip7([*numbers, into], self.flip7_count):
+                    gain += FLIP7_BONUS
             else:
                 gain -= total // 2 if into is _C_DIVIDE_2 else PENALTY[into]
         return gain

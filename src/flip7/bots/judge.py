@@ -62,12 +62,13 @@ from flip7.core.decisions import (
     Swap,
     Target,
 )
+from flip7.core.lines import FLIP7_CARDS, wipes
+from flip7.core.scoring import FLIP7_BONUS, busted_score
 from flip7.engine.game import Status
 
 __all__ = ["Judge", "leader_weights"]
 
 _DIVIDE_2 = Card.DIVIDE_2
-_U7 = Card.UNLUCKY_7
 _FIRST_MODIFIER = Card.DIVIDE_2
 _FIRST_ACTION = Card.JUST_ONE_MORE
 _ACTIVE = Status.ACTIVE
@@ -77,8 +78,7 @@ _K_GIVE = DecisionKind.GIVE
 _K_PASS = DecisionKind.PASS
 _K_FLIP7_CHOICE = DecisionKind.FLIP7_CHOICE
 # Value classes for "two cards of one value": the 7s together, the 13s together.
-_CLASS = tuple(7 if s == int(_U7) else 13 if s == int(Card.LUCKY_13) else s
-               for s in range(NUMBER_SLOTS))  # fmt: skip
+_CLASS = tuple(VALUE[s] for s in range(NUMBER_SLOTS))
 
 
 def leader_weights(view: PublicView, values: Sequence[float], spread: float = 40.0) -> list[float]:
@@ -107,11 +107,11 @@ def _line_value(
     flip7: bool,
     brutal: bool,
     distinct: bool,
-    modifiers_only: bool,
+    modifiers_count: bool,
 ) -> float:
     key = try_key(numbers)
     if key == BUST:
-        return -float(sum(PENALTY[card] for card in mods)) if brutal and modifiers_only else 0.0
+        return float(busted_score(mods, brutal=brutal, modifiers_only=modifiers_count))
     divides = 0
     penalty = 0
     for card in mods:
@@ -144,8 +144,8 @@ class Judge:
         rules = view.rules
         self.brutal = rules.brutal
         self.distinct = rules.lucky13_pair_flip7_count == 1
-        self.wipe_on_transfer = rules.unlucky7_triggers_on_transfer
-        self.modifiers_only = rules.brutal_busted_scoring == "modifiers_only"
+        self.rules = rules
+        self.modifiers_count = rules.busted_modifiers_count
         if not sum(pile):
             pile = view.discard
         self.pile = pile
@@ -161,13 +161,11 @@ class Judge:
         """The expected round score of a line (``active``: its player plays on)."""
         return _line_value(
             tuple(numbers), tuple(mods), active, flip7, self.brutal, self.distinct,
-            self.modifiers_only,
+            self.modifiers_count,
         )  # fmt: skip
 
     def _busted(self, mods: Sequence[Card]) -> float:
-        if self.brutal and self.modifiers_only:
-            return -float(sum(PENALTY[card] for card in mods))
-        return 0.0
+        return float(busted_score(mods, brutal=self.brutal, modifiers_only=self.modifiers_count))
 
     @property
     def values(self) -> list[float]:
@@ -195,7 +193,7 @@ class Judge:
         if into is not None:
             if into >= _FIRST_MODIFIER:
                 mods.append(into)
-            elif into is _U7 and self.wipe_on_transfer:
+            elif wipes(into, self.rules, transfer=True):
                 numbers, mods = [into], []
             else:
                 numbers.append(into)
@@ -273,7 +271,7 @@ class Judge:
                     e[k] += a[v] * e[k - 1]
         cards = key_count(key)
         base = key_sum(key)
-        need = 7 - cards
+        need = FLIP7_CARDS - cards
         active = view.statuses[seat] is _ACTIVE
         zero = bool(key & 1)
         value = 0.0
@@ -297,7 +295,7 @@ class Judge:
             if p > 0:
                 alive += p
                 new_sum = base + t[need] / e[need]
-                value += p * (self._apply(new_sum, divides, penalty) + 15)
+                value += p * (self._apply(new_sum, divides, penalty) + FLIP7_BONUS)
         return value + (1 - alive) * bust_value
 
     def _apply(self, total: float, divides: int, penalty: int) -> float:
@@ -338,9 +336,9 @@ class Judge:
         if isinstance(decision, Pass):
             return 1.0 if decision.seat == me else 0.0
         if isinstance(decision, Minus):
-            return -15.0 * w[decision.seat]
+            return -float(FLIP7_BONUS) * w[decision.seat]
         if isinstance(decision, Bonus):
-            return 15.0 * w[me]
+            return float(FLIP7_BONUS) * w[me]
         return 0.0
 
     def uses(self, card: Card) -> list[Decision]:

@@ -28,7 +28,8 @@ from flip7.analysis.solver import (
     line_key,
     receive,
 )
-from flip7.core.cards import Card
+from flip7.core.cards import MODIFIERS, PENALTY, VALUE, Card
+from flip7.core.scoring import FLIP7_BONUS, total_score
 
 __all__ = [
     "BUST",
@@ -48,12 +49,11 @@ __all__ = [
     "try_key",
 ]
 
-FLIP7_BONUS = 15
 _VALUES = (1 << 14) - 1
 _U7 = int(Card.UNLUCKY_7)
 _FIRST_MODIFIER = int(Card.DIVIDE_2)
-_MODIFIER_SLOTS = range(_FIRST_MODIFIER, _FIRST_MODIFIER + 6)
-_PENALTIES = (0, 2, 4, 6, 8, 10)
+_MODIFIER_SLOTS = range(_FIRST_MODIFIER, _FIRST_MODIFIER + len(MODIFIERS))
+_PENALTIES = tuple(PENALTY[c] for c in MODIFIERS)
 # The threshold the continuation of other players' lines is modelled with.
 MODEL_THRESHOLD = 27
 
@@ -83,17 +83,13 @@ def try_key(cards: Sequence[Card]) -> int:
 def score(
     key: int, *, divides: int = 0, penalty: int = 0, brutal: bool = False, flip7: bool = False
 ) -> int:
-    """The round score of a line key under Modifiers (§8): halve, subtract, clamp (standard
-    mode), +15 for Flip 7, The Zero's 0 without it."""
-    total = key_sum(key)
-    for _ in range(divides):
-        total //= 2
-    total -= penalty
-    if total < 0 and not brutal:
-        total = 0
-    if flip7:
-        return total + FLIP7_BONUS
-    return 0 if key & 1 else total
+    """The round score of a line key under Modifiers (§8,
+    :func:`flip7.core.scoring.total_score`): halve, subtract, clamp (standard mode), +15 for
+    Flip 7, The Zero's 0 without it."""
+    return total_score(
+        key_sum(key), divides=divides, penalty=penalty, zero=bool(key & 1), flip7=flip7,
+        brutal=brutal,
+    )  # fmt: skip
 
 
 def hit_once(
@@ -130,7 +126,7 @@ def hit_once(
             busts += c
             acc += c * bust_score
         elif slot == _U7:
-            acc += c * 7  # the wipe takes the Modifiers too
+            acc += c * VALUE[_U7]  # the wipe takes the Modifiers too
         else:
             flip = flip7_reached(new, distinct=distinct)
             acc += c * score(new, divides=divides, penalty=penalty, brutal=brutal, flip7=flip)

@@ -25,7 +25,6 @@ nothing of the real order or of the game's random state reaches it.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
@@ -173,7 +172,7 @@ class PublicView:
                     busted_score(
                         self.modifiers[s],
                         brutal=rules.brutal,
-                        modifiers_only=rules.brutal_busted_scoring == "modifiers_only",
+                        modifiers_only=rules.busted_modifiers_count,
                     )
                 )
             elif not self.modifiers[s] and Card.ZERO not in self.lines[s]:
@@ -266,7 +265,8 @@ class PublicView:
             j = int(rand() * (i + 1))
             pile[i], pile[j] = pile[j], pile[i]
         seed = rng.getrandbits(64)
-        return [_fork(self._game, pile[:], random.Random(seed)) for _ in range(copies)]
+        fork = self._game.fork  # each fork copies the pile
+        return [fork(draw_pile=pile, rng=random.Random(seed)) for _ in range(copies)]
 
 
 def _count(cards: Sequence[Card]) -> tuple[int, ...]:
@@ -290,59 +290,6 @@ def leader(totals: Sequence[int], me: int, live: Sequence[int] | None = None) ->
     return best
 
 
-# ---------------------------------------------------------------------------- forks
-
-# The Game attributes a fork knows how to copy; anything else falls back to a deep copy.
-_SHARED = frozenset({
-    "_brutal", "_can_stay_empty", "_deal_i", "_dealer", "_flip7_seat", "_left_of", "_n",
-    "_need", "_pair_counts_two", "_pctx", "_phase", "_pkind", "_poptions", "_pseat",
-    "_round", "_totals", "_turn", "_winners", "decks", "first_dealer", "players", "rules",
-})  # fmt: skip
-_LISTS = frozenset({"_discard_pile", "_sums", "_status", "_live_seats", "_rounds"})
-_NESTED = frozenset({"_numbers", "_modifiers"})
-_FRESH = frozenset({"_events", "_unclaimed", "_draw_log", "_decision_log"})
-_REPLACED = frozenset({"_draw_pile", "_rng", "_events_on", "_stack"})
-_KNOWN = _SHARED | _LISTS | _NESTED | _FRESH | _REPLACED
-
-
 def _fork(game: Game, pile: list[Card], rng: random.Random) -> Game:
-    """A copy of ``game`` with ``pile`` as its draw pile and ``rng`` as its random state,
-    cheaper than :meth:`Game.clone` (tens of microseconds, not hundreds)."""
-    state: dict[str, Any] = game.__dict__
-    if state.keys() != _KNOWN:  # the engine changed shape: copy it the slow, sure way
-        out = game.clone()
-        out.__dict__.update(_draw_pile=pile, _rng=rng, _events_on=False, _events=[],
-                            _unclaimed=[])  # fmt: skip
-        return out
-    new: dict[str, Any] = {name: state[name] for name in _SHARED}
-    for name in _LISTS:
-        new[name] = state[name][:]
-    for name in _NESTED:
-        new[name] = [inner[:] for inner in state[name]]
-    for name in _FRESH:
-        new[name] = []
-    # The stack's Flip Four frames are mutable and shared between its tasks: copy each once.
-    frames: dict[int, Any] = {}
-    stack = []
-    for task in state["_stack"]:
-        if any(not isinstance(item, (int, type(None))) for item in task):
-            task = tuple(_frame_copy(item, frames) for item in task)
-        stack.append(task)
-    new["_stack"] = stack
-    new["_draw_pile"] = pile
-    new["_rng"] = rng
-    new["_events_on"] = False
-    out = Game.__new__(Game)
-    out.__dict__.update(new)
-    return out
-
-
-def _frame_copy(item: Any, frames: dict[int, Any]) -> Any:
-    if isinstance(item, (int, type(None))):
-        return item
-    found = frames.get(id(item))
-    if found is None:
-        found = frames[id(item)] = copy.copy(item)
-        if hasattr(found, "set_aside"):
-            found.set_aside = list(found.set_aside)
-    return found
+    """Deprecated: :meth:`Game.fork` (kept while tests/test_bots.py imports it)."""
+    return game.fork(draw_pile=pile, rng=rng)

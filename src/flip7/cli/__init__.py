@@ -28,9 +28,9 @@ from flip7 import __version__
 from flip7.bots import BOTS
 from flip7.cli.files import CommandError, read_text
 from flip7.core.errors import Flip7Error, RulesError
-from flip7.core.lines import Line
-from flip7.core.rules import Rules
-from flip7.engine.game import MAX_PLAYERS
+from flip7.core.lines import FLIP7_CARDS, Line
+from flip7.core.rules import MAX_PLAYERS, MIN_PLAYERS, ONE_DECK_MAX_PLAYERS, TWO_PLAYERS, Rules
+from flip7.core.scoring import FLIP7_BONUS
 from flip7.engine.record import Record, replay, replay_events
 
 __all__ = ["build_parser", "main"]
@@ -162,7 +162,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         help="the round score of one line of cards",
         description=(
             "Score one line (RULES.md §8, §10): Number cards and Modifiers in any order.\n"
-            "Seven Number cards are a Flip 7 (+15); a duplicate is a bust (0; in Brutal,\n"
+            f"{FLIP7_CARDS} Number cards are a Flip 7 (+{FLIP7_BONUS}); a duplicate is a bust "
+            "(0; in Brutal,\n"
             "a busted line's Modifiers still count)."
         ),
         epilog=(
@@ -209,7 +210,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         ),
     )
     self_play.add_argument(
-        "--players", type=_int_range(2, MAX_PLAYERS), default=4, metavar="N",
+        "--players", type=_int_range(TWO_PLAYERS, MAX_PLAYERS), default=4, metavar="N",
         help="players per game (default 4)",
     )  # fmt: skip
     self_play.add_argument(
@@ -236,7 +237,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         ),
     )
     ben.add_argument(
-        "--players", type=_int_range(2, MAX_PLAYERS), default=4, metavar="N",
+        "--players", type=_int_range(TWO_PLAYERS, MAX_PLAYERS), default=4, metavar="N",
         help="players per game (default 4)",
     )  # fmt: skip
     ben.add_argument(
@@ -258,8 +259,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         ),
     )
     play.add_argument(
-        "--players", type=_int_range(3, 18), default=4, metavar="N",
-        help="players, you included (3 to 18, default 4)",
+        "--players", type=_int_range(MIN_PLAYERS, ONE_DECK_MAX_PLAYERS), default=4, metavar="N",
+        help=f"players, you included ({MIN_PLAYERS} to {ONE_DECK_MAX_PLAYERS}, default 4)",
     )  # fmt: skip
     play.add_argument("--brutal", action="store_true", help="Brutal mode (RULES.md §10)")
     play.add_argument("--seed", type=_seed, metavar="S", help="seed for a game you can replay")

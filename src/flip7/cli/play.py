@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from flip7.analysis.advisor import bust_risk
 from flip7.bots import Bot, make_bot
 from flip7.cli.text import Names, card_name, card_short, describe_decision, describe_event
 from flip7.cli.text import winners_text as _winners_text
@@ -59,8 +60,9 @@ from flip7.core.events import (
     Swapped,
     Wiped,
 )
-from flip7.core.lines import has_duplicate
+from flip7.core.jsontypes import JSONObject
 from flip7.core.rules import Rules
+from flip7.core.scoring import FLIP7_BONUS
 from flip7.core.seeds import bot_seed
 from flip7.engine.game import Game, Status
 from flip7.engine.record import Record
@@ -96,7 +98,9 @@ _QUESTION = {
     DecisionKind.STEAL: "Steal: which card do you take?",
     DecisionKind.SWAP: "Swap: which two cards change places?",
     DecisionKind.DISCARD: "Discard: which card goes?",
-    DecisionKind.FLIP7_CHOICE: "Flip 7! Take +15, or take 15 off another player's total?",
+    DecisionKind.FLIP7_CHOICE: (
+        f"Flip 7! Take +{FLIP7_BONUS}, or take {FLIP7_BONUS} off another player's total?"
+    ),
 }
 
 
@@ -292,13 +296,9 @@ class TerminalGame:
     # ------------------------------------------------------------------ your decisions
 
     def bust_chance(self) -> float:
-        """The chance that your next card busts you (from the cards not yet seen)."""
-        line = list(self.game.line(YOU))
-        risk = 0.0
-        for card, p in self.game.chance_outcomes():
-            if card.is_number and card is not Card.UNLUCKY_7 and has_duplicate([*line, card]):
-                risk += float(p)
-        return risk
+        """The chance that your next card busts you (from the cards not yet seen):
+        :func:`flip7.analysis.advisor.bust_risk`."""
+        return float(bust_risk(self.game, YOU))
 
     def decide(self) -> Decision:
         game = self.game
@@ -395,7 +395,7 @@ class TerminalGame:
         result = _winners_text(game.winners, game.totals, self.names)
         self.console.print(Text(f"{result} after {len(game.rounds)} rounds.", style="bold"))
 
-    def offer_save(self, meta: dict[str, object]) -> None:
+    def offer_save(self, meta: JSONObject) -> None:
         record = Record.from_game(self.game, meta=dict(meta))
         while True:
             try:

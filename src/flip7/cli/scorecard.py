@@ -37,7 +37,8 @@ from typing import Any
 
 from flip7.cli.files import CommandError
 from flip7.core.errors import Flip7Error, RulesError
-from flip7.core.rules import Rules
+from flip7.core.rules import DECKS, ONE_DECK_MAX_PLAYERS, Rules
+from flip7.core.scoring import FLIP7_BONUS
 from flip7.scorekeeper.scorecard import LineEntry, RoundInvalid, Scorecard, ScorecardError
 
 __all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_table", "run"]
@@ -97,14 +98,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--players", metavar="NAMES",
         help='the players in seat order, separated by commas: "Ann,Bob,Cyd"',
     )  # fmt: skip
-    parser.add_argument("--target", type=int, metavar="N", help="the target score (default 200)")
+    parser.add_argument(
+        "--target", type=int, metavar="N",
+        help=f"the target score (default {Rules.option('target_score').default})",
+    )  # fmt: skip
     parser.add_argument("--brutal", action="store_true", help="Brutal mode (RULES.md §10)")
     parser.add_argument(
         "--rules", metavar="JSON",
         help='rule options as a JSON object, e.g. \'{"tie_break": "shared_win"}\'',
     )  # fmt: skip
     parser.add_argument(
-        "--decks", type=int, choices=[1, 2], help="decks (default 1; 2 from 19 players)"
+        "--decks", type=int, choices=list(DECKS),
+        help=f"decks (default 1; 2 from {ONE_DECK_MAX_PLAYERS + 1} players)",
     )
     parser.add_argument(
         "--file", metavar="PATH",
@@ -342,13 +347,14 @@ class _Session:
         shown = "bonus" if default in (None, "bonus") else players[default["minus15"]]
         while True:
             text = self.ask(
-                f"{name} has Flip 7: +15 (bonus), or −15 off another player's total "
+                f"{name} has Flip 7: +{FLIP7_BONUS} (bonus), or −{FLIP7_BONUS} off another "
+                "player's total "
                 f"(their name)? [{shown}]: "
             )
             if not text:
                 return default if default is not None else "bonus"
-            lowered = text.lower().removeprefix("minus").removeprefix("-15").strip()
-            if lowered in ("bonus", "+15", "15"):
+            lowered = text.lower().removeprefix("minus").removeprefix(f"-{FLIP7_BONUS}").strip()
+            if lowered in ("bonus", f"+{FLIP7_BONUS}", str(FLIP7_BONUS)):
                 return "bonus"
             for seat, other in enumerate(players):
                 if lowered == other.lower() or lowered == str(seat):

@@ -31,8 +31,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from flip7.core.errors import RulesError
-from flip7.core.rules import Rules
-from flip7.engine.game import MAX_PLAYERS
+from flip7.core.rules import MAX_PLAYERS, TWO_PLAYERS, Rules
 from flip7.tournament.runner import TournamentError, available_cores, check_specs
 
 __all__ = [
@@ -168,8 +167,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the lineup: one bot spec per seat, comma-separated (ev,targeting,targeting)",
     )  # fmt: skip
     parser.add_argument(
-        "--players", type=_int_at_least(2), metavar="N",
-        help=f"players per game, 2 to {MAX_PLAYERS} (default: the number of --seats)",
+        "--players", type=_int_at_least(TWO_PLAYERS), metavar="N",
+        help=f"players per game, {TWO_PLAYERS} to {MAX_PLAYERS} (default: the number of --seats)",
     )  # fmt: skip
     _common_arguments(parser)
     parser.add_argument(

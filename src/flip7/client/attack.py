@@ -806,39 +806,73 @@ def _record(players: int, target: int, decisions: int, draws: int, seed: int) ->
     return data
 
 
+# The limits of an uploaded record that the upload flood builds its at-limit record from,
+# read from the server it attacks (GET /api/limits): a client does not import the server.
+RECORD_LIMITS = ("max_record_bytes", "max_record_draws", "max_record_decisions",
+                 "max_record_target_score")  # fmt: skip
+
+
+async def server_limits(flood: _Flood, address: str) -> dict[str, int] | None:
+    """The server's record limits (:data:`RECORD_LIMITS`) from ``GET /api/limits``; None
+    (and a note) when it does not say them."""
+    response = await flood.request(address, "GET", "/api/limits", "setup")
+    if response is None or response.status_code != 200:
+        status = "no answer" if response is None else f"HTTP {response.status_code}"
+        flood.figures.note(f"GET /api/limits: {status}")
+        return None
+    try:
+        data = response.json()
+        return {name: int(data[name]) for name in RECORD_LIMITS}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        flood.figures.note(f"GET /api/limits: not the limits: {response.text[:160]!r}")
+        return None
+
+
 class _Uploads(_Flood):
     async def setup(self) -> None:
-        from flip7.server.settings import Settings
-
-        limits = Settings()
-        self.oversize = json.dumps(_record(4, 10**6, 20_000, 10**6, 1)).encode()
-        big = _record(18, limits.max_record_target_score, int(limits.max_record_decisions * 0.95),
-                      int(limits.max_record_draws * 0.95), 2)  # fmt: skip
-        self.big = json.dumps(big).encode()
-        scale = 0.8
-        while len(self.big) > limits.max_record_bytes * 0.95 and scale > 0.01:
-            big = _record(18, limits.max_record_target_score,
-                          int(limits.max_record_decisions * scale),
-                          int(limits.max_record_draws * scale), 2)  # fmt: skip
-            self.big = json.dumps(big).encode()
-            scale *= 0.8
-        self.figures.note(
-            f"oversize record {len(self.oversize) // 1024} KiB (20,000 decisions, target "
-            f"10^6); at-limit record {len(self.big) // 1024} KiB"
-        )
         self.pages: list[tuple[str, int]] = []  # a replay's path and its steps
+        self.oversize = json.dumps(_record(4, 10**6, 20_000, 10**6, 1)).encode()
+        self.big: bytes | None = None  # the at-limit record, once the limits are known
         address = self.addresses[0]
-        response = await self.request(
-            address, "POST", "/api/replays", "setup", content=self.big,
-            headers={"Content-Type": "application/json"},
-        )  # fmt: skip
-        if response is not None and response.status_code == 201:
-            await self._pages(address, f"/api/replays/{response.json()['id']}")
+        limits = await server_limits(self, address)
+        if limits is None:
+            self.figures.note(
+                f"oversize record {len(self.oversize) // 1024} KiB; no at-limit record (the "
+                "server's limits are unknown)"
+            )
+        else:
+            self.big = self._at_limit(limits)
+            self.figures.note(
+                f"oversize record {len(self.oversize) // 1024} KiB (20,000 decisions, target "
+                f"10^6); at-limit record {len(self.big) // 1024} KiB"
+            )
+            response = await self.request(
+                address, "POST", "/api/replays", "setup", content=self.big,
+                headers={"Content-Type": "application/json"},
+            )  # fmt: skip
+            if response is not None and response.status_code == 201:
+                await self._pages(address, f"/api/replays/{response.json()['id']}")
         game = await self._finished_game(address)
         if game is not None:
             await self._pages(address, f"/api/games/{game}/replay")
         else:
             self.figures.note("no finished game to page through")
+
+    @staticmethod
+    def _at_limit(limits: dict[str, int]) -> bytes:
+        """A record just within the server's ``limits``: 95 % of its decisions and draws,
+        fewer while it is over 95 % of the bytes."""
+        target = limits["max_record_target_score"]
+        big = _record(18, target, int(limits["max_record_decisions"] * 0.95),
+                      int(limits["max_record_draws"] * 0.95), 2)  # fmt: skip
+        text = json.dumps(big).encode()
+        scale = 0.8
+        while len(text) > limits["max_record_bytes"] * 0.95 and scale > 0.01:
+            big = _record(18, target, int(limits["max_record_decisions"] * scale),
+                          int(limits["max_record_draws"] * scale), 2)  # fmt: skip
+            text = json.dumps(big).encode()
+            scale *= 0.8
+        return text
 
     async def _pages(self, address: str, path: str) -> None:
         """Note a replay to page through, with its step count (``total_steps``)."""
@@ -883,10 +917,11 @@ class _Uploads(_Flood):
                 offset = self.rng.randrange(0, steps) // PAGE_STEPS * PAGE_STEPS
                 await self.request(address, "GET", f"{path}?offset={offset}", "page")
                 return
-            body = self.oversize if kind == 1 else self.big
+            at_limit = kind != 1 and self.big is not None
             await self.request(
-                address, "POST", "/api/replays", "oversize" if kind == 1 else "at-limit",
-                content=body, headers={"Content-Type": "application/json"},
+                address, "POST", "/api/replays", "at-limit" if at_limit else "oversize",
+                content=self.big if at_limit and self.big is not None else self.oversize,
+                headers={"Content-Type": "application/json"},
             )  # fmt: skip
 
         await self.workers(int(self.config.get("workers", 16)), deadline, work)

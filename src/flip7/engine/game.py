@@ -27,7 +27,6 @@ Explicit chance, as replay and a physical table use it:
 
 from __future__ import annotations
 
-import copy
 import functools
 import random
 from collections import Counter
@@ -35,7 +34,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from itertools import repeat
 from operator import is_
-from typing import Any, Protocol
+from typing import Protocol, TypeAlias
 
 from flip7.core.cards import VALUE, Card, new_deck
 from flip7.core.decisions import (
@@ -79,15 +78,26 @@ from flip7.core.events import (
     Wiped,
 )
 from flip7.core.lines import Status
-from flip7.core.rules import Rules
-from flip7.core.scoring import RoundResult, busted_score, round_score
-from flip7.engine.state import Phase
+from flip7.core.rules import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Rules, decks_for, players_problem
+from flip7.core.scoring import FLIP7_BONUS, RoundResult, busted_score, game_winners, round_score
+from flip7.engine.state import (
+    Draw,
+    Finish,
+    FlipFour,
+    FlipFourStep,
+    ForceStay,
+    Pending,
+    Phase,
+    Purpose,
+    Resolve,
+    Task,
+)
 from flip7.engine.view import GameView, SeatView
 
-__all__ = ["MAX_PLAYERS", "Game", "Phase", "Player", "RoundResult", "Status"]
-
-MAX_PLAYERS = 36
-ONE_DECK_MAX_PLAYERS = 18
+# MAX_PLAYERS and ONE_DECK_MAX_PLAYERS (RULES.md §1.3) are flip7.core.rules', named here too.
+__all__ = [
+    "MAX_PLAYERS", "ONE_DECK_MAX_PLAYERS", "Game", "Phase", "Player", "RoundResult", "Status",
+]  # fmt: skip
 
 
 class Player(Protocol):
@@ -107,19 +117,16 @@ _STATUSES = tuple(Status)
 # 13s (Unlucky 7 and Lucky 13 each pair up with a regular twin, §4.4, §4.5).
 _PLAIN = tuple(card < Card.UNLUCKY_7 and card not in (Card.SEVEN, Card.THIRTEEN) for card in Card)
 
-# Work items on the resolution stack (RULES.md §11): tuples, first item the kind.
-_DRAW = 0  # (_DRAW, purpose, seat, frame)
-_RESOLVE = 1  # (_RESOLVE, card, user): a revealed card waiting to be resolved by user
-_FORCE_STAY = 2  # (_FORCE_STAY, target, jom_card, user): end of a Just One More!
-_F4_STEP = 3  # (_F4_STEP, frame): the next step of a Flip Four!
-_FINISH = 4  # (_FINISH, card, user): a used Action goes to the discard pile
+# Why a card is drawn (the work items of the resolution stack, RULES.md §11, are the
+# classes of flip7.engine.state).
+_P_DEAL = Purpose.DEAL
+_P_DEAL_BURN = Purpose.DEAL_BURN  # deal card of a busted player with deal_skips_inactive = false
+_P_HIT = Purpose.HIT
+_P_JOM = Purpose.JUST_ONE_MORE
+_P_FLIP4 = Purpose.FLIP_FOUR
 
-# Why a card is drawn.
-_P_DEAL = 0
-_P_DEAL_BURN = 1  # deal card of a busted player with deal_skips_inactive = false
-_P_HIT = 2
-_P_JOM = 3
-_P_FLIP4 = 4
+# A completed round as a plain row: dealer, scores, busted, Flip 7 seat, Brutal −15 seat.
+_RoundRow: TypeAlias = tuple[int, tuple[int, ...], tuple[int, ...], int | None, int | None]
 
 _ZERO = Card.ZERO
 _SEVEN = Card.SEVEN
@@ -158,6 +165,13 @@ _TARGET = tuple(Target(s) for s in range(MAX_PLAYERS))
 _GIVE = tuple(Give(s) for s in range(MAX_PLAYERS))
 _PASS = tuple(Pass(s) for s in range(MAX_PLAYERS))
 _MINUS = tuple(Minus(s) for s in range(MAX_PLAYERS))
+# Stack items and pending decisions are values: those that depend on a seat alone are built
+# once, here, and shared by every game (no constructor on the hot path).
+_DEAL_DRAW = tuple(Draw(_P_DEAL, s) for s in range(MAX_PLAYERS))
+_BURN_DRAW = tuple(Draw(_P_DEAL_BURN, s) for s in range(MAX_PLAYERS))
+_HIT_DRAW = tuple(Draw(_P_HIT, s) for s in range(MAX_PLAYERS))
+_JOM_DRAW = tuple(Draw(_P_JOM, s) for s in range(MAX_PLAYERS))
+_HIT_STAY = tuple(Pending(_HIT_OR_STAY, s, None, _HIT_STAY_OPTIONS) for s in range(MAX_PLAYERS))
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -180,16 +194,14 @@ def _shuffle(cards: list[Card], rng: random.Random) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-class _FlipFour:
-    """One Flip Four! in progress: its own frame of set-aside cards (§6.3)."""
-
-    __slots__ = ("card", "left", "set_aside", "target")
-
-    def __init__(self, target: int, card: Card) -> None:
-        self.target = target
-        self.card = card
-        self.left = 4
-        self.set_aside: list[Card] = []
+def _copy_frame(frame: FlipFour, frames: dict[int, FlipFour]) -> FlipFour:
+    """``frame``'s copy in a fork, made once however many stack items share it."""
+    found = frames.get(id(frame))
+    if found is None:
+        found = frames[id(frame)] = FlipFour(
+            frame.target, frame.card, frame.left, frame.set_aside[:]
+        )
+    return found
 
 
 class Game:
@@ -231,7 +243,7 @@ class Game:
         self._left_of: tuple[int, ...] = tuple((s + 1) % n for s in range(n))
         # A new tuple each round, so that readers can keep it (and compare by identity).
         self._totals: tuple[int, ...] = (0,) * n
-        self._stack: list[tuple[Any, ...]] = []
+        self._stack: list[Task] = []
 
         self._round = 0
         self._dealer = dealer
@@ -241,16 +253,13 @@ class Game:
         self._flip7_seat: int | None = None
         # Completed rounds as plain rows; RoundResult values are made when asked for,
         # since a frozen dataclass costs more to build than a simulated round's scoring.
-        self._rounds: list[tuple[Any, ...]] = []
+        self._rounds: list[_RoundRow] = []
         self._winners: tuple[int, ...] = ()
 
-        # The pending decision (kind None: nothing to decide) and the pending draw.
-        self._pkind: DecisionKind | None = None
-        self._pseat = -1
-        # None while a Steal, Swap or Discard waits: its options are listed on demand.
-        self._poptions: tuple[Decision, ...] | None = ()
-        self._pctx: Any = None
-        self._need: tuple[Any, ...] | None = None
+        # The pending decision (None: nothing to decide) and the pending draw (explicit
+        # chance: the card that draw() must give).
+        self._pending: Pending | None = None
+        self._need: Draw | None = None
 
         self._draw_log: list[Card] = []
         self._decision_log: list[Decision] = []
@@ -279,19 +288,14 @@ class Game:
         rules = rules if rules is not None else _DEFAULT_RULES
         names = list(_DEFAULT_NAMES[:players]) if isinstance(players, int) else list(players)
         n = players if isinstance(players, int) else len(names)
-        low = 2 if rules.allow_two_players else 3
-        if not low <= n <= MAX_PLAYERS:
-            extra = "" if rules.allow_two_players else " (2 only with allow_two_players)"
-            raise GameStateError(f"a game needs {low} to {MAX_PLAYERS} players{extra}, got {n}")
+        problem = players_problem(n, rules, decks)
+        if problem is not None:
+            raise GameStateError(problem)
         for name in names:
             if not isinstance(name, str) or not name.strip():
                 raise GameStateError(f"player names must be non-empty strings, got {name!r}")
         if decks is None:
-            decks = 1 if n <= ONE_DECK_MAX_PLAYERS else 2
-        if type(decks) is not int or decks not in (1, 2):
-            raise GameStateError(f"decks must be 1 or 2, got {decks!r}")
-        if decks == 1 and n > ONE_DECK_MAX_PLAYERS:
-            raise GameStateError(f"{n} players need 2 decks (one deck is for up to 18 players)")
+            decks = decks_for(n)
         rng = None if explicit else random.Random(seed)
         if dealer is None:
             dealer = 0 if rng is None else int(rng.random() * n)
@@ -304,9 +308,106 @@ class Game:
         game._events = []
         return game
 
+    def fork(
+        self,
+        *,
+        draw_pile: Sequence[Card] | None = None,
+        rng: random.Random | None = None,
+        events: bool = False,
+    ) -> Game:
+        """A cheap independent copy of the game as it stands, to play on separately (a
+        search plays many forks of one position: a few microseconds each, where a deep
+        copy takes hundreds).
+
+        ``draw_pile`` is the fork's draw pile, bottom first (the last card is drawn next);
+        by default a copy of this game's. ``rng`` is the fork's random generator, taken as
+        it is; by default a copy of this game's, so that the fork has the same future (a
+        fork of an explicit game stays explicit unless given one; if it waits for a card,
+        the fork draws that card from its pile at once). ``events``: whether the fork makes
+        events. Its draws, decisions and events start empty: they hold what the fork plays.
+
+        >>> game = Game.new(4, seed=3)
+        >>> fork = game.fork()
+        >>> while not fork.over:
+        ...     _ = fork.apply(fork.legal_decisions()[0])
+        >>> fork.over, game.over, game.round, len(game.decisions)
+        (True, False, 1, 0)
+        >>> again = game.fork()  # the same pile and a copy of the random state
+        >>> while not again.over:
+        ...     _ = again.apply(again.legal_decisions()[0])
+        >>> again.totals == fork.totals and again.draws == fork.draws
+        True
+        """
+        if rng is None and self._rng is not None:
+            rng = random.Random()
+            rng.setstate(self._rng.getstate())
+        # A Flip Four frame changes as it runs and is shared by the stack items of its steps
+        # and draws (and by the pending draw): each is copied once. Every other item is a
+        # value and is shared.
+        frames: dict[int, FlipFour] = {}
+        stack: list[Task] = []
+        for task in self._stack:
+            if type(task) is FlipFourStep:
+                task = FlipFourStep.of(_copy_frame(task.frame, frames))
+            elif type(task) is Draw and task.frame is not None:
+                task = Draw(task.purpose, task.seat, _copy_frame(task.frame, frames))
+            stack.append(task)
+        need = self._need
+        if need is not None and need.frame is not None:
+            need = Draw(need.purpose, need.seat, _copy_frame(need.frame, frames))
+        # Every attribute, in the order of __init__ (instances then share one key table).
+        out: Game = object.__new__(Game)
+        out.players = self.players
+        out.rules = self.rules
+        out.decks = self.decks
+        out.first_dealer = self.first_dealer
+        out._n = self._n
+        out._rng = rng
+        out._events_on = events
+        out._events = []
+        out._unclaimed = []
+        out._brutal = self._brutal
+        out._pair_counts_two = self._pair_counts_two
+        out._can_stay_empty = self._can_stay_empty
+        out._draw_pile = list(self._draw_pile if draw_pile is None else draw_pile)
+        out._discard_pile = self._discard_pile[:]
+        out._numbers = [line[:] for line in self._numbers]
+        out._modifiers = [mods[:] for mods in self._modifiers]
+        out._sums = self._sums[:]
+        out._status = self._status[:]
+        out._live_seats = self._live_seats[:]
+        out._left_of = self._left_of
+        out._totals = self._totals
+        out._stack = stack
+        out._round = self._round
+        out._dealer = self._dealer
+        out._phase = self._phase
+        out._deal_i = self._deal_i
+        out._turn = self._turn
+        out._flip7_seat = self._flip7_seat
+        out._rounds = self._rounds[:]
+        out._winners = self._winners
+        out._pending = self._pending
+        out._need = need
+        out._draw_log = []
+        out._decision_log = []
+        if need is not None and rng is not None:
+            # Random chance now: the card this game waits for comes off the fork's pile.
+            out._need = None
+            stack.append(need)
+            out._run()
+            out._unclaimed = out._events
+            out._events = []
+        return out
+
     def clone(self) -> Game:
-        """An independent copy (random state included) that can be played on separately."""
-        return copy.deepcopy(self)
+        """An independent copy (random state, draws, decisions and unclaimed events
+        included) that can be played on separately: :meth:`fork` keeping everything."""
+        out = self.fork(events=self._events_on)
+        out._unclaimed = self._unclaimed[:]
+        out._draw_log = self._draw_log[:]
+        out._decision_log = self._decision_log[:]
+        return out
 
     # ------------------------------------------------------------------ reading the state
 
@@ -353,19 +454,19 @@ class Game:
     @property
     def to_decide(self) -> int | None:
         """The seat that must decide now, or None (game over, or a card is needed)."""
-        return self._pseat if self._pkind is not None else None
+        pending = self._pending
+        return None if pending is None else pending.seat
 
     @property
     def decision_kind(self) -> DecisionKind | None:
-        return self._pkind
+        pending = self._pending
+        return None if pending is None else pending.kind
 
     @property
     def pending_card(self) -> Card | None:
         """The card the pending decision is about (the Modifier to give, the Action to use)."""
-        ctx = self._pctx
-        if isinstance(ctx, tuple):
-            return ctx[0]  # type: ignore[no-any-return]
-        return ctx if isinstance(ctx, Card) else None
+        pending = self._pending
+        return None if pending is None else pending.card
 
     @property
     def needs_card(self) -> bool:
@@ -374,11 +475,24 @@ class Game:
 
     def legal_decisions(self) -> tuple[Decision, ...]:
         """Every legal option of the pending decision (empty when nobody must decide)."""
-        if self._pkind is None:
+        pending = self._pending
+        if pending is None:
             return ()
-        if self._poptions is None:
-            self._poptions = tuple(self._options_for(*self._pctx))
-        return self._poptions
+        options = pending.options
+        if options is None:
+            assert pending.card is not None  # a Steal, Swap or Discard
+            options = pending.options = tuple(self._options_for(pending.card, pending.seat))
+        return options
+
+    # The pending decision's kind and seat, as the messages read them (-1: none).
+    @property
+    def _pkind(self) -> DecisionKind | None:
+        return self.decision_kind
+
+    @property
+    def _pseat(self) -> int:
+        pending = self._pending
+        return -1 if pending is None else pending.seat
 
     def line(self, seat: int) -> tuple[Card, ...]:
         """The Number cards of ``seat``'s line, in the order received."""
@@ -414,14 +528,11 @@ class Game:
         set-asides, a Modifier waiting for its recipient."""
         out: list[Card] = []
         for task in self._stack:
-            kind = task[0]
-            if kind in (_RESOLVE, _FINISH):
-                out.append(task[1])
-            elif kind == _FORCE_STAY:
-                out.append(task[2])
-            elif kind == _F4_STEP:
-                out.append(task[1].card)
-                out.extend(task[1].set_aside)
+            if type(task) is Resolve or type(task) is Finish or type(task) is ForceStay:
+                out.append(task.card)
+            elif type(task) is FlipFourStep:
+                out.append(task.frame.card)
+                out.extend(task.frame.set_aside)
         card = self.pending_card
         if card is not None:
             out.append(card)
@@ -487,7 +598,7 @@ class Game:
             return busted_score(
                 self._modifiers[seat],
                 brutal=self._brutal,
-                modifiers_only=self.rules.brutal_busted_scoring == "modifiers_only",
+                modifiers_only=self.rules.busted_modifiers_count,
             )
         return round_score(
             self._numbers[seat],
@@ -511,28 +622,27 @@ class Game:
     def apply(self, decision: Decision | str) -> list[Event]:
         """Make the pending decision (a value or its record string) and run the game on to
         the next decision, card or the end. Returns the events that happened."""
-        kind = self._pkind
-        if kind is None:
+        pending = self._pending
+        if pending is None:
             if self._phase is _PH_OVER:
                 raise GameStateError("the game is over: no more decisions")
             raise GameStateError("no decision is due: a card must be drawn first (draw)")
+        kind = pending.kind
         # Hit and Stay are both legal whenever they are asked; anything else is checked.
         if kind is not _HIT_OR_STAY or not (decision is HIT or decision is STAY):
             if isinstance(decision, str):
                 decision = parse_decision(decision)
             # Bots hand back one of the option objects: find it by identity (in C) before
             # falling back to comparing values.
-            options = self._poptions
+            options = pending.options
             if options is None:
-                if not self._is_legal_move(decision):
+                if not self._is_legal_move(decision, pending):
                     raise DecisionError(self._illegal_message(decision))
             elif not any(map(is_, options, repeat(decision))) and decision not in options:
                 raise DecisionError(self._illegal_message(decision))
-        seat, ctx = self._pseat, self._pctx
-        self._pkind = None
-        self._pctx = None
+        self._pending = None
         self._decision_log.append(decision)
-        self._decide(kind, seat, ctx, decision)
+        self._decide(kind, pending.seat, pending.card, decision)
         self._run()
         return self._take_events()
 
@@ -560,19 +670,23 @@ class Game:
             raise GameStateError(f"play() needs {self._n} players, got {len(players)}")
         thresholds = [getattr(p, "hit_below", None) for p in players]
         while self._phase is not _PH_OVER:
-            if self._pkind is _HIT_OR_STAY and thresholds[self._pseat] is not None:
-                self._threshold_turns(thresholds)
+            pending = self._pending
+            assert pending is not None  # random chance: the game runs to a decision
+            seat = pending.seat
+            if pending.kind is _HIT_OR_STAY and thresholds[seat] is not None:
+                self._threshold_turns(thresholds, seat)
             else:
-                events = self.apply(players[self._pseat].choose(self))
+                events = self.apply(players[seat].choose(self))
                 if events:
                     self._unclaimed.extend(events)
 
-    def _threshold_turns(self, thresholds: list[int | None]) -> None:
+    def _threshold_turns(self, thresholds: list[int | None], seat: int) -> None:
         """Hit/Stay turns of threshold players, one after another, in one tight loop: the
         hot path of every simulation. A Hit that draws a plain Number card the line can
         hold, or a Stay, is done here; anything else goes to the general machinery.
 
-        While it loops, the pending decision stays Hit/Stay and only its seat changes."""
+        While it loops, the pending decision stays Hit/Stay and only its seat changes: it is
+        ``seat``'s on entry."""
         pile = self._draw_pile
         numbers = self._numbers
         sums = self._sums
@@ -581,7 +695,7 @@ class Game:
         log_card = self._draw_log.append
         events = self._unclaimed if self._events_on else None
         left_of = self._left_of
-        seat = self._pseat
+        hit_stay = _HIT_STAY
         active = status.count(_ACTIVE)
         while True:
             below = thresholds[seat]
@@ -595,16 +709,16 @@ class Game:
                     events.append(Stayed(seat, False))
                 active -= 1
                 if not active:
-                    self._pkind = None
+                    self._pending = None
                     self._turn = seat
                     self._end_round()
                     break
             else:
                 log_decision(HIT)
                 if not pile:
-                    self._pkind = None
+                    self._pending = None
                     self._turn = seat
-                    self._stack.append((_DRAW, _P_HIT, seat, None))
+                    self._stack.append(_HIT_DRAW[seat])
                     break
                 card = pile.pop()
                 line = numbers[seat]
@@ -615,18 +729,17 @@ class Game:
                     if events is not None:
                         events.append(Drew(seat, card, "hit"))
                 else:
-                    self._pkind = None
+                    self._pending = None
                     self._turn = seat
-                    self._drawn(_P_HIT, seat, None, card)
+                    self._drawn(_HIT_DRAW[seat], card)
                     if self._events_on:
                         self._unclaimed.extend(self._events)
                         self._events = []
-                    if self._stack or self._pkind is not None or self._phase is not _PH_TURNS:
+                    if self._stack or self._pending is not None or self._phase is not _PH_TURNS:
                         break
-                    self._pkind = _HIT_OR_STAY
+                    # Nothing is pending now; the next turn below makes it Hit/Stay again.
                     active = status.count(_ACTIVE)
                     if not active:
-                        self._pkind = None
                         self._end_round()
                         break
             # The next turn, as _offer_turn gives it, for the common case.
@@ -635,11 +748,11 @@ class Game:
                 seat = left_of[seat]
             line = numbers[seat]
             if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
-                self._pkind = None
+                self._pending = None
                 self._turn = seat
-                self._stack.append((_DRAW, _P_HIT, seat, None))
+                self._stack.append(_HIT_DRAW[seat])
                 break
-            self._pseat = seat
+            self._pending = hit_stay[seat]
         self._run()
         if self._events_on:
             self._unclaimed.extend(self._events)
@@ -664,7 +777,7 @@ class Game:
                 "every copy is in a line, set aside or discarded)"
             ) from None
         self._need = None
-        self._drawn(need[1], need[2], need[3], card)
+        self._drawn(need, card)
         self._run()
         return self._take_events()
 
@@ -685,47 +798,54 @@ class Game:
     def _no_card_message(self) -> str:
         if self._phase is _PH_OVER:
             return "the game is over: no more cards"
-        what = self._pkind.value if self._pkind else ""
+        pending = self._pending
+        what = "" if pending is None else pending.kind.value
         return f"no card is due: seat {self._pseat} must decide ({what})"
 
     def _illegal_message(self, decision: Decision) -> str:
+        """The one message for a decision that is not legal now (the server sends it to the
+        client as ``illegal_move``): what was asked, of whom, and the options."""
+        most_shown = 24  # options listed; the rest are counted
         options = self.legal_decisions()
-        shown = ", ".join(str(d) for d in options[:24])
-        if len(options) > 24:
-            shown += f", ... ({len(options)} in all)"
+        shown = ", ".join(str(d) for d in options[:most_shown])
+        if len(options) > most_shown:
+            shown += f" and {len(options) - most_shown} more"
         what = self._pkind.value if self._pkind else ""
-        return f"{decision} is not legal now: seat {self._pseat} must decide {what}; legal: {shown}"
+        return (
+            f"'{decision}' is not a legal option now (seat {self._pseat} must decide "
+            f"{what}); the options are {shown}"
+        )
 
     # ------------------------------------------------------------------ the engine loop
 
     def _run(self) -> None:
         """Work through the stack and the round until a decision, a card or the end."""
         stack = self._stack
-        while self._pkind is None and self._need is None:
+        while self._pending is None and self._need is None:
             if stack:
+                # The kinds by how often they come: draws, then Flip Four steps.
                 task = stack.pop()
-                kind = task[0]
-                if kind == _DRAW:
+                if type(task) is Draw:
                     pile = self._draw_pile
                     if pile and self._rng is not None:
-                        self._drawn(task[1], task[2], task[3], pile.pop())
+                        self._drawn(task, pile.pop())
                     else:
                         card = self._take_card(task)
                         if card is not None:
-                            self._drawn(task[1], task[2], task[3], card)
-                elif kind == _RESOLVE:
-                    self._resolve(task[1], task[2])
-                elif kind == _F4_STEP:
-                    self._flip_four_step(task[1])
-                elif kind == _FORCE_STAY:
-                    self._discard_pile.append(task[2])
-                    target = task[1]
+                            self._drawn(task, card)
+                elif type(task) is FlipFourStep:
+                    self._flip_four_step(task)
+                elif type(task) is ForceStay:
+                    self._discard_pile.append(task.card)
+                    target = task.target
                     if self._status[target] == _ACTIVE:
                         self._status[target] = _STAYED
                         if self._events_on:
                             self._events.append(Stayed(target, True))
-                else:  # _FINISH
-                    self._discard_pile.append(task[1])
+                elif type(task) is Resolve:
+                    self._resolve(task.card, task.user)
+                else:  # Finish
+                    self._discard_pile.append(task.card)
             elif self._phase is _PH_TURNS:
                 self._offer_turn()
             elif self._phase is _PH_DEAL:
@@ -735,7 +855,7 @@ class Game:
             else:
                 return
 
-    def _take_card(self, task: tuple[Any, ...]) -> Card | None:
+    def _take_card(self, task: Draw) -> Card | None:
         pile = self._draw_pile
         if not pile:
             if not self._discard_pile:
@@ -780,7 +900,7 @@ class Game:
             if status[seat] == _ACTIVE:
                 if not pile or not shuffled:
                     self._deal_i = i
-                    self._stack.append((_DRAW, _P_DEAL, seat, None))
+                    self._stack.append(_DEAL_DRAW[seat])
                     return
                 # Nothing is pending between deal cards, so draw at once (no stack trip)
                 # and go on dealing while the card left nothing to resolve.
@@ -794,14 +914,14 @@ class Game:
                         self._events.append(Dealt(seat, card))
                     continue
                 self._deal_i = i
-                self._drawn(_P_DEAL, seat, None, card)
-                if self._stack or self._pkind is not None or self._phase is not _PH_DEAL:
+                self._drawn(_DEAL_DRAW[seat], card)
+                if self._stack or self._pending is not None or self._phase is not _PH_DEAL:
                     return
                 continue
             if not self.rules.deal_skips_inactive:
                 self._deal_i = i
-                purpose = _P_DEAL_BURN if status[seat] == _BUSTED else _P_DEAL
-                self._stack.append((_DRAW, purpose, seat, None))
+                draws = _BURN_DRAW if status[seat] == _BUSTED else _DEAL_DRAW
+                self._stack.append(draws[seat])
                 return
         self._deal_i = i
         self._phase = _PH_TURNS
@@ -823,16 +943,17 @@ class Game:
         line = self._numbers[seat]
         if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
             # The Zero (§4.3.3) or an empty line (§3.2.3): Hit is the only option.
-            self._stack.append((_DRAW, _P_HIT, seat, None))
+            self._stack.append(_HIT_DRAW[seat])
             return
-        self._pkind = _HIT_OR_STAY
-        self._pseat = seat
-        self._poptions = _HIT_STAY_OPTIONS
+        self._pending = _HIT_STAY[seat]
 
-    def _drawn(self, purpose: int, seat: int, frame: _FlipFour | None, card: Card) -> None:
+    def _drawn(self, task: Draw, card: Card) -> None:
         self._draw_log.append(card)
         events_on = self._events_on
-        if purpose == _P_FLIP4:
+        purpose = task.purpose
+        seat = task.seat
+        if purpose is _P_FLIP4:
+            frame = task.frame
             assert frame is not None
             if events_on:
                 self._events.append(Drew(seat, card, "flip_four"))
@@ -844,13 +965,13 @@ class Game:
                     self._events.append(SetAside(seat, card))
             return
         if events_on:
-            if purpose == _P_HIT:
+            if purpose is _P_HIT:
                 self._events.append(Drew(seat, card, "hit"))
-            elif purpose == _P_JOM:
+            elif purpose is _P_JOM:
                 self._events.append(Drew(seat, card, "just_one_more"))
             else:
                 self._events.append(Dealt(seat, card))
-        if purpose == _P_DEAL_BURN:
+        if purpose is _P_DEAL_BURN:
             self._discard_pile.append(card)
             if events_on:
                 self._events.append(Unused(seat, card, "busted"))
@@ -920,29 +1041,31 @@ class Game:
         stack = self._stack
         discard = self._discard_pile.append
         events = self._events if self._events_on else None
-        kept: list[tuple[Any, ...]] = []
+        kept: list[Task] = []
         for task in reversed(stack):
-            kind = task[0]
-            if kind == _RESOLVE:
-                if task[2] != seat:
+            if type(task) is Resolve:
+                if task.user != seat:
                     kept.append(task)
                     continue
-                discard(task[1])
+                discard(task.card)
                 if events is not None:
-                    events.append(Unused(seat, task[1], "busted"))
-            elif kind == _F4_STEP or (kind == _DRAW and task[3] is not None):
-                frame = task[1] if kind == _F4_STEP else task[3]
+                    events.append(Unused(seat, task.card, "busted"))
+            elif type(task) is FlipFourStep:
+                frame = task.frame
                 if frame.target != seat:
                     kept.append(task)
-                elif kind == _F4_STEP:
-                    # The Flip Four stops at once: its own card leaves with its set-aside cards.
-                    discard(frame.card)
-                    for card in frame.set_aside:
-                        discard(card)
-                        if events is not None:
-                            events.append(Unused(seat, card, "busted"))
-                    frame.set_aside.clear()
+                    continue
+                # The Flip Four stops at once: its own card leaves with its set-aside cards.
+                discard(frame.card)
+                for card in frame.set_aside:
+                    discard(card)
+                    if events is not None:
+                        events.append(Unused(seat, card, "busted"))
+                frame.set_aside.clear()
+            elif type(task) is Draw and task.frame is not None:
                 # A draw still due for the frame is dropped along with it.
+                if task.frame.target != seat:
+                    kept.append(task)
             else:
                 kept.append(task)
         kept.reverse()
@@ -971,14 +1094,13 @@ class Game:
         """The seats that have not busted, in seat order (kept up to date; do not change)."""
         return self._live_seats
 
-    def _ask(self, kind: DecisionKind, seat: int, options: Sequence[Decision], ctx: Any) -> None:
+    def _ask(
+        self, kind: DecisionKind, seat: int, options: Sequence[Decision], card: Card | None
+    ) -> None:
         if len(options) == 1:
-            self._decide(kind, seat, ctx, options[0])
+            self._decide(kind, seat, card, options[0])
         else:
-            self._pkind = kind
-            self._pseat = seat
-            self._poptions = tuple(options)
-            self._pctx = ctx
+            self._pending = Pending(kind, seat, card, tuple(options))
 
     def _resolve(self, card: Card, user: int) -> None:
         """A revealed card reaches ``user`` (§3.3)."""
@@ -1067,9 +1189,9 @@ class Game:
             and (card in self._numbers[seat] or card in self._modifiers[seat])
         )
 
-    def _is_legal_move(self, decision: Decision) -> bool:
-        """Whether a Steal, Swap or Discard decision is one of the pending options."""
-        card, user = self._pctx
+    def _is_legal_move(self, decision: Decision, pending: Pending) -> bool:
+        """Whether a Steal, Swap or Discard decision is one of ``pending``'s options."""
+        card, user = pending.card, pending.seat
         if card is _STEAL:
             return (
                 isinstance(decision, Steal)
@@ -1095,44 +1217,42 @@ class Game:
             self._unused(user, card)  # §6.1.1
         elif count == 1:
             only = self._options_for(card, user)[0]
-            self._decide(_KIND_OF_ACTION[card], user, (card, user), only)
+            self._decide(_KIND_OF_ACTION[card], user, card, only)
         else:
             # Listing every Swap of a big table is costly; legal_decisions() does it on demand.
-            self._pkind = _KIND_OF_ACTION[card]
-            self._pseat = user
-            self._poptions = None
-            self._pctx = (card, user)
+            self._pending = Pending(_KIND_OF_ACTION[card], user, card, None)
 
-    def _decide(self, kind: DecisionKind, seat: int, ctx: Any, decision: Decision) -> None:
-        """Carry out a decision (made by a player, or the only legal option)."""
+    def _decide(self, kind: DecisionKind, seat: int, card: Card | None, decision: Decision) -> None:
+        """Carry out ``seat``'s decision (made by the player, or the only legal option) about
+        ``card`` (see :class:`Pending`)."""
         events_on = self._events_on
         if kind is _HIT_OR_STAY:
             if isinstance(decision, Hit):
-                self._stack.append((_DRAW, _P_HIT, seat, None))
+                self._stack.append(_HIT_DRAW[seat])
             else:
                 self._status[seat] = _STAYED
                 if events_on:
                     self._events.append(Stayed(seat, False))
         elif kind is _K_GIVE:
-            assert isinstance(decision, Give)
-            self._modifiers[decision.seat].append(ctx)
+            assert isinstance(decision, Give) and card is not None
+            self._modifiers[decision.seat].append(card)
             if events_on:
-                self._events.append(ModifierGiven(seat, decision.seat, ctx))
+                self._events.append(ModifierGiven(seat, decision.seat, card))
         elif kind is _K_TARGET:
-            assert isinstance(decision, Target)
+            assert isinstance(decision, Target) and card is not None
             target = decision.seat
             if events_on:
-                self._events.append(ActionUsed(seat, ctx, target))
-            if ctx is _JOM:
-                self._stack.append((_FORCE_STAY, target, ctx, seat))
-                self._stack.append((_DRAW, _P_JOM, target, None))
+                self._events.append(ActionUsed(seat, card, target))
+            if card is _JOM:
+                self._stack.append(ForceStay(target, card, seat))
+                self._stack.append(_JOM_DRAW[target])
             else:
-                self._stack.append((_F4_STEP, _FlipFour(target, ctx)))
+                self._stack.append(FlipFourStep.of(FlipFour(target, card)))
         elif kind is _K_PASS:
-            assert isinstance(decision, Pass)
+            assert isinstance(decision, Pass) and card is not None
             if events_on and decision.seat != seat:
-                self._events.append(Passed(seat, ctx, decision.seat))
-            self._use(ctx, decision.seat)
+                self._events.append(Passed(seat, card, decision.seat))
+            self._use(card, decision.seat)
         elif kind is _K_FLIP7_CHOICE:
             if isinstance(decision, Minus):
                 if events_on:
@@ -1143,7 +1263,8 @@ class Game:
                     self._events.append(BonusTaken(seat))
                 self._score_round(None)
         else:
-            self._discard_pile.append(ctx[0])  # the used Action leaves play first (§6.1.5)
+            assert card is not None
+            self._discard_pile.append(card)  # the used Action leaves play first (§6.1.5)
             if isinstance(decision, Steal):
                 self._remove(decision.seat, decision.card)
                 if events_on:
@@ -1168,18 +1289,20 @@ class Game:
                     if self._status[s] != _BUSTED and self._flip7_seat is None:
                         self._check_flip7(s)
 
-    def _flip_four_step(self, frame: _FlipFour) -> None:
+    def _flip_four_step(self, step: FlipFourStep) -> None:
+        frame = step.frame
         target = frame.target
         if frame.left:
             frame.left -= 1
-            self._stack.append((_F4_STEP, frame))
-            self._stack.append((_DRAW, _P_FLIP4, target, frame))
+            # Values: the same step and draw come back for each of the four.
+            self._stack.append(step)
+            self._stack.append(step.draw)
             return
         # §6.3.4: resolve the set-aside cards in the order they appeared; the Flip Four
         # card itself is discarded once all it caused has resolved (§6.1.5).
-        self._stack.append((_FINISH, frame.card, target))
+        self._stack.append(Finish(frame.card, target))
         for card in reversed(frame.set_aside):
-            self._stack.append((_RESOLVE, card, target))
+            self._stack.append(Resolve(card, target))
 
     # ------------------------------------------------------------------ end of round
 
@@ -1187,17 +1310,14 @@ class Game:
         """Flip 7, no Active player, or no cards left: drop every pending effect, then score."""
         events_on = self._events_on
         for task in self._stack:
-            kind = task[0]
-            if kind == _RESOLVE:
-                self._discard_pile.append(task[1])
+            if type(task) is Resolve:
+                self._discard_pile.append(task.card)
                 if events_on:
-                    self._events.append(Unused(task[2], task[1], "round_over"))
-            elif kind == _FINISH:
-                self._discard_pile.append(task[1])
-            elif kind == _FORCE_STAY:
-                self._discard_pile.append(task[2])
-            elif kind == _F4_STEP:
-                frame = task[1]
+                    self._events.append(Unused(task.user, task.card, "round_over"))
+            elif type(task) is Finish or type(task) is ForceStay:
+                self._discard_pile.append(task.card)
+            elif type(task) is FlipFourStep:
+                frame = task.frame
                 self._discard_pile.append(frame.card)
                 for card in frame.set_aside:
                     self._discard_pile.append(card)
@@ -1207,7 +1327,7 @@ class Game:
         seat = self._flip7_seat
         if self._brutal and seat is not None:
             self._phase = _PH_ROUND_END
-            if self.rules.brutal_minus15_targets == "any_other_player":
+            if self.rules.minus15_may_hit_busted:
                 others = [s for s in range(self._n) if s != seat]
             else:
                 others = [s for s in self._live() if s != seat]
@@ -1219,7 +1339,7 @@ class Game:
     def _score_round(self, minus15: int | None) -> None:
         n = self._n
         brutal = self._brutal
-        modifiers_only = self.rules.brutal_busted_scoring == "modifiers_only"
+        modifiers_only = self.rules.busted_modifiers_count
         flip7 = self._flip7_seat
         status, numbers, modifiers, sums = self._status, self._numbers, self._modifiers, self._sums
         totals = list(self._totals)
@@ -1243,7 +1363,7 @@ class Game:
             scores.append(score)
             totals[s] += score
         if minus15 is not None:
-            totals[minus15] -= 15
+            totals[minus15] -= FLIP7_BONUS
         self._totals = tuple(totals)
         row = (self._dealer, tuple(scores), tuple(busted), flip7, minus15)
         self._rounds.append(row)
@@ -1256,15 +1376,13 @@ class Game:
                     tuple(tuple(mods) for mods in self._modifiers),
                 )
             )
-        best = max(totals)
-        if best >= self.rules.target_score:
-            leaders = tuple(s for s in range(n) if totals[s] == best)
-            if len(leaders) == 1 or self.rules.tie_break == "shared_win":
-                self._phase = _PH_OVER
-                self._winners = leaders
-                if self._events_on:
-                    self._events.append(GameOver(leaders, tuple(totals)))
-                return
+        winners = game_winners(totals, self.rules)
+        if winners:
+            self._phase = _PH_OVER
+            self._winners = winners
+            if self._events_on:
+                self._events.append(GameOver(winners, tuple(totals)))
+            return
         # The next round starts from the engine loop, once every caller up the stack has
         # returned: nothing may touch the lines of a round that has been scored.
         self._phase = _PH_ROUND_END

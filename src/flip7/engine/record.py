@@ -18,14 +18,15 @@ flip7.core.errors.RecordError: draws[1]: card 0 cannot be drawn now: ...
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from flip7.core.errors import Flip7Error, GameStateError, RecordError, RulesError
 from flip7.core.events import Event
-from flip7.core.rules import Rules
-from flip7.engine.game import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Game, RoundResult
+from flip7.core.jsontypes import JSON, JSONObject
+from flip7.core.rules import DECKS, MAX_PLAYERS, Rules, decks_for
+from flip7.engine.game import Game, RoundResult
 from flip7.engine.view import GameView
 
 __all__ = [
@@ -50,7 +51,7 @@ _JSON_TYPES = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str
                (list, "a list"), (dict, "an object"))  # fmt: skip
 
 
-def _what(value: Any) -> str:
+def _what(value: object) -> str:
     """A JSON value for an error message: its type, and the value itself when short."""
     if value is None:
         return "null"
@@ -78,11 +79,12 @@ class Record:
     dealer: int = 0
     draws: tuple[str, ...] = ()
     decisions: tuple[str, ...] = ()
-    meta: dict[str, Any] | None = None
+    meta: JSONObject | None = None
 
     @classmethod
-    def from_game(cls, game: Game, meta: dict[str, Any] | None = None) -> Record:
-        """The record of a game so far (finished or not)."""
+    def from_game(cls, game: Game, meta: Mapping[str, object] | None = None) -> Record:
+        """The record of a game so far (finished or not). ``meta``'s values must be JSON
+        values (:meth:`dumps` fails on anything else)."""
         return cls(
             players=game.players,
             rules=game.rules,
@@ -90,11 +92,11 @@ class Record:
             dealer=game.first_dealer,
             draws=tuple(card.code for card in game.draws),
             decisions=tuple(str(d) for d in game.decisions),
-            meta=meta,
+            meta=None if meta is None else cast(JSONObject, dict(meta)),
         )
 
     @classmethod
-    def from_json(cls, data: Any) -> Record:
+    def from_json(cls, data: JSON) -> Record:
         """Check a record's header and shape; entries are checked by :func:`replay`."""
         if not isinstance(data, dict):
             raise RecordError("record", None, "a record must be a JSON object")
@@ -121,9 +123,11 @@ class Record:
         if not isinstance(players, list):
             raise _header("players", f"must be a list of display names, not {_what(players)}")
         n = len(players)
-        low = 2 if rules.allow_two_players else 3
-        if not low <= n <= MAX_PLAYERS:
-            raise _header("players", f"{n} players; a game has {low} to {MAX_PLAYERS}")
+        if not rules.min_players <= n <= MAX_PLAYERS:
+            raise _header(
+                "players", f"{n} players; a game has {rules.min_players} to {MAX_PLAYERS}"
+            )
+        names: list[str] = []
         for i, name in enumerate(players):
             if not isinstance(name, str):
                 raise _header("players", f"players[{i}] must be a string, not {_what(name)}")
@@ -133,11 +137,12 @@ class Record:
                     f"players[{i}] is blank: a display name needs a character other than"
                     " whitespace",
                 )
-        decks = data.get("decks", 1 if n <= ONE_DECK_MAX_PLAYERS else 2)
-        if type(decks) is not int or decks not in (1, 2):
-            raise _header("decks", f"must be 1 or 2, not {_what(decks)}")
-        if decks == 1 and n > ONE_DECK_MAX_PLAYERS:
-            raise _header("decks", f"{n} players need 2 decks")
+            names.append(name)
+        decks = data.get("decks", decks_for(n))
+        if type(decks) is not int or decks not in DECKS:
+            raise _header("decks", f"must be {' or '.join(map(str, DECKS))}, not {_what(decks)}")
+        if decks < decks_for(n):
+            raise _header("decks", f"{n} players need {decks_for(n)} decks")
         dealer = data.get("dealer", 0)
         if type(dealer) is not int or not 0 <= dealer < n:
             raise _header("dealer", f"must be a seat from 0 to {n - 1}, not {_what(dealer)}")
@@ -147,12 +152,16 @@ class Record:
             if not isinstance(entries, list):
                 raise _header(key, f"must be a list of strings, not {_what(entries)}")
             # Each entry's type is checked by replay when it reaches it: the error must name
-            # the first entry, in replay order, that does not fit (RECORD.md §4).
-            lists[key] = tuple(entries)
-        meta = data.get("meta")
-        if "meta" in data and not isinstance(meta, dict):
-            raise _header("meta", f"must be a JSON object, not {_what(meta)}")
-        return cls(tuple(players), rules, decks, dealer, lists["draws"], lists["decisions"], meta)
+            # the first entry, in replay order, that does not fit (RECORD.md §4). Until then
+            # an entry may be any JSON value, whatever the field's type says.
+            lists[key] = cast("tuple[str, ...]", tuple(entries))
+        meta: JSONObject | None = None
+        if "meta" in data:
+            given = data["meta"]
+            if not isinstance(given, dict):
+                raise _header("meta", f"must be a JSON object, not {_what(given)}")
+            meta = given
+        return cls(tuple(names), rules, decks, dealer, lists["draws"], lists["decisions"], meta)
 
     @classmethod
     def loads(cls, text: str) -> Record:
@@ -163,8 +172,8 @@ class Record:
             raise RecordError("record", None, f"not valid JSON: {exc}") from None
         return cls.from_json(data)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {
             "format": FORMAT,
             "players": list(self.players),
             "rules": self.rules.to_json(),
@@ -194,7 +203,7 @@ class ReplayResult:
     def of(cls, game: Game) -> ReplayResult:
         return cls(game.over, game.rounds, game.totals, game.winners)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "over": self.over,
             "rounds": [r.to_json() for r in self.rounds],
@@ -203,16 +212,37 @@ class ReplayResult:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ReplayResult:
+    def from_json(cls, data: JSONObject) -> ReplayResult:
+        over, rounds = data["over"], data["rounds"]
+        if not (isinstance(over, bool) and isinstance(rounds, list)):
+            raise TypeError(f"not a replay result (RECORD.md §6): {_what(data)}")
         return cls(
-            over=data["over"],
-            rounds=tuple(RoundResult.from_json(r) for r in data["rounds"]),
-            totals=tuple(data["totals"]),
-            winners=tuple(data["winners"]),
+            over=over,
+            rounds=tuple(RoundResult.from_json(_result_object(r)) for r in rounds),
+            totals=_result_ints(data["totals"]),
+            winners=_result_ints(data["winners"]),
         )
 
 
-def _as_record(record: Record | dict[str, Any] | str) -> Record:
+def _result_object(value: JSON) -> JSONObject:
+    if not isinstance(value, dict):
+        raise TypeError(f"a replay result's round must be an object, not {_what(value)}")
+    return value
+
+
+def _result_ints(value: JSON) -> tuple[int, ...]:
+    wrong = TypeError(f"a replay result holds lists of integers, not {_what(value)}")
+    if not isinstance(value, list):
+        raise wrong
+    out: list[int] = []
+    for item in value:
+        if type(item) is not int:
+            raise wrong
+        out.append(item)
+    return tuple(out)
+
+
+def _as_record(record: Record | JSONObject | str) -> Record:
     if isinstance(record, Record):
         return record
     if isinstance(record, str):
@@ -220,7 +250,7 @@ def _as_record(record: Record | dict[str, Any] | str) -> Record:
     return Record.from_json(record)
 
 
-def replay_game(record: Record | dict[str, Any] | str) -> Game:
+def replay_game(record: Record | JSONObject | str) -> Game:
     """Run a record forward (RECORD.md §4) and return the game in the state it reaches.
 
     Raises :class:`RecordError` naming the first entry that does not fit.
@@ -228,13 +258,13 @@ def replay_game(record: Record | dict[str, Any] | str) -> Game:
     return _replay(record, None)
 
 
-def replay_events(record: Record | dict[str, Any] | str) -> tuple[Game, list[Event]]:
+def replay_events(record: Record | JSONObject | str) -> tuple[Game, list[Event]]:
     """Like :func:`replay_game`, also returning every event of the game in order."""
     events: list[Event] = []
     return _replay(record, events), events
 
 
-def replay_steps(record: Record | dict[str, Any] | str) -> list[tuple[list[Event], GameView]]:
+def replay_steps(record: Record | JSONObject | str) -> list[tuple[list[Event], GameView]]:
     """Replay a record one step at a time: for the start and then each draw and each
     decision, the events it caused and the table as a spectator sees it afterwards.
 
@@ -250,7 +280,7 @@ def replay_steps(record: Record | dict[str, Any] | str) -> list[tuple[list[Event
 
 
 def _replay(
-    record: Record | dict[str, Any] | str,
+    record: Record | JSONObject | str,
     events: list[Event] | None,
     step: Callable[[Game, list[Event]], None] | None = None,
 ) -> Game:
@@ -323,6 +353,6 @@ def _card_message(code: str, exc: Flip7Error) -> str:
     return text
 
 
-def replay(record: Record | dict[str, Any] | str) -> ReplayResult:
+def replay(record: Record | JSONObject | str) -> ReplayResult:
     """Replay a record and report the result of RECORD.md §6."""
     return ReplayResult.of(replay_game(record))

@@ -21,10 +21,10 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from flip7.core.cards import Card
 from flip7.core.decisions import Decision, DecisionKind, parse_decision
+from flip7.core.jsontypes import JSON, JSONObject
 from flip7.core.lines import Status
 from flip7.core.rules import Rules
 from flip7.core.scoring import RoundResult
@@ -33,8 +33,49 @@ from flip7.engine.state import Phase
 __all__ = ["GameView", "SeatView"]
 
 
-def _cards(codes: list[str]) -> tuple[Card, ...]:
-    return tuple(Card.parse(code) for code in codes)
+# Reading a view back: each value must have the type to_json gives it.
+
+
+def _wrong(value: JSON, what: str) -> TypeError:
+    return TypeError(f"a view holds {what} here, not {value!r}")
+
+
+def _int(value: JSON) -> int:
+    if type(value) is not int:
+        raise _wrong(value, "an integer")
+    return value
+
+
+def _seat(value: JSON) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _str(value: JSON) -> str:
+    if not isinstance(value, str):
+        raise _wrong(value, "a string")
+    return value
+
+
+def _bool(value: JSON) -> bool:
+    if not isinstance(value, bool):
+        raise _wrong(value, "true or false")
+    return value
+
+
+def _list(value: JSON) -> list[JSON]:
+    if not isinstance(value, list):
+        raise _wrong(value, "a list")
+    return value
+
+
+def _object(value: JSON) -> JSONObject:
+    if not isinstance(value, dict):
+        raise _wrong(value, "an object")
+    return value
+
+
+def _cards(codes: JSON) -> tuple[Card, ...]:
+    return tuple(Card.parse(_str(code)) for code in _list(codes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +91,7 @@ class SeatView:
     round_score: int  # what the line scores if the round ends now
     total: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "seat": self.seat,
             "name": self.name,
@@ -63,16 +104,16 @@ class SeatView:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SeatView:
+    def from_json(cls, data: JSONObject) -> SeatView:
         return cls(
-            seat=data["seat"],
-            name=data["name"],
-            status=Status[data["status"].upper()],
+            seat=_int(data["seat"]),
+            name=_str(data["name"]),
+            status=Status[_str(data["status"]).upper()],
             line=_cards(data["line"]),
             modifiers=_cards(data["modifiers"]),
-            number_sum=data["number_sum"],
-            round_score=data["round_score"],
-            total=data["total"],
+            number_sum=_int(data["number_sum"]),
+            round_score=_int(data["round_score"]),
+            total=_int(data["total"]),
         )
 
 
@@ -99,7 +140,7 @@ class GameView:
     over: bool
     winners: tuple[int, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "viewer": self.viewer,
             "players": [p.to_json() for p in self.players],
@@ -122,26 +163,26 @@ class GameView:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameView:
+    def from_json(cls, data: JSONObject) -> GameView:
         kind = data["decision_kind"]
         pending = data["pending_card"]
         return cls(
-            viewer=data["viewer"],
-            players=tuple(SeatView.from_json(p) for p in data["players"]),
+            viewer=_seat(data["viewer"]),
+            players=tuple(SeatView.from_json(_object(p)) for p in _list(data["players"])),
             rules=Rules.from_json(data["rules"]),
-            decks=data["decks"],
-            round=data["round"],
-            dealer=data["dealer"],
+            decks=_int(data["decks"]),
+            round=_int(data["round"]),
+            dealer=_int(data["dealer"]),
             phase=Phase(data["phase"]),
-            draw_pile_size=data["draw_pile_size"],
+            draw_pile_size=_int(data["draw_pile_size"]),
             discard_pile=_cards(data["discard_pile"]),
             set_aside=_cards(data["set_aside"]),
-            to_decide=data["to_decide"],
+            to_decide=_seat(data["to_decide"]),
             decision_kind=None if kind is None else DecisionKind(kind),
-            pending_card=None if pending is None else Card.parse(pending),
-            legal_decisions=tuple(parse_decision(d) for d in data["legal_decisions"]),
-            needs_card=data["needs_card"],
-            rounds=tuple(RoundResult.from_json(r) for r in data["rounds"]),
-            over=data["over"],
-            winners=tuple(data["winners"]),
+            pending_card=None if pending is None else Card.parse(_str(pending)),
+            legal_decisions=tuple(parse_decision(_str(d)) for d in _list(data["legal_decisions"])),
+            needs_card=_bool(data["needs_card"]),
+            rounds=tuple(RoundResult.from_json(_object(r)) for r in _list(data["rounds"])),
+            over=_bool(data["over"]),
+            winners=tuple(_int(s) for s in _list(data["winners"])),
         )

@@ -43,15 +43,29 @@ from typing import Any
 from flip7.analysis.advisor import Advice, Situation, advise
 from flip7.core.cards import Card, deck_counts
 from flip7.core.errors import CardError, Flip7Error, RulesError
-from flip7.core.lines import has_duplicate, is_flip7
-from flip7.core.rules import Rules
-from flip7.core.scoring import busted_score, round_score
+from flip7.core.lines import (
+    FLIP7_CARDS,
+    bust_reasons,
+    flip7_count,
+    has_duplicate,
+    is_flip7,
+    receive,
+)
+from flip7.core.rules import (
+    MAX_PLAYERS,
+    ONE_DECK_MAX_PLAYERS,
+    Rules,
+    decks_for,
+    players_problem,
+)
+from flip7.core.scoring import add_round, game_winners, score_round
 from flip7.engine.game import Status
 
 __all__ = [
     "FORMAT",
     "MAX_NAME",
     "MAX_PLAYERS",
+    "ONE_DECK_MAX_PLAYERS",
     "LineEntry",
     "LiveEvent",
     "LiveRound",
@@ -65,8 +79,7 @@ __all__ = [
 ]
 
 FORMAT = "flip7-scorecard/1"
-MAX_PLAYERS = 36
-ONE_DECK_MAX_PLAYERS = 18
+# MAX_PLAYERS and ONE_DECK_MAX_PLAYERS are flip7.core.rules' (RULES.md §1.3).
 MAX_NAME = 40
 MAX_TITLE = 80
 
@@ -79,7 +92,6 @@ _ACTION_NAMES = {
     Card.SWAP: "Swap",
     Card.DISCARD: "Discard",
 }
-_COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
 # ---------------------------------------------------------------------------- errors
@@ -126,10 +138,6 @@ def _names_text(names: Sequence[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _count_word(n: int) -> str:
-    return _COUNT_WORDS[n] if n < len(_COUNT_WORDS) else str(n)
 
 
 def _normal_code(text: str) -> str:
@@ -382,24 +390,6 @@ class _Scored:
     scores: tuple[int, ...]
 
 
-def _bust_reasons(numbers: Sequence[Card]) -> list[str]:
-    """Why a set of Number cards is a bust: ``two 5s``, ``Unlucky 7 and a 7``, ``three 13s``."""
-    values: Counter[int] = Counter(c.value_points for c in numbers)
-    reasons = []
-    for value in sorted(values):
-        k = values[value]
-        unlucky = numbers.count(Card.UNLUCKY_7)
-        if value == 7 and unlucky == 1 and k >= 2:
-            reasons.append("Unlucky 7 and " + ("a 7" if k == 2 else f"{k - 1} 7s"))
-        elif value == 7 and unlucky == k >= 2:
-            reasons.append(f"{_count_word(k)} Unlucky 7s")
-        elif value == 13 and k == 2 and Card.LUCKY_13 not in numbers:
-            reasons.append("two 13s without Lucky 13")
-        elif (value == 13 and k >= 3) or (value != 13 and k >= 2):
-            reasons.append(f"{_count_word(k)} {value}s")
-    return reasons
-
-
 def _flip7_rule(rules: Rules) -> str:
     if rules.lucky13_pair_flip7_count == 2:
         return "the 7th ends the round (Flip 7)"
@@ -408,9 +398,7 @@ def _flip7_rule(rules: Rules) -> str:
 
 def _over_limit(numbers: Sequence[Card], rules: Rules) -> bool:
     """Whether a non-busted line holds more Number cards than the Flip 7 that ends the round."""
-    if rules.lucky13_pair_flip7_count == 2:
-        return len(numbers) > 7
-    return len({c.value_points for c in numbers}) > 7
+    return flip7_count(numbers, rules.lucky13_pair_flip7_count) > FLIP7_CARDS
 
 
 def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[Problem]:
@@ -431,7 +419,7 @@ def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[
     shown = " ".join(c.code for c in line.known if not c.is_action)
     if not line.busted:
         if has_duplicate(numbers):
-            why = ", ".join(_bust_reasons(numbers))
+            why = ", ".join(bust_reasons(numbers))
             problems.append(
                 Problem(
                     seat,
@@ -461,7 +449,7 @@ def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[
             before = [numbers[:i] + numbers[i + 1 :] for i in range(len(numbers))]
             clean = [b for b in before if not has_duplicate(b)]
             if not clean:
-                why = ", ".join(_bust_reasons(numbers))
+                why = ", ".join(bust_reasons(numbers))
                 problems.append(
                     Problem(
                         seat,
@@ -554,7 +542,7 @@ def _score_round(
             message = "no line is a Flip 7: there is no Flip 7 choice to make"
         elif minus15 == flip7_seat:
             message = "the −15 must go to another player"
-        elif rules.brutal_minus15_targets == "non_busted_others" and lines[minus15].busted:
+        elif not rules.minus15_may_hit_busted and lines[minus15].busted:
             message = (
                 f"the −15 must go to another player who has not busted ({players[minus15]} "
                 "busted; rule brutal_minus15_targets)"
@@ -563,32 +551,13 @@ def _score_round(
             problems.append(Problem(None, message))
     if problems:
         raise RoundInvalid(problems)
-    modifiers_only = rules.brutal_busted_scoring == "modifiers_only"
-    scores = tuple(
-        busted_score(line.modifiers, brutal=rules.brutal, modifiers_only=modifiers_only)
-        if line.busted
-        else round_score(
-            line.numbers,
-            line.modifiers,
-            flip7=seat == flip7_seat,
-            brutal=rules.brutal,
-            bonus=minus15 is None,
-        )
-        for seat, line in enumerate(lines)
+    scores = score_round(
+        ((line.numbers, line.modifiers, line.busted) for line in lines),
+        rules,
+        flip7=flip7_seat,
+        minus15=minus15,
     )
     return _Scored(tuple(lines), flip7_seat, minus15, scores)
-
-
-def _end_of_game(totals: Sequence[int], rules: Rules) -> tuple[bool, tuple[int, ...]]:
-    """§9: over when someone has reached the target and one player alone is on top (or,
-    with ``shared_win``, everyone tied on top wins)."""
-    top = max(totals)
-    if top < rules.target_score:
-        return False, ()
-    leaders = tuple(s for s, t in enumerate(totals) if t == top)
-    if len(leaders) == 1 or rules.tie_break == "shared_win":
-        return True, leaders
-    return False, ()
 
 
 # ---------------------------------------------------------------------------- live mode
@@ -708,25 +677,17 @@ class _Replay:
             return f"{self.players[self.flip7_seat]} has Flip 7"
         return "every player has stayed or busted"
 
-    # -- the line rules of §4–§5 (as flip7.engine.game does them)
+    # -- the line rules of §4–§5 (flip7.core.lines)
 
     def receive(self, seat: int, card: Card, transfer: bool, check_flip7: bool = True) -> None:
-        if card.is_modifier:
-            self.modifiers[seat].append(card)
+        # A wipe's cards go to the discard pile: they stay out of the draw pile.
+        busted, _ = receive(
+            self.numbers[seat], self.modifiers[seat], card, self.rules, transfer=transfer
+        )
+        if busted:
+            self.status[seat] = Status.BUSTED
             return
-        line = self.numbers[seat]
-        if card is Card.UNLUCKY_7 and (not transfer or self.rules.unlucky7_triggers_on_transfer):
-            # §4.4: the rest of the line goes to the discard pile (it stays out of the
-            # draw pile); Unlucky 7 itself never busts on arrival.
-            line.clear()
-            self.modifiers[seat].clear()
-            line.append(card)
-        else:
-            line.append(card)
-            if has_duplicate(line):
-                self.status[seat] = Status.BUSTED
-                return
-        if check_flip7:
+        if check_flip7 and not card.is_modifier:
             self.check_flip7(seat)
 
     def check_flip7(self, seat: int) -> None:
@@ -991,15 +952,15 @@ class LiveRound:
 
     def scores_now(self) -> tuple[int, ...]:
         """Each line's round score if the round ended now (a Brutal Flip 7 takes +15)."""
-        rules = self.rules
-        modifiers_only = rules.brutal_busted_scoring == "modifiers_only"
-        return tuple(
-            busted_score(mods, brutal=rules.brutal, modifiers_only=modifiers_only)
-            if status is Status.BUSTED
-            else round_score(nums, mods, flip7=seat == self.flip7_seat, brutal=rules.brutal)
-            for seat, (nums, mods, status) in enumerate(
-                zip(self.numbers, self.modifiers, self.statuses, strict=True)
-            )
+        return score_round(
+            zip(
+                self.numbers,
+                self.modifiers,
+                (status is Status.BUSTED for status in self.statuses),
+                strict=True,
+            ),
+            self.rules,
+            flip7=self.flip7_seat,
         )
 
     def situation(self, seat: int | None = None) -> Situation:
@@ -1082,17 +1043,10 @@ def _check_players(players: Any, rules: Rules, decks: Any) -> tuple[tuple[str, .
             raise ScorecardError(f"two players are called {name!r}: names must be different")
         seen.add(name.casefold())
     n = len(names)
-    low = 2 if rules.allow_two_players else 3
-    if not low <= n <= MAX_PLAYERS:
-        extra = "" if rules.allow_two_players else " (2 only with the rule allow_two_players)"
-        raise ScorecardError(f"a game needs {low} to {MAX_PLAYERS} players{extra}, not {n}")
-    if decks is None:
-        decks = 1 if n <= ONE_DECK_MAX_PLAYERS else 2
-    if type(decks) is not int or decks not in (1, 2):
-        raise ScorecardError(f"decks must be 1 or 2, not {decks!r}")
-    if decks == 1 and n > ONE_DECK_MAX_PLAYERS:
-        raise ScorecardError(f"{n} players need 2 decks (one deck is for up to 18 players)")
-    return tuple(names), decks
+    problem = players_problem(n, rules, decks, option="the rule allow_two_players")
+    if problem is not None:
+        raise ScorecardError(problem)
+    return tuple(names), decks_for(n) if decks is None else decks
 
 
 @dataclass(frozen=True, slots=True)
@@ -1180,11 +1134,9 @@ class Scorecard:
                 raise RoundInvalid(
                     [Problem(p.seat, f"round {k}: {p.message}") for p in exc.problems]
                 ) from None
-            totals = tuple(
-                t + s - (15 if seat == scored.minus15 else 0)
-                for seat, (t, s) in enumerate(zip(totals, scored.scores, strict=True))
-            )
-            over, winners = _end_of_game(totals, self.rules)
+            totals = add_round(totals, scored.scores, scored.minus15)
+            winners = game_winners(totals, self.rules)
+            over = bool(winners)
             rounds.append(
                 Round(
                     number=k,
@@ -1317,11 +1269,9 @@ class Scorecard:
         if problems:
             raise RoundInvalid(problems)
         previous = self.rounds[number - 2].totals if number > 1 else (0,) * len(self.players)
-        totals = tuple(
-            t + s - (15 if seat == scored.minus15 else 0)
-            for seat, (t, s) in enumerate(zip(previous, scored.scores, strict=True))
-        )
-        over, winners = _end_of_game(totals, self.rules)
+        totals = add_round(previous, scored.scores, scored.minus15)
+        winners = game_winners(totals, self.rules)
+        over = bool(winners)
         if number < len(self.rounds) and over:
             raise RoundInvalid(
                 [

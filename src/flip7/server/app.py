@@ -16,7 +16,6 @@ import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flip7 import __version__
-from flip7.core.rules import _CHOICES, _LUCKY13_COUNTS, Rules
+from flip7.core.cards import Card, deck_counts
+from flip7.core.lines import FLIP7_CARDS
+from flip7.core.rules import (
+    DECKS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    ONE_DECK_MAX_PLAYERS,
+    TWO_PLAYERS,
+    Rules,
+)
+from flip7.core.scoring import FLIP7_BONUS
 from flip7.server import guard, replays, scorecards
 from flip7.server.expiry import CLOSED_CODE
 from flip7.server.limits import AddressBudget, AddressCounter, TokenBucket, client_address
@@ -42,11 +51,12 @@ from flip7.server.protocol import (
     Health,
     Hello,
     JoinTable,
+    Limits,
     Move,
     ProtocolError,
     ReplayAnswer,
     ReplayCreated,
-    RuleList,
+    RulesAnswer,
     SeatGranted,
     TableAnswer,
     TableList,
@@ -55,7 +65,7 @@ from flip7.server.protocol import (
 )
 from flip7.server.settings import Settings, database_url
 from flip7.server.store import Store, StoreError, dumps, utcnow
-from flip7.server.tables import Lobby, Seat, Table, TableError
+from flip7.server.tables import MAX_SEATS, Lobby, Seat, Table, TableError
 
 __all__ = ["create_app"]
 
@@ -136,21 +146,43 @@ def _token(authorization: str | None) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
-def _rule_options() -> list[dict[str, Any]]:
-    out = []
-    for f in fields(Rules):
-        default = f.default if f.default is not MISSING else None
-        if f.name in _CHOICES:
-            out.append({"name": f.name, "type": "choice", "default": default,
-                        "choices": list(_CHOICES[f.name])})
-        elif f.name == "lucky13_pair_flip7_count":
-            out.append({"name": f.name, "type": "choice", "default": default,
-                        "choices": list(_LUCKY13_COUNTS)})
-        elif isinstance(default, bool):
-            out.append({"name": f.name, "type": "bool", "default": default, "choices": None})
-        else:
-            out.append({"name": f.name, "type": "int", "default": default, "choices": None})
-    return out
+def _rules_answer() -> dict[str, Any]:
+    """What ``GET /api/rules`` serves, all from :mod:`flip7.core`: every option of §13
+    (:meth:`Rules.options`) with its section and help, the player counts of §1.3 (and the
+    most a table here seats), the decks, Flip 7's cards and bonus (§5.1, §8), and the deck
+    (§1.1: each card's code, kind, value, penalty and copies per deck)."""
+    options = Rules.options()
+    deck = deck_counts()
+    return {
+        "options": [o.to_json() for o in options],
+        "about": {
+            o.name: {
+                "section": o.section,
+                "help": o.help,
+                "values": {str(value): words for value, words in o.words},
+            }
+            for o in options
+        },
+        "players": {
+            "min": MIN_PLAYERS,
+            "min_two_players": TWO_PLAYERS,
+            "max": MAX_PLAYERS,
+            "one_deck_max": ONE_DECK_MAX_PLAYERS,
+            "table_max": MAX_SEATS,
+        },
+        "decks": list(DECKS),
+        "flip7": {"cards": FLIP7_CARDS, "bonus": FLIP7_BONUS},
+        "cards": [
+            {
+                "code": c.code,
+                "kind": c.kind.value,
+                "value": c.value_points,
+                "penalty": c.penalty,
+                "count": deck[c],
+            }
+            for c in Card
+        ],
+    }
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -291,15 +323,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         A ladder bot may carry parameters, e.g. ``threshold:30``."""
         return {"bots": lobby_of(request).bot_list()}
 
-    @app.get("/api/rules", response_model=RuleList, tags=["lobby"])
+    @app.get(
+        "/api/rules", response_model=RulesAnswer, response_model_exclude_unset=True,
+        tags=["lobby"],
+    )  # fmt: skip
     async def rules() -> Any:
-        """Every rule option of RULES.md §13 with its default and its allowed values."""
-        return {"options": _rule_options()}
+        """Every rule option of RULES.md §13 with its default and its allowed values, and
+        the rules' numbers a page shows (players, decks, Flip 7, the deck): the browser
+        keeps no copy of them."""
+        return _rules_answer()
 
     @app.get("/api/protocol", tags=["server"])
     async def protocol() -> Any:
         """The JSON Schema of the WebSocket messages in both directions."""
         return protocol_schema()
+
+    public_limits = {name: getattr(settings, name) for name in Limits.model_fields}
+
+    @app.get("/api/limits", response_model=Limits, tags=["server"])
+    async def limits() -> Any:
+        """The limits a client meets, as this server runs them (``flip7 serve --limit``
+        changes them): message sizes and rates, per-address budgets, the uploaded record's
+        bounds, replay pages, idle times. Clients (``flip7 attack``) read them here."""
+        return public_limits
 
     @app.get("/api/tables", response_model=TableList, tags=["lobby"])
     async def list_tables(request: Request) -> Any:
@@ -559,7 +605,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 try:
                     parsed = parse_client_message(text)
                 except ProtocolError as exc:
-                    client.error(exc.code, exc.message)
+                    # A move whose decision does not parse is refused here, at the edge,
+                    # as illegal_move (with its id and, after hello, the table).
+                    state = None
+                    if exc.code == "illegal_move" and table is not None:
+                        state = await _state(lobby.tables.get(table_id, table), client.seat)
+                    client.error(exc.code, exc.message, exc.move_id, state)
                     continue
                 if parsed.type == "ping":
                     client.push('{"v":1,"type":"pong"}')
@@ -635,6 +686,7 @@ async def _hello(table: Table, client: _Client, hello: Hello) -> Table | None:
 
 
 async def _move(lobby: Lobby, table: Table, client: _Client, move: Hello | Move) -> None:
+    """A move (its decision parsed by the protocol) to the table; the engine judges it."""
     assert isinstance(move, Move)
     if client.seat is None:
         client.error("spectator", "spectators cannot make moves; join a seat first", move.id)
@@ -727,8 +779,8 @@ class _Client:
             return None
         try:
             parsed = parse_client_message(text)
-        except ProtocolError:
-            return None
+        except ProtocolError as exc:
+            return exc.move_id
         return parsed.id if isinstance(parsed, Move) else None
 
     async def send_loop(self) -> None:

@@ -25,14 +25,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import Any, Generic, Protocol, TypeVar
 
-from flip7.server.store import StoreError, dumps, utcnow
+from flip7.server.settings import Settings
+from flip7.server.store import Store, StoreError, dumps, utcnow
 
-if TYPE_CHECKING:
-    from flip7.server.tables import Lobby, Table
-
-__all__ = ["CLOSED_CODE", "Expiry", "closed_message", "span"]
+__all__ = [
+    "CLOSED_CODE",
+    "ExpiringTable",
+    "Expiry",
+    "Refusal",
+    "TableOwner",
+    "closed_message",
+    "span",
+]
 
 log = logging.getLogger("flip7.server")
 
@@ -62,10 +68,69 @@ def closed_message(table_id: str, seconds: float) -> str:
     )
 
 
-class Expiry:
+# What expiry needs of a table and of the lobby (flip7.server.tables.Table and Lobby):
+# expiry depends on these, never on tables.py, which imports expiry.
+
+
+class ExpiringTable(Protocol):
+    """A table as expiry sees it."""
+
+    closed: bool
+    human_seen: float
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def game_number(self) -> int: ...
+    @property
+    def touched(self) -> float: ...
+    @property
+    def lock(self) -> asyncio.Lock: ...
+    @property
+    def humans_here(self) -> bool:
+        """Whether a seated human (not one who left) is connected."""
+        ...
+
+    def shut(self, frame: str, code: int) -> None:
+        """Mark the table closed, stop its bots and timers, send every client ``frame`` and
+        close its socket with ``code``."""
+
+
+class Refusal(Protocol):
+    """An error with a code and a message (flip7.server.tables.TableError)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+
+T = TypeVar("T", bound=ExpiringTable)
+
+
+class TableOwner(Protocol[T]):
+    """The lobby as expiry sees it: its tables, settings, store, clock and log."""
+
+    @property
+    def tables(self) -> dict[str, T]: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def store(self) -> Store: ...
+
+    def clock(self) -> float: ...
+    def closed_error(self, table: T) -> Refusal: ...
+    def log_event(self, event: str, table: T | None, **fields: Any) -> None: ...
+
+
+class Expiry(Generic[T]):
     """The lobby's sweeper: finds idle tables and closes them (see the module)."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: TableOwner[T]) -> None:
         self.lobby = lobby
         self._task: asyncio.Task[None] | None = None
 
@@ -76,19 +141,16 @@ class Expiry:
         shortest = min(settings.waiting_table_ttl, settings.idle_table_ttl)
         return max(0.01, min(MAX_INTERVAL, shortest / 4))
 
-    def ttl(self, table: Table) -> float:
+    def ttl(self, table: T) -> float:
         """How long ``table`` may stay idle, in seconds."""
         settings = self.lobby.settings
         return settings.waiting_table_ttl if table.state == "waiting" else settings.idle_table_ttl
 
-    def due(self, table: Table, now: float) -> bool:
+    def due(self, table: T, now: float) -> bool:
         """Whether ``table`` has been idle long enough to be closed at ``now``."""
         if table.closed:
             return False
-        if any(
-            s is not None and s.kind == "human" and not s.left and s.connections > 0
-            for s in table.seats
-        ):
+        if table.humans_here:
             table.human_seen = now
             return False
         return now - max(table.touched, table.human_seen) >= self.ttl(table)
@@ -101,7 +163,7 @@ class Expiry:
         closed = await asyncio.gather(*(self.close(t) for t in due))
         return [t.id for t, done in zip(due, closed, strict=True) if done]
 
-    async def close(self, table: Table) -> bool:
+    async def close(self, table: T) -> bool:
         """Close ``table`` if it is still due once its lock is held; True if it was."""
         lobby = self.lobby
         async with table.lock:
@@ -115,16 +177,11 @@ class Expiry:
             except StoreError:
                 log.warning("table %s could not be closed; it stays open", table.id)
                 return False
-            table.closed = True
-            table.stop()
-            del lobby.tables[table.id]
             error = lobby.closed_error(table)
             frame = dumps({"v": 1, "type": "error", "code": error.code,
                            "message": error.message, "id": None, "table": None})
-            for client in list(table.clients):
-                client.push(frame)
-                client.close(CLOSED_CODE)
-            table.clients.clear()
+            table.shut(frame, CLOSED_CODE)
+            del lobby.tables[table.id]
         lobby.log_event("table_closed", table, state=table.state, games=table.game_number)
         return True
 

@@ -1,7 +1,10 @@
 """The typed messages of the server: REST bodies and answers, WebSocket frames.
 
 Incoming WebSocket frames are parsed with :func:`parse_client_message`, which turns every
-kind of bad input into a :class:`ProtocolError` with a code for the error frame.
+kind of bad input into a :class:`ProtocolError` with a code for the error frame. A move's
+decision is parsed here, once (:func:`flip7.core.decisions.parse_decision`): from here on it
+travels as a typed :data:`~flip7.core.decisions.Decision` to the engine, which alone judges
+whether it is legal.
 Outgoing frames are built as plain JSON for speed; the models below describe them (the
 JSON Schema is served at ``/api/protocol``) and the tests check every frame of a game
 against them.
@@ -17,11 +20,19 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainSerializer,
+    PlainValidator,
     StrictInt,
     StrictStr,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
 )
+from pydantic_core import PydanticCustomError, PydanticKnownError
+
+from flip7.core.decisions import Decision, parse_decision
+from flip7.core.errors import DecisionError
+from flip7.core.rules import ONE_DECK_MAX_PLAYERS, TWO_PLAYERS
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -32,6 +43,7 @@ __all__ = [
     "GameViewModel",
     "Hello",
     "JoinTable",
+    "Limits",
     "Move",
     "Ping",
     "ProtocolError",
@@ -66,6 +78,40 @@ def _unicode(value: str) -> str:
 Text = Annotated[StrictStr, AfterValidator(_unicode)]
 Counter = Annotated[StrictInt, Field(ge=0, le=MAX_COUNTER)]
 
+# The longest decision string a client may send (the longest real one, a Swap, is ~20).
+MAX_DECISION = 64
+# The pydantic error type of a decision string that does not parse: the client is told
+# ``illegal_move`` with the parser's message, not ``bad_message``.
+_BAD_DECISION = "bad_decision"
+
+
+def _decision(value: object) -> Decision:
+    """A move's decision: a RECORD.md §5 string from the client, parsed (this is the only
+    place a client's decision is parsed); an unknown verb, seat or card is ``bad_decision``."""
+    if not isinstance(value, str):
+        raise PydanticKnownError("string_type")
+    if not value:
+        raise PydanticKnownError("string_too_short", {"min_length": 1})
+    if len(value) > MAX_DECISION:
+        raise PydanticKnownError("string_too_long", {"max_length": MAX_DECISION})
+    _unicode(value)
+    try:
+        return parse_decision(value)
+    except DecisionError as exc:
+        raise PydanticCustomError(_BAD_DECISION, "{reason}", {"reason": str(exc)}) from None
+
+
+# A decision: a string on the wire (and in the schema), a typed Decision once parsed.
+DecisionText = Annotated[
+    Decision,
+    PlainValidator(_decision, json_schema_input_type=str),
+    PlainSerializer(str, return_type=str),
+    WithJsonSchema(
+        {"type": "string", "minLength": 1, "maxLength": MAX_DECISION,
+         "description": "a decision of RECORD.md §5, e.g. \"hit\" or \"target 2\""}
+    ),
+]
+
 
 # ---------------------------------------------------------------------- client -> server
 
@@ -86,7 +132,7 @@ class Move(_Strict):
     type: Literal["move"]
     id: Annotated[Text, Field(min_length=1, max_length=64)]
     version: Counter
-    decision: Annotated[Text, Field(min_length=1, max_length=64)]
+    decision: DecisionText
 
 
 class Ping(_Strict):
@@ -100,19 +146,25 @@ _CLIENT_TYPES = ("hello", "move", "ping")
 
 
 class ProtocolError(Exception):
-    """A frame the server cannot take; ``code`` goes in the error frame."""
+    """A frame the server cannot take; ``code`` goes in the error frame, with ``move_id``
+    (the move's ``id``) when the frame is a well-formed move whose decision does not parse."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, move_id: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.move_id = move_id
 
 
 def parse_client_message(text: str) -> Hello | Move | Ping:
     """Parse one client frame.
 
     >>> parse_client_message('{"v":1, "type":"move", "id":"a1", "version":3, "decision":"hit"}')
-    Move(v=1, type='move', id='a1', version=3, decision='hit')
+    Move(v=1, type='move', id='a1', version=3, decision=Hit())
+    >>> parse_client_message('{"v":1, "type":"move", "id":"a1", "version":3, "decision":"fly"}')
+    Traceback (most recent call last):
+    ...
+    flip7.server.protocol.ProtocolError: unknown decision 'fly'; decisions are hit, stay, ...
     >>> parse_client_message('{"v": 1, "type": "dance"}')
     Traceback (most recent call last):
     ...
@@ -137,9 +189,13 @@ def parse_client_message(text: str) -> Hello | Move | Ping:
     try:
         return _CLIENT.validate_python(data)
     except ValidationError as exc:
+        errors = exc.errors()
+        if all(e["type"] == _BAD_DECISION for e in errors):
+            # A well-formed move whose decision does not parse: its id is valid.
+            raise ProtocolError("illegal_move", errors[0]["msg"], move_id=data["id"]) from None
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'][1:]) or 'message'}: {e['msg']}"
-            for e in exc.errors()
+            for e in errors
         )
         raise ProtocolError("bad_message", f"bad {kind} message: {problems}") from None
 
@@ -196,6 +252,9 @@ class GameViewModel(_Strict):
     rounds: list[RoundModel]
     over: bool
     winners: list[int]
+    # Only in the view of the seat that must Hit or Stay: the chance its next card busts it
+    # (flip7.analysis.advisor.bust_risk), which the browser shows and never works out.
+    bust_risk: float | None = None
 
 
 class TableSummaryModel(_Strict):
@@ -286,7 +345,7 @@ class CreateTable(_Strict):
 
     name: Annotated[Text, Field(max_length=200)] = "Flip 7 table"
     player: Annotated[Text, Field(max_length=200)]
-    seats: Annotated[StrictInt, Field(ge=2, le=18)] = 4
+    seats: Annotated[StrictInt, Field(ge=TWO_PLAYERS, le=ONE_DECK_MAX_PLAYERS)] = 4
     rules: dict[Text, Any] = Field(default_factory=dict)
     turn_timer: Annotated[StrictInt, Field(ge=1, le=600)] | None = None
 
@@ -366,15 +425,68 @@ class BotList(_Strict):
     bots: list[str]
 
 
-class RuleOption(_Strict):
+class Limits(_Strict):
+    """``GET /api/limits``: the limits a client meets, as this server runs them (its
+    ``Settings``, which the operator changes with ``flip7 serve --limit NAME=VALUE``; the
+    README's "Limits" says what each one is). The server-wide capacity and the workers'
+    own budgets are not told. Every field is a field of ``Settings`` of the same name."""
+
+    # WebSocket frames: size, per connection and per address, refusals before 1008.
+    max_message_bytes: int
+    rate_per_second: float
+    rate_burst: int
+    rate_strikes: int
+    send_queue_limit: int
+    frames_per_second_per_address: float
+    frames_burst_per_address: int
+    # Connections and handshakes per address, and how long before hello / headers.
+    connections_per_address: int
+    open_connections_per_address: int
+    handshakes_per_minute: float
+    handshakes_burst: int
+    flood_cooloff: float
+    hello_timeout: float
+    header_timeout: float
+    # Tables: creation and joins per address, the shortest turn timer, idle times.
+    tables_per_minute: float
+    tables_burst: int
+    joins_per_minute: float
+    joins_burst: int
+    min_turn_timer: int
+    waiting_table_ttl: float
+    idle_table_ttl: float
+    bot_seconds_per_minute: float
+    # Uploaded records (POST /api/replays) and replay pages.
+    uploads_per_minute: float
+    uploads_burst: int
+    max_record_bytes: int
+    max_record_draws: int
+    max_record_decisions: int
+    max_record_target_score: int
+    replay_pages_per_minute: float
+    replay_pages_burst: int
+    replay_page_steps: int
+
+
+class RuleOptionModel(_Strict):
+    """One rule option (:meth:`flip7.core.rules.RuleOption.to_json`): ``min`` for integers."""
+
     name: str
     type: Literal["bool", "int", "choice"]
     default: bool | int | str
     choices: list[Any] | None
+    min: int | None = None
 
 
-class RuleList(_Strict):
-    options: list[RuleOption]
+class RulesAnswer(_Strict):
+    """``GET /api/rules``: the rule options and the numbers of the rules a page needs."""
+
+    options: list[RuleOptionModel]
+    about: dict[str, dict[str, Any]]
+    players: dict[str, int]
+    decks: list[int]
+    flip7: dict[str, int]
+    cards: list[dict[str, Any]]
 
 
 class ErrorDetail(_Strict):

@@ -26,8 +26,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from flip7.core.errors import Flip7Error
-from flip7.core.rules import Rules
-from flip7.scorekeeper.scorecard import LineEntry, RoundInvalid, Scorecard, StaleRound
+from flip7.core.rules import DECKS, MAX_PLAYERS, Rules
+from flip7.scorekeeper.scorecard import MAX_NAME, LineEntry, RoundInvalid, Scorecard, StaleRound
 from flip7.server.store import ScorecardRow, Store, dumps, iso, utcnow
 from flip7.server.tables import hash_token
 
@@ -36,7 +36,6 @@ __all__ = ["PREFIX", "ScorekeeperError", "install", "router"]
 PREFIX = "/api/scorecards"
 KEY_HEADER = "X-Scorecard-Key"
 MAX_LIVE_BODY = 64 * 1024  # a live round's events (up to MAX_EVENTS) in one body
-MAX_PLAYERS = 36
 MAX_CARDS = 60
 MAX_EVENTS = 1000
 LIST_LIMIT = 100
@@ -45,7 +44,9 @@ _T = TypeVar("_T")
 
 # ---------------------------------------------------------------------- request bodies
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+Name = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)
+]
 # Any short string: an unknown code is the model's to report, with the seat it concerns.
 CardCode = Annotated[str, StringConstraints(max_length=16)]
 Seat = Annotated[int, Field(ge=0, lt=MAX_PLAYERS)]
@@ -61,7 +62,7 @@ class CreateScorecard(_Strict):
     name: Name
     players: list[Name] = Field(min_length=1, max_length=MAX_PLAYERS)
     rules: dict[str, Any] = Field(default_factory=dict, max_length=20)
-    decks: int | None = Field(default=None, ge=1, le=2)
+    decks: int | None = Field(default=None, ge=min(DECKS), le=max(DECKS))
 
 
 class Line(_Strict):

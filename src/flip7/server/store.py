@@ -35,11 +35,11 @@ from flip7.server.lease import Lease, define_table
 
 __all__ = [
     "OPERATIONS",
-    "GameRow",
     "LogRow",
     "ScorecardRow",
     "Store",
     "StoreError",
+    "StoredGame",
     "TableRow",
     "describe_database",
     "games",
@@ -202,7 +202,10 @@ class LogRow:
 
 
 @dataclass(frozen=True, slots=True)
-class GameRow:
+class StoredGame:
+    """A game of a table as the store holds it: its seed and players, and once it is over
+    its winners, totals and record (not ``flip7.tournament.GameRow``, a tournament's row)."""
+
     id: str
     table_id: str
     number: int
@@ -238,7 +241,7 @@ class TableRow:
     rules: dict[str, Any]
     turn_timer: int | None
     log: list[LogRow]
-    games: list[GameRow]
+    games: list[StoredGame]
 
 
 def _iso(when: datetime) -> str:
@@ -247,8 +250,8 @@ def _iso(when: datetime) -> str:
     return when.isoformat().replace("+00:00", "Z")
 
 
-def _game_row(row: Any) -> GameRow:
-    return GameRow(
+def _stored_game(row: Any) -> StoredGame:
+    return StoredGame(
         id=row.id,
         table_id=row.table_id,
         number=row.number,
@@ -474,9 +477,9 @@ class Store:
                 logs.setdefault(row.table_id, []).append(
                     LogRow(row.seq, row.kind, json.loads(row.data))
                 )
-            game_rows: dict[str, list[GameRow]] = {}
+            stored_games: dict[str, list[StoredGame]] = {}
             for row in await conn.execute(select_games):
-                game_rows.setdefault(row.table_id, []).append(_game_row(row))
+                stored_games.setdefault(row.table_id, []).append(_stored_game(row))
         return [
             TableRow(
                 id=row.id,
@@ -486,7 +489,7 @@ class Store:
                 rules=json.loads(row.rules),
                 turn_timer=row.turn_timer,
                 log=logs.get(row.id, []),
-                games=game_rows.get(row.id, []),
+                games=stored_games.get(row.id, []),
             )
             for row in table_rows
         ]
@@ -495,17 +498,17 @@ class Store:
         rows = await self.load_tables(table_id)
         return rows[0] if rows else None
 
-    async def game(self, game_id: str) -> GameRow | None:
+    async def game(self, game_id: str) -> StoredGame | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(games.select().where(games.c.id == game_id))).first()
-        return None if row is None else _game_row(row)
+        return None if row is None else _stored_game(row)
 
-    async def games_of(self, table_id: str) -> list[GameRow]:
+    async def games_of(self, table_id: str) -> list[StoredGame]:
         async with self.engine.connect() as conn:
             rows = await conn.execute(
                 games.select().where(games.c.table_id == table_id).order_by(games.c.number)
             )
-            return [_game_row(row) for row in rows]
+            return [_stored_game(row) for row in rows]
 
     async def count_games(self) -> int:
         async with self.engine.connect() as conn:

@@ -22,21 +22,22 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+from flip7.analysis.advisor import bust_risk
 from flip7.bots import Bot, bot_names, make_bot, parse_bot_spec
-from flip7.core.decisions import parse_decision
-from flip7.core.errors import Flip7Error, RulesError
+from flip7.core.decisions import Decision, DecisionKind
+from flip7.core.errors import DecisionError, Flip7Error, RulesError
 from flip7.core.events import Event
-from flip7.core.rules import Rules
+from flip7.core.rules import ONE_DECK_MAX_PLAYERS, Rules, players_problem
 from flip7.core.seeds import derive_seed
-from flip7.engine.game import MAX_PLAYERS, Game
+from flip7.engine.game import Game
 from flip7.engine.record import Record
 from flip7.server.expiry import Expiry, closed_message
 from flip7.server.limits import AddressBudget
 from flip7.server.settings import Settings
 from flip7.server.store import (
-    GameRow,
     Operation,
     Store,
+    StoredGame,
     StoreError,
     TableRow,
     dumps,
@@ -57,13 +58,23 @@ MAX_NAME = 24
 MAX_TABLE_NAME = 40
 DEFAULT_SEATS = 4
 MAX_TIMER = 600
-MAX_SEATS = min(MAX_PLAYERS, 18)  # one deck
+MAX_SEATS = ONE_DECK_MAX_PLAYERS  # a table plays with one deck (RULES.md §1.3)
 # Move ids remembered per seat for idempotent retries.
 REMEMBERED_MOVES = 512
 HISTORY = 5000
 
 
 _NO_VIEWER = '{"viewer":null,'
+
+
+def _decider_view(game: Game, seat: int) -> dict[str, Any]:
+    """The view of the seat that must decide, with its bust risk at a Hit or Stay."""
+    view = game.view(seat)
+    data = view.to_json()
+    if game.decision_kind is DecisionKind.HIT_OR_STAY:
+        with contextlib.suppress(Flip7Error):  # a line the advisor cannot model
+            data["bust_risk"] = float(bust_risk(view, seat))
+    return data
 
 
 class TableError(Flip7Error):
@@ -281,7 +292,7 @@ class Table:
             if seat is None:
                 view = public
             elif seat == decider:
-                view = dumps(game.view(seat).to_json())
+                view = dumps(_decider_view(game, seat))
             else:
                 view = f'{{"viewer":{seat},{rest}'
             out[viewer] = head + view + "}"
@@ -326,14 +337,18 @@ class Table:
         data: dict[str, Any],
         extra: list[Operation] | None = None,
         before: list[Operation] | None = None,
+        *,
+        decision: Decision | None = None,
     ) -> str:
         """Apply one change (the lock is held), store it, then broadcast it.
 
         ``before`` and ``extra`` are stored in the same transaction (the table's own row,
-        a new game's row)."""
+        a new game's row). A move's ``decision`` goes to the engine typed, while ``data``
+        (stored and logged) holds its canonical text; the engine judges whether it is
+        legal: :class:`~flip7.core.errors.DecisionError` if not, with nothing changed."""
         if self.closed:  # a request that waited for the lock while the table was closed
             raise self.lobby.closed_error(self)
-        events = self.apply(kind, data)
+        events = self.apply(kind, data, decision)
         version = self.version
         if kind != "move" or data.get("by") == "human":  # bots and timers keep nothing open
             self.touched = self.lobby.clock()
@@ -360,9 +375,10 @@ class Table:
         self.broadcast(version, events)
         return events
 
-    def apply(self, kind: str, data: dict[str, Any]) -> str:
+    def apply(self, kind: str, data: dict[str, Any], decision: Decision | None = None) -> str:
         """Apply a change to the in-memory table (live, or replaying the log on restart);
-        returns its events as JSON."""
+        returns its events as JSON. A live move brings its ``decision`` typed; a move
+        replayed from the log has only its stored text, ``data["decision"]``."""
         events: list[dict[str, Any]]
         if kind == "join":
             seat = Seat(name=data["name"], kind="human", token_hash=data["token"])
@@ -384,7 +400,7 @@ class Table:
         elif kind == "start":
             events = self._start(data)
         elif kind == "move":
-            events = self._move(data)
+            events = self._move(data, decision)
         else:  # pragma: no cover - the log only holds the kinds above
             raise ValueError(f"unknown change {kind!r}")
         self.version += 1
@@ -416,10 +432,11 @@ class Table:
         started = {"type": "game_started", "game_id": self.game_id, "number": self.game_number}
         return [started, *(e.to_json() for e in game.take_events())]
 
-    def _move(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+    def _move(self, data: dict[str, Any], decision: Decision | None) -> list[dict[str, Any]]:
         game = self.game
         assert game is not None
-        happened: list[Event] = game.apply(data["decision"])
+        # The engine checks legality (the one check) before it changes anything.
+        happened: list[Event] = game.apply(data["decision"] if decision is None else decision)
         events = [e.to_json() for e in happened]
         if data.get("by") == "timer":
             events.insert(0, {"type": "timeout", "seat": data["seat"]})
@@ -515,7 +532,8 @@ class Table:
                 return
             with contextlib.suppress(TableError):
                 await self.change(
-                    "move", {"seat": index, "decision": str(thought.decision), "by": by}
+                    "move", {"seat": index, "decision": str(thought.decision), "by": by},
+                    decision=thought.decision,
                 )
 
     @property
@@ -545,6 +563,16 @@ class Table:
             self._task.cancel()
             self._task = None
         self.lobby.thinking.forget(self.id)
+
+    def shut(self, frame: str, code: int) -> None:
+        """Close the table (expiry; its closing is stored): stop its bots and timers, send
+        every client ``frame`` and close its socket with ``code``."""
+        self.closed = True
+        self.stop()
+        for client in list(self.clients):
+            client.push(frame)
+            client.close(code)
+        self.clients.clear()
 
     # ------------------------------------------------------------------ presence
 
@@ -590,14 +618,6 @@ class Table:
 def _loggable(data: dict[str, Any]) -> dict[str, Any]:
     """What of a change goes in the operator's log: never a token or a seed."""
     return {k: v for k, v in data.items() if k not in ("token", "seed")}
-
-
-def _same_decision(text: str, stored: str) -> bool:
-    """Whether a retried decision is the one stored (as its canonical text)."""
-    try:
-        return str(parse_decision(text)) == stored
-    except Flip7Error:
-        return False
 
 
 class Lobby:
@@ -659,9 +679,9 @@ class Lobby:
         for entry in row.log:
             data = dict(entry.data)
             if entry.kind == "start":
-                game_row: GameRow = seeds[data["game"]]
-                data["seed"] = game_row.seed
-                data["at"] = game_row.started_at.isoformat()
+                stored: StoredGame = seeds[data["game"]]
+                data["seed"] = stored.seed
+                data["at"] = stored.started_at.isoformat()
             table.apply(entry.kind, data)
             if table.version != entry.seq:  # pragma: no cover - a corrupt log
                 raise RuntimeError(f"table {row.id}: log entry {entry.seq} out of order")
@@ -763,10 +783,11 @@ class Lobby:
             parsed = Rules.from_json(rules or {})
         except RulesError as exc:
             raise TableError("bad_rules", str(exc)) from None
-        low = 2 if parsed.allow_two_players else 3
-        if type(seats) is not int or not low <= seats <= MAX_SEATS:
-            extra = "" if parsed.allow_two_players else " (2 only with allow_two_players)"
-            raise TableError("bad_seats", f"seats must be {low} to {MAX_SEATS}{extra}")
+        if type(seats) is not int:
+            raise TableError("bad_seats", f"seats must be a whole number, not {seats!r}")
+        problem = players_problem(seats, parsed, most=MAX_SEATS)
+        if problem is not None:
+            raise TableError("bad_seats", problem)
         low_timer = self.settings.min_turn_timer
         if turn_timer is not None and not low_timer <= turn_timer <= MAX_TIMER:
             raise TableError(
@@ -903,14 +924,9 @@ class Lobby:
             elif table.state != "waiting":
                 raise TableError("started", "the game has already started", 409)
             seated = [s for s in table.seats if s is not None]
-            low = 2 if table.rules.allow_two_players else 3
-            if not low <= len(seated) <= MAX_PLAYERS:
-                raise TableError(
-                    "not_enough_players",
-                    f"a game needs at least {low} seated players (bots count); "
-                    f"{len(seated)} seated",
-                    409,
-                )
+            problem = players_problem(len(seated), table.rules, most=MAX_SEATS)
+            if problem is not None:
+                raise TableError("not_enough_players", f"{problem} seated (bots count)", 409)
             seed = self._seed()
             game_id = secrets.token_urlsafe(6)
             now = utcnow()
@@ -946,15 +962,17 @@ class Lobby:
         return seat
 
     async def move(
-        self, table: Table, seat: Seat, move_id: str, version: int, decision: str
+        self, table: Table, seat: Seat, move_id: str, version: int, decision: Decision
     ) -> int:
-        """Apply a human's decision; returns the version after it. A retry of ``move_id`` in
-        the same game (same version, same decision) returns the same version without
-        applying anything; the id with another version or decision is ``reused_id``."""
+        """Apply a human's decision (parsed by the protocol); returns the version after it.
+        A retry of ``move_id`` in the same game (same version, same decision) returns the
+        same version without applying anything; the id with another version or decision is
+        ``reused_id``. Whether the decision is legal is the engine's to say (``illegal_move``
+        with its message), after the turn and the version are checked here."""
         async with table.lock:
             done = seat.moves.get(move_id)
             if done is not None:
-                if version == done.version and _same_decision(decision, done.decision):
+                if version == done.version and str(decision) == done.decision:
                     return done.after
                 # Answering with the old result would acknowledge a move never applied.
                 raise TableError(
@@ -985,19 +1003,9 @@ class Lobby:
                 who = game.to_decide
                 name = "nobody" if who is None else table.seats[who].name  # type: ignore[union-attr]
                 raise TableError("not_your_turn", f"it is {name}'s decision, not yours", 409)
+            data = {"seat": index, "decision": str(decision), "id": move_id, "by": "human"}
             try:
-                parsed = parse_decision(decision)
-            except Flip7Error as exc:
+                await table.change("move", data, decision=decision)
+            except DecisionError as exc:  # not legal now: the engine's message
                 raise TableError("illegal_move", str(exc), 422) from None
-            legal = game.legal_decisions()
-            if parsed not in legal:
-                shown = ", ".join(str(d) for d in legal[:30])
-                more = f" and {len(legal) - 30} more" if len(legal) > 30 else ""
-                raise TableError(
-                    "illegal_move", f"{decision!r} is not a legal option now; the options are "
-                    f"{shown}{more}", 422
-                )
-            await table.change(
-                "move", {"seat": index, "decision": str(parsed), "id": move_id, "by": "human"}
-            )
             return table.version

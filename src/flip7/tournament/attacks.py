@@ -45,7 +45,7 @@ from flip7.core.events import (
 )
 from flip7.core.events import Discarded as DiscardedEvent
 from flip7.core.rules import Rules
-from flip7.core.scoring import busted_score, round_score
+from flip7.core.scoring import FLIP7_BONUS, line_score
 
 __all__ = ["attack_points", "face_value"]
 
@@ -72,12 +72,7 @@ def _score(
     bonus: bool,
     rules: Rules,
 ) -> int:
-    if busted:
-        if not rules.brutal:
-            return 0
-        modifiers_only = rules.brutal_busted_scoring == "modifiers_only"
-        return busted_score(modifiers, brutal=True, modifiers_only=modifiers_only)
-    return round_score(numbers, modifiers, flip7=flip7, brutal=rules.brutal, bonus=bonus)
+    return line_score(numbers, modifiers, rules, busted=busted, flip7=flip7, bonus=bonus)
 
 
 def attack_points(events: Iterable[Event], players: int, rules: Rules | None = None) -> list[int]:
@@ -137,7 +132,7 @@ def attack_points(events: Iterable[Event], players: int, rules: Rules | None = N
         elif kind is Minus15:
             assert isinstance(event, Minus15)
             if event.target != event.seat:
-                points[event.seat] += 15
+                points[event.seat] += FLIP7_BONUS
         elif kind is RoundScored:
             assert isinstance(event, RoundScored)
             swap = None

@@ -2,6 +2,7 @@
 // Used live (table.js) and in replays (replay.js). Pure rendering from a GameView
 // (flip7.view.GameView.to_json()); interaction comes in through `picks`.
 import { cardBack, cardEl, cardName, kindPrompt } from "./cards.js";
+import { flip7Bonus, flip7Cards, ruleValue } from "./rules.js";
 import { h } from "./util.js";
 
 const STATUS_TEXT = { active: "Playing", stayed: "Stayed", busted: "Busted" };
@@ -56,8 +57,8 @@ export function renderBoard(game, opts = {}) {
   const status = h("div", { class: "board-status" },
     h("span", { class: "chip chip--round", text: `Round ${game.round}` }),
     h("span", { class: "chip" }, "Dealer ", h("b", { text: names(game.dealer) })),
-    game.rules && game.rules.brutal ? h("span", { class: "chip chip--brutal", text: "Brutal" }) : null,
-    h("span", { class: "chip" }, "Target ", h("b", { text: String((game.rules && game.rules.target_score) || 200) })));
+    ruleValue(game.rules, "brutal") ? h("span", { class: "chip chip--brutal", text: "Brutal" }) : null,
+    h("span", { class: "chip" }, "Target ", h("b", { text: String(ruleValue(game.rules, "target_score")) })));
   const mineNow = !game.over && me !== null && game.to_decide === me;
   const turn = h("div", { class: `turn-line${mineNow ? " turn-line--mine" : ""}` });
   if (game.over) {
@@ -162,8 +163,9 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
   const line = p.line || [];
   const mods = p.modifiers || [];
   const count = line.length;
-  const pips = h("span", { class: "pips", role: "img", "aria-label": `${count} of 7 number cards` },
-    Array.from({ length: 7 }, (_, i) => h("span", { class: `pip${i < count ? " pip--on" : ""}` })));
+  const flip7 = flip7Cards();
+  const pips = h("span", { class: "pips", role: "img", "aria-label": `${count} of ${flip7} number cards` },
+    Array.from({ length: flip7 || 0 }, (_, i) => h("span", { class: `pip${i < count ? " pip--on" : ""}` })));
 
   const lineRow = h("div", { class: "seat-line", role: "list", "aria-label": `${p.name}’s number cards` },
     line.length ? cardsFor(line, "line").map((c) => wrapItem(c)) : h("span", { class: "seat-empty", text: p.status === "busted" ? "" : "No cards yet" }));
@@ -217,12 +219,12 @@ export function renderScoreSheet(game) {
       const flip7 = r.flip7 === s;
       const minus = r.minus15 === s;
       const cls = ["score-cell", busted ? "is-bust" : "", flip7 ? "is-flip7" : "", minus ? "is-minus" : ""].filter(Boolean).join(" ");
-      const label = `${r.scores[s]}${busted ? ", busted" : ""}${flip7 ? ", Flip 7" : ""}${minus ? ", lost 15" : ""}`;
+      const label = `${r.scores[s]}${busted ? ", busted" : ""}${flip7 ? ", Flip 7" : ""}${minus ? `, lost ${flip7Bonus()}` : ""}`;
       return h("td", { class: cls, "aria-label": label },
         String(r.scores[s]),
         busted ? h("span", { class: "mark mark--bust", "aria-hidden": "true", text: "✗" }) : null,
         flip7 ? h("span", { class: "mark mark--flip7", "aria-hidden": "true", text: "★" }) : null,
-        minus ? h("span", { class: "mark mark--minus", "aria-hidden": "true", text: "−15" }) : null);
+        minus ? h("span", { class: "mark mark--minus", "aria-hidden": "true", text: `−${flip7Bonus()}` }) : null);
     })));
   const winners = new Set(game.winners || []);
   const foot = h("tr", { class: "score-totals" }, h("th", { scope: "row", text: "Total" }),
@@ -233,5 +235,5 @@ export function renderScoreSheet(game) {
       h("thead", null, head), h("tbody", null, body.length ? body : h("tr", null,
         h("td", { colspan: String(players.length + 1), class: "muted", text: "No round finished yet" }))),
       h("tfoot", null, foot)),
-    h("p", { class: "score-legend muted" }, "✗ busted · ★ Flip 7 · −15 lost to a Brutal Flip 7"));
+    h("p", { class: "score-legend muted" }, `✗ busted · ★ Flip 7 · −${flip7Bonus()} lost to a Brutal Flip 7`));
 }

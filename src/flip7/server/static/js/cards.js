@@ -1,4 +1,5 @@
 // Card faces, decision labels and readable log lines for engine and table events.
+import { flip7Bonus } from "./rules.js";
 import { h, icon } from "./util.js";
 
 const ACTIONS = {
@@ -129,8 +130,8 @@ export function decisionLabel(text, { names, me, pending }) {
     case "steal": return `Steal ${cardName(d.card)} from ${names(d.seat)}`;
     case "discard": return `Discard ${whose(d.seat)} ${cardName(d.card)}`;
     case "swap": return `Swap ${whose(d.seat)} ${cardName(d.card)} ⇄ ${whose(d.seat2)} ${cardName(d.card2)}`;
-    case "bonus": return "Take +15 yourself";
-    case "minus": return `−15 to ${names(d.seat)}`;
+    case "bonus": return `Take +${flip7Bonus()} yourself`;
+    case "minus": return `−${flip7Bonus()} to ${names(d.seat)}`;
     default: return text;
   }
 }
@@ -147,7 +148,7 @@ export function kindPrompt(kind, pending, mine) {
     case "steal": return mine ? "Steal: pick a card from another line" : "choosing a card to steal";
     case "swap": return mine ? "Swap: pick two cards from two different lines" : "choosing cards to swap";
     case "discard": return mine ? "Discard: pick a card to throw away" : "choosing a card to discard";
-    case "flip7_choice": return mine ? "Flip 7! Take +15, or take 15 off another player" : `choosing what ${you} do with the Flip 7 bonus`;
+    case "flip7_choice": return mine ? `Flip 7! Take +${flip7Bonus()}, or take ${flip7Bonus()} off another player` : `choosing what ${you} do with the Flip 7 bonus`;
     default: return mine ? "Your decision" : "deciding";
   }
 }
@@ -195,8 +196,8 @@ export function eventLine(ev, names) {
       return { text: ev.to === ev.seat
         ? `${n(ev.seat)} kept ${cardName(ev.card)}`
         : `${n(ev.seat)} gave ${cardName(ev.card)} to ${n(ev.to)}`, tone: "mod" };
-    case "bonus_taken": return { text: `${n(ev.seat)} took the +15 bonus`, tone: "star" };
-    case "minus15": return { text: `${n(ev.seat)} took 15 points off ${n(ev.target)}`, tone: "bad" };
+    case "bonus_taken": return { text: `${n(ev.seat)} took the +${flip7Bonus()} bonus`, tone: "star" };
+    case "minus15": return { text: `${n(ev.seat)} took ${flip7Bonus()} points off ${n(ev.target)}`, tone: "bad" };
     case "round_scored": {
       const parts = (ev.scores || []).map((score, s) => {
         let t = `${n(s)} ${score}`;

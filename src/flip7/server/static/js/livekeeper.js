@@ -5,13 +5,11 @@
 import { api } from "./api.js";
 import { cardEl, cardName } from "./cards.js";
 import { playerHue } from "./chart.js";
+import { cardCodes } from "./rules.js";
 import { add, clear, focusKey, h, restoreFocus, toast } from "./util.js";
 
-const LIVE_CARDS = [
-  "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
-  "U7", "L13", "/2", "-2", "-4", "-6", "-8", "-10",
-  "JOM", "FLIP4", "STEAL", "SWAP", "DISCARD",
-];
+// Every kind of card (the server's deck, RECORD.md §1), in picker order.
+const liveCards = () => cardCodes("number", "modifier", "action");
 const STATUS_TEXT = { active: "Playing", stayed: "Stayed", busted: "Busted" };
 
 function pct(p) {
@@ -213,7 +211,7 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
       element.appendChild(h("p", { class: "sk-live-for", dataset: { testid: "live-recipient" } },
         "Next card for ", h("strong", { text: rname }), target !== null ? " (picked by hand: tap again to follow the turn)" : ""));
       element.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", "aria-label": `Card flipped for ${rname}` },
-        LIVE_CARDS.map((c) => cardEl(c, {
+        liveCards().map((c) => cardEl(c, {
           button: true, label: `${rname} gets ${cardName(c)}`, title: cardName(c), dataset: { focusKey: `live-card:${c}` },
           onClick: () => push({ type: "card", seat: who, card: c }),
         }))));

@@ -3,10 +3,10 @@
 import { api } from "./api.js";
 import { cardEl } from "./cards.js";
 import { navigate } from "./router.js";
-import { RULE_TEXT, fallbackRules, normaliseRules, ruleBadges, ruleLabel, valueLabel } from "./rules.js";
+import {
+  loadRules, minPlayers, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ruleOptions, rulesLoaded, valueLabel,
+} from "./rules.js";
 import { NAME_KEY, askName, clear, focusKey, h, icon, restoreFocus, store, toast, tokenKey } from "./util.js";
-
-const MAX_SEATS = 18;
 
 export function mountLobby(root) {
   document.body.dataset.view = "lobby";
@@ -32,7 +32,7 @@ export function mountLobby(root) {
   nameInput.value = store.get(NAME_KEY) || "";
   const tableInput = h("input", { id: "create-name", class: "input", name: "name", type: "text", maxlength: "40", placeholder: "Friday night" });
   const seatsSelect = h("select", { id: "create-seats", class: "select", name: "seats" });
-  const targetInput = h("input", { id: "create-target", class: "input", name: "target_score", type: "number", min: "1", step: "1", value: "200", inputmode: "numeric" });
+  const targetInput = h("input", { id: "create-target", class: "input", name: "target_score", type: "number", step: "1", inputmode: "numeric" });
   const brutalInput = h("input", { id: "create-brutal", type: "checkbox", class: "switch-input", name: "brutal" });
   const timerOn = h("input", { id: "create-timer-on", type: "checkbox", class: "switch-input" });
   const timerInput = h("input", { id: "create-timer", class: "input input--short", type: "number", min: "5", max: "600", step: "1", value: "60", disabled: true, "aria-label": "Seconds per decision", inputmode: "numeric" });
@@ -44,13 +44,14 @@ export function mountLobby(root) {
 
   function fillSeats() {
     const two = houseInputs.get("allow_two_players");
-    const allowTwo = two ? two.checked : false;
+    const allowTwo = two ? two.checked : !!ruleDefault("allow_two_players");
     const prev = Number(seatsSelect.value) || 4;
+    const low = minPlayers(allowTwo);
     clear(seatsSelect);
-    for (let n = allowTwo ? 2 : 3; n <= MAX_SEATS; n += 1) {
+    for (let n = low; n <= playerLimits().table_max; n += 1) {
       seatsSelect.appendChild(h("option", { value: String(n), text: `${n} players` }));
     }
-    seatsSelect.value = String(Math.max(allowTwo ? 2 : 3, prev));
+    seatsSelect.value = String(Math.max(low, prev));
   }
 
   function switchField(input, label, help) {
@@ -67,15 +68,14 @@ export function mountLobby(root) {
     for (const r of spec) {
       if (r.name === "brutal" || r.name === "target_score") continue;
       const idAttr = `rule-${r.name}`;
-      const text = RULE_TEXT[r.name] || {};
       if (r.type === "bool") {
         const input = h("input", { id: idAttr, type: "checkbox", class: "switch-input", dataset: { rule: r.name } });
         input.checked = !!r.default;
         houseInputs.set(r.name, input);
-        houseRules.appendChild(switchField(input, ruleLabel(r.name), text.help));
+        houseRules.appendChild(switchField(input, ruleLabel(r.name), null));
         if (r.name === "allow_two_players") input.addEventListener("change", fillSeats);
       } else if (r.type === "int" && !(r.values && r.values.length)) {
-        const input = h("input", { id: idAttr, type: "number", class: "input input--short", min: r.min, max: r.max, value: String(r.default), dataset: { rule: r.name } });
+        const input = h("input", { id: idAttr, type: "number", class: "input input--short", min: r.min, value: String(r.default), dataset: { rule: r.name } });
         houseInputs.set(r.name, input);
         houseRules.appendChild(h("div", { class: "field field--row" }, h("label", { for: idAttr, class: "field-label", text: ruleLabel(r.name) }), input));
       } else {
@@ -93,8 +93,7 @@ export function mountLobby(root) {
     const rules = {};
     if (brutalInput.checked) rules.brutal = true;
     const target = Number(targetInput.value);
-    const targetDefault = (rulesSpec.find((r) => r.name === "target_score") || { default: 200 }).default;
-    if (Number.isInteger(target) && target !== targetDefault) rules.target_score = target;
+    if (Number.isInteger(target) && target !== ruleDefault("target_score")) rules.target_score = target;
     for (const r of rulesSpec) {
       const input = houseInputs.get(r.name);
       if (!input) continue;
@@ -113,7 +112,7 @@ export function mountLobby(root) {
     h("div", { class: "field-grid" },
       h("div", { class: "field" }, h("label", { for: "create-seats", class: "field-label", text: "Seats" }), seatsSelect),
       h("div", { class: "field" }, h("label", { for: "create-target", class: "field-label", text: "Target score" }), targetInput)),
-    switchField(brutalInput, "Brutal mode", RULE_TEXT.brutal.help),
+    switchField(brutalInput, ruleLabel("brutal"), ruleHelp("brutal")),
     h("div", { class: "switch-field switch-field--with-input" },
       timerOn,
       h("label", { for: "create-timer-on", class: "switch-label" },
@@ -135,8 +134,9 @@ export function mountLobby(root) {
       return;
     }
     const target = Number(targetInput.value);
-    if (!Number.isInteger(target) || target < 1) {
-      formError.textContent = "The target score must be a whole number of at least 1.";
+    const least = Number(targetInput.min) || 1;
+    if (!Number.isInteger(target) || target < least) {
+      formError.textContent = `The target score must be a whole number of at least ${least}.`;
       formError.hidden = false;
       targetInput.focus();
       return;
@@ -172,18 +172,23 @@ export function mountLobby(root) {
     }
   });
 
-  rulesSpec = fallbackRules();
-  buildHouseRules(rulesSpec);
-  api("GET", "/api/rules").then((data) => {
-    if (destroyed) return;
-    const spec = normaliseRules(data);
-    if (spec.length) {
-      rulesSpec = spec;
-      buildHouseRules(spec);
-      const t = spec.find((r) => r.name === "target_score");
-      if (t && targetInput.value === "200") targetInput.value = String(t.default);
+  // The options, their defaults and the seat counts: from the server (rules.js).
+  function applyRules() {
+    rulesSpec = ruleOptions();
+    buildHouseRules(rulesSpec);
+    const t = rulesSpec.find((r) => r.name === "target_score");
+    if (t) {
+      targetInput.value = String(t.default);
+      if (t.min !== undefined && t.min !== null) targetInput.min = String(t.min);
     }
-  }).catch(() => { /* keep the built-in list */ });
+  }
+  applyRules();
+  if (!rulesLoaded()) {
+    loadRules().then(() => { if (!destroyed) applyRules(); }).catch(() => {
+      formError.textContent = "The server did not send the rule options: reload the page.";
+      formError.hidden = false;
+    });
+  }
 
   const createPanel = h("section", { class: "panel create", "aria-labelledby": "create-title" },
     h("h2", { id: "create-title", text: "New table" }), form);

@@ -1,6 +1,7 @@
 // Entry point: picks the view for the current path and swaps views on navigation.
 import { mountLobby } from "./lobby.js";
 import { mountReplay } from "./replay.js";
+import { loadRules } from "./rules.js";
 import { setRouteHandler, setTopbar } from "./router.js";
 import { mountScorecard, mountScorekeeperList } from "./scorekeeper.js";
 import { mountTable } from "./table.js";
@@ -53,4 +54,17 @@ document.addEventListener("click", (ev) => {
 
 window.addEventListener("popstate", route);
 setRouteHandler(route);
-route();
+
+/** The rules come from the server (rules.js): the first page waits for them, a few tries. */
+async function start() {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      await loadRules();
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+    }
+  }
+  route();
+}
+start();

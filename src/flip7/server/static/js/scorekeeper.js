@@ -7,15 +7,13 @@ import { cardEl, cardName } from "./cards.js";
 import { playerColor, playerHue, totalsChart } from "./chart.js";
 import { mountLive } from "./livekeeper.js";
 import { navigate, setTopbar } from "./router.js";
-import { RULE_DEFAULTS, RULE_TEXT, ruleBadges, ruleLabel, valueLabel } from "./rules.js";
+import {
+  cardCodes, flip7Bonus, minPlayers as fewestPlayers, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ruleOptions, valueLabel,
+} from "./rules.js";
 import { add, clear, copyText, focusKey, h, icon, listText, restoreFocus, store, toast } from "./util.js";
 
-/** The 22 kinds of card that can be in a line (RECORD.md §1), in picker order. */
-export const LINE_CARDS = [
-  "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
-  "U7", "L13", "/2", "-2", "-4", "-6", "-8", "-10",
-];
-const MAX_PLAYERS = 36;
+/** The kinds of card that can be in a line (RECORD.md §1: the server's deck), in picker order. */
+export const lineCards = () => cardCodes("number", "modifier");
 const POLL_MS = 4000;
 const CHECK_DELAY_MS = 300;
 const SCORING_RULES = ["lucky13_pair_flip7_count", "tie_break", "brutal_busted_scoring", "brutal_minus15_targets", "allow_two_players"];
@@ -100,23 +98,27 @@ export function mountScorekeeperList(root) {
   const playerList = h("ol", { class: "sk-names", "aria-label": "Players, in seat order" });
   const addPlayer = h("button", { type: "button", class: "btn btn--ghost btn--small", dataset: { testid: "add-player" }, "aria-label": "Add a player" }, "+ Add player");
   const nameInput = h("input", { id: "sk-name", class: "input", type: "text", maxlength: "40", placeholder: "Game night", autocomplete: "off" });
-  const targetInput = h("input", { id: "sk-target", class: "input", type: "number", min: "1", step: "1", value: "200", inputmode: "numeric" });
+  const targetOption = ruleOptions().find((o) => o.name === "target_score") || {};
+  const targetInput = h("input", { id: "sk-target", class: "input", type: "number", min: String(targetOption.min ?? ""), step: "1", value: String(targetOption.default ?? ""), inputmode: "numeric" });
   const decksSelect = h("select", { id: "sk-decks", class: "select" },
     h("option", { value: "1", text: "1 deck" }), h("option", { value: "2", text: "2 decks" }));
   const brutalInput = h("input", { id: "sk-brutal", type: "checkbox", class: "switch-input" });
   const ruleInputs = new Map();
   const rulesBox = h("div", { class: "house-rules" });
+  const options = new Map(ruleOptions().map((o) => [o.name, o]));
   for (const name of SCORING_RULES) {
+    const option = options.get(name);
+    if (!option) continue;
     const idAttr = `sk-rule-${name}`;
-    const def = RULE_DEFAULTS[name];
-    if (typeof def === "boolean") {
+    const def = option.default;
+    if (option.type === "bool") {
       const input = h("input", { id: idAttr, type: "checkbox", class: "switch-input", dataset: { rule: name } });
       input.checked = def;
       ruleInputs.set(name, input);
       rulesBox.appendChild(switchField(input, ruleLabel(name), name === "allow_two_players" ? "Lets you keep score of a two-player game." : null));
       input.addEventListener("change", syncPlayers);
     } else {
-      const values = Object.keys(RULE_TEXT[name].values).map((v) => (typeof def === "number" ? Number(v) : v));
+      const values = option.values || [def];
       const select = h("select", { id: idAttr, class: "select", dataset: { rule: name } },
         values.map((v) => h("option", { value: JSON.stringify(v), text: valueLabel(name, v) })));
       select.value = JSON.stringify(def);
@@ -127,7 +129,8 @@ export function mountScorekeeperList(root) {
   const formError = h("p", { class: "form-error", role: "alert", hidden: true, dataset: { testid: "create-error" } });
   const submit = h("button", { type: "submit", class: "btn btn--primary btn--big btn--block", dataset: { testid: "create-scorecard" } }, "Start keeping score");
 
-  const minPlayers = () => (ruleInputs.get("allow_two_players").checked ? 2 : 3);
+  const allowTwo = () => { const input = ruleInputs.get("allow_two_players"); return input ? input.checked : !!ruleDefault("allow_two_players"); };
+  const minPlayers = () => fewestPlayers(allowTwo());
 
   function playerRow(value = "") {
     const input = h("input", { class: "input", type: "text", maxlength: "24", autocomplete: "off", value, dataset: { testid: "player-name" } });
@@ -147,8 +150,8 @@ export function mountScorekeeperList(root) {
       btn.setAttribute("aria-label", `Remove player ${i + 1}`);
       btn.disabled = rows.length <= minPlayers();
     });
-    addPlayer.disabled = rows.length >= MAX_PLAYERS;
-    const need2 = rows.length >= 19;
+    addPlayer.disabled = rows.length >= playerLimits().max;
+    const need2 = rows.length > playerLimits().one_deck_max;
     decksSelect.querySelector('option[value="1"]').disabled = need2;
     if (need2) decksSelect.value = "2";
   }
@@ -175,7 +178,7 @@ export function mountScorekeeperList(root) {
     h("div", { class: "field-grid" },
       h("div", { class: "field" }, h("label", { for: "sk-target", class: "field-label", text: "Target score" }), targetInput),
       h("div", { class: "field" }, h("label", { for: "sk-decks", class: "field-label", text: "Decks" }), decksSelect)),
-    switchField(brutalInput, "Brutal mode", RULE_TEXT.brutal.help),
+    switchField(brutalInput, ruleLabel("brutal"), ruleHelp("brutal")),
     h("details", { class: "more-rules" }, h("summary", { text: "Scoring rules" }), rulesBox),
     formError, submit);
 
@@ -185,7 +188,7 @@ export function mountScorekeeperList(root) {
     const inputs = [...playerList.querySelectorAll("input")];
     const players = inputs.map((i) => i.value.trim()).filter(Boolean);
     if (players.length < minPlayers()) {
-      fail(minPlayers() === 2 ? "Enter at least two player names." : "Enter at least three player names (or allow two-player games in the scoring rules).",
+      fail(allowTwo() ? `Enter at least ${minPlayers()} player names.` : `Enter at least ${minPlayers()} player names (or allow two-player games in the scoring rules).`,
         inputs.find((i) => !i.value.trim()));
       return;
     }
@@ -196,16 +199,17 @@ export function mountScorekeeperList(root) {
       return;
     }
     const target = Number(targetInput.value);
-    if (!Number.isInteger(target) || target < 1) {
-      fail("The target score must be a whole number of at least 1.", targetInput);
+    const least = Number(targetInput.min) || 1;
+    if (!Number.isInteger(target) || target < least) {
+      fail(`The target score must be a whole number of at least ${least}.`, targetInput);
       return;
     }
     const rules = {};
     if (brutalInput.checked) rules.brutal = true;
-    if (target !== RULE_DEFAULTS.target_score) rules.target_score = target;
+    if (target !== ruleDefault("target_score")) rules.target_score = target;
     for (const [name, input] of ruleInputs) {
       const value = input.type === "checkbox" ? input.checked : JSON.parse(input.value);
-      if (value !== RULE_DEFAULTS[name]) rules[name] = value;
+      if (value !== ruleDefault(name)) rules[name] = value;
     }
     const body = { name: nameInput.value.trim() || `${listText(players)}`, players, rules, decks: Number(decksSelect.value) };
     submit.disabled = true;
@@ -494,7 +498,7 @@ export function mountScorecard(root, { id }) {
     if (check.state === "ok") {
       const r = check.result;
       knownFlip7 = r.flip7_seat ?? null;
-      // In Brutal the Flip 7 choice follows the Flip 7: drop a −15 that no longer fits.
+      // In Brutal the Flip 7 choice follows the Flip 7: drop a penalty that no longer fits.
       if (!sameChoice(entry.choice, "bonus") && (knownFlip7 === null || knownFlip7 === entry.choice.minus15)) {
         entry.choice = "bonus";
         saveDraft();
@@ -683,8 +687,8 @@ export function mountScorecard(root, { id }) {
     clear(chips);
     const { allow_two_players: _two, ...shown } = summary.rules || {}; // not worth a badge once the players are in
     const badges = ruleBadges(shown);
-    const target = (summary.rules && summary.rules.target_score) || 200;
-    if (target === 200) badges.splice(summary.rules && summary.rules.brutal ? 1 : 0, 0, { text: "To 200" });
+    const target = summary.target;
+    if (target === ruleDefault("target_score")) badges.splice(summary.rules && summary.rules.brutal ? 1 : 0, 0, { text: `To ${target}` });
     if ((summary.decks || 1) > 1) badges.push({ text: `${summary.decks} decks` });
     for (const b of badges) chips.appendChild(h("span", { class: `badge badge--rule${b.cls ? ` badge--${b.cls}` : ""}`, text: b.text }));
     renderBanner(players);
@@ -735,7 +739,7 @@ export function mountScorecard(root, { id }) {
     const lead = leaders();
     const winners = summary.winners || [];
     const last = summary.rounds[summary.rounds.length - 1];
-    const target = (summary.rules && summary.rules.target_score) || 200;
+    const target = summary.target;
     players.forEach((name, s) => {
       const t = summary.totals[s];
       const isWinner = over() && winners.includes(s);
@@ -789,7 +793,7 @@ export function mountScorecard(root, { id }) {
     chartBox.appendChild(totalsChart({
       names: summary.players,
       series: summary.rounds.map((r) => r.totals),
-      target: (summary.rules && summary.rules.target_score) || 200,
+      target: summary.target,
       width,
       winners: over() ? summary.winners || [] : [],
     }));
@@ -833,7 +837,7 @@ export function mountScorecard(root, { id }) {
                 line.cards.length ? line.cards.map((c) => cardEl(c, { small: true })) : null,
                 line.busted ? h("span", { class: "status status--busted", text: "Bust" }) : null,
                 f7 ? h("span", { class: "badge sk-badge-flip7", text: "Flip 7" }) : null,
-                f7 && minus !== null ? h("span", { class: "badge badge--brutal", text: `−15 to ${players[minus]}` }) : null,
+                f7 && minus !== null ? h("span", { class: "badge badge--brutal", text: `−${flip7Bonus()} to ${players[minus]}` }) : null,
                 !line.cards.length && !line.busted ? h("span", { class: "muted", text: "no cards" }) : null)),
               h("td", { class: "sk-round-score", text: signed(r.scores[s]) }),
               h("td", { class: "sk-round-total", text: plain(r.totals[s]) }));
@@ -984,22 +988,22 @@ export function mountScorecard(root, { id }) {
     const opts = [h("button", {
       type: "button", class: `btn btn--small${sameChoice(entry.choice, "bonus") ? " btn--primary" : ""}`, "aria-pressed": sameChoice(entry.choice, "bonus") ? "true" : "false",
       dataset: { focusKey: "choice:bonus" }, onclick: () => { entry.choice = "bonus"; changed(); },
-    }, `+15 to ${name}`)];
+    }, `+${flip7Bonus()} to ${name}`)];
     players.forEach((other, t) => {
       if (t === s) return;
       const on = !sameChoice(entry.choice, "bonus") && entry.choice.minus15 === t;
       opts.push(h("button", {
         type: "button", class: `btn btn--small${on ? " btn--primary" : ""}`, "aria-pressed": on ? "true" : "false",
         dataset: { focusKey: `choice:${t}` }, onclick: () => { entry.choice = { minus15: t }; changed(); },
-      }, `−15 to ${other}`));
+      }, `−${flip7Bonus()} to ${other}`));
     });
-    return h("div", { class: "sk-choice", role: "group", "aria-label": `${name}’s Flip 7: +15, or −15 to another player` },
+    return h("div", { class: "sk-choice", role: "group", "aria-label": `${name}’s Flip 7: +${flip7Bonus()}, or −${flip7Bonus()} to another player` },
       h("span", { class: "sk-choice-label", text: "Flip 7 bonus:" }), opts);
   }
 
   function picker(name, s) {
     const grid = h("div", { class: "sk-picker", role: "group", "aria-label": `Cards to add to ${name}’s line`, dataset: { testid: "picker" } },
-      LINE_CARDS.map((c) => cardEl(c, {
+      lineCards().map((c) => cardEl(c, {
         button: true, label: `Add ${cardName(c)} to ${name}’s line`, title: cardName(c),
         dataset: { focusKey: `add:${s}:${c}` },
         onClick: () => { entry.lines[s].cards.push(c); changed(); },

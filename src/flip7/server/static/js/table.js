@@ -4,7 +4,7 @@ import { api } from "./api.js";
 import { countdownEl, renderBoard, renderScoreSheet, seatHue, tickCountdowns } from "./board.js";
 import { cardEl, cardName, decisionLabel, eventLine, kindPrompt, parseDecision } from "./cards.js";
 import { navigate, setTopbar } from "./router.js";
-import { ruleBadges } from "./rules.js";
+import { flip7Bonus, minPlayers as fewestPlayers, ruleBadges, ruleValue } from "./rules.js";
 import { add, askName, clear, copyText, focusKey, h, icon, restoreFocus, store, toast, tokenKey } from "./util.js";
 
 let botsCache = null;
@@ -134,41 +134,6 @@ const CONN_TEXT = {
   offline: "Offline",
   closed: "Closed",
 };
-
-/** Cards that could come next: the deck minus every card on view (one or two decks). */
-function bustRisk(game, me) {
-  const decks = game.decks || 1;
-  const counts = new Map();
-  const put = (code, n) => counts.set(code, (counts.get(code) || 0) + n);
-  put("0", decks);
-  for (let v = 1; v <= 13; v += 1) put(String(v), v * decks);
-  put("7", -decks);
-  put("U7", decks);
-  put("13", -decks);
-  put("L13", decks);
-  for (const m of ["/2", "-2", "-4", "-6", "-8", "-10"]) put(m, decks);
-  for (const a of ["JOM", "FLIP4", "STEAL", "SWAP", "DISCARD"]) put(a, 2 * decks);
-  // set_aside already holds the pending card (flip7.game.Game.set_aside).
-  const seen = [...(game.discard_pile || []), ...(game.set_aside || [])];
-  for (const p of game.players) seen.push(...(p.line || []), ...(p.modifiers || []));
-  for (const c of seen) put(c, -1);
-  let total = 0;
-  for (const n of counts.values()) total += Math.max(0, n);
-  if (total !== game.draw_pile_size || total === 0) return null;
-  const line = game.players[me].line || [];
-  const has = (c) => line.includes(c);
-  const thirteens = line.filter((c) => c === "13" || c === "L13").length;
-  let bad = 0;
-  for (const [code, n] of counts) {
-    if (n <= 0) continue;
-    if (code === "7") {
-      if (has("7") || has("U7")) bad += n;
-    } else if (code === "13") {
-      if (thirteens >= 2 || (has("13") && !has("L13"))) bad += n;
-    } else if (/^\d+$/.test(code) && code !== "0" && has(code)) bad += n;
-  }
-  return bad / total;
-}
 
 export function mountTable(root, { id }) {
   const S = {
@@ -391,10 +356,10 @@ export function mountTable(root, { id }) {
         break;
       case "minus15":
         fx(seatEl(ev.target), "fx-bad", 900);
-        banner(`−15 to ${nameOf(ev.target)}`, "bad");
+        banner(`−${flip7Bonus()} to ${nameOf(ev.target)}`, "bad");
         break;
       case "bonus_taken":
-        banner(`+15 for ${nameOf(ev.seat)}`, "star");
+        banner(`+${flip7Bonus()} for ${nameOf(ev.seat)}`, "star");
         break;
       case "round_scored":
         banner(`Round ${ev.round} scored`, "round");
@@ -502,7 +467,7 @@ export function mountTable(root, { id }) {
     clear(waitingHost);
     const seated = t.seats.filter((s) => s.kind !== "empty");
     const empty = t.seats.filter((s) => s.kind === "empty");
-    const minPlayers = t.rules && t.rules.allow_two_players ? 2 : 3;
+    const minPlayers = fewestPlayers(ruleValue(t.rules, "allow_two_players"));
     const me = S.token ? S.mySeat : null;
 
     const list = h("ol", { class: "seat-list", "aria-label": "Seats" }, t.seats.map((seat) => {
@@ -655,7 +620,7 @@ export function mountTable(root, { id }) {
     for (const d of legal) {
       const p = parseDecision(d);
       if (["target", "give", "pass", "minus"].includes(p.verb)) {
-        const short = p.verb === "minus" ? "−15" : p.verb === "give" ? (p.seat === me ? "Keep" : "Give") : p.seat === me ? "Me" : "Choose";
+        const short = p.verb === "minus" ? `−${flip7Bonus()}` : p.verb === "give" ? (p.seat === me ? "Keep" : "Give") : p.seat === me ? "Me" : "Choose";
         picks.seats.set(p.seat, { decision: d, label: labelFor(g, me, d), short, onPick: () => sendMove(d) });
       } else if ((p.verb === "steal" || p.verb === "discard") && kind !== "swap") {
         picks.cards.set(`${p.seat}|${p.card}`, { label: labelFor(g, me, d), onPick: () => sendMove(d) });
@@ -737,7 +702,8 @@ export function mountTable(root, { id }) {
         hasStay ? optionButton(g, me, "stay", { cls: "opt-main btn--stay", hint: "S", content: h("span", { class: "opt-big", text: "Stay" }) })
           : h("button", { type: "button", class: "btn opt btn--stay", disabled: true, "aria-label": "Stay is not allowed now" }, h("span", { class: "opt-big", text: "Stay" }), h("small", { text: "not allowed" })));
       const p = g.players[me];
-      const risk = bustRisk(g, me);
+      // The server works out the bust risk (flip7.analysis.advisor.bust_risk): shown as sent.
+      const risk = typeof g.bust_risk === "number" ? g.bust_risk : null;
       prompt.appendChild(h("span", { class: "decision-facts" },
         h("span", null, "Sum ", h("b", { text: String(p.number_sum) })),
         h("span", null, "Score ", h("b", { text: String(p.round_score) })),
@@ -745,10 +711,10 @@ export function mountTable(root, { id }) {
     } else if (["target", "give", "pass"].includes(kind) || kind === "flip7_choice") {
       for (const d of legal) {
         const p = parseDecision(d);
-        const content = p.verb === "bonus" ? h("span", { class: "opt-big", text: "+15 for me" })
+        const content = p.verb === "bonus" ? h("span", { class: "opt-big", text: `+${flip7Bonus()} for me` })
           : h("span", { class: "opt-player" },
             h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: nameOf(p.seat).charAt(0).toUpperCase() }),
-            h("span", { text: p.verb === "minus" ? `−15 to ${nameOf(p.seat)}` : p.seat === me ? (p.verb === "give" ? "Keep it" : "Me") : nameOf(p.seat) }),
+            h("span", { text: p.verb === "minus" ? `−${flip7Bonus()} to ${nameOf(p.seat)}` : p.seat === me ? (p.verb === "give" ? "Keep it" : "Me") : nameOf(p.seat) }),
             g.players[p.seat] && g.players[p.seat].status !== "active" ? h("small", { class: "muted", text: g.players[p.seat].status }) : null);
         main.appendChild(optionButton(g, me, d, { cls: `opt-main${p.verb === "bonus" ? " btn--hit" : ""}`, hint: nextHint(), content }));
       }
