@@ -21,7 +21,6 @@ from flip7.bots import (
     parse_bot_spec,
 )
 from flip7.bots.judge import Judge
-from flip7.bots.public import _fork
 from flip7.bots.winprob import win_chance
 from flip7.core.decisions import Decision, DecisionKind
 from flip7.core.errors import Flip7Error
@@ -167,7 +166,7 @@ def test_a_fork_plays_like_a_clone(shape_changed: bool) -> None:
     if shape_changed:
         game.__dict__["_extra"] = []  # an engine with state the fork does not know
     pile = list(game._draw_pile)
-    fork = _fork(game, list(pile), random.Random(3))
+    fork = game.fork(draw_pile=list(pile), rng=random.Random(3))
     clone = game.clone()
     clone._rng = random.Random(3)
     clone._draw_pile = list(pile)

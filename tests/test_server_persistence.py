@@ -99,8 +99,12 @@ def test_kill_9_mid_game_then_finish_on_a_real_server(db_url: str) -> None:
         with httpx.Client(base_url=server.url) as http:
             resumed = http.get(f"/api/tables/{table['id']}").json()["table"]
             assert _public(resumed) == _public({**acknowledged, "game": resumed["game"]})
-            assert resumed["game"] == {**acknowledged["game"], "viewer": None,
-                                       "legal_decisions": []}
+            # A spectator's view: no legal options and no bust odds, which only the deciding
+            # seat's own view carries.
+            seen = {k: v for k, v in acknowledged["game"].items() if k != "bust_risk"}
+            assert {k: v for k, v in resumed["game"].items() if k != "bust_risk"} == {
+                **seen, "viewer": None, "legal_decisions": []}
+            assert resumed["game"].get("bust_risk") is None
             ws_url = server.url.replace("http", "ws") + f"/ws/tables/{table['id']}"
             again = [WsPlayer(SyncSocket(ws_url), None, t) for t in table["tokens"]]
             for p in again:
@@ -147,6 +151,8 @@ _ALLOWED_KEYS = {
     "set_aside", "to_decide", "decision_kind", "pending_card", "legal_decisions", "needs_card",
     "rounds", "over", "winners", "status", "line", "modifiers", "number_sum", "round_score",
     "total", "scores", "busted", "flip7", "minus15",
+    # the deciding seat's odds, worked out from the view alone (flip7.analysis.advisor.bust_risk)
+    "bust_risk",
     # table events
     "number",
 } | {  # engine events: their fields, all public

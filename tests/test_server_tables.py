@@ -61,7 +61,9 @@ def sweep(client: Any, lobby: Any) -> list[str]:
 def _wait_disconnected(lobby: Any, table_id: str) -> None:
     """Wait until the server has seen every human of the table go (detach is async)."""
     deadline = time.monotonic() + 5
-    while any(s is not None and s.connections for s in lobby.tables[table_id].seats):
+    table = lobby.tables[table_id]
+    # Detach holds the table's lock while it counts the seat gone and notes the time.
+    while table.lock.locked() or any(s is not None and s.connections for s in table.seats):
         assert time.monotonic() < deadline
         time.sleep(0.01)
 

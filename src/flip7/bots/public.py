@@ -288,8 +288,3 @@ def leader(totals: Sequence[int], me: int, live: Sequence[int] | None = None) ->
         if s != me and (best is None or totals[s] > totals[best]):
             best = s
     return best
-
-
-def _fork(game: Game, pile: list[Card], rng: random.Random) -> Game:
-    """Deprecated: :meth:`Game.fork` (kept while tests/test_bots.py imports it)."""
-    return game.fork(draw_pile=pile, rng=rng)
