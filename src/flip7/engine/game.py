@@ -172,6 +172,11 @@ _BURN_DRAW = tuple(Draw(_P_DEAL_BURN, s) for s in range(MAX_PLAYERS))
 _HIT_DRAW = tuple(Draw(_P_HIT, s) for s in range(MAX_PLAYERS))
 _JOM_DRAW = tuple(Draw(_P_JOM, s) for s in range(MAX_PLAYERS))
 _HIT_STAY = tuple(Pending(_HIT_OR_STAY, s, None, _HIT_STAY_OPTIONS) for s in range(MAX_PLAYERS))
+_FINISH_F4 = tuple(Finish(_FLIP4, s) for s in range(MAX_PLAYERS))
+_FORCE_STAY = tuple(
+    tuple(ForceStay(target, _JOM, user) for user in range(MAX_PLAYERS))
+    for target in range(MAX_PLAYERS)
+)
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -1244,10 +1249,11 @@ class Game:
             if events_on:
                 self._events.append(ActionUsed(seat, card, target))
             if card is _JOM:
-                self._stack.append(ForceStay(target, card, seat))
+                self._stack.append(_FORCE_STAY[target][seat])
                 self._stack.append(_JOM_DRAW[target])
             else:
-                self._stack.append(FlipFourStep.of(FlipFour(target, card)))
+                frame = FlipFour(target, card, 4, [])
+                self._stack.append(FlipFourStep(frame, Draw(_P_FLIP4, target, frame)))
         elif kind is _K_PASS:
             assert isinstance(decision, Pass) and card is not None
             if events_on and decision.seat != seat:
@@ -1300,7 +1306,8 @@ class Game:
             return
         # §6.3.4: resolve the set-aside cards in the order they appeared; the Flip Four
         # card itself is discarded once all it caused has resolved (§6.1.5).
-        self._stack.append(Finish(frame.card, target))
+        own = frame.card
+        self._stack.append(_FINISH_F4[target] if own is _FLIP4 else Finish(own, target))
         for card in reversed(frame.set_aside):
             self._stack.append(Resolve(card, target))
 
