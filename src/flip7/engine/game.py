@@ -489,16 +489,6 @@ class Game:
             options = pending.options = tuple(self._options_for(pending.card, pending.seat))
         return options
 
-    # The pending decision's kind and seat, as the messages read them (-1: none).
-    @property
-    def _pkind(self) -> DecisionKind | None:
-        return self.decision_kind
-
-    @property
-    def _pseat(self) -> int:
-        pending = self._pending
-        return -1 if pending is None else pending.seat
-
     def line(self, seat: int) -> tuple[Card, ...]:
         """The Number cards of ``seat``'s line, in the order received."""
         return tuple(self._numbers[seat])
@@ -804,8 +794,9 @@ class Game:
         if self._phase is _PH_OVER:
             return "the game is over: no more cards"
         pending = self._pending
-        what = "" if pending is None else pending.kind.value
-        return f"no card is due: seat {self._pseat} must decide ({what})"
+        if pending is None:
+            return "no card is due"
+        return f"no card is due: seat {pending.seat} must decide ({pending.kind.value})"
 
     def _illegal_message(self, decision: Decision) -> str:
         """The one message for a decision that is not legal now (the server sends it to the
@@ -815,10 +806,11 @@ class Game:
         shown = ", ".join(str(d) for d in options[:most_shown])
         if len(options) > most_shown:
             shown += f" and {len(options) - most_shown} more"
-        what = self._pkind.value if self._pkind else ""
+        pending = self._pending
+        assert pending is not None  # only asked while a decision is pending
         return (
-            f"'{decision}' is not a legal option now (seat {self._pseat} must decide "
-            f"{what}); the options are {shown}"
+            f"'{decision}' is not a legal option now (seat {pending.seat} must decide "
+            f"{pending.kind.value}); the options are {shown}"
         )
 
     # ------------------------------------------------------------------ the engine loop

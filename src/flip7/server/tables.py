@@ -286,13 +286,16 @@ class Table:
         assert public.startswith(_NO_VIEWER)
         rest = public[len(_NO_VIEWER):]
         decider = game.to_decide
+        decider_view: str | None = None  # worked out once, for all of that seat's sockets
         out: dict[Seat | None, str] = {}
         for viewer in viewers:
             seat = None if viewer is None else self._game_seat(viewer)
             if seat is None:
                 view = public
             elif seat == decider:
-                view = dumps(_decider_view(game, seat))
+                if decider_view is None:
+                    decider_view = dumps(_decider_view(game, seat))
+                view = decider_view
             else:
                 view = f'{{"viewer":{seat},{rest}'
             out[viewer] = head + view + "}"
