@@ -16,7 +16,15 @@ from pathlib import Path
 import pytest
 
 from flip7.core.cards import NUMBERS, Card, deck_counts
-from flip7.core.lines import FLIP7_CARDS, bust_reasons, busts, has_duplicate, is_flip7
+from flip7.core.lines import (
+    COPY_BUSTS,
+    FLIP7_CARDS,
+    bust_reasons,
+    busts,
+    has_duplicate,
+    is_flip7,
+    must_hit,
+)
 from flip7.core.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -66,6 +74,13 @@ def _sites(pattern: str) -> set[str]:
         (r"tie_break == \"shared_win\"", {"core/scoring.py"}),
         (r"def _bust_reasons|def _busts\b|def _end_of_game", set()),
         (r"brutal_minus15_targets ==", {"core/rules.py"}),
+        # §4.4.5, §4.3.3: who wipes, who must hit (core/lines.py's wipes and must_hit).
+        (r"unlucky7_triggers_on_transfer\)", {"core/lines.py"}),
+        (r"ZERO in ", set()),
+        # §5.1's seven cards are FLIP7_CARDS, not a 7 or a 6 compared with a card count.
+        (r"(len\((line|numbers|cards)\w*\)|\bcards|\bn|\bheld) *(>=|>|<|<=|!=|==) *[67]\b", set()),
+        (r"\b[67] - (n|held|first|_count)\b", set()),
+        (r"(?m)^FLIP7_CARDS\s*=", {"core/lines.py"}),
     ],
 )
 def test_a_rule_is_written_once_in_src(pattern: str, home: set[str]) -> None:
@@ -167,6 +182,62 @@ def test_bust_reasons_and_busts_say_the_same_as_has_duplicate() -> None:
             card = rng.choice(NUMBERS)
             assert busts(line, card) == has_duplicate([*line, card])
     assert is_flip7(NUMBERS[1:FLIP7_CARDS + 1]) and not is_flip7(NUMBERS[1:FLIP7_CARDS])
+
+
+def test_the_engines_copy_check_is_the_core_bust_rule() -> None:
+    """engine/game.py's hot loop busts a card of :data:`COPY_BUSTS` on a copy of itself:
+    that is exactly what :func:`busts` says for those cards, and for no other card."""
+    rng = random.Random(11)
+    for _ in range(3000):
+        line = [rng.choice(NUMBERS) for _ in range(rng.randint(0, 6))]
+        if has_duplicate(line):
+            continue
+        for card in NUMBERS:
+            if COPY_BUSTS[card]:
+                assert busts(line, card) == (card in line), (line, card)
+    copy_only = [c for c in NUMBERS if COPY_BUSTS[c]]
+    assert [c.code for c in NUMBERS if not COPY_BUSTS[c]] == ["7", "13", "U7", "L13"]
+    assert len(copy_only) == len(NUMBERS) - 4
+    assert not any(COPY_BUSTS[c] for c in Card if not c.is_number)
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(can_stay_with_empty_line=True)])
+def test_the_engine_offers_stay_exactly_when_core_allows_it(rules: Rules) -> None:
+    """Every turn the engine gives (a Hit/Stay to decide, or a hit it makes itself because
+    Stay is not allowed) agrees with :func:`must_hit`, checked on the line as it stands."""
+    from flip7.core.decisions import DecisionKind
+    from flip7.core.events import Drew
+    from flip7.engine.game import Game
+
+    rng = random.Random(5)
+    offered = forced = 0
+    for g in range(60):
+        game = Game.new(4, rules, explicit=True, dealer=g % 4)
+        hit_by: int | None = None  # the seat whose chosen Hit is waiting for its card
+        while not game.over:
+            if game.needs_card:
+                lines = [(game.line(s), game.modifiers(s)) for s in range(game.n)]
+                outcomes = game.chance_outcomes()
+                card = rng.choices([c for c, _ in outcomes], [float(p) for _, p in outcomes])[0]
+                for event in game.draw(card):
+                    if isinstance(event, Drew) and event.cause == "hit":
+                        if event.seat == hit_by:
+                            hit_by = None
+                        else:
+                            forced += 1
+                            assert must_hit(*lines[event.seat], rules) is not None, lines
+                        break
+                continue
+            seat = game.to_decide
+            assert seat is not None
+            if game.decision_kind is DecisionKind.HIT_OR_STAY:
+                offered += 1
+                assert must_hit(game.line(seat), game.modifiers(seat), rules) is None
+            decision = rng.choice(game.legal_decisions())
+            if str(decision) == "hit":
+                hit_by = seat
+            game.apply(decision)
+    assert offered > 500 and forced > 50
 
 
 # ---------------------------------------------------------------------- the bust risk

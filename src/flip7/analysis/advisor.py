@@ -85,7 +85,7 @@ from flip7.analysis.solver import (
 from flip7.core.cards import Card, deck_counts
 from flip7.core.decisions import HIT, STAY, DecisionKind
 from flip7.core.errors import CardError, Flip7Error, GameStateError
-from flip7.core.lines import busting_draws, has_duplicate, must_hit
+from flip7.core.lines import FLIP7_CARDS, busting_draws, has_duplicate, must_hit
 from flip7.core.rules import Rules, decks_problem
 from flip7.core.scoring import line_score
 from flip7.engine.game import Game, Status
@@ -590,7 +590,7 @@ def _kept_states(key: int, numbers: Sequence[int], modifiers: Sequence[int]) -> 
         for value in range(14)
         if not key >> value & 1 and (numbers[value] or (value == 13 and numbers[NUMBER_SLOTS - 1]))
     )
-    lines = sum(comb(free, k) for k in range(max(0, 6 - held) + 1))
+    lines = sum(comb(free, k) for k in range(max(0, FLIP7_CARDS - 1 - held) + 1))
     sets = 1
     for count in modifiers:
         sets *= count + 1

@@ -60,6 +60,7 @@ from typing import Any
 
 from flip7.core.cards import VALUE, Card
 from flip7.core.errors import Flip7Error
+from flip7.core.lines import FLIP7_CARDS
 from flip7.core.scoring import FLIP7_BONUS
 
 __all__ = [
@@ -140,7 +141,7 @@ def receive(key: int, card: Card | int) -> int:
 def flip7_reached(key: int, *, distinct: bool = False) -> bool:
     """Whether a line key holds Flip 7: seven Number cards, or with ``distinct``
     (``lucky13_pair_flip7_count = 1``) seven different values (§4.5.4, §5.1)."""
-    return (_distinct(key) if distinct else _count(key)) >= 7
+    return (_distinct(key) if distinct else _count(key)) >= FLIP7_CARDS
 
 
 def _pair(key: int) -> bool:
@@ -239,7 +240,7 @@ def _transitions(line: int, distinct: bool) -> tuple[tuple[int, int, int], ...]:
             kind = _WIPES
         elif new == BUST:
             kind = _BUSTS
-        elif (_distinct(new) if distinct else _count(new)) >= 7:
+        elif (_distinct(new) if distinct else _count(new)) >= FLIP7_CARDS:
             kind = _FLIP
         else:
             kind = _GO
@@ -835,6 +836,9 @@ class LineModel:
         lucky_alone = bit13 | (1 << _C13_SHIFT)
         one_more = 1 << _MODS_SHIFT
         nan = float("nan")
+        # A line one card short of Flip 7 flips on any safe card; two short, it is closed form.
+        one_short = FLIP7_CARDS - 1
+        two_short = FLIP7_CARDS - 2
 
         def hit(
             key: int, line: int, s: int, safe: int, worth: int, n: int, f: list[float], left: int
@@ -846,10 +850,10 @@ class LineModel:
             # The slots are summed in the general recursion's order (0..12, 13, Unlucky 7,
             # Lucky 13, Modifiers): with every state decided, the floats are the same.
             bust = f[_BUST_AT]
-            if linear and n == 5 and s >= above:
+            if linear and n == two_short and s >= above:
                 return five_card_hit(line, s, safe, worth, left, bust)
             acc = 0.0
-            flips = ((line & values_mask).bit_count() if distinct else n) >= 6
+            flips = ((line & values_mask).bit_count() if distinct else n) >= one_short
             for v, bit, c in regular:
                 if line & bit:  # a duplicate busts, a regular 7 after Unlucky 7 too (§4.4.3)
                     if bust:
@@ -861,7 +865,7 @@ class LineModel:
                     x = memo.get(nk)
                     acc += c * (value(nk, s + v, safe - c, worth - c * v) if x is None else x)
             # The 13s (§4.5): a regular 13 and Lucky 13 pair in either order, a third busts.
-            pair_flips = not distinct and n >= 6
+            pair_flips = not distinct and n >= one_short
             code13 = line >> _C13_SHIFT & 3
             if c13:
                 if not line & bit13:
@@ -1269,7 +1273,7 @@ def _stay_wins(penalty: int, wipes: int, wiped: Callable[[], float]) -> _Stays:
         later line too (the sum rises, the cards that do not take fall, so do their
         values). So, whatever the play after a hit, E[Y at the end] is at most E[Y]
         after the one card, and the round scores at most Y, plus 15 for Flip 7, plus
-        the value after a wipe for a wipe: Flip 7 needs the next 7 - n cards safe,
+        the value after a wipe for a wipe: Flip 7 needs the next FLIP7_CARDS - n cards safe,
         each at most (safe - i) / (left - i) likely, and a wipe comes with each of
         the next cards at most wipes / (left - i) likely."""
         y = s - penalty
@@ -1279,7 +1283,7 @@ def _stay_wins(penalty: int, wipes: int, wiped: Callable[[], float]) -> _Stays:
         if bound >= y:
             return False
         chance = 1.0
-        for i in range(7 - n):
+        for i in range(FLIP7_CARDS - n):
             if safe <= i:
                 chance = 0.0
                 break
@@ -1305,7 +1309,7 @@ def _zero_line_value(
     draws from, ``left`` the model's cards left."""
     # No decision to make, so the sets of cards that complete Flip 7 are counted instead of
     # walked: any order of a safe set is as likely.
-    need = 7 - _count(line)
+    need = FLIP7_CARDS - _count(line)
     e, t = _safe_sets(line, pile, need)
     orders = 1.0  # i! / (left)_i, built up as i grows
     wipes = pile[_U7]
@@ -1392,7 +1396,7 @@ def always_hit_flip7(
     """
     if len(pile) != NUMBER_SLOTS or min(pile) < 0:
         raise Flip7Error("a pile is 16 Number card counts, none negative")
-    if (_distinct(line) if flip7_distinct else _count(line)) >= 7:
+    if (_distinct(line) if flip7_distinct else _count(line)) >= FLIP7_CARDS:
         return Fraction(1)
     total = sum(pile)
     wipes = pile[_U7]
@@ -1405,7 +1409,7 @@ def always_hit_flip7(
         # No stretch can take more cards than it needs to Flip 7 (one more: a pair's 13),
         # and one before the last none that would make it.
         caps = [
-            6 - first + (1 if flip7_distinct else 0) + (1 if phase == last else 0)
+            FLIP7_CARDS - 1 - first + (1 if flip7_distinct else 0) + (1 if phase == last else 0)
             for phase, first in enumerate(firsts)
         ]
         # A state packs each stretch's cards in 5 bits, biased so that more than its cap sets
@@ -1431,9 +1435,9 @@ def always_hit_flip7(
                 drawn += m
                 num *= _factorial(m)
                 if phase < last:
-                    if cards > 6:
+                    if cards >= FLIP7_CARDS:
                         break
-                elif cards != 7 or not m:
+                elif cards != FLIP7_CARDS or not m:
                     break
                 elif flip7_distinct and kind:
                     # Pairs count once: the card completing a 13 pair must not be the last

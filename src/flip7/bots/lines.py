@@ -29,6 +29,7 @@ from flip7.analysis.solver import (
     receive,
 )
 from flip7.core.cards import MODIFIERS, PENALTY, VALUE, Card
+from flip7.core.lines import FLIP7_CARDS
 from flip7.core.scoring import FLIP7_BONUS, total_score
 
 __all__ = [
@@ -197,7 +198,7 @@ def _gains() -> dict[tuple[int, int], float]:
     acc: dict[tuple[int, int], list[float]] = {}
     for bits in range(2, 1 << 14, 2):  # no Zero
         cards = bits.bit_count()
-        if cards > 6:
+        if cards >= FLIP7_CARDS:
             continue
         total = key_sum(bits)
         if total >= MODEL_THRESHOLD:
@@ -209,7 +210,7 @@ def _gains() -> dict[tuple[int, int], float]:
 def gain_after(total: float, cards: int) -> float:
     """What an Active line of ``cards`` Number cards summing to ``total`` still gains on
     average by playing on (0 from a sum of 27)."""
-    if total >= MODEL_THRESHOLD or cards >= 7:
+    if total >= MODEL_THRESHOLD or cards >= FLIP7_CARDS:
         return 0.0
     gains = _gains()
     t = int(total)

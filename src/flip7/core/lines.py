@@ -33,7 +33,9 @@ from flip7.core.rules import Rules
 from flip7.core.scoring import busted_score, round_score
 
 __all__ = [
+    "COPY_BUSTS",
     "FLIP7_CARDS",
+    "MUST_HIT_CARD",
     "Line",
     "Status",
     "bust_reasons",
@@ -49,6 +51,9 @@ __all__ = [
 
 FLIP7_CARDS = 7
 """§5.1: seven Number cards in a line without busting are a Flip 7."""
+
+MUST_HIT_CARD = Card.ZERO
+"""§4.3.3: while The Zero is in a line, its holder must keep hitting (:func:`must_hit`)."""
 
 _LUCKY_13 = Card.LUCKY_13
 _UNLUCKY_7 = Card.UNLUCKY_7
@@ -86,14 +91,27 @@ def _too_many(value: int, same: int, lucky: int) -> bool:
 # For each card: whether two of it bust a line (the first question of busts()).
 _PAIR_BUSTS: tuple[bool, ...] = tuple(_too_many(VALUE[card], 2, 0) for card in Card)
 
+COPY_BUSTS: tuple[bool, ...] = tuple(
+    card.is_number and _TWIN[card] is None and _PAIR_BUSTS[card] for card in Card
+)
+"""For each card (by its index): whether it is a Number card that no other card matches in
+value, so that :func:`busts` is exactly "a copy of it is already in the line" (every Number
+card but the 7s and the 13s). The engine's hot loop asks this table, not a list of its own.
+
+>>> COPY_BUSTS[Card.FIVE], COPY_BUSTS[Card.SEVEN], COPY_BUSTS[Card.LUCKY_13]
+(True, False, False)
+"""
+
 
 def busts(numbers: Sequence[Card], card: Card) -> bool:
     """Whether Number card ``card`` arriving busts a line of ``numbers`` that has not
     busted (§4.1, §4.4.3, §4.5). An Unlucky 7 that wipes the line (:func:`wipes`) never
     busts it: the wipe comes first (§4.4.2)."""
+    if COPY_BUSTS[card]:
+        return card in numbers
     twin = _TWIN[card]
-    if twin is None:  # the only card of its value: a second copy decides
-        return _PAIR_BUSTS[card] and card in numbers
+    if twin is None or (card not in numbers and twin not in numbers):
+        return False  # not a Number card, or the first of its value: one card never busts
     same = 1 + numbers.count(card) + numbers.count(twin)
     value = VALUE[card]
     lucky = (card is _LUCKY_13) + numbers.count(_LUCKY_13) if value == 13 else 0
@@ -193,7 +211,7 @@ def receive(
 def must_hit(numbers: Sequence[Card], modifiers: Sequence[Card], rules: Rules) -> str | None:
     """Why the holder of a line may not choose Stay, or ``None``: The Zero in it (§4.3.3),
     or no card at all unless ``can_stay_with_empty_line`` (§3.2.3)."""
-    if Card.ZERO in numbers:
+    if MUST_HIT_CARD in numbers:
         return "The Zero in the line forces a hit"
     if not numbers and not modifiers and not rules.can_stay_with_empty_line:
         return "an empty line cannot stay"

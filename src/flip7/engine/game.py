@@ -77,7 +77,16 @@ from flip7.core.events import (
     Unused,
     Wiped,
 )
-from flip7.core.lines import Status
+from flip7.core.lines import (
+    COPY_BUSTS,
+    FLIP7_CARDS,
+    MUST_HIT_CARD,
+    Status,
+    busts,
+    is_flip7,
+    must_hit,
+    wipes,
+)
 from flip7.core.rules import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Rules, decks_for, players_problem
 from flip7.core.scoring import FLIP7_BONUS, RoundResult, busted_score, game_winners, round_score
 from flip7.engine.state import (
@@ -113,9 +122,12 @@ _PH_DEAL, _PH_TURNS, _PH_ROUND_END, _PH_OVER = Phase.DEAL, Phase.TURNS, Phase.RO
 # Statuses as plain ints on the hot path.
 _ACTIVE, _STAYED, _BUSTED = 0, 1, 2
 _STATUSES = tuple(Status)
-# Number cards whose only check is a duplicate of the same code: all but the 7s and the
-# 13s (Unlucky 7 and Lucky 13 each pair up with a regular twin, §4.4, §4.5).
-_PLAIN = tuple(card < Card.UNLUCKY_7 and card not in (Card.SEVEN, Card.THIRTEEN) for card in Card)
+# Number cards whose only check is a copy of the same card in the line (all but the 7s and
+# the 13s): the hot loop's bust check; every other card goes through core.lines.busts.
+_PLAIN = COPY_BUSTS
+# A line this long takes its next Number card in the hot loop: the card after it may be
+# the seventh, which asks is_flip7.
+_BELOW_FLIP7 = FLIP7_CARDS - 1
 
 # Why a card is drawn (the work items of the resolution stack, RULES.md §11, are the
 # classes of flip7.engine.state).
@@ -128,11 +140,9 @@ _P_FLIP4 = Purpose.FLIP_FOUR
 # A completed round as a plain row: dealer, scores, busted, Flip 7 seat, Brutal −15 seat.
 _RoundRow: TypeAlias = tuple[int, tuple[int, ...], tuple[int, ...], int | None, int | None]
 
+_MUST_HIT = MUST_HIT_CARD
 _ZERO = Card.ZERO
-_SEVEN = Card.SEVEN
-_THIRTEEN = Card.THIRTEEN
 _U7 = Card.UNLUCKY_7
-_L13 = Card.LUCKY_13
 _FIRST_MODIFIER = Card.DIVIDE_2
 _FIRST_ACTION = Card.JUST_ONE_MORE
 _JOM = Card.JUST_ONE_MORE
@@ -232,8 +242,9 @@ class Game:
         self._events: list[Event] = []
         self._unclaimed: list[Event] = []  # events no call has returned: new(), play()
         self._brutal = rules.brutal
-        self._pair_counts_two = rules.lucky13_pair_flip7_count == 2
-        self._can_stay_empty = rules.can_stay_with_empty_line
+        self._busted_modifiers_count = rules.busted_modifiers_count
+        # must_hit's second case (an empty line, §3.2.3) as a flag; its first is _MUST_HIT.
+        self._empty_may_stay = must_hit((), (), rules) is None
 
         deck = _DECKS[decks]
         self._draw_pile: list[Card] = list(deck)
@@ -372,8 +383,8 @@ class Game:
         out._events = []
         out._unclaimed = []
         out._brutal = self._brutal
-        out._pair_counts_two = self._pair_counts_two
-        out._can_stay_empty = self._can_stay_empty
+        out._busted_modifiers_count = self._busted_modifiers_count
+        out._empty_may_stay = self._empty_may_stay
         out._draw_pile = list(self._draw_pile if draw_pile is None else draw_pile)
         out._discard_pile = self._discard_pile[:]
         out._numbers = [line[:] for line in self._numbers]
@@ -691,6 +702,7 @@ class Game:
         events = self._unclaimed if self._events_on else None
         left_of = self._left_of
         hit_stay = _HIT_STAY
+        below_flip7 = _BELOW_FLIP7
         active = status.count(_ACTIVE)
         while True:
             below = thresholds[seat]
@@ -717,7 +729,7 @@ class Game:
                     break
                 card = pile.pop()
                 line = numbers[seat]
-                if _PLAIN[card] and card not in line and len(line) < 6:
+                if _PLAIN[card] and card not in line and len(line) < below_flip7:
                     log_card(card)
                     line.append(card)
                     sums[seat] += card
@@ -742,7 +754,7 @@ class Game:
             while status[seat]:  # not ACTIVE
                 seat = left_of[seat]
             line = numbers[seat]
-            if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
+            if _MUST_HIT in line or not (line or self._modifiers[seat] or self._empty_may_stay):
                 self._pending = None
                 self._turn = seat
                 self._stack.append(_HIT_DRAW[seat])
@@ -903,7 +915,7 @@ class Game:
                 # and go on dealing while the card left nothing to resolve.
                 card = pile.pop()
                 line = numbers[seat]
-                if card < _U7 and not line:  # a first plain Number: nothing to check
+                if card < _U7 and not line:  # a first Number worth its code: nothing to check
                     self._draw_log.append(card)
                     line.append(card)
                     self._sums[seat] += card
@@ -938,7 +950,7 @@ class Game:
             seat = left_of[seat]
         self._turn = seat
         line = self._numbers[seat]
-        if _ZERO in line or not (line or self._modifiers[seat] or self._can_stay_empty):
+        if _MUST_HIT in line or not (line or self._modifiers[seat] or self._empty_may_stay):
             # The Zero (§4.3.3) or an empty line (§3.2.3): Hit is the only option.
             self._stack.append(_HIT_DRAW[seat])
             return
@@ -993,30 +1005,24 @@ class Game:
                 return
             line.append(card)
             self._sums[seat] += card
-        elif card is _U7 and (not transfer or self.rules.unlucky7_triggers_on_transfer):
+        elif card is _U7 and wipes(card, self.rules, transfer=transfer):
             # §4.4: discard every other Number and Modifier; no bust on Unlucky 7 itself.
             wiped = line + self._modifiers[seat]
             self._discard_pile.extend(wiped)
             line.clear()
             self._modifiers[seat].clear()
             line.append(card)
-            self._sums[seat] = 7
+            self._sums[seat] = VALUE[card]
             if self._events_on and wiped:
                 self._events.append(Wiped(seat, tuple(wiped)))
         else:
-            if card is _SEVEN or card is _U7:
-                dup = _SEVEN in line or _U7 in line
-            else:  # a 13: Lucky 13 makes a pair safe, a third 13 busts (§4.5)
-                thirteens = line.count(_THIRTEEN) + line.count(_L13)
-                dup = thirteens >= 2 or (
-                    thirteens == 1 and card is not _L13 and _L13 not in line
-                )
+            dup = busts(line, card)
             line.append(card)
             if dup:
                 self._bust(seat, card)
                 return
             self._sums[seat] += VALUE[card]
-        if check_flip7 and len(line) >= 7:
+        if check_flip7 and len(line) >= FLIP7_CARDS:
             self._check_flip7(seat)
 
     def _bust(self, seat: int, card: Card) -> None:
@@ -1069,10 +1075,7 @@ class Game:
         stack[:] = kept
 
     def _check_flip7(self, seat: int) -> None:
-        line = self._numbers[seat]
-        if len(line) >= 7 and (
-            self._pair_counts_two or len({VALUE[c] for c in line}) >= 7
-        ):
+        if is_flip7(self._numbers[seat], self.rules.lucky13_pair_flip7_count):
             self._flip7_seat = seat
             if self._events_on:
                 self._events.append(Flip7(seat))
@@ -1338,7 +1341,7 @@ class Game:
     def _score_round(self, minus15: int | None) -> None:
         n = self._n
         brutal = self._brutal
-        modifiers_only = self.rules.busted_modifiers_count
+        count_modifiers = self._busted_modifiers_count
         flip7 = self._flip7_seat
         status, numbers, modifiers, sums = self._status, self._numbers, self._modifiers, self._sums
         totals = list(self._totals)
@@ -1347,13 +1350,14 @@ class Game:
         for s in range(n):
             if status[s] == _BUSTED:
                 busted.append(s)
+                # busted_score is 0 unless busted Modifiers count (§10.2): no call then.
                 score = (
-                    busted_score(modifiers[s], brutal=brutal, modifiers_only=modifiers_only)
-                    if brutal
+                    busted_score(modifiers[s], brutal=brutal, modifiers_only=True)
+                    if count_modifiers
                     else 0
                 )
             elif s != flip7 and not modifiers[s] and _ZERO not in numbers[s]:
-                score = sums[s]  # the common line: just its numbers
+                score = sums[s]  # the common line (no Modifier, no Zero): just its numbers
             else:
                 score = round_score(
                     numbers[s], modifiers[s], flip7=s == flip7, brutal=brutal,

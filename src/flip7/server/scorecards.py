@@ -65,22 +65,22 @@ class CreateScorecard(_Strict):
     decks: int | None = Field(default=None, ge=min(DECKS), le=max(DECKS))
 
 
-class Line(_Strict):
+class FinalLine(_Strict):
     """One player's final line: its cards (codes of RECORD.md) and whether it busted."""
 
     cards: list[CardCode] = Field(default_factory=list, max_length=MAX_CARDS)
     busted: bool = False
 
 
-class Minus15(_Strict):
+class Minus15Choice(_Strict):
     minus15: Seat
 
 
-Flip7Choice = Literal["bonus"] | Minus15
+Flip7Choice = Literal["bonus"] | Minus15Choice
 
 
 class _Round(_Strict):
-    lines: list[Line] = Field(max_length=MAX_PLAYERS)
+    lines: list[FinalLine] = Field(max_length=MAX_PLAYERS)
     flip7_choice: Flip7Choice | None = None
 
 
@@ -141,7 +141,7 @@ LiveEvent = Annotated[
 ]
 
 
-class LiveRound(_Strict):
+class LiveUpdate(_Strict):
     """The live round's events so far, replacing live revision ``based_on`` (0: a new one)."""
 
     events: list[LiveEvent] = Field(max_length=MAX_EVENTS)
@@ -225,7 +225,7 @@ def _rules(data: dict[str, Any]) -> Rules:
         raise ScorekeeperError("bad_rules", str(exc), 400) from None
 
 
-def _lines(lines: list[Line]) -> list[LineEntry]:
+def _lines(lines: list[FinalLine]) -> list[LineEntry]:
     return [LineEntry.from_json(line.model_dump()) for line in lines]
 
 
@@ -547,7 +547,7 @@ async def undo_round(
 
 @router.put("/{scorecard_id}/live", responses=_ERRORS)
 async def put_live(
-    scorecard_id: str, body: LiveRound, request: Request, key: KeyHeader = None
+    scorecard_id: str, body: LiveUpdate, request: Request, key: KeyHeader = None
 ) -> Any:
     """Enter the round live: every event so far, replacing live revision ``based_on`` (0
     for a new live round). The answer is the scorecard with the live round's state and
