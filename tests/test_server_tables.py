@@ -26,10 +26,14 @@ SHORT = {"target_score": 30}  # games of a round or two
 
 
 class Clock:
-    """A clock the test moves by hand, starting at the real monotonic time."""
+    """A clock the test moves by hand, starting at the real monotonic time.
+
+    The start is a whole number of seconds so that moving it by whole seconds is exact: from
+    a fractional start, ``(t + 599) + 1 - t`` can come out as 599.99999999994 and a table due
+    at exactly its time would not be."""
 
     def __init__(self) -> None:
-        self.now = time.monotonic()
+        self.now = float(round(time.monotonic()))
 
     def __call__(self) -> float:
         return self.now
