@@ -10,9 +10,10 @@ A UI animates them and a log prints them; ``to_json`` gives the wire form.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias
 
 from flip7.core.cards import Card
+from flip7.core.jsontypes import JSON, JSONObject
 
 __all__ = [
     "ActionUsed",
@@ -42,11 +43,12 @@ DrawCause = Literal["hit", "just_one_more", "flip_four"]
 UnusedReason = Literal["no_legal_use", "busted", "round_over"]
 
 
-def _json(value: Any) -> Any:
+def _json(value: object) -> JSON:
     if isinstance(value, Card):
         return value.code
     if isinstance(value, tuple):
         return [_json(v) for v in value]
+    assert value is None or isinstance(value, (str, int, float, bool)), value
     return value
 
 
@@ -54,8 +56,8 @@ class _EventBase:
     __slots__ = ()
     type: ClassVar[str]
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"type": self.type}
         for f in fields(self):  # type: ignore[arg-type]
             out[f.name] = _json(getattr(self, f.name))
         return out

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args
 
 from flip7.core.errors import RulesError
+from flip7.core.jsontypes import JSONObject
 
 __all__ = [
     "DECKS",
@@ -194,7 +195,7 @@ class Rules:
             ) from None
 
     @classmethod
-    def from_json(cls, data: Any) -> Rules:
+    def from_json(cls, data: object) -> Rules:
         """Read a ``rules`` object; missing keys take their defaults, unknown keys are errors."""
         if not isinstance(data, dict):
             raise RulesError(f"rules must be a JSON object, not {type(data).__name__}")
@@ -202,9 +203,9 @@ class Rules:
             cls.option(key)
         return cls(**data)
 
-    def to_json(self, *, full: bool = False) -> dict[str, Any]:
+    def to_json(self, *, full: bool = False) -> JSONObject:
         """The options as a JSON object: only those that differ from the default unless ``full``."""
-        out: dict[str, Any] = {}
+        out: JSONObject = {}
         for option in _OPTIONS:
             value = getattr(self, option.name)
             if full or value != option.default:
@@ -255,7 +256,7 @@ class RuleOption:
     help: str
     words: tuple[tuple[int | str, str], ...] = ()
 
-    def check(self, value: Any) -> None:
+    def check(self, value: object) -> None:
         """Raise :class:`RulesError` unless ``value`` is allowed for this option."""
         if self.type == "bool":
             if type(value) is not bool:
@@ -271,10 +272,10 @@ class RuleOption:
                 shown = " or ".join(repr(a) for a in allowed)
                 raise RulesError(f"rule option {self.name} must be {shown}, not {value!r}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """``name``, ``type``, ``default`` and ``choices`` (``None`` unless a choice), and
         ``min`` for an integer (the web app's ``GET /api/rules`` serves these)."""
-        out: dict[str, Any] = {
+        out: JSONObject = {
             "name": self.name,
             "type": self.type,
             "default": self.default,
@@ -321,7 +322,7 @@ def decks_for(players: int) -> int:
     return 1 if players <= ONE_DECK_MAX_PLAYERS else 2
 
 
-def decks_problem(decks: Any) -> str | None:
+def decks_problem(decks: object) -> str | None:
     """Why ``decks`` is no number of decks a game can have (§1.3: 1 or 2), or ``None``."""
     if type(decks) is not int or decks not in DECKS:
         return f"decks must be {' or '.join(map(str, DECKS))}, got {decks!r}"
@@ -344,7 +345,7 @@ def players_text(
 def players_problem(
     players: int,
     rules: Rules,
-    decks: Any = None,
+    decks: object = None,
     *,
     most: int = MAX_PLAYERS,
     option: str = "allow_two_players",
@@ -365,6 +366,7 @@ def players_problem(
     problem = decks_problem(decks)
     if problem is not None:
         return problem
+    assert isinstance(decks, int)  # decks_problem found nothing wrong with it
     if decks < decks_for(players):
         return (
             f"{players} players need {decks_for(players)} decks (one deck is for up to "
