@@ -45,6 +45,7 @@ from flip7.server.limits import AddressBudget, AddressCounter, TokenBucket, clie
 from flip7.server.protocol import (
     AddBot,
     BotList,
+    Chat,
     CreateTable,
     ErrorAnswer,
     GameList,
@@ -58,6 +59,7 @@ from flip7.server.protocol import (
     ReplayCreated,
     RulesAnswer,
     SeatGranted,
+    SpectatorChat,
     TableAnswer,
     TableList,
     parse_client_message,
@@ -534,6 +536,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # here); without the guard (the test client), ``play`` does.
     handshake_gate = guard.HandshakeGate(settings)
     app.state.handshake_gate = handshake_gate
+    # Chat messages per address (all its sockets), beside each socket's own chat budget.
+    chat_budget = AddressBudget(
+        settings.chat_per_minute_per_address, settings.chat_burst_per_address
+    )
 
     @app.websocket("/ws/tables/{table_id}")
     async def play(ws: WebSocket, table_id: str) -> None:
@@ -557,7 +563,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         try:
             client = _Client(ws, settings, address, frame_budget, strike_budget,
-                             handshake_gate, handle)
+                             handshake_gate, handle, chat_budget)
             await _serve(ws, table_id, client)
         finally:
             open_sockets.release(address)
@@ -632,7 +638,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     client.error("hello_first", "send hello before anything else")
                 else:
                     table = lobby.tables.get(table_id, table)
-                    await _move(lobby, table, client, parsed)
+                    if isinstance(parsed, Move):
+                        await _move(lobby, table, client, parsed)
+                    elif isinstance(parsed, Chat):
+                        await _chat(table, client, parsed)
+                    else:
+                        await _spectator_chat(table, client, parsed)
         except WebSocketDisconnect:
             pass
         finally:
@@ -685,9 +696,8 @@ async def _hello(table: Table, client: _Client, hello: Hello) -> Table | None:
     return table
 
 
-async def _move(lobby: Lobby, table: Table, client: _Client, move: Hello | Move) -> None:
+async def _move(lobby: Lobby, table: Table, client: _Client, move: Move) -> None:
     """A move (its decision parsed by the protocol) to the table; the engine judges it."""
-    assert isinstance(move, Move)
     if client.seat is None:
         client.error("spectator", "spectators cannot make moves; join a seat first", move.id)
         return
@@ -701,6 +711,33 @@ async def _move(lobby: Lobby, table: Table, client: _Client, move: Hello | Move)
     client.push(dumps({"v": 1, "type": "result", "id": move.id, "ok": True, "version": version}))
 
 
+async def _chat(table: Table, client: _Client, chat: Chat) -> None:
+    """A chat message to everyone at the table, within this socket's and this address's
+    chat budgets. The sender's confirmation is the ``chat`` frame everyone gets."""
+    refusal = client.chat_refusal()
+    if refusal is not None:
+        client.error("chat_rate_limited", refusal)
+        return
+    if client.seat is None and client.spectator_name is None:
+        client.spectator_name = table.chat.spectator_name()
+    try:
+        await table.say(client.seat, client.spectator_name or "Spectator", chat.text)
+    except TableError as exc:
+        client.error(exc.code, exc.message)
+
+
+async def _spectator_chat(table: Table, client: _Client, switch: SpectatorChat) -> None:
+    """The host turns spectators' chat off or on (within the same chat budgets)."""
+    refusal = client.chat_refusal()
+    if refusal is not None:
+        client.error("chat_rate_limited", refusal)
+        return
+    try:
+        await table.switch_spectator_chat(client.seat, switch.allowed)
+    except TableError as exc:
+        client.error(exc.code, exc.message)
+
+
 class _Client:
     """One WebSocket: its seat, its send queue and its rate limits."""
 
@@ -708,6 +745,7 @@ class _Client:
         self, ws: WebSocket, settings: Settings, address: str = "unknown",
         frames: AddressBudget | None = None, strikes: AddressBudget | None = None,
         gate: guard.HandshakeGate | None = None, handle: guard.ConnectionHandle | None = None,
+        chats: AddressBudget | None = None,
     ) -> None:
         self.ws = ws
         self.gate = gate
@@ -726,6 +764,35 @@ class _Client:
             settings.frames_per_second_per_address * 60, settings.frames_burst_per_address)
         self._strikes = strikes if strikes is not None else AddressBudget(
             settings.rate_strikes, settings.rate_strikes)
+        # Chat: this socket's budget and its address's (see chat_refusal), and the name a
+        # spectator's messages go under (given on its first message).
+        self._chat = TokenBucket(settings.chat_per_minute / 60.0, settings.chat_burst,
+                                 settings.chat_burst, now)
+        self._chats = chats if chats is not None else AddressBudget(
+            settings.chat_per_minute_per_address, settings.chat_burst_per_address)
+        self.spectator_name: str | None = None
+
+    def chat_refusal(self) -> str | None:
+        """Why this socket may not chat now (too many messages from it, or from its
+        address, with how long to wait), or None; a message allowed takes a token of each."""
+        settings = self.settings
+        now = time.monotonic()
+        if not self._chat.take(now):
+            wait = self._chat.wait(now)
+            return (
+                f"you are chatting too fast: at most {settings.chat_per_minute:g} messages a "
+                f"minute ({settings.chat_burst} at once, limit chat_per_minute); try again in "
+                f"{max(1, math.ceil(wait))} seconds"
+            )
+        if not self._chats.take(self.address):
+            wait = self._chats.retry_after(self.address)
+            return (
+                "too many chat messages from your address: at most "
+                f"{settings.chat_per_minute_per_address:g} a minute "
+                f"({settings.chat_burst_per_address} at once, limit "
+                f"chat_per_minute_per_address); try again in {max(1, math.ceil(wait))} seconds"
+            )
+        return None
 
     def push(self, message: str) -> None:
         if self.closing:

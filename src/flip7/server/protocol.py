@@ -22,6 +22,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     PlainValidator,
+    StrictBool,
     StrictInt,
     StrictStr,
     TypeAdapter,
@@ -37,6 +38,9 @@ from flip7.core.rules import ONE_DECK_MAX_PLAYERS, TWO_PLAYERS
 __all__ = [
     "PROTOCOL_VERSION",
     "AddBot",
+    "Chat",
+    "ChatEntryModel",
+    "ChatFrame",
     "ClientMessage",
     "CreateTable",
     "ErrorFrame",
@@ -48,6 +52,7 @@ __all__ = [
     "Ping",
     "ProtocolError",
     "ServerMessage",
+    "SpectatorChat",
     "TableStateModel",
     "parse_client_message",
     "protocol_schema",
@@ -140,9 +145,29 @@ class Ping(_Strict):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Hello | Move | Ping, Field(discriminator="type")]
+class Chat(_Strict):
+    """A chat message to everyone at the table, from a seat or a spectator. Its length (in
+    characters) and what it may hold are the table's to judge (``chat_max_chars`` of
+    ``/api/limits``, :func:`flip7.server.chat.clean_chat`): ``bad_chat`` if not."""
+
+    v: Literal[1]
+    type: Literal["chat"]
+    text: Text
+
+
+class SpectatorChat(_Strict):
+    """The table's host switches spectators' chat off (``allowed: false``) or on."""
+
+    v: Literal[1]
+    type: Literal["spectator_chat"]
+    allowed: StrictBool
+
+
+ClientMessage = Annotated[
+    Hello | Move | Ping | Chat | SpectatorChat, Field(discriminator="type")
+]
 _CLIENT = TypeAdapter(ClientMessage)
-_CLIENT_TYPES = ("hello", "move", "ping")
+_CLIENT_TYPES = ("hello", "move", "ping", "chat", "spectator_chat")
 
 
 class ProtocolError(Exception):
@@ -156,7 +181,7 @@ class ProtocolError(Exception):
         self.move_id = move_id
 
 
-def parse_client_message(text: str) -> Hello | Move | Ping:
+def parse_client_message(text: str) -> Hello | Move | Ping | Chat | SpectatorChat:
     """Parse one client frame.
 
     >>> parse_client_message('{"v":1, "type":"move", "id":"a1", "version":3, "decision":"hit"}')
@@ -168,7 +193,7 @@ def parse_client_message(text: str) -> Hello | Move | Ping:
     >>> parse_client_message('{"v": 1, "type": "dance"}')
     Traceback (most recent call last):
     ...
-    flip7.server.protocol.ProtocolError: unknown message type 'dance'; types are hello, move, ping
+    flip7.server.protocol.ProtocolError: unknown message type 'dance'; types are hello, move, ...
     """
     try:
         data = json.loads(text)
@@ -268,12 +293,22 @@ class TableSummaryModel(_Strict):
     game_number: int
 
 
+class TableChatModel(_Strict):
+    """The table's chat settings: ``host``, the seat that may switch spectators' chat off
+    and on (the first seat of a human who has not left; None when there is none), and
+    whether spectators may chat now."""
+
+    host: int | None
+    spectators: bool
+
+
 class TableStateModel(TableSummaryModel):
     version: int
     game: GameViewModel | None
     game_id: str | None
     turn_deadline: float | None
     finished_games: list[str]
+    chat: TableChatModel
 
 
 # ---------------------------------------------------------------------- server -> client
@@ -284,12 +319,37 @@ class VersionedEvents(_Strict):
     events: list[dict[str, Any]]
 
 
+class ChatEntryModel(_Strict):
+    """One line of a table's chat (:class:`flip7.server.chat.ChatEntry`): ``n`` numbers a
+    table's chat 1, 2, … apart from the table's versions; ``seat`` is None for a spectator
+    (``spectator`` is also true for a player who left the game); ``kind`` is a message or
+    the host switching spectators' chat off or on (``text`` is then empty). ``text`` is as
+    the sender wrote it, trimmed: a client shows it as text, never as markup."""
+
+    n: int
+    at: str
+    kind: Literal["message", "spectators_off", "spectators_on"]
+    name: str
+    seat: int | None
+    spectator: bool
+    text: str
+
+
 class Welcome(_Strict):
+    """The answer to ``hello``: the table as this client sees it; ``history``, every
+    versioned change of the current game from its ``game_started`` on (of the table since
+    it opened before its first game), at most the last ``HISTORY`` changes
+    (:data:`flip7.server.tables.HISTORY`); ``missed``, the changes since ``last_version``
+    (None without one, or if they are no longer held); ``chat``, the most recent
+    ``chat_history`` chat entries, oldest first."""
+
     v: Literal[1]
     type: Literal["welcome"]
     seat: int | None
     table: TableStateModel
     missed: list[VersionedEvents] | None
+    history: list[VersionedEvents]
+    chat: list[ChatEntryModel]
 
 
 class Update(_Strict):
@@ -322,8 +382,17 @@ class Pong(_Strict):
     type: Literal["pong"]
 
 
+class ChatFrame(_Strict):
+    """A chat entry, sent to every client of the table once it is stored. It carries no
+    version: chat never changes the table's version."""
+
+    v: Literal[1]
+    type: Literal["chat"]
+    chat: ChatEntryModel
+
+
 ServerMessage = Annotated[
-    Welcome | Update | Result | ErrorFrame | Pong, Field(discriminator="type")
+    Welcome | Update | Result | ErrorFrame | Pong | ChatFrame, Field(discriminator="type")
 ]
 SERVER_MESSAGE = TypeAdapter(ServerMessage)
 
@@ -466,6 +535,14 @@ class Limits(_Strict):
     replay_pages_per_minute: float
     replay_pages_burst: int
     replay_page_steps: int
+    # Table chat: a message's most characters, messages per socket and per address, and
+    # the recent messages a welcome carries.
+    chat_max_chars: int
+    chat_per_minute: float
+    chat_burst: int
+    chat_per_minute_per_address: float
+    chat_burst_per_address: int
+    chat_history: int
 
 
 class RuleOptionModel(_Strict):

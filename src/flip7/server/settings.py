@@ -112,6 +112,16 @@ class Settings:
     flood_cooloff: float = 60.0
     # The database lease that keeps a second server off the same database.
     lease_seconds: float = 15.0
+    # Table chat (flip7.server.chat): the longest message in characters (code points, not
+    # UTF-16 units), messages per socket (a sustained rate per minute and a burst) and per
+    # address (all its sockets: friends behind one router share it, so it is wider), and
+    # how many recent messages a welcome carries.
+    chat_max_chars: int = 200
+    chat_per_minute: float = 20.0
+    chat_burst: int = 5
+    chat_per_minute_per_address: float = 60.0
+    chat_burst_per_address: int = 20
+    chat_history: int = 50
 
 
 LIMITS: tuple[str, ...] = (
@@ -152,6 +162,12 @@ LIMITS: tuple[str, ...] = (
     "handshakes_burst",
     "flood_cooloff",
     "lease_seconds",
+    "chat_max_chars",
+    "chat_per_minute",
+    "chat_burst",
+    "chat_per_minute_per_address",
+    "chat_burst_per_address",
+    "chat_history",
 )
 
 

@@ -20,14 +20,14 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql.base import Executable
 
 from flip7.server.dbfile import DatabaseFile
@@ -35,6 +35,7 @@ from flip7.server.lease import Lease, define_table
 
 __all__ = [
     "OPERATIONS",
+    "ChatRow",
     "LogRow",
     "ScorecardRow",
     "Store",
@@ -48,6 +49,7 @@ __all__ = [
     "scorecards",
     "server_lease",
     "sqlite_file",
+    "table_chat",
     "table_log",
     "tables",
     "utcnow",
@@ -98,6 +100,22 @@ games = sa.Table(
     sa.Column("record", sa.Text, nullable=True),
 )
 
+# A table's chat (flip7.server.chat): beside its change log, numbered on its own (``n``),
+# never a change of the table's version. ``kind`` is a message or the host switching
+# spectator chat off or on.
+table_chat = sa.Table(
+    "table_chat",
+    metadata,
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("tables.id"), primary_key=True),
+    sa.Column("n", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("seat", sa.Integer, nullable=True),
+    sa.Column("spectator", sa.Boolean, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+)
+
 replays = sa.Table(
     "replays",
     metadata,
@@ -142,6 +160,7 @@ OPERATIONS: dict[str, Executable] = {
     "replay_insert": replays.insert(),
     "scorecard_insert": scorecards.insert(),
     "log_insert": table_log.insert(),
+    "chat_insert": table_chat.insert(),
     "table_update": tables.update()
     .where(tables.c.id == sa.bindparam("b_id"))
     .values(
@@ -202,6 +221,19 @@ class LogRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ChatRow:
+    """A stored chat entry (``table_chat``)."""
+
+    n: int
+    at: datetime
+    kind: str
+    name: str
+    seat: int | None
+    spectator: bool
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class StoredGame:
     """A game of a table as the store holds it: its seed and players, and once it is over
     its winners, totals and record (not ``flip7.tournament.GameRow``, a tournament's row)."""
@@ -242,6 +274,10 @@ class TableRow:
     turn_timer: int | None
     log: list[LogRow]
     games: list[StoredGame]
+    # The table's most recent chat entries, oldest first (as many as it asked for), and
+    # the spectator switch its last switching entry left (True if never switched).
+    chat: list[ChatRow] = field(default_factory=list)
+    spectator_chat: bool = True
 
 
 def _iso(when: datetime) -> str:
@@ -452,10 +488,11 @@ class Store:
     # ------------------------------------------------------------------ reading
 
     async def load_tables(
-        self, table_id: str | None = None, open_only: bool = False
+        self, table_id: str | None = None, open_only: bool = False, chat: int = 0
     ) -> list[TableRow]:
         """Every table (or the one with ``table_id``) with its log and games, oldest first;
-        ``open_only`` leaves out closed tables (history, not loaded on start)."""
+        ``open_only`` leaves out closed tables (history, not loaded on start); ``chat``: how
+        many of each table's most recent chat entries to load."""
         select_tables, select_log, select_games = (
             tables.select().order_by(tables.c.created_at),
             table_log.select().order_by(table_log.c.table_id, table_log.c.seq),
@@ -480,6 +517,12 @@ class Store:
             stored_games: dict[str, list[StoredGame]] = {}
             for row in await conn.execute(select_games):
                 stored_games.setdefault(row.table_id, []).append(_stored_game(row))
+            wanted: sa.ColumnElement[bool] = sa.true()
+            if table_id is not None:
+                wanted = table_chat.c.table_id == table_id
+            elif open_only:
+                wanted = table_chat.c.table_id.in_(open_ids)
+            chats, switches = await _load_chat(conn, wanted, chat)
         return [
             TableRow(
                 id=row.id,
@@ -490,12 +533,14 @@ class Store:
                 turn_timer=row.turn_timer,
                 log=logs.get(row.id, []),
                 games=stored_games.get(row.id, []),
+                chat=chats.get(row.id, []),
+                spectator_chat=switches.get(row.id, True),
             )
             for row in table_rows
         ]
 
-    async def load_table(self, table_id: str) -> TableRow | None:
-        rows = await self.load_tables(table_id)
+    async def load_table(self, table_id: str, chat: int = 0) -> TableRow | None:
+        rows = await self.load_tables(table_id, chat=chat)
         return rows[0] if rows else None
 
     async def game(self, game_id: str) -> StoredGame | None:
@@ -611,6 +656,40 @@ class Store:
     async def ping(self) -> bool:
         """Whether the database is usable (:meth:`check` finds nothing wrong)."""
         return await self.check() is None
+
+
+async def _load_chat(
+    conn: AsyncConnection, wanted: sa.ColumnElement[bool], keep: int
+) -> tuple[dict[str, list[ChatRow]], dict[str, bool]]:
+    """The ``keep`` most recent chat entries of each table that ``wanted`` selects (oldest
+    first), and each table's spectator switch as its last switching entry left it: one
+    query each, however many tables (a window over each table's entries, newest first)."""
+    chats: dict[str, list[ChatRow]] = {}
+    switches: dict[str, bool] = {}
+    if keep > 0:
+        rank = (
+            sa.func.row_number()
+            .over(partition_by=table_chat.c.table_id, order_by=table_chat.c.n.desc())
+            .label("rank")
+        )
+        newest = sa.select(table_chat, rank).where(wanted).subquery()
+        rows = await conn.execute(
+            sa.select(newest)
+            .where(newest.c.rank <= keep)
+            .order_by(newest.c.table_id, newest.c.n)
+        )
+        for r in rows:
+            chats.setdefault(r.table_id, []).append(
+                ChatRow(r.n, r.created_at, r.kind, r.name, r.seat, bool(r.spectator), r.text)
+            )
+    switched = await conn.execute(
+        sa.select(table_chat.c.table_id, table_chat.c.kind)
+        .where(wanted, table_chat.c.kind.in_(("spectators_off", "spectators_on")))
+        .order_by(table_chat.c.table_id, table_chat.c.n)
+    )
+    for table_id, kind in switched:  # the last one of each table wins
+        switches[table_id] = kind == "spectators_on"
+    return chats, switches
 
 
 # Signs of a full disk in a database error: SQLite's, and PostgreSQL's ENOSPC.

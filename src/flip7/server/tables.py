@@ -31,6 +31,7 @@ from flip7.core.rules import ONE_DECK_MAX_PLAYERS, Rules, players_problem
 from flip7.core.seeds import derive_seed
 from flip7.engine.game import Game
 from flip7.engine.record import Record
+from flip7.server.chat import ChatEntry, ChatLog, ChatRefused, clean_chat
 from flip7.server.expiry import Expiry, closed_message
 from flip7.server.limits import AddressBudget
 from flip7.server.settings import Settings
@@ -61,6 +62,10 @@ MAX_TIMER = 600
 MAX_SEATS = ONE_DECK_MAX_PLAYERS  # a table plays with one deck (RULES.md §1.3)
 # Move ids remembered per seat for idempotent retries.
 REMEMBERED_MOVES = 512
+# Versioned changes a table holds (and a welcome's ``history`` carries): those of its
+# current game, from its game_started on. A game to the default 200 points has about 100
+# changes with 3 players and at most about 750 with 18 (basic bots, measured); only a game
+# to a far higher target_score can pass this, and then its first changes are not held.
 HISTORY = 5000
 
 
@@ -219,7 +224,10 @@ class Table:
         self.clients: set[Client] = set()
         self.lock = asyncio.Lock()
         # (version, its events as JSON): strings, which the garbage collector never scans.
+        # Cleared when a game starts: it holds the current game's changes (flip7.server.chat
+        # keeps the chat, which has no versions).
         self.history: deque[tuple[int, str]] = deque(maxlen=HISTORY)
+        self.chat = ChatLog(lobby.settings.chat_history)
         self.turn_deadline: float | None = None
         self._task: asyncio.Task[None] | None = None
         # Expiry (flip7.server.expiry), on the lobby's clock: when a person last changed
@@ -277,6 +285,7 @@ class Table:
         base["game_id"] = self.game_id
         base["turn_deadline"] = self.turn_deadline
         base["finished_games"] = list(self.finished_games)
+        base["chat"] = {"host": self.host, "spectators": self.chat.spectators}
         head = dumps(base)[:-1] + ',"game":'
         game = self.game
         if game is None:
@@ -321,6 +330,13 @@ class Table:
         messages = {seat: head + text + "}" for seat, text in texts.items()}
         for client in clients:
             client.push(messages[client.seat])
+
+    def history_text(self) -> str:
+        """Every change held (the current game's, from its game_started on) as the JSON
+        text of a list of ``{"version", "events"}``: the events are kept as text already."""
+        return "[" + ",".join(
+            f'{{"version":{v},"events":{e}}}' for v, e in self.history
+        ) + "]"
 
     def missed(self, since: int | None) -> list[dict[str, Any]] | None:
         """The events after version ``since``, if they are all still held."""
@@ -583,17 +599,18 @@ class Table:
         """Welcome a client with the table as it may see it, then send it every update."""
         async with self.lock:
             seat = client.seat
-            client.push(
-                dumps(
-                    {
-                        "v": 1,
-                        "type": "welcome",
-                        "seat": None if seat is None else self.index(seat),
-                        "table": self.state_json(seat),
-                        "missed": self.missed(last_version),
-                    }
-                )
+            welcome = dumps(
+                {
+                    "v": 1,
+                    "type": "welcome",
+                    "seat": None if seat is None else self.index(seat),
+                    "table": self.state_json(seat),
+                    "missed": self.missed(last_version),
+                    "chat": self.chat.to_json(),
+                }
             )
+            # A reload, a late spectator and a reconnect all get the whole current game.
+            client.push(f'{welcome[:-1]},"history":{self.history_text()}}}')
             self.clients.add(client)
             if seat is not None:
                 seat.connections += 1
@@ -616,6 +633,92 @@ class Table:
             index = self.index(seat)
             self.lobby.log_event(what, self, seat=index)
             self.broadcast(self.version, dumps([{"type": what, "seat": index}]))
+
+
+    # ------------------------------------------------------------------ chat
+
+    @property
+    def host(self) -> int | None:
+        """The seat that may switch spectators' chat off and on: the first seat of a
+        human who has not left (None when there is none)."""
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.kind == "human" and not seat.left:
+                return index
+        return None
+
+    def _chat_seat(self, seat: Seat | None) -> int | None:
+        if seat is None:
+            return None
+        try:
+            return self.seats.index(seat)
+        except ValueError:  # a seat removed before the game: a spectator now
+            return None
+
+    async def say(self, seat: Seat | None, spectator_name: str, text: str) -> ChatEntry:
+        """Store a chat message from ``seat`` (None: a spectator, shown as
+        ``spectator_name``), then send it to every client of the table.
+
+        Not under the table's lock, which a bot holds while it thinks: chat neither waits
+        for a move nor changes the version a move is checked against. Refused with
+        ``bad_chat`` (empty, too long, a control character), ``chat_muted`` (a spectator,
+        or a player who left, while the host has spectators' chat off), ``closed``."""
+        if self.closed:
+            raise self.lobby.closed_error(self)
+        try:
+            text = clean_chat(text, self.lobby.settings.chat_max_chars)
+        except ChatRefused as exc:
+            raise TableError(exc.code, exc.message) from None
+        index = self._chat_seat(seat)
+        watching = seat is None or index is None or seat.left
+        if watching and not self.chat.spectators:
+            raise TableError(
+                "chat_muted", "the host has turned spectators' chat off at this table", 403
+            )
+        name = spectator_name if seat is None or index is None else seat.name
+        entry = ChatEntry(
+            self.chat.take_number(), utcnow(), "message", name, index, watching, text
+        )
+        await self._post(entry)
+        return entry
+
+    async def switch_spectator_chat(self, seat: Seat | None, allowed: bool) -> ChatEntry | None:
+        """The host turns spectators' chat on or off: stored and sent to everyone as a chat
+        entry, then the table (its ``chat`` settings changed) as an update of the same
+        version. None if it already was so. Anyone else: ``not_host``."""
+        if self.closed:
+            raise self.lobby.closed_error(self)
+        index = self._chat_seat(seat)
+        host = self.host
+        if seat is None or index is None or index != host:
+            who = "" if host is None else f" ({self.seats[host].name})"  # type: ignore[union-attr]
+            raise TableError(
+                "not_host",
+                f"only the table's host{who}, the first seated player, can turn "
+                "spectators' chat off or on",
+                403,
+            )
+        if allowed == self.chat.spectators:
+            return None
+        kind: Literal["spectators_on", "spectators_off"] = (
+            "spectators_on" if allowed else "spectators_off"
+        )
+        entry = ChatEntry(self.chat.take_number(), utcnow(), kind, seat.name, index, False, "")
+        await self._post(entry)
+        self.broadcast(self.version, "[]")
+        return entry
+
+    async def _post(self, entry: ChatEntry) -> None:
+        """Store a chat entry, then send it to every client (never the other way round)."""
+        try:
+            await self.lobby.store.write([("chat_insert", entry.row(self.id))])
+        except StoreError:
+            raise _not_stored("the message") from None
+        self.chat.add(entry)
+        # The operator's log says that someone chatted, never what: it is the players'.
+        self.lobby.log_event("chat", self, n=entry.n, kind=entry.kind, seat=entry.seat)
+        frame = dumps({"v": 1, "type": "chat", "chat": entry.to_json()})
+        for client in list(self.clients):
+            client.push(frame)
 
 
 def _loggable(data: dict[str, Any]) -> dict[str, Any]:
@@ -652,7 +755,7 @@ class Lobby:
         """Rebuild every open stored table by replaying its log (closed ones are history);
         bots and timers resume, and the sweep that closes idle tables starts."""
         started = time.perf_counter()
-        rows = await self.store.load_tables(open_only=True)
+        rows = await self.store.load_tables(open_only=True, chat=self._chat_kept)
         for row in rows:
             table = self._rebuild(row)
             self.tables[table.id] = table
@@ -688,11 +791,23 @@ class Lobby:
             table.apply(entry.kind, data)
             if table.version != entry.seq:  # pragma: no cover - a corrupt log
                 raise RuntimeError(f"table {row.id}: log entry {entry.seq} out of order")
+        table.chat.restore(
+            [
+                ChatEntry(c.n, c.at, c.kind, c.name, c.seat, c.spectator, c.text)  # type: ignore[arg-type]
+                for c in row.chat
+            ],
+            row.spectator_chat,
+        )
         return table
+
+    @property
+    def _chat_kept(self) -> int:
+        # At least one entry is loaded: the next entry's number follows the last stored.
+        return max(1, self.settings.chat_history)
 
     async def reload(self, table: Table) -> None:
         """Throw away the in-memory table and rebuild it from the store."""
-        row = await self.store.load_table(table.id)
+        row = await self.store.load_table(table.id, chat=self._chat_kept)
         if row is None:
             self.tables.pop(table.id, None)
             return
