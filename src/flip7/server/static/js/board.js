@@ -185,7 +185,8 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
     "aria-label": `${p.name}${s === me ? " (you)" : ""}: ${statusText}, ${p.round_score} this round, ${p.total} total${isTurn ? ", deciding now" : ""}`,
   }, head, h("div", { class: "seat-cards" }, modRow, lineRow), score);
 
-  if (p.status === "busted") section.appendChild(h("div", { class: "stamp stamp--bust", "aria-hidden": "true", text: "Bust" }));
+  // In the head's free space at its right end: never over the badges or the cards.
+  if (p.status === "busted") head.appendChild(h("div", { class: "stamp stamp--bust", "aria-hidden": "true", text: "Bust" }));
   if (seatPick) {
     const btn = h("button", {
       type: "button", class: "seat-pick btn btn--pick", "aria-label": seatPick.label,
@@ -210,7 +211,7 @@ function wrapItem(card) {
 export function renderScoreSheet(game) {
   const players = game.players;
   const rounds = game.rounds || [];
-  const head = h("tr", null, h("th", { scope: "col", text: "Rd" }),
+  const head = h("tr", null, h("th", { scope: "col", class: "score-rd", text: "Rd" }),
     players.map((p) => h("th", { scope: "col", class: "score-name", title: p.name, text: p.name })));
   const body = rounds.map((r, i) => h("tr", null,
     h("th", { scope: "row", text: String(i + 1) }),
@@ -230,7 +231,7 @@ export function renderScoreSheet(game) {
   const foot = h("tr", { class: "score-totals" }, h("th", { scope: "row", text: "Total" }),
     players.map((p, s) => h("td", { class: winners.has(s) ? "is-winner" : "", dataset: { seat: String(s) }, text: String(p.total) })));
   return h("div", { class: "score-sheet-wrap" },
-    h("table", { class: "score-sheet" },
+    h("table", { class: "score-sheet", dataset: { players: String(players.length) } },
       h("caption", { class: "visually-hidden", text: "Scores by round" }),
       h("thead", null, head), h("tbody", null, body.length ? body : h("tr", null,
         h("td", { colspan: String(players.length + 1), class: "muted", text: "No round finished yet" }))),

@@ -1,5 +1,6 @@
 // The table page (/t/{id}): the WebSocket connection, the waiting room, the live game,
 // decisions, the event animations and log, the score sheet and the end-of-game screen.
+import { turnAlerts } from "./alerts.js";
 import { api } from "./api.js";
 import { countdownEl, renderBoard, renderScoreSheet, seatHue, tickCountdowns } from "./board.js";
 import { cardEl, cardName, decisionLabel, eventLine, kindPrompt, parseDecision } from "./cards.js";
@@ -167,9 +168,10 @@ export function mountTable(root, { id }) {
   const leaveGameBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", hidden: true, "aria-label": "Leave the table (a bot takes over your seat)", onclick: leaveGame },
     h("span", { text: "Leave" }));
   const spectatorBadge = h("span", { class: "chip chip--watch", hidden: true }, icon("eye"), "Watching");
+  const alerts = turnAlerts(); // "your turn" in the tab title, a sound, a notification
   const header = h("div", { class: "table-head" },
     h("div", { class: "table-head-main" }, title, stateChip, spectatorBadge),
-    h("div", { class: "table-head-tools" }, resultsBtn, inviteBtn, leaveGameBtn));
+    h("div", { class: "table-head-tools" }, resultsBtn, alerts.element, inviteBtn, leaveGameBtn));
   setTopbar(connPill);
 
   const waitingHost = h("div", { class: "waiting-host" });
@@ -252,7 +254,7 @@ export function mountTable(root, { id }) {
   }
 
   // ---- animations and the log --------------------------------------------------------
-  const anim = { timers: [], pending: [] };
+  const anim = { timers: [], pending: [], holds: [] };
 
   function logLine(ev0) {
     let ev = ev0;
@@ -381,13 +383,57 @@ export function mountTable(root, { id }) {
       for (const el of item.marks) el.classList.remove("incoming");
     }
     anim.pending = [];
+    for (const release of anim.holds) release();
+    anim.holds = [];
+  }
+
+  /** The seats an event changes (whose scores must wait for it). */
+  function seatsOf(ev) {
+    if (ev.type === "round_scored" || ev.type === "game_over") return playerSeats().map((_, s) => s);
+    return [ev.seat, ev.victim, ev.target, ev.to, ev.seat1, ev.seat2].filter((s) => typeof s === "number");
+  }
+
+  /**
+   * A seat's round score, total and Flip 7 pips keep their old values until the last event
+   * of the batch that touches the seat has landed (its card animation included): the score
+   * changes with the card, not before it.
+   */
+  function holdScores(items, prev) {
+    const last = new Map();
+    for (const item of items) for (const s of seatsOf(item.ev)) last.set(s, item);
+    for (const [s, item] of last) {
+      const before = prev.players[s];
+      const panel = seatEl(s);
+      if (!before || !panel) continue;
+      const round = panel.querySelector(".score--round b");
+      const total = panel.querySelector(".seat-total");
+      const pips = [...panel.querySelectorAll(".pip")];
+      const now = { round: round ? round.textContent : null, total: total ? total.textContent : null, on: pips.map((p) => p.classList.contains("pip--on")) };
+      const count = (before.line || []).length;
+      if (round) round.textContent = String(before.round_score);
+      if (total) total.textContent = String(before.total);
+      pips.forEach((p, i) => p.classList.toggle("pip--on", i < count));
+      panel.classList.add("is-scoring");
+      let done = false;
+      const release = () => {
+        if (done) return;
+        done = true;
+        if (round) round.textContent = now.round;
+        if (total) total.textContent = now.total;
+        pips.forEach((p, i) => p.classList.toggle("pip--on", now.on[i]));
+        panel.classList.remove("is-scoring");
+      };
+      anim.holds.push(release);
+      // The card's arrival animation lasts 500 ms (.card.arrive in style.css).
+      anim.timers.push(setTimeout(release, item.at + (item.marks.length ? 450 : 0)));
+    }
   }
 
   const WEIGHT = { dealt: 1, drew: 1.2, busted: 1.5, flip7: 2, stolen: 1.3, swapped: 1.3, discarded: 1.1, wiped: 1.3,
     action_used: 1.1, modifier_given: 1, stayed: 0.8, round_scored: 1.5, minus15: 1.2, bonus_taken: 1 };
 
   /** Animate a batch of events in order; the whole batch lasts at most about a second. */
-  function playEvents(events) {
+  function playEvents(events, prev) {
     const claimed = new Set();
     const items = events.map((ev) => {
       const marks = [];
@@ -406,6 +452,7 @@ export function mountTable(root, { id }) {
     let t = 0;
     anim.pending = items.slice();
     for (const item of items) {
+      item.at = t;
       const timer = setTimeout(() => {
         const i = anim.pending.indexOf(item);
         if (i >= 0) anim.pending.splice(i, 1);
@@ -415,6 +462,7 @@ export function mountTable(root, { id }) {
       anim.timers.push(timer);
       t += (WEIGHT[item.ev.type] || 0) * unit;
     }
+    if (prev) holdScores(items, prev);
   }
 
   // ---- state updates ---------------------------------------------------------------
@@ -422,6 +470,7 @@ export function mountTable(root, { id }) {
     if (S.destroyed) return;
     flushAnimations();
     const prevGameId = S.table ? S.table.game_id : null;
+    const prevGame = S.table && S.table.game_id === table.game_id ? S.table.game : null;
     S.table = table;
     const g = table.game;
     if (S.pendingMove && (table.version > S.pendingMove.version || !g || g.to_decide !== g.viewer)) S.pendingMove = null;
@@ -431,7 +480,7 @@ export function mountTable(root, { id }) {
     if (table.game_id !== prevGameId) S.swapFirst = null;
     if (!g || g.decision_kind !== "swap" || g.to_decide !== g.viewer) S.swapFirst = null;
     render();
-    if (events && events.length) playEvents(events);
+    if (events && events.length) playEvents(events, prevGame && table.game && prevGame.players.length === table.game.players.length ? prevGame : null);
   }
 
   function render() {
@@ -458,6 +507,13 @@ export function mountTable(root, { id }) {
       renderGame();
     }
     renderEnd();
+    const g = t.game;
+    const me = myGameSeat();
+    alerts.update({
+      mine: myTurn(g, me),
+      title: document.title,
+      body: myTurn(g, me) ? `${t.name || "Table"}: ${kindPrompt(g.decision_kind, g.pending_card, true)}` : "",
+    });
     restoreFocus(key, root);
   }
 
@@ -595,12 +651,38 @@ export function mountTable(root, { id }) {
     clear(scoresHost);
     scoresHost.appendChild(renderScoreSheet(g));
     renderDecision(g, me);
+    keepTargetsInView(g);
     resultsBtn.hidden = !g.over;
     const turnKey = `${t.version}:${g.to_decide}`;
     if (me !== null && g.to_decide === me && !g.over && S.lastTurnKey !== turnKey) {
       S.lastTurnKey = turnKey;
       announcer.textContent = kindPrompt(g.decision_kind, g.pending_card, true);
     }
+  }
+
+  const narrow = window.matchMedia("(max-width: 720px)");
+
+  /**
+   * The decision panel sticks to the bottom of the screen: the page's scroll padding leaves
+   * room for it (so focus and scrolling never put a card under it), and on a phone, when a
+   * new decision asks for a pick on the board, the first card or player to pick is scrolled
+   * into the part of the screen the panel leaves free.
+   */
+  function keepTargetsInView(g) {
+    const height = decisionHost.hidden ? 0 : decisionHost.offsetHeight;
+    document.documentElement.style.setProperty("--decision-h", `${height}px`);
+    if (decisionHost.dataset.state !== "ready" || !narrow.matches) return;
+    const key = `${S.table.version}:${g.decision_kind}:${S.swapFirst ? "2" : "1"}`;
+    if (S.scrolledFor === key) return;
+    S.scrolledFor = key;
+    const target = boardHost.querySelector(".card.is-pickable, .seat.is-pickable");
+    if (!target) return;
+    const topbar = document.querySelector(".topbar");
+    const top = (topbar ? topbar.getBoundingClientRect().bottom : 0) + 8;
+    const bottom = window.innerHeight - height - 8;
+    const r = target.getBoundingClientRect();
+    if (r.top < top) window.scrollBy(0, r.top - top);
+    else if (r.bottom > bottom) window.scrollBy(0, Math.min(r.bottom - bottom, r.top - top));
   }
 
   function myTurn(g, me) {
@@ -668,6 +750,7 @@ export function mountTable(root, { id }) {
   function renderDecision(g, me) {
     clear(decisionHost);
     decisionHost.removeAttribute("data-kind");
+    decisionHost.classList.remove("is-collapsed");
     if (g.over) {
       decisionHost.dataset.state = "over";
       decisionHost.hidden = true;
@@ -690,6 +773,19 @@ export function mountTable(root, { id }) {
       g.pending_card ? cardEl(g.pending_card, { small: true }) : null,
       h("strong", { text: kindPrompt(kind, g.pending_card, true) }),
       S.table.turn_deadline ? countdownEl(S.table.turn_deadline) : null);
+    // A panel that asks for a pick on the board can fold down to its prompt, so that on a
+    // phone the cards and players it asks about are in full view.
+    const decisionKey = `${S.table.version}:${kind}`;
+    if (kind !== "hit_or_stay") {
+      const collapsed = S.collapsedFor === decisionKey;
+      decisionHost.classList.toggle("is-collapsed", collapsed);
+      prompt.appendChild(h("button", {
+        type: "button", class: "btn btn--ghost btn--small decision-toggle", "aria-expanded": String(!collapsed),
+        "aria-label": collapsed ? "Show the options" : "Hide the options to see the whole table",
+        dataset: { focusKey: "decision-toggle", testid: "decision-toggle" },
+        onclick: () => { S.collapsedFor = collapsed ? null : decisionKey; render(); },
+      }, collapsed ? "Options" : "Hide"));
+    }
     const main = h("div", { class: `decision-main decision-main--${kind}` });
     let n = 0;
     const nextHint = () => (n < 9 ? String(++n) : null);
@@ -978,6 +1074,8 @@ export function mountTable(root, { id }) {
     destroy() {
       S.destroyed = true;
       flushAnimations();
+      alerts.destroy();
+      document.documentElement.style.removeProperty("--decision-h");
       clearInterval(ticker);
       document.removeEventListener("keydown", onKey);
       window.removeEventListener("online", onOnline);
