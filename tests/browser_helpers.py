@@ -40,10 +40,13 @@ def browser_server(
         yield url
 
 
-def new_page(browser: Any, width: int = 1280, height: int = 800) -> tuple[Any, list[str]]:
+def new_page(
+    browser: Any, width: int = 1280, height: int = 800, **options: Any
+) -> tuple[Any, list[str]]:
     """A page in a fresh context (own localStorage) that records script errors. A request
-    the test makes fail on purpose logs "Failed to load resource": only other errors count."""
-    context = browser.new_context(viewport={"width": width, "height": height})
+    the test makes fail on purpose logs "Failed to load resource": only other errors count.
+    ``options`` add to Playwright's ``new_context`` (``has_touch=True``, …)."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **options)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     errors: list[str] = []

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import TIMEOUT_MS, browser_server, new_page, shot
+from browser_helpers import browser_server, new_page, shot
 
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
@@ -152,21 +152,8 @@ class ScriptedTable:
 
 def phone_page(browser: Any, width: int, height: int) -> tuple[Any, list[str]]:
     """A touch phone: small viewport, coarse pointer, no hover."""
-    context = browser.new_context(
-        viewport={"width": width, "height": height},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on(
-        "console",
-        lambda msg: errors.append(msg.text) if msg.type == "error" else None,
-    )
-    return page, errors
+    return new_page(browser, width, height, device_scale_factor=2, is_mobile=True,
+                    has_touch=True)
 
 
 @pytest.fixture(scope="module")

@@ -9,18 +9,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from server_helpers import app_client, auth
-from test_server import _connect, _seated_game
-
-SHORT = {"target_score": 30}
-
-
-def _table(client: Any, stack: ExitStack) -> tuple[str, str, Any]:
-    table = _seated_game(client, humans=1, bots=2, rules=SHORT)
-    player = _connect(client, stack, table["id"], table["tokens"][0])
-    r = client.post(f"/api/tables/{table['id']}/start", headers=auth(table["tokens"][0]))
-    assert r.status_code == 200, r.text
-    return table["id"], table["tokens"][0], player
+from server_helpers import app_client
+from test_server import _connect
+from test_server_tables import _solo as _table
 
 
 def _chat(player: Any, text: str) -> dict[str, Any]:

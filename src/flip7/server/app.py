@@ -640,10 +640,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     table = lobby.tables.get(table_id, table)
                     if isinstance(parsed, Move):
                         await _move(lobby, table, client, parsed)
-                    elif isinstance(parsed, Chat):
-                        await _chat(table, client, parsed)
                     else:
-                        await _spectator_chat(table, client, parsed)
+                        await _chat(table, client, parsed)
         except WebSocketDisconnect:
             pass
         finally:
@@ -711,29 +709,21 @@ async def _move(lobby: Lobby, table: Table, client: _Client, move: Move) -> None
     client.push(dumps({"v": 1, "type": "result", "id": move.id, "ok": True, "version": version}))
 
 
-async def _chat(table: Table, client: _Client, chat: Chat) -> None:
-    """A chat message to everyone at the table, within this socket's and this address's
-    chat budgets. The sender's confirmation is the ``chat`` frame everyone gets."""
-    refusal = client.chat_refusal()
-    if refusal is not None:
-        client.error("chat_rate_limited", refusal)
-        return
-    if client.seat is None and client.spectator_name is None:
-        client.spectator_name = table.chat.spectator_name()
-    try:
-        await table.say(client.seat, client.spectator_name or "Spectator", chat.text)
-    except TableError as exc:
-        client.error(exc.code, exc.message)
-
-
-async def _spectator_chat(table: Table, client: _Client, switch: SpectatorChat) -> None:
-    """The host turns spectators' chat off or on (within the same chat budgets)."""
+async def _chat(table: Table, client: _Client, message: Chat | SpectatorChat) -> None:
+    """A chat message to everyone at the table, or the host switching spectators' chat off
+    or on, within this socket's and this address's chat budgets. The sender's
+    confirmation is the ``chat`` frame everyone gets."""
     refusal = client.chat_refusal()
     if refusal is not None:
         client.error("chat_rate_limited", refusal)
         return
     try:
-        await table.switch_spectator_chat(client.seat, switch.allowed)
+        if isinstance(message, SpectatorChat):
+            await table.switch_spectator_chat(client.seat, message.allowed)
+            return
+        if client.seat is None and client.spectator_name is None:
+            client.spectator_name = table.chat.spectator_name()
+        await table.say(client.seat, client.spectator_name or "Spectator", message.text)
     except TableError as exc:
         client.error(exc.code, exc.message)
 

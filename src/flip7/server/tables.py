@@ -690,7 +690,8 @@ class Table:
         index = self._chat_seat(seat)
         host = self.host
         if seat is None or index is None or index != host:
-            who = "" if host is None else f" ({self.seats[host].name})"  # type: ignore[union-attr]
+            holder = None if host is None else self.seats[host]
+            who = "" if holder is None else f" ({holder.name})"
             raise TableError(
                 "not_host",
                 f"only the table's host{who}, the first seated player, can turn "

@@ -508,11 +508,11 @@ export function mountTable(root, { id }) {
     }
     renderEnd();
     const g = t.game;
-    const me = myGameSeat();
+    const mine = myTurn(g, myGameSeat());
     alerts.update({
-      mine: myTurn(g, me),
+      mine,
       title: document.title,
-      body: myTurn(g, me) ? `${t.name || "Table"}: ${kindPrompt(g.decision_kind, g.pending_card, true)}` : "",
+      body: mine ? `${t.name || "Table"}: ${kindPrompt(g.decision_kind, g.pending_card, true)}` : "",
     });
     restoreFocus(key, root);
   }
