@@ -19,6 +19,7 @@ from flip7.core.errors import CardError
 
 __all__ = [
     "ACTIONS",
+    "FLIP_FOUR_CARDS",
     "MODIFIERS",
     "NUMBERS",
     "PENALTY",
@@ -29,6 +30,10 @@ __all__ = [
     "new_deck",
     "parse_cards",
 ]
+
+
+# §6.3.1: a Flip Four!'s target receives the next four cards, one at a time.
+FLIP_FOUR_CARDS = 4
 
 
 class CardKind(Enum):

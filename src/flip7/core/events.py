@@ -1,6 +1,9 @@
 """Typed events: every transition of a game reports what happened, in order.
 
-A UI animates them and a log prints them; ``to_json`` gives the wire form.
+A UI animates them and a log prints them; ``to_json`` gives the wire form. A few carry
+words for a log saying why (``Busted.reason``, ``Stayed.reason``, ``RoundScored.reasons``):
+the engine fills them only when it keeps events, and they take no part in comparing events
+(two events that say the same thing are equal whatever the words).
 
 >>> from flip7.core.cards import Card
 >>> Drew(seat=1, card=Card.LUCKY_13, cause="hit").to_json()
@@ -9,7 +12,7 @@ A UI animates them and a log prints them; ``to_json`` gives the wire form.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import ClassVar, Literal, TypeAlias
 
 from flip7.core.cards import Card
@@ -119,20 +122,23 @@ class Wiped(_EventBase):
 
 @dataclass(frozen=True, slots=True)
 class Busted(_EventBase):
-    """``seat`` received ``card``, a duplicate no exception allows."""
+    """``seat`` received ``card``, a duplicate no exception allows; ``reason`` says which
+    (:func:`flip7.core.lines.bust_reason`: ``a second 10``)."""
 
     type: ClassVar[str] = "busted"
     seat: int
     card: Card
+    reason: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Stayed(_EventBase):
-    """``seat`` stayed; ``forced`` by Just One More!."""
+    """``seat`` stayed; ``forced`` by Just One More!, which ``reason`` then names."""
 
     type: ClassVar[str] = "stayed"
     seat: int
     forced: bool
+    reason: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +242,9 @@ class Minus15(_EventBase):
 class RoundScored(_EventBase):
     """A round ended and was scored; ``totals`` include it (and any −15).
 
-    ``lines`` and ``modifiers`` are every seat's cards as scored (busted lines included).
+    ``lines`` and ``modifiers`` are every seat's cards as scored (busted lines included);
+    ``reasons`` says, seat by seat, why a score is not just its line's number total
+    (:func:`flip7.core.scoring.score_reason`: ``The Zero without a Flip 7``), or ``None``.
     """
 
     type: ClassVar[str] = "round_scored"
@@ -249,6 +257,7 @@ class RoundScored(_EventBase):
     totals: tuple[int, ...]
     lines: tuple[tuple[Card, ...], ...]
     modifiers: tuple[tuple[Card, ...], ...]
+    reasons: tuple[str | None, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)

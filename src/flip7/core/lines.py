@@ -38,6 +38,7 @@ __all__ = [
     "MUST_HIT_CARD",
     "Line",
     "Status",
+    "bust_reason",
     "bust_reasons",
     "busting_draws",
     "busts",
@@ -58,6 +59,7 @@ MUST_HIT_CARD = Card.ZERO
 _LUCKY_13 = Card.LUCKY_13
 _UNLUCKY_7 = Card.UNLUCKY_7
 _COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+_ORDINALS = ("no", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 # For each card, the other Number card of the same value (Unlucky 7 and the 7, Lucky 13 and
 # the 13), or None.
 _TWIN: tuple[Card | None, ...] = tuple(
@@ -156,6 +158,41 @@ def bust_reasons(numbers: Sequence[Card]) -> list[str]:
         else:
             reasons.append(f"{_count_word(k)} {value}s")
     return reasons
+
+
+def _ordinal(n: int) -> str:
+    return _ORDINALS[n] if n < len(_ORDINALS) else f"{n}th"
+
+
+def bust_reason(numbers: Sequence[Card], card: Card) -> str:
+    """Why Number card ``card`` arriving busts a line of ``numbers`` (as :func:`busts`
+    judges it), in a few words for a log: ``a second 10``, ``a 7 beside Unlucky 7``,
+    ``a second 13 without Lucky 13``, ``a third 13``. :class:`LineError` if it does not bust.
+
+    >>> bust_reason([Card.TEN, Card.THREE], Card.TEN), bust_reason([Card.UNLUCKY_7], Card.SEVEN)
+    ('a second 10', 'a 7 beside Unlucky 7')
+    >>> bust_reason([Card.THIRTEEN], Card.THIRTEEN)
+    'a second 13 without Lucky 13'
+    >>> bust_reason([Card.LUCKY_13, Card.THIRTEEN], Card.THIRTEEN)
+    'a third 13'
+    """
+    if not card.is_number or not busts(numbers, card):
+        raise LineError(
+            f"{card.code} does not bust a line of {' '.join(c.code for c in numbers) or 'no cards'}"
+            "; only a Number card whose value the line already holds busts it (RULES.md §4.1)"
+        )
+    value = VALUE[card]
+    twin = _TWIN[card]
+    held = numbers.count(card) + (numbers.count(twin) if twin is not None else 0)
+    if value == 13 and held == 1 and _LUCKY_13 not in numbers and card is not _LUCKY_13:
+        return "a second 13 without Lucky 13"
+    if card is _UNLUCKY_7:
+        # Only an Unlucky 7 that does not wipe can bust (§4.4.5, by Steal or Swap).
+        return "a second Unlucky 7" if _UNLUCKY_7 in numbers else "Unlucky 7 beside a 7"
+    if value == 7 and _UNLUCKY_7 in numbers:
+        return "a 7 beside Unlucky 7"
+    name = "Zero" if card is Card.ZERO else str(value)
+    return f"a {_ordinal(held + 1)} {name}"
 
 
 def flip7_count(numbers: Sequence[Card], lucky13_pair_flip7_count: int = 2) -> int:

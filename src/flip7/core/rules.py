@@ -69,13 +69,16 @@ def _about(
     choices: tuple[Any, ...] | None = None,
     words: tuple[str, ...] = (),
     minimum: int | None = None,
+    changes: str,
 ) -> dict[str, Any]:
     """A rule option's description, kept as its field's metadata: ``words`` says what each
-    of the ``choices`` means, in their order."""
+    of the ``choices`` means, in their order; ``changes``, what play is like away from the
+    default (for a page that explains the house rules)."""
     assert choices is None or len(words) == len(choices)
     return {
         "section": section,
         "help": help,
+        "changes": changes,
         "choices": choices,
         "words": tuple(zip(choices or (), words, strict=True)),
         "minimum": minimum,
@@ -92,6 +95,11 @@ class Rules:
             "§10",
             "Round scores can go below zero, Modifiers may go to busted players, and a Flip 7 "
             "may take 15 off another player's total instead of +15",
+            changes=(
+                "On, a round score may end below 0, a Modifier may go to a player who busted, "
+                "and whoever makes a Flip 7 picks between the bonus for themselves and taking "
+                "as many points off another player's running total."
+            ),
         ),
     )
     target_score: int = field(
@@ -100,6 +108,10 @@ class Rules:
             "§1.4, §9.1",
             "The game ends after a round in which someone reaches it",
             minimum=1,
+            changes=(
+                "A lower target makes a shorter game, a higher one a longer game: the game ends "
+                "after the round in which someone reaches it."
+            ),
         ),
     )
     lucky13_pair_flip7_count: int = field(
@@ -109,19 +121,42 @@ class Rules:
             "How many cards a pair of 13s counts toward Flip 7",
             choices=(1, 2),
             words=("one card", "two cards"),
+            changes=(
+                "At one card, a Flip 7 counts different values, so a line holding a Lucky 13 "
+                "pair needs one Number card more to reach it."
+            ),
         ),
     )
     unlucky7_triggers_on_transfer: bool = field(
         default=True,
-        metadata=_about("§4.4.5", "Unlucky 7 wipes the line also when it arrives by Steal or Swap"),
+        metadata=_about(
+            "§4.4.5",
+            "Unlucky 7 wipes the line also when it arrives by Steal or Swap",
+            changes=(
+                "Off, only an Unlucky 7 drawn or dealt wipes a line; one stolen or swapped in "
+                "is a plain 7 and busts a line that already holds a 7."
+            ),
+        ),
     )
     can_stay_with_empty_line: bool = field(
         default=False,
-        metadata=_about("§3.2.3", "A player with no card at all in the line may stay"),
+        metadata=_about(
+            "§3.2.3",
+            "A player with no card at all in the line may stay",
+            changes="On, a player with no card at all may stay instead of having to hit.",
+        ),
     )
     deal_skips_inactive: bool = field(
         default=True,
-        metadata=_about("§3.1.4", "The deal skips players who already stayed or busted"),
+        metadata=_about(
+            "§3.1.4",
+            "The deal skips players who already stayed or busted",
+            changes=(
+                "Off, a player who stayed before the deal reached them still gets a deal card "
+                "and stays stayed; a busted player's deal card goes straight to the discard "
+                "pile."
+            ),
+        ),
     )
     tie_break: TieBreak = field(
         default="extra_rounds",
@@ -130,6 +165,10 @@ class Rules:
             "A tie for the highest total at or above the target: extra rounds, or a shared win",
             choices=get_args(TieBreak),
             words=("plays extra rounds", "is a shared win"),
+            changes=(
+                "With a shared win, every player tied on the highest total wins together, and "
+                "no extra round is played."
+            ),
         ),
     )
     brutal_busted_scoring: BrutalBustedScoring = field(
@@ -139,6 +178,10 @@ class Rules:
             "Brutal: a busted line scores its Modifiers on a base of 0, or scores 0",
             choices=get_args(BrutalBustedScoring),
             words=("their Modifiers only", "zero"),
+            changes=(
+                "With zero, a busted player scores 0 whatever Modifiers they hold, so giving "
+                "them one does nothing."
+            ),
         ),
     )
     brutal_minus15_targets: Minus15Targets = field(
@@ -148,15 +191,33 @@ class Rules:
             "Brutal: who a Flip 7's −15 may hit: any other player, or only those still in",
             choices=get_args(Minus15Targets),
             words=("any other player", "only players still in"),
+            changes=(
+                "With only players still in, the Flip 7 penalty may not go to a player who "
+                "busted this round."
+            ),
         ),
     )
     swap_allow_cross_type: bool = field(
         default=True,
-        metadata=_about("§6.5.2", "Swap may exchange a Number card with a Modifier"),
+        metadata=_about(
+            "§6.5.2",
+            "Swap may exchange a Number card with a Modifier",
+            changes=(
+                "Off, a Swap exchanges a Number card for a Number card or a Modifier for a "
+                "Modifier, never one for the other."
+            ),
+        ),
     )
     pass_actions: bool = field(
         default=False,
-        metadata=_about("§6.1.4", "Steal, Swap and Discard may be handed to another player to use"),
+        metadata=_about(
+            "§6.1.4",
+            "Steal, Swap and Discard may be handed to another player to use",
+            changes=(
+                "On, whoever reveals a Steal, Swap or Discard may hand it to another player who "
+                "has a use for it, and that player makes its choices."
+            ),
+        ),
     )
     no_cards_left: NoCardsLeft = field(
         default="end_round",
@@ -165,10 +226,19 @@ class Rules:
             "When the deck and the discard pile are both empty: the round ends",
             choices=get_args(NoCardsLeft),
             words=("the round ends",),
+            changes=(
+                "This is the only choice so far: the round stops at once and is scored as it "
+                "stands."
+            ),
         ),
     )
     allow_two_players: bool = field(
-        default=False, metadata=_about("§1.3", "Two-player games, with the normal rules unchanged")
+        default=False,
+        metadata=_about(
+            "§1.3",
+            "Two-player games, with the normal rules unchanged",
+            changes="On, a table of two players may start; every other rule stays the same.",
+        ),
     )
 
     def __post_init__(self) -> None:
@@ -244,8 +314,9 @@ class Rules:
 class RuleOption:
     """One rule option of §13: its name, its type (``"bool"``, ``"int"`` or ``"choice"``),
     its default, the values allowed (``choices``, or integers from ``minimum``), the section
-    of RULES.md that says what it does, one line of help, and a few words for each choice
-    (``words``: (value, words) pairs)."""
+    of RULES.md that says what it does, one line of help, a few words for each choice
+    (``words``: (value, words) pairs), and a sentence on what play is like away from the
+    default (``changes``)."""
 
     name: str
     type: OptionType
@@ -255,6 +326,7 @@ class RuleOption:
     section: str
     help: str
     words: tuple[tuple[int | str, str], ...] = ()
+    changes: str = ""
 
     def check(self, value: object) -> None:
         """Raise :class:`RulesError` unless ``value`` is allowed for this option."""
@@ -306,6 +378,7 @@ def _describe(f: dataclasses.Field[Any]) -> RuleOption:
         section=about["section"],
         help=about["help"],
         words=about["words"],
+        changes=about["changes"],
     )
 
 

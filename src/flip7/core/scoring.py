@@ -28,6 +28,7 @@ __all__ = [
     "game_winners",
     "line_score",
     "round_score",
+    "score_reason",
     "score_round",
     "total_score",
 ]
@@ -138,6 +139,60 @@ def line_score(
             modifiers, brutal=rules.brutal, modifiers_only=rules.busted_modifiers_count
         )
     return round_score(numbers, modifiers, flip7=flip7, brutal=rules.brutal, bonus=bonus)
+
+
+def score_reason(
+    numbers: Sequence[Card],
+    modifiers: Sequence[Card],
+    rules: Rules,
+    *,
+    busted: bool = False,
+    flip7: bool = False,
+    bonus: bool = True,
+) -> str | None:
+    """Why a line's round score under ``rules`` (:func:`line_score`, same arguments) is not
+    just the total of its Number cards, in a few words for a log; ``None`` when it is, or
+    when its Modifiers simply apply.
+
+    >>> score_reason([Card.ZERO, Card.NINE], [], Rules())
+    'The Zero without a Flip 7'
+    >>> score_reason([Card.ONE], [Card.MINUS_10], Rules()), score_reason([Card.FIVE], [], Rules())
+    ('its Modifiers would take it below 0', None)
+    >>> score_reason([Card.NINE, Card.NINE], [Card.MINUS_4], Rules(brutal=True), busted=True)
+    'busted, but in Brutal its Modifiers still count'
+    """
+    if busted:
+        if rules.busted_modifiers_count and any(PENALTY[card] for card in modifiers):
+            return "busted, but in Brutal its Modifiers still count"
+        return "busted"
+    if flip7:
+        if bonus:
+            return None
+        return f"Flip 7, with {FLIP7_BONUS} taken off another player instead of +{FLIP7_BONUS}"
+    if any(card is Card.ZERO for card in numbers):  # §4.3.1, as round_score applies it
+        return "The Zero without a Flip 7"
+    if not numbers:
+        return "no Number cards" if not modifiers else "no Number cards, only Modifiers"
+    number_sum, divides, penalty = _figures(numbers, modifiers)
+    unclamped = _total(number_sum, divides, penalty, False, False, True, True)
+    if unclamped < 0:
+        return (
+            "in Brutal its Modifiers take it below 0" if rules.brutal
+            else "its Modifiers would take it below 0"
+        )
+    return None
+
+
+def _figures(numbers: Iterable[Card], modifiers: Iterable[Card]) -> tuple[int, int, int]:
+    # A line's number sum, its ÷2 count and its penalty, as _total takes them.
+    divides = 0
+    penalty = 0
+    for card in modifiers:
+        if card == _DIVIDE_2:
+            divides += 1
+        else:
+            penalty += PENALTY[card]
+    return sum(VALUE[card] for card in numbers), divides, penalty
 
 
 def score_round(

@@ -36,7 +36,7 @@ from itertools import repeat
 from operator import is_
 from typing import Protocol, TypeAlias
 
-from flip7.core.cards import VALUE, Card, new_deck
+from flip7.core.cards import FLIP_FOUR_CARDS, VALUE, Card, new_deck
 from flip7.core.decisions import (
     BONUS,
     HIT,
@@ -77,18 +77,27 @@ from flip7.core.events import (
     Unused,
     Wiped,
 )
+from flip7.core.explain import card_name
 from flip7.core.lines import (
     COPY_BUSTS,
     FLIP7_CARDS,
     MUST_HIT_CARD,
     Status,
+    bust_reason,
     busts,
     is_flip7,
     must_hit,
     wipes,
 )
 from flip7.core.rules import MAX_PLAYERS, ONE_DECK_MAX_PLAYERS, Rules, decks_for, players_problem
-from flip7.core.scoring import FLIP7_BONUS, RoundResult, busted_score, game_winners, round_score
+from flip7.core.scoring import (
+    FLIP7_BONUS,
+    RoundResult,
+    busted_score,
+    game_winners,
+    round_score,
+    score_reason,
+)
 from flip7.engine.state import (
     Draw,
     Finish,
@@ -850,7 +859,7 @@ class Game:
                     if self._status[target] == _ACTIVE:
                         self._status[target] = _STAYED
                         if self._events_on:
-                            self._events.append(Stayed(target, True))
+                            self._events.append(Stayed(target, True, card_name(task.card)))
                 elif type(task) is Resolve:
                     self._resolve(task.card, task.user)
                 else:  # Finish
@@ -1029,7 +1038,8 @@ class Game:
         self._status[seat] = _BUSTED
         self._live_seats.remove(seat)
         if self._events_on:
-            self._events.append(Busted(seat, card))
+            line = self._numbers[seat]  # the card that busted it came last
+            self._events.append(Busted(seat, card, bust_reason(line[:-1], card)))
         if self._stack:
             self._drop_set_aside(seat)
 
@@ -1247,7 +1257,7 @@ class Game:
                 self._stack.append(_FORCE_STAY[target][seat])
                 self._stack.append(_JOM_DRAW[target])
             else:
-                frame = FlipFour(target, card, 4, [])
+                frame = FlipFour(target, card, FLIP_FOUR_CARDS, [])
                 self._stack.append(FlipFourStep(frame, Draw(_P_FLIP4, target, frame)))
         elif kind is _K_PASS:
             assert isinstance(decision, Pass) and card is not None
@@ -1371,12 +1381,21 @@ class Game:
         row = (self._dealer, tuple(scores), tuple(busted), flip7, minus15)
         self._rounds.append(row)
         if self._events_on:
+            rules = self.rules
+            reasons = tuple(
+                score_reason(
+                    numbers[s], modifiers[s], rules, busted=status[s] == _BUSTED,
+                    flip7=s == flip7, bonus=minus15 is None,
+                )
+                for s in range(n)
+            )  # fmt: skip
             self._events.append(
                 RoundScored(
                     self._round, self._dealer, row[1], row[2], flip7, minus15,
                     tuple(totals),
                     tuple(tuple(line) for line in self._numbers),
                     tuple(tuple(mods) for mods in self._modifiers),
+                    reasons,
                 )
             )
         winners = game_winners(totals, self.rules)

@@ -55,17 +55,28 @@ export function cardEl(code, opts = {}) {
   if (info.kind === "action") classes.push(`card--${info.code.toLowerCase()}`);
   if (opts.small) classes.push("card--small");
   if (opts.extraClass) classes.push(opts.extraClass);
+  // No title by default: explain.js shows what the card does on hover, focus or long-press.
   const attrs = {
     class: classes.join(" "),
     dataset: { code: info.code, ...(opts.dataset || {}) },
     "aria-label": opts.label || cardAria(code),
-    title: opts.title || info.name,
+    title: opts.title || null,
   };
   if (opts.button) {
     attrs.type = "button";
     attrs.onclick = opts.onClick;
-  } else attrs.role = "img";
+  } else {
+    attrs.role = "img";
+    attrs.tabindex = "0"; // focus explains it, as hover does
+  }
   const el = h(tagName, attrs);
+  if (!opts.button) {
+    // A card drawn inside a button or a hidden decoration must not be a tab stop of its
+    // own: by the next microtask the caller has put it in place.
+    queueMicrotask(() => {
+      if (el.parentElement && el.parentElement.closest("button, a, [aria-hidden='true']")) el.removeAttribute("tabindex");
+    });
+  }
   if (info.kind === "action") {
     el.appendChild(h("span", { class: "card-tag card-tag--top", "aria-hidden": "true", text: "Action" }));
     const mid = h("span", { class: "card-face", "aria-hidden": "true" });
@@ -153,77 +164,120 @@ export function kindPrompt(kind, pending, mine) {
   }
 }
 
-const CAUSE = { just_one_more: " (Just One More!)", flip_four: " (Flip Four!)" };
+// A log line is a list of pieces: text, and the cards it names ({code}), which the log shows
+// as cards that explain themselves (explain.js). line.text is the same line as plain text.
+const ref = (code) => ({ code: String(code) });
+
+function line(tone, ...pieces) {
+  const parts = pieces.flat().filter((p) => p !== null && p !== undefined && p !== "");
+  const text = parts.map((p) => (typeof p === "string" ? p : cardName(p.code))).join("");
+  return { text, tone, parts };
+}
+
+/** "a", "a and b", "a, b and c" over pieces (cards or text). */
+function listOf(items) {
+  const out = [];
+  items.forEach((item, i) => {
+    if (i) out.push(i === items.length - 1 ? " and " : ", ");
+    out.push(item);
+  });
+  return out;
+}
+
+// What made a player draw: the Action named once, never "drew Flip Four! (Flip Four!)".
+const CAUSE = { just_one_more: "JOM", flip_four: "FLIP4" };
 
 /**
  * A readable log line for one event, or null for events not worth a line.
- * Returns {text, tone} — tone colours the log entry.
+ * Returns {text, tone, parts}: tone colours the log entry; parts (text and {code} cards)
+ * build it with lineNodes(). Reasons (why a bust, a forced stay, a score) are the server's
+ * words, shown as they come.
  */
 export function eventLine(ev, names) {
   const n = (s) => (s === null || s === undefined ? "?" : names(s));
+  const whose = (s) => `${n(s)}’s `;
   switch (ev.type) {
-    case "round_started": return { text: `Round ${ev.round} — ${n(ev.dealer)} deals`, tone: "round" };
-    case "dealt": return { text: `${n(ev.seat)} was dealt ${cardName(ev.card)}`, tone: "draw" };
-    case "drew": return { text: `${n(ev.seat)} drew ${cardName(ev.card)}${CAUSE[ev.cause] || ""}`, tone: "draw" };
-    case "set_aside": return { text: `${n(ev.seat)} set ${cardName(ev.card)} aside until the Flip Four! is done`, tone: "muted" };
-    case "reshuffled": return { text: `The discard pile was shuffled into a new draw pile (${ev.cards} cards)`, tone: "muted" };
-    case "wiped": {
-      const cards = (ev.cards || []).map(cardName).join(", ");
-      return { text: `Unlucky 7 wiped ${n(ev.seat)}’s line${cards ? `: ${cards}` : ""}`, tone: "bad" };
+    case "round_started": return line("round", `Round ${ev.round} — ${n(ev.dealer)} deals`);
+    case "dealt": return line("draw", `${n(ev.seat)} was dealt `, ref(ev.card));
+    case "drew": {
+      const cause = CAUSE[ev.cause];
+      if (!cause) return line("draw", `${n(ev.seat)} drew `, ref(ev.card));
+      if (String(ev.card).toUpperCase() === cause) return line("draw", `${n(ev.seat)} drew another `, ref(ev.card));
+      return line("draw", `${n(ev.seat)} drew `, ref(ev.card), cause === "FLIP4" ? " for the " : " for ", ref(cause));
     }
-    case "busted": return { text: `${n(ev.seat)} busted on ${cardName(ev.card)}`, tone: "bad" };
-    case "stayed": return { text: ev.forced ? `${n(ev.seat)} was forced to stay` : `${n(ev.seat)} stayed`, tone: "good" };
-    case "flip7": return { text: `${n(ev.seat)} flipped 7! The round ends`, tone: "star" };
+    case "set_aside": return line("muted", `${n(ev.seat)} set `, ref(ev.card), " aside until the ", ref("FLIP4"), " is done");
+    case "reshuffled": return line("muted", `The discard pile was shuffled into a new draw pile (${ev.cards} cards)`);
+    case "wiped": {
+      const cards = (ev.cards || []).map(ref);
+      if (!cards.length) return line("bad", ref("U7"), ` wiped ${whose(ev.seat)}line`);
+      return line("bad", ref("U7"), ` wiped ${whose(ev.seat)}`, listOf(cards));
+    }
+    case "busted":
+      return ev.reason ? line("bad", `${n(ev.seat)} busted: ${ev.reason}`)
+        : line("bad", `${n(ev.seat)} busted on `, ref(ev.card));
+    case "stayed":
+      if (!ev.forced) return line("good", `${n(ev.seat)} stayed`);
+      return line("good", `${n(ev.seat)} must stay${ev.reason ? `: ${ev.reason}` : ""}`);
+    case "flip7": return line("star", `${n(ev.seat)} flipped 7! The round ends`);
     case "action_used":
-      return { text: ev.target === ev.seat
-        ? `${n(ev.seat)} played ${cardName(ev.card)} on themselves`
-        : `${n(ev.seat)} played ${cardName(ev.card)} on ${n(ev.target)}`, tone: "action" };
+      return ev.target === ev.seat
+        ? line("action", `${n(ev.seat)} played `, ref(ev.card), " on themselves")
+        : line("action", `${n(ev.seat)} played `, ref(ev.card), ` on ${n(ev.target)}`);
     case "unused": {
       const why = { no_legal_use: "had no legal use", busted: "was lost to the bust", round_over: "was lost when the round ended" }[ev.reason] || "was discarded";
-      return { text: `${n(ev.seat)}’s ${cardName(ev.card)} ${why}`, tone: "muted" };
+      return line("muted", whose(ev.seat), ref(ev.card), ` ${why}`);
     }
-    case "passed": return { text: `${n(ev.seat)} handed ${cardName(ev.card)} to ${n(ev.to)}`, tone: "action" };
-    case "stolen": return { text: `${n(ev.seat)} stole ${cardName(ev.card)} from ${n(ev.victim)}`, tone: "action" };
+    case "passed": return line("action", `${n(ev.seat)} handed `, ref(ev.card), ` to ${n(ev.to)}`);
+    case "stolen": return line("action", `${n(ev.seat)} stole `, ref(ev.card), ` from ${n(ev.victim)}`);
     case "swapped":
-      if (ev.seat === ev.seat1) return { text: `${n(ev.seat)} swapped their ${cardName(ev.card1)} for ${n(ev.seat2)}’s ${cardName(ev.card2)}`, tone: "action" };
-      if (ev.seat === ev.seat2) return { text: `${n(ev.seat)} swapped their ${cardName(ev.card2)} for ${n(ev.seat1)}’s ${cardName(ev.card1)}`, tone: "action" };
-      return { text: `${n(ev.seat)} swapped ${n(ev.seat1)}’s ${cardName(ev.card1)} with ${n(ev.seat2)}’s ${cardName(ev.card2)}`, tone: "action" };
+      if (ev.seat === ev.seat1) return line("action", `${n(ev.seat)} swapped their `, ref(ev.card1), ` for ${whose(ev.seat2)}`, ref(ev.card2));
+      if (ev.seat === ev.seat2) return line("action", `${n(ev.seat)} swapped their `, ref(ev.card2), ` for ${whose(ev.seat1)}`, ref(ev.card1));
+      return line("action", `${n(ev.seat)} swapped ${whose(ev.seat1)}`, ref(ev.card1), ` with ${whose(ev.seat2)}`, ref(ev.card2));
     case "discarded":
-      return { text: ev.victim === ev.seat
-        ? `${n(ev.seat)} discarded their own ${cardName(ev.card)}`
-        : `${n(ev.seat)} made ${n(ev.victim)} discard ${cardName(ev.card)}`, tone: "action" };
+      return ev.victim === ev.seat
+        ? line("action", `${n(ev.seat)} discarded their own `, ref(ev.card))
+        : line("action", `${n(ev.seat)} made ${n(ev.victim)} discard `, ref(ev.card));
     case "modifier_given":
-      return { text: ev.to === ev.seat
-        ? `${n(ev.seat)} kept ${cardName(ev.card)}`
-        : `${n(ev.seat)} gave ${cardName(ev.card)} to ${n(ev.to)}`, tone: "mod" };
-    case "bonus_taken": return { text: `${n(ev.seat)} took the +${flip7Bonus()} bonus`, tone: "star" };
-    case "minus15": return { text: `${n(ev.seat)} took ${flip7Bonus()} points off ${n(ev.target)}`, tone: "bad" };
+      return ev.to === ev.seat
+        ? line("mod", `${n(ev.seat)} kept `, ref(ev.card))
+        : line("mod", `${n(ev.seat)} gave `, ref(ev.card), ` to ${n(ev.to)}`);
+    case "bonus_taken": return line("star", `${n(ev.seat)} took the +${flip7Bonus()} bonus`);
+    case "minus15": return line("bad", `${n(ev.seat)} took ${flip7Bonus()} points off ${n(ev.target)}`);
     case "round_scored": {
+      const reasons = ev.reasons || [];
       const parts = (ev.scores || []).map((score, s) => {
-        let t = `${n(s)} ${score}`;
-        if ((ev.busted || []).includes(s)) t += " (bust)";
-        if (ev.flip7 === s) t += " (Flip 7)";
-        return t;
+        let why = reasons[s] || null;
+        if (!why && (ev.busted || []).includes(s)) why = "bust";
+        if (!why && ev.flip7 === s) why = "Flip 7";
+        return `${n(s)} ${score}${why ? ` (${why})` : ""}`;
       });
-      return { text: `Round ${ev.round} scored: ${parts.join(", ")}`, tone: "round" };
+      return line("round", `Round ${ev.round} scored: ${parts.join(", ")}`);
     }
     case "game_over": {
       const w = (ev.winners || []).map(n);
       const best = ev.totals && ev.winners && ev.winners.length ? ev.totals[ev.winners[0]] : null;
       const who = w.length > 1 ? `${w.join(" and ")} share the win` : `${w[0] || "Nobody"} wins`;
-      return { text: `Game over — ${who}${best !== null ? ` with ${best}` : ""}`, tone: "star" };
+      return line("star", `Game over — ${who}${best !== null ? ` with ${best}` : ""}`);
     }
     case "seat_taken": {
       const bot = ev.kind === "bot" && !/\bbot\b/i.test(ev.name || "") ? " (bot)" : "";
-      return { text: `${ev.name}${bot} took seat ${ev.seat + 1}`, tone: "table" };
+      return line("table", `${ev.name}${bot} took seat ${ev.seat + 1}`);
     }
     case "seat_left":
-      return { text: ev.name ? `${ev.name} left — a bot plays their seat` : `Seat ${ev.seat + 1} is free again`, tone: "table" };
-    case "game_started": return { text: `Game ${ev.number ?? ""} started`.replace("  ", " "), tone: "round" };
-    case "timeout": return { text: `${n(ev.seat)} ran out of time — a bot decided`, tone: "muted" };
-    case "_note": return { text: ev.text, tone: "muted" };
+      return line("table", ev.name ? `${ev.name} left — a bot plays their seat` : `Seat ${ev.seat + 1} is free again`);
+    case "game_started": return line("round", `Game ${ev.number ?? ""} started`.replace("  ", " "));
+    case "timeout": return line("muted", `${n(ev.seat)} ran out of time — a bot decided`);
+    case "_note": return line("muted", String(ev.text ?? ""));
     case "connected": return null;
     case "disconnected": return null;
     default: return null;
   }
+}
+
+/** A log line's pieces as DOM nodes: text, and each card it names as a small focusable
+ * span that explains itself on hover, focus or long-press (explain.js). */
+export function lineNodes(entry) {
+  const parts = entry.parts || [entry.text];
+  return parts.map((p) => (typeof p === "string" ? document.createTextNode(p)
+    : h("span", { class: `card-ref card-ref--${cardInfo(p.code).kind}`, dataset: { code: cardInfo(p.code).code }, tabindex: "0", text: cardName(p.code) })));
 }

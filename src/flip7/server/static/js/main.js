@@ -1,7 +1,9 @@
 // Entry point: picks the view for the current path and swaps views on navigation.
+import { installExplain, setExplainRules } from "./explain.js";
 import { mountLobby } from "./lobby.js";
 import { mountReplay } from "./replay.js";
 import { loadRules } from "./rules.js";
+import { mountRulesPage } from "./rulespage.js";
 import { setRouteHandler, setTopbar } from "./router.js";
 import { mountScorecard, mountScorekeeperList } from "./scorekeeper.js";
 import { mountTable } from "./table.js";
@@ -14,7 +16,28 @@ const ROUTES = [
   [/^\/replay\/([^/]+)\/?$/, (m) => (root) => mountReplay(root, { uploadId: decodeURIComponent(m[1]) })],
   [/^\/scorekeeper\/?$/, () => mountScorekeeperList],
   [/^\/scorekeeper\/([^/]+)\/?$/, (m) => (root) => mountScorecard(root, { id: decodeURIComponent(m[1]) })],
+  [/^\/rules\/?$/, () => mountRulesPage],
 ];
+
+// The header's "Rules" link, on every page. From a table it opens the rules in a new tab,
+// so that the game stays where it is.
+const rulesLink = h("a", { href: "/rules", class: "topbar-link", dataset: { testid: "rules-link" } }, "Rules");
+const topbarRight = document.getElementById("topbar-right");
+if (topbarRight) topbarRight.before(rulesLink);
+
+function placeRulesLink(path) {
+  const atTable = /^\/t\//.test(path);
+  rulesLink.toggleAttribute("data-link", !atTable);
+  if (atTable) {
+    rulesLink.target = "_blank";
+    rulesLink.rel = "noopener";
+  } else {
+    rulesLink.removeAttribute("target");
+    rulesLink.removeAttribute("rel");
+  }
+  if (path.replace(/\/$/, "") === "/rules") rulesLink.setAttribute("aria-current", "page");
+  else rulesLink.removeAttribute("aria-current");
+}
 
 let current = null;
 
@@ -25,7 +48,9 @@ function route() {
   clear(main);
   setTopbar();
   document.body.dataset.view = "";
+  setExplainRules(null); // a table sets its own rules for the cards' words
   const path = window.location.pathname;
+  placeRulesLink(path);
   for (const [re, make] of ROUTES) {
     const m = path.match(re);
     if (m) {
@@ -54,6 +79,7 @@ document.addEventListener("click", (ev) => {
 
 window.addEventListener("popstate", route);
 setRouteHandler(route);
+installExplain();
 
 /** The rules come from the server (rules.js): the first page waits for them, a few tries. */
 async function start() {
