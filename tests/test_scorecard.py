@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from flip7.analysis.advisor import Situation, advise
-from flip7.core.cards import Card, deck_counts
+from flip7.core.cards import FLIP_FOUR_CARDS, Card, deck_counts
 from flip7.core.errors import Flip7Error
 from flip7.core.rules import Rules
 from flip7.engine.game import Status
@@ -862,3 +862,269 @@ def test_an_edit_that_ends_the_game_ends_the_live_round() -> None:
     card = card.live_round(deal(0, "5"), based_on=0)
     over = card.edit_round(1, revision=1, lines=["12 11", "6", "7"])
     assert over.over and over.live is None
+
+
+# ---------------------------------------------------------------------------- live: Flip Four!
+
+
+def flip4(src: int, to: int) -> dict[str, Any]:
+    return ev("flip4", src=src, to=to)
+
+
+def give(card: str, src: int, to: int) -> dict[str, Any]:
+    return ev("give", card=card, src=src, to=to)
+
+
+def use(card: str, src: int) -> dict[str, Any]:
+    return ev("use", card=card, src=src)
+
+
+def refused(events: list[dict[str, Any]], message: str, **rules: Any) -> None:
+    with pytest.raises(ScorecardError, match=re.escape(message)):
+        live(events, **rules)
+
+
+def step(state: LiveRound) -> dict[str, Any]:
+    data = state.flip_four_json()
+    assert data is not None
+    return data
+
+
+def pending(state: LiveRound) -> tuple[Any, ...] | None:
+    """The Flip Four's next step, in short: (next, seat, card, drawn, set_aside)."""
+    data = state.flip_four_json()
+    if data is None:
+        return None
+    assert data["cards"] == FLIP_FOUR_CARDS
+    return data["next"], data["seat"], data["card"], data["drawn"], tuple(data["set_aside"])
+
+
+DEALT = deal(0, "5") + deal(1, "9") + deal(2, "2")
+
+
+def test_flip_four_goes_to_its_target_then_its_set_aside_cards_resolve_in_order() -> None:
+    """Ann flips a Flip Four and plays it on Bob: the next four cards are Bob's, Numbers at
+    once, the −4 and the Steal set aside; then Bob gives the −4 and uses the Steal, in that
+    order (§6.3.1, §6.3.4), and the turn passes on from Ann (§3.2.4)."""
+    events = [*DEALT, ev("card", 0, "FLIP4")]
+    state = live(events)
+    assert pending(state) == ("play", 0, "FLIP4", 0, ())
+    assert step(state)["targets"] == [0, 1, 2]
+    assert state.to_decide is None and state.to_play == 0
+    events.append(flip4(0, 1))
+    cards = ["-4", "3", "STEAL", "4"]
+    set_aside = [(), ("-4",), ("-4",), ("-4", "STEAL")]
+    for k, code in enumerate(cards):
+        state = live(events)
+        assert pending(state) == ("draw", 1, None, k, set_aside[k])
+        assert state.to_decide is None and state.advice(1) is not None
+        events.append(ev("card", 1, code))
+    state = live(events)
+    assert state.numbers[1] == (Card.NINE, Card.THREE, Card.FOUR) and state.modifiers[1] == ()
+    assert pending(state) == ("give", 1, "-4", 4, ("-4", "STEAL"))
+    events.append(give("-4", 1, 2))
+    state = live(events)
+    assert state.modifiers[2] == (Card.MINUS_4,)
+    assert pending(state) == ("use", 1, "STEAL", 4, ("STEAL",))
+    events += [use("STEAL", 1), ev("move", card="5", src=0, to=1)]
+    state = live(events)
+    assert state.flip_fours == () and state.flip_four_json() is None
+    assert state.numbers[0] == () and state.numbers[1][-1] is Card.FIVE
+    assert state.to_decide == 1  # after Ann, whose turn it was
+    assert state.discard_pile == {Card.FLIP_FOUR: 1, Card.STEAL: 1}
+    summary = card3().live_round(events, based_on=0).summary_json()["live"]
+    assert summary["flip_four"] is None and summary["to_decide"] == 1
+
+
+def test_t15_a_bust_stops_the_flip_four_and_discards_its_set_aside_cards() -> None:
+    events = [*DEALT, ev("card", 0, "FLIP4"), flip4(0, 2), *deal(2, "STEAL", "2")]
+    state = live(events)
+    assert state.statuses[2] is Status.BUSTED and state.flip_fours == ()
+    assert state.discard_pile == {Card.FLIP_FOUR: 1, Card.STEAL: 1}
+    assert state.to_decide == 1 and not state.over
+    refused([*events, use("STEAL", 2)], "no card set aside in a Flip Four is waiting")
+
+
+def test_t16_set_aside_actions_resolve_in_the_order_they_came() -> None:
+    events = [*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "JOM", "DISCARD", "5", "6")]
+    state = live(events)
+    assert pending(state) == ("use", 1, "JOM", 4, ("JOM", "DISCARD"))
+    refused(
+        [*events, use("DISCARD", 1)],
+        "event 10 (use): the next card set aside for Bob is JOM, not DISCARD: they are "
+        "resolved in the order they came (JOM, DISCARD, §6.3.4)",
+    )
+    # Bob plays the Just One More on Cyd: its own events (Cyd's card, Cyd's stay) come
+    # before the Discard.
+    events += [use("JOM", 1), ev("card", 2, "8"), ev("stay", 2)]
+    state = live(events)
+    assert pending(state) == ("use", 1, "DISCARD", 4, ("DISCARD",))
+    assert step(state)["after_action"] is True
+    events += [use("DISCARD", 1), ev("discard", card="8", src=2)]
+    state = live(events)
+    assert state.flip_fours == () and state.statuses[2] is Status.STAYED
+    assert state.numbers[2] == (Card.TWO,) and state.to_decide == 1
+
+
+def test_t17_flip7_during_the_flip_four_ends_the_round() -> None:
+    # Bob holds six Numbers: the Flip Four's second card is his seventh (the Steal waits).
+    events = [*deal(1, "1", "2", "3", "4", "5", "6"), *deal(0, "9"), ev("card", 0, "FLIP4"),
+              flip4(0, 1), *deal(1, "STEAL", "7")]  # fmt: skip
+    state = live(events)
+    assert state.flip7_seat == 1 and state.over and state.flip_fours == ()
+    assert state.flip_four_json() is None and state.discard_pile[Card.STEAL] == 1
+    refused([*events, ev("card", 1, "7")], "the round is over (Bob has Flip 7)")
+
+
+def test_t18_unlucky7_in_a_flip_four_counts_as_one_of_the_four() -> None:
+    events = [*deal(0, "5", "8"), ev("card", 1, "FLIP4"), flip4(1, 0), *deal(0, "3", "-4", "U7")]
+    state = live(events)
+    assert state.numbers[0] == (Card.UNLUCKY_7,) and pending(state) == ("draw", 0, None, 3,
+                                                                        ("-4",))  # fmt: skip
+    state = live([*events, ev("card", 0, "9")])
+    # The −4 was set aside, not in the line: the wipe left it, and it is Ann's to give.
+    assert state.numbers[0] == (Card.UNLUCKY_7, Card.NINE)
+    assert pending(state) == ("give", 0, "-4", 4, ("-4",))
+    state = live([*events, ev("card", 0, "9"), give("-4", 0, 0)])
+    assert state.lines()[0] == LineEntry(("U7", "9", "-4"), False) and state.flip_fours == ()
+
+
+def test_t26_a_stayed_target_stays_stayed_and_the_round_waits_for_its_set_aside_cards() -> None:
+    # Ann and Bob have stayed; Cyd plays a Flip Four on Ann, whose set-aside Swap busts Cyd:
+    # nobody is Active, but Ann's −6 still resolves before the round ends (§3.4.1).
+    events = [*deal(0, "5"), ev("stay", 0), *deal(1, "9"), ev("stay", 1), *deal(2, "3", "7"),
+              ev("card", 2, "FLIP4"), flip4(2, 0), *deal(0, "SWAP", "-6", "3", "10")]  # fmt: skip
+    state = live(events)
+    assert state.statuses[0] is Status.STAYED and state.numbers[0] == (
+        Card.FIVE, Card.THREE, Card.TEN)  # fmt: skip
+    events += [use("SWAP", 0), ev("move", card="3", src=0, to=2),
+               ev("move", card="7", src=2, to=0)]  # fmt: skip
+    state = live(events)
+    assert state.statuses == (Status.STAYED, Status.STAYED, Status.BUSTED)
+    assert not state.over and pending(state) == ("give", 0, "-6", 4, ("-6",))
+    assert step(state)["targets"] == [0, 1]
+    refused(
+        [*events, give("-6", 0, 2)],
+        "event 16 (give): Cyd has busted: a Modifier goes to a player who has not busted",
+    )
+    state = live([*events, give("-6", 0, 1)])
+    assert state.over and state.final_lines()[1] == LineEntry(("9", "-6"), False)
+    brutal = live([*events, give("-6", 0, 2)], brutal=True)
+    assert brutal.over and brutal.scores_now()[2] == -6
+
+
+def test_a_set_aside_flip_four_nests_and_the_outer_one_resumes() -> None:
+    """Bob's Flip Four sets aside another Flip Four and a −2: Bob plays it on Cyd, whose
+    four cards and set-aside −8 resolve first; then Bob gives his −2 (§6.3.5, §11)."""
+    events = [*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "FLIP4", "-2", "3", "4")]
+    state = live(events)
+    assert pending(state) == ("play", 1, "FLIP4", 4, ("FLIP4", "-2"))
+    refused([*events, give("-2", 1, 1)], "the next card set aside for Bob is FLIP4, not -2")
+    events += [flip4(1, 2), *deal(2, "-8", "6", "7", "8")]
+    state = live(events)
+    assert len(state.flip_fours) == 2 and pending(state) == ("give", 2, "-8", 4, ("-8",))
+    assert step(state)["depth"] == 2
+    events.append(give("-8", 2, 0))
+    state = live(events)
+    assert pending(state) == ("give", 1, "-2", 4, ("-2",)) and len(state.flip_fours) == 1
+    state = live([*events, give("-2", 1, 1)])
+    assert state.flip_fours == () and state.to_decide == 1
+    assert state.lines()[2] == LineEntry(("2", "6", "7", "8"), False)
+    assert state.modifiers[0] == (Card.MINUS_8,) and state.modifiers[1] == (Card.MINUS_2,)
+
+
+def test_a_bust_drops_every_flip_four_on_the_busted_player() -> None:
+    # Bob plays his set-aside Flip Four on himself and busts: his first Flip Four's −2 is
+    # discarded unresolved too (§11).
+    events = [*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "FLIP4", "-2", "3", "4"),
+              flip4(1, 1), *deal(1, "10", "3")]  # fmt: skip
+    state = live(events)
+    assert state.statuses[1] is Status.BUSTED and state.flip_fours == ()
+    assert state.discard_pile == {Card.FLIP_FOUR: 2, Card.MINUS_2: 1}
+
+
+def test_a_flip_four_with_only_the_revealer_left() -> None:
+    # Bob and Cyd have busted: Ann's Flip Four can only be played on herself (§6.1.2).
+    events = [*deal(0, "5"), *deal(1, "9", "9"), *deal(2, "2", "2"), ev("card", 0, "FLIP4")]
+    state = live(events)
+    assert step(state)["targets"] == [0]
+    refused(
+        [*events, flip4(0, 1)],
+        "event 7 (flip4): Bob has busted: an Action cannot target a busted player (§6.1.2)",
+    )
+    assert pending(live([*events, flip4(0, 0)])) == ("draw", 0, None, 0, ())
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        ([*DEALT, flip4(0, 1)], "event 4 (flip4): Ann has no Flip Four to play: a flip4 event "
+         "follows the FLIP4 card that Ann flipped"),
+        ([*DEALT, ev("card", 0, "FLIP4"), flip4(1, 2)], "event 5 (flip4): Bob has no Flip Four"),
+        ([*DEALT, ev("card", 0, "FLIP4"), ev("card", 1, "3"), flip4(0, 1)],
+         "event 6 (flip4): Ann has no Flip Four to play"),
+        ([*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), ev("card", 0, "3")],
+         "event 6 (card): card 1 of 4 of the Flip Four on Bob goes to Bob, not Ann (§6.3.1)"),
+        ([*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), ev("card", 1, "3"), ev("stay", 1)],
+         "event 7 (stay): the Flip Four on Bob is under way: card 2 of 4 goes to Bob before"),
+        ([*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "-4", "3", "4", "6"),
+          ev("card", 2, "7")], "event 10 (card): Bob first resolves the cards set aside in the "
+         "Flip Four, in the order they came (-4): give the -4 to a player (a give event)"),
+        ([*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "-4", "3", "4", "6"),
+          give("-4", 0, 0)], "the cards set aside in the Flip Four on Bob are Bob's to resolve, "
+         "not Ann's"),
+        ([*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "-4", "3", "4", "6"),
+          use("-4", 1)], "a use event uses a set-aside Action; -4 is not an Action: a "
+         "set-aside Modifier is given with a give event"),
+        ([*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "STEAL", "3", "4", "6"),
+          give("STEAL", 1, 1)], "a give event gives a set-aside Modifier, and STEAL is not one"),
+        ([*DEALT, use("FLIP4", 0)], "a set-aside FLIP4 is played with a flip4 event"),
+        ([*DEALT, give("-4", 0, 1)], "event 4 (give): no card set aside in a Flip Four"),
+        ([{"type": "flip4", "from": 0}], "a flip4 event has the keys from, to, type (missing to)"),
+    ],
+)  # fmt: skip
+def test_flip_four_event_errors(events: list[dict[str, Any]], message: str) -> None:
+    refused(events, message)
+
+
+def test_a_flip_four_entered_before_flip4_events_still_replays() -> None:
+    """Live rounds stored before ``flip4`` events: the FLIP4 card is only recorded, and the
+    cards that followed it were entered by hand, as any card."""
+    events = [*DEALT, ev("card", 0, "FLIP4"), *deal(1, "3", "4"), ev("stay", 0)]
+    state = live(events)
+    assert state.flip_fours == () and state.to_play is None and state.to_decide == 1
+    assert state.numbers[1] == (Card.NINE, Card.THREE, Card.FOUR)
+
+
+def test_undo_steps_back_through_a_flip_four() -> None:
+    """Undo is the events less the last one: every step back replays to the state before."""
+    events = [*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "-4", "3", "4", "6"),
+              give("-4", 1, 0)]  # fmt: skip
+    steps = [pending(live(events[:n])) for n in range(len(DEALT), len(events) + 1)]
+    assert steps == [
+        None, ("play", 0, "FLIP4", 0, ()), ("draw", 1, None, 0, ()),
+        ("draw", 1, None, 1, ("-4",)), ("draw", 1, None, 2, ("-4",)),
+        ("draw", 1, None, 3, ("-4",)), ("give", 1, "-4", 4, ("-4",)), None,
+    ]  # fmt: skip
+    card = card3().live_round(events, based_on=0)
+    card = card.live_round(events[:-1], based_on=1)  # the page's Undo
+    assert card.live is not None and card.live.modifiers[0] == ()
+    assert Scorecard.from_json(card.to_json()) == card
+
+
+def test_a_flip_four_flipped_in_a_set_aside_just_one_more() -> None:
+    """Bob uses his set-aside Just One More on Cyd, whose card is a Flip Four: Cyd plays it
+    on Ann; after Ann's four, the Just One More ends (Cyd stays), then Bob's Discard."""
+    events = [*DEALT, ev("card", 0, "FLIP4"), flip4(0, 1), *deal(1, "JOM", "DISCARD", "5", "6"),
+              use("JOM", 1), ev("card", 2, "FLIP4")]  # fmt: skip
+    state = live(events)
+    assert pending(state) == ("play", 2, "FLIP4", 4, ("DISCARD",))
+    assert step(state)["revealed"] is True and step(state)["after_action"] is False
+    events += [flip4(2, 0), *deal(0, "1", "2", "3", "4")]
+    state = live(events)
+    assert step(state)["after_action"] is True and pending(state) == (
+        "use", 1, "DISCARD", 4, ("DISCARD",))  # fmt: skip
+    state = live([*events, ev("stay", 2), use("DISCARD", 1), ev("discard", card="4", src=0)])
+    assert state.flip_fours == () and state.statuses[2] is Status.STAYED
+    assert state.numbers[0] == (Card.FIVE, Card.ONE, Card.TWO, Card.THREE)
+    assert state.to_decide == 1

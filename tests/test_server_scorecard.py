@@ -695,3 +695,65 @@ def test_live_mode_gives_advice(db_url: str) -> None:
         version = r.json()["version"]
         r = client.delete(url, headers=key(edit_key))
         assert r.status_code == 200 and r.json()["version"] == version
+
+
+def test_live_flip_four(db_url: str) -> None:
+    """A Flip Four! over the API: the answer says who takes card k of the four (the count
+    comes from the server), what was set aside and what to resolve next; the new events
+    are checked like the others."""
+    from flip7.core.cards import FLIP_FOUR_CARDS
+
+    with app_client(db_url) as client:
+        card_id, edit_key, _ = create(client)
+        url = f"{API}/{card_id}/live"
+        revision = 0
+
+        def put(events: list[dict[str, Any]]) -> Any:
+            return client.put(
+                url, headers=key(edit_key), json={"events": events, "based_on": revision}
+            )
+
+        def card(seat: int, code: str) -> dict[str, Any]:
+            return {"type": "card", "seat": seat, "card": code}
+
+        events = [card(0, "5"), card(1, "9"), card(2, "2"), card(0, "FLIP4")]
+        r = put(events)
+        assert r.status_code == 200, r.text
+        revision = r.json()["live"]["revision"]
+        flip4 = r.json()["live"]["flip_four"]
+        assert flip4["next"] == "play" and flip4["seat"] == 0 and flip4["targets"] == [0, 1, 2]
+        assert flip4["cards"] == FLIP_FOUR_CARDS and r.json()["live"]["to_decide"] is None
+
+        events += [{"type": "flip4", "from": 0, "to": 1}, card(1, "-4"), card(1, "3")]
+        r = put(events)
+        assert r.status_code == 200, r.text
+        revision = r.json()["live"]["revision"]
+        flip4 = r.json()["live"]["flip_four"]
+        assert (flip4["next"], flip4["seat"], flip4["drawn"]) == ("draw", 1, 2)
+        assert flip4["set_aside"] == ["-4"]
+
+        # Card 3 of 4 is Bob's: one for Cyd is refused, saying so.
+        bad = put([*events, card(2, "4")])
+        assert bad.status_code == 422 and detail(bad)["code"] == "invalid_event"
+        assert "card 3 of 4 of the Flip Four on Bob goes to Bob, not Cyd" in detail(bad)["message"]
+
+        events += [card(1, "STEAL"), card(1, "4"), {"type": "give", "card": "-4", "from": 1,
+                   "to": 2}, {"type": "use", "card": "STEAL", "from": 1},
+                   {"type": "move", "card": "5", "from": 0, "to": 1}]  # fmt: skip
+        r = put(events)
+        assert r.status_code == 200, r.text
+        live = r.json()["live"]
+        assert live["flip_four"] is None and live["to_decide"] == 1
+        assert live["lines"] == [line(), line("9 3 4 5"), line("2 -4")]
+        assert live["events"] == events
+        revision = live["revision"]
+
+        # The new events have exact keys and seats, like the others.
+        for extra in (
+            {"type": "flip4", "from": 0},
+            {"type": "flip4", "from": 0, "to": 1, "card": "FLIP4"},
+            {"type": "give", "card": "-4", "from": 1, "to": 99},
+            {"type": "use", "card": "x" * 17, "from": 1},
+        ):
+            r = put([*events, extra])
+            assert r.status_code == 422 and detail(r)["code"] == "bad_request", (extra, r.text)

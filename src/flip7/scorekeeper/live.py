@@ -1,7 +1,16 @@
 """Live mode (docs/scorekeeper.md): a round at a physical table entered card by card
 (:class:`~flip7.scorekeeper.rounds.LiveEvent`), replayed with the line rules of
 :mod:`flip7.core.lines` into a :class:`LiveRound` that knows the draw pile's composition
-and asks the advisor whether the player to decide should hit."""
+and asks the advisor whether the player to decide should hit.
+
+A Flip Four! (§6.3) is followed step by step: once it is played on a player (a ``flip4``
+event) the next cards go to that player, Numbers take effect as they arrive, Modifiers and
+Actions are set aside, a bust or a Flip 7 stops it, and the set-aside cards are then
+resolved in the order they came (``give``, ``use``, or a ``flip4`` for a set-aside Flip
+Four, which nests). The engine (:mod:`flip7.engine`) plays the same rule on a game it deals
+itself; live mode cannot drive it, because the table's own order of events (who got which
+card, in any order the keeper enters them) is only known as it is entered.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +20,42 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flip7.analysis.advisor import Advice, Situation, advise
-from flip7.core.cards import Card, deck_counts
+from flip7.core.cards import FLIP_FOUR_CARDS, Card, deck_counts
 from flip7.core.errors import Flip7Error
 from flip7.core.lines import Status, is_flip7, receive
 from flip7.core.rules import Rules
 from flip7.core.scoring import score_round
 from flip7.scorekeeper.rounds import LineEntry, LiveEvent, ScorecardError, _names_text
+
+
+@dataclass(slots=True)
+class _FlipFour:
+    """A Flip Four! under way while events replay: its target, the cards still due, the
+    cards set aside (to resolve in order once the draws are done, §6.3.4) and whether the
+    last of them was an Action being used now (its own events come before the next one)."""
+
+    target: int
+    left: int = FLIP_FOUR_CARDS
+    set_aside: list[Card] = field(default_factory=list)
+    using: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FlipFourState:
+    """A Flip Four! under way in a live round (§6.3): ``target`` takes the cards; ``drawn``
+    of them have come; ``set_aside`` are the Modifiers and Actions waiting, in the order
+    they came; ``using``: the last set-aside Action is being used, and its own events (a
+    Steal's move, a Just One More's card and stay) come before the next set-aside card."""
+
+    target: int
+    drawn: int
+    set_aside: tuple[Card, ...]
+    using: bool
+
+    @property
+    def drawing(self) -> bool:
+        """Whether cards are still due to the target."""
+        return self.drawn < FLIP_FOUR_CARDS
 
 
 class _Replay:
@@ -37,6 +76,10 @@ class _Replay:
         self.out = Counter(out)  # out of the draw pile since the last reshuffle
         self.last_seat: int | None = None
         self.notes: list[str] = []
+        # Flip Fours under way, innermost last (a set-aside one nests, §11), and the seat
+        # whose Flip Four card was just flipped, waiting to be played on someone.
+        self.frames: list[_FlipFour] = []
+        self.to_play: int | None = None
 
     # -- what the table shows
 
@@ -48,7 +91,8 @@ class _Replay:
         return held
 
     def over(self) -> bool:
-        return self.flip7_seat is not None or Status.ACTIVE not in self.status
+        # With nobody Active the round still waits for a Flip Four's set-aside cards (§3.4.1).
+        return self.flip7_seat is not None or (Status.ACTIVE not in self.status and not self.frames)
 
     def why_over(self) -> str:
         if self.flip7_seat is not None:
@@ -120,6 +164,150 @@ class _Replay:
 
     # -- the events
 
+    # -- Flip Four! (§6.3)
+
+    def settle(self) -> None:
+        """Drop the Flip Fours that are done: all cards drawn and resolved, or the target
+        busted (its set-aside cards are discarded unresolved, §6.3.2, §11); a Flip 7 ends
+        them all (§3.4.1). The discarded cards are out of the draw pile and in no line, so
+        the counts already put them in the discard pile."""
+        if self.flip7_seat is not None:
+            self.frames.clear()
+            self.to_play = None
+            return
+        alive: list[_FlipFour] = []
+        using = False
+        for frame in reversed(self.frames):
+            if self.status[frame.target] is Status.BUSTED or not (frame.left or frame.set_aside):
+                # An Action used last may still have events to come: the Flip Four below
+                # waits for them too.
+                using = using or frame.using
+                continue
+            if using:
+                frame.using, using = True, False
+            alive.append(frame)
+        self.frames = alive[::-1]
+
+    def waiting(self, frame: _FlipFour) -> str:
+        """What the Flip Four's target does next with its set-aside cards, in words."""
+        head = frame.set_aside[0]
+        codes = ", ".join(c.code for c in frame.set_aside)
+        if head.is_modifier:
+            what = f"give the {head.code} to a player (a give event)"
+        elif head is Card.FLIP_FOUR:
+            what = "play the FLIP4 on a player (a flip4 event)"
+        else:
+            what = f"use the {head.code} (a use event)"
+        return (
+            f"{self.players[frame.target]} first resolves the cards set aside in the Flip Four, "
+            f"in the order they came ({codes}): {what}"
+        )
+
+    def resolving(self, where: str, user: int, card: Card) -> _FlipFour:
+        """The Flip Four whose next set-aside card ``user`` resolves now, if it is ``card``."""
+        frame = self.frames[-1] if self.frames else None
+        if frame is None or frame.left or not frame.set_aside:
+            raise ScorecardError(
+                f"{where}: no card set aside in a Flip Four is waiting to be resolved"
+            )
+        owner = self.players[frame.target]
+        if frame.target != user:
+            raise ScorecardError(
+                f"{where}: the cards set aside in the Flip Four on {owner} are {owner}'s to "
+                f"resolve, not {self.players[user]}'s (§6.3.4)"
+            )
+        head = frame.set_aside[0]
+        if head is not card:
+            codes = ", ".join(c.code for c in frame.set_aside)
+            raise ScorecardError(
+                f"{where}: the next card set aside for {owner} is {head.code}, not {card.code}: "
+                f"they are resolved in the order they came ({codes}, §6.3.4)"
+            )
+        return frame
+
+    def not_busted(self, seat: int, where: str) -> None:
+        if self.status[seat] is Status.BUSTED:
+            raise ScorecardError(
+                f"{where}: {self.players[seat]} has busted: an Action cannot target a busted "
+                "player (§6.1.2)"
+            )
+
+    def flip_four_draw(self, frame: _FlipFour, event: LiveEvent, where: str) -> None:
+        """One of a Flip Four's cards: only its target's ``card`` events (and reshuffles)."""
+        target = self.players[frame.target]
+        number = FLIP_FOUR_CARDS - frame.left + 1
+        if event.type != "card":
+            raise ScorecardError(
+                f"{where}: the Flip Four on {target} is under way: card {number} of "
+                f"{FLIP_FOUR_CARDS} goes to {target} before anything else (§6.3.1)"
+            )
+        seat = self.seat_ok(event.seat, where)
+        if seat != frame.target:
+            raise ScorecardError(
+                f"{where}: card {number} of {FLIP_FOUR_CARDS} of the Flip Four on {target} goes "
+                f"to {target}, not {self.players[seat]} (§6.3.1)"
+            )
+        card = event.card
+        assert card is not None
+        self.draw(card, where)
+        frame.left -= 1
+        if card.is_number:  # a Number takes effect as it arrives: bust, wipe, Flip 7
+            self.receive(seat, card, transfer=False)
+        else:
+            frame.set_aside.append(card)
+
+    def flip_four_event(self, event: LiveEvent, revealed: int | None, where: str) -> None:
+        """A ``flip4``, ``give`` or ``use`` event."""
+        source = self.seat_ok(event.source, where, "from")
+        if event.type == "flip4":
+            target = self.seat_ok(event.target, where, "to")
+            self.not_busted(target, where)
+            if revealed != source:
+                if not self.frames or self.frames[-1].left or not self.frames[-1].set_aside:
+                    name = self.players[source]
+                    raise ScorecardError(
+                        f"{where}: {name} has no Flip Four to play: a flip4 event follows the "
+                        f"FLIP4 card that {name} flipped, or plays one set aside in a Flip Four "
+                        f"on {name} when its turn comes"
+                    )
+                frame = self.resolving(where, source, Card.FLIP_FOUR)
+                frame.set_aside.pop(0)
+                frame.using = False
+            self.frames.append(_FlipFour(target))
+            return
+        card = event.card
+        assert card is not None
+        if event.type == "give":
+            if not card.is_modifier:
+                raise ScorecardError(
+                    f"{where}: a give event gives a set-aside Modifier, and {card.code} is not one"
+                    + ("" if card.is_number else ": an Action is used (a use or flip4 event)")
+                )
+            target = self.seat_ok(event.target, where, "to")
+            frame = self.resolving(where, source, card)
+            if self.status[target] is Status.BUSTED and not self.rules.brutal:
+                raise ScorecardError(
+                    f"{where}: {self.players[target]} has busted: a Modifier goes to a player "
+                    "who has not busted (to a busted one only in Brutal, §7.2, §10.2)"
+                )
+            frame.set_aside.pop(0)
+            frame.using = False
+            self.receive(target, card, transfer=False)
+            return
+        if not card.is_action or card is Card.FLIP_FOUR:
+            what = (
+                "a set-aside FLIP4 is played with a flip4 event"
+                if card is Card.FLIP_FOUR
+                else f"{card.code} is not an Action"
+                + (": a set-aside Modifier is given with a give event" if card.is_modifier else "")
+            )
+            raise ScorecardError(f"{where}: a use event uses a set-aside Action; {what}")
+        frame = self.resolving(where, source, card)
+        frame.set_aside.pop(0)
+        frame.using = True  # its own events (a Steal's move...) follow, as for any Action
+
+    # -- the events
+
     def apply(self, index: int, event: LiveEvent, following: LiveEvent | None) -> bool:
         """Replay one event; returns True when it also used ``following`` (a Swap)."""
         where = f"event {index + 1} ({event.type})"
@@ -127,9 +315,34 @@ class _Replay:
             raise ScorecardError(
                 f"{where}: the round is over ({self.why_over()}): no event can follow"
             )
-        if event.type == "reshuffle":
+        if event.type == "reshuffle":  # the draw pile ran out: at any moment
             self.reshuffle()
             return False
+        # Only the event right after a flipped FLIP4 can play it (a flip4 event); any other
+        # leaves it recorded only, as live rounds entered before flip4 events existed.
+        revealed, self.to_play = self.to_play, None
+        try:
+            return self._apply(index, event, following, revealed, where)
+        finally:
+            self.settle()
+
+    def _apply(
+        self,
+        index: int,
+        event: LiveEvent,
+        following: LiveEvent | None,
+        revealed: int | None,
+        where: str,
+    ) -> bool:
+        frame = self.frames[-1] if self.frames else None
+        if frame is not None and frame.left:
+            self.flip_four_draw(frame, event, where)
+            return False
+        if event.type in ("flip4", "give", "use"):
+            self.flip_four_event(event, revealed, where)
+            return False
+        if frame is not None and not frame.using:
+            raise ScorecardError(f"{where}: {self.waiting(frame)}")
         if event.type == "card":
             seat = self.seat_ok(event.seat, where)
             card = event.card
@@ -140,7 +353,10 @@ class _Replay:
                     "more cards" + (" (only Modifiers, in Brutal)" if self.rules.brutal else "")
                 )
             self.draw(card, where)
-            self.last_seat = seat
+            if not self.frames:  # in a Flip Four's effects the turn stays put (§3.2.4)
+                self.last_seat = seat
+            if card is Card.FLIP_FOUR:
+                self.to_play = seat
             if not card.is_action:  # an Action is used and goes to the discard pile
                 self.receive(seat, card, transfer=False)
             return False
@@ -150,7 +366,8 @@ class _Replay:
                 verb = "has already stayed" if self.status[seat] is Status.STAYED else "has busted"
                 raise ScorecardError(f"{where}: {self.players[seat]} {verb}")
             self.status[seat] = Status.STAYED
-            self.last_seat = seat
+            if not self.frames:
+                self.last_seat = seat
             return False
         card = event.card
         assert card is not None
@@ -210,8 +427,13 @@ class LiveRound:
     round. The player **to decide** is the next active seat clockwise after the seat of the
     last ``card`` or ``stay`` event (the events follow the table's turns; after a Flip Four
     or Just One More played on someone else the table may differ, §3.2.4: ask
-    :meth:`advice` for any active seat); ``None`` before the first such event or once the
-    round is over.
+    :meth:`advice` for any active seat); ``None`` before the first such event, once the
+    round is over, and while a Flip Four! is under way (cards that a Flip Four gives do
+    not move the turn on, §3.2.4).
+
+    ``flip_fours`` are the Flip Fours under way, innermost last (:class:`FlipFourState`);
+    ``to_play`` the seat whose FLIP4 card was just flipped and waits to be played on a
+    player (a ``flip4`` event). :meth:`flip_four_json` says what the keeper enters next.
     """
 
     players: tuple[str, ...]
@@ -229,6 +451,8 @@ class LiveRound:
     in_lines: tuple[int, ...] = field(repr=False)
     to_decide: int | None
     notes: tuple[str, ...] = ()
+    flip_fours: tuple[FlipFourState, ...] = ()
+    to_play: int | None = None
 
     @classmethod
     def replay(
@@ -263,7 +487,12 @@ class LiveRound:
         state = _replay(players, rules, decks, parsed, Counter(out or {}))
         n = len(players)
         to_decide = None
-        if state.last_seat is not None and not state.over():
+        if (
+            state.last_seat is not None
+            and not state.over()
+            and not state.frames
+            and state.to_play is None
+        ):
             for step in range(1, n + 1):
                 seat = (state.last_seat + step) % n
                 if state.status[seat] is Status.ACTIVE:
@@ -285,12 +514,60 @@ class LiveRound:
             in_lines=tuple(state.in_lines()[c] for c in Card),
             to_decide=to_decide,
             notes=tuple(state.notes),
+            flip_fours=tuple(
+                FlipFourState(f.target, FLIP_FOUR_CARDS - f.left, tuple(f.set_aside), f.using)
+                for f in state.frames
+            ),
+            to_play=state.to_play,
         )
 
     @property
     def over(self) -> bool:
-        """Whether the round has ended: a Flip 7, or nobody is still active (§3.4.1)."""
-        return self.flip7_seat is not None or Status.ACTIVE not in self.statuses
+        """Whether the round has ended: a Flip 7, or nobody is still active once every
+        Flip Four's set-aside cards are resolved (§3.4.1)."""
+        return self.flip7_seat is not None or (
+            Status.ACTIVE not in self.statuses and not self.flip_fours
+        )
+
+    def flip_four_json(self) -> dict[str, Any] | None:
+        """What a Flip Four! waits for (``None`` when none is under way): ``next`` is
+        ``"play"`` (``seat`` plays its Flip Four on one of ``targets``: a ``flip4`` event),
+        ``"draw"`` (card ``drawn + 1`` of ``cards`` goes to ``seat``), ``"give"`` (``seat``
+        gives the set-aside Modifier ``card`` to one of ``targets``) or ``"use"`` (``seat``
+        uses the set-aside Action ``card``). ``revealed``: the Flip Four to play was just
+        flipped (not set aside). ``set_aside``: the cards still to resolve, in order;
+        ``after_action``: a set-aside Action is being used, and its own events may come
+        first; ``depth``: how many Flip Fours are under way (a set-aside one nests)."""
+        frame = self.flip_fours[-1] if self.flip_fours else None
+        if frame is None and self.to_play is None:
+            return None
+        not_busted = [s for s, st in enumerate(self.statuses) if st is not Status.BUSTED]
+        out: dict[str, Any] = {
+            "cards": FLIP_FOUR_CARDS,
+            "depth": len(self.flip_fours),
+            "drawn": frame.drawn if frame is not None else 0,
+            "set_aside": [c.code for c in frame.set_aside] if frame is not None else [],
+            "after_action": frame is not None and frame.using and not frame.drawing,
+            "card": None,
+            "targets": [],
+            "revealed": False,
+        }
+        if self.to_play is not None:
+            # §6.1.2: any player who has not busted, the player themselves and the stayed too.
+            played = {"next": "play", "seat": self.to_play, "card": Card.FLIP_FOUR.code}
+            return out | played | {"targets": not_busted, "revealed": True, "after_action": False}
+        assert frame is not None
+        if frame.drawing:
+            return out | {"next": "draw", "seat": frame.target}
+        head = frame.set_aside[0]
+        out |= {"seat": frame.target, "card": head.code}
+        if head.is_modifier:
+            # §7.2, §10.2: any player who has not busted; in Brutal, the busted too.
+            targets = list(range(len(self.players))) if self.rules.brutal else not_busted
+            return out | {"next": "give", "targets": targets}
+        if head is Card.FLIP_FOUR:
+            return out | {"next": "play", "targets": not_busted}
+        return out | {"next": "use"}
 
     @property
     def draw_pile(self) -> dict[Card, int]:
@@ -398,4 +675,5 @@ class LiveRound:
             "cards_left": self.cards_left,
             "advice": advice,
             "notes": list(self.notes),
+            "flip_four": self.flip_four_json(),
         }

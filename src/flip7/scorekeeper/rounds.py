@@ -500,13 +500,16 @@ def _score_round(
 
 # ---------------------------------------------------------------------------- live mode
 
-_EVENT_TYPES = ("card", "stay", "move", "discard", "reshuffle")
+_EVENT_TYPES = ("card", "stay", "move", "discard", "reshuffle", "flip4", "give", "use")
 _EVENT_KEYS = {
     "card": {"type", "seat", "card"},
     "stay": {"type", "seat"},
     "move": {"type", "card", "from", "to"},
     "discard": {"type", "card", "from"},
     "reshuffle": {"type"},
+    "flip4": {"type", "from", "to"},
+    "give": {"type", "card", "from", "to"},
+    "use": {"type", "card", "from"},
 }
 
 
@@ -515,7 +518,10 @@ class LiveEvent:
     """One event of a live round (docs/scorekeeper.md): ``card`` (seat received card: a
     flip, a deal, a forced draw; an Action card is only recorded), ``stay``, ``move`` (Steal,
     or half of a Swap: two moves in a row between the same players in opposite directions
-    are one Swap), ``discard`` and ``reshuffle``.
+    are one Swap), ``discard`` and ``reshuffle``; and for a Flip Four! (§6.3): ``flip4``
+    (``source`` plays it on ``target``, who takes the next cards), then, for the cards it
+    set aside, ``give`` (its target gives a set-aside Modifier to ``target``) and ``use``
+    (its target uses a set-aside Action now).
 
     >>> LiveEvent.from_json({"type": "move", "card": "l13", "from": 0, "to": 2})
     LiveEvent(type='move', seat=None, card=Card.LUCKY_13, source=0, target=2)

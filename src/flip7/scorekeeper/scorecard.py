@@ -50,6 +50,7 @@ __all__ = [
     "MAX_NAME",
     "MAX_PLAYERS",
     "ONE_DECK_MAX_PLAYERS",
+    "FlipFourState",
     "LineEntry",
     "LiveEvent",
     "LiveRound",
@@ -62,7 +63,7 @@ __all__ = [
     "StaleRound",
 ]
 
-from flip7.scorekeeper.live import LiveRound, _replay
+from flip7.scorekeeper.live import FlipFourState, LiveRound, _replay
 from flip7.scorekeeper.rounds import (
     FORMAT,
     MAX_NAME,

@@ -135,8 +135,40 @@ class ReshuffleEvent(_Event):
     type: Literal["reshuffle"]
 
 
+class Flip4Event(_Event):
+    """``from`` plays a Flip Four! on ``to`` (RULES.md §6.3), who takes the next cards."""
+
+    type: Literal["flip4"]
+    from_: Seat = Field(alias="from")
+    to: Seat
+
+
+class GiveEvent(_Event):
+    """A Flip Four's target (``from``) gives a Modifier it set aside to ``to``."""
+
+    type: Literal["give"]
+    card: CardCode
+    from_: Seat = Field(alias="from")
+    to: Seat
+
+
+class UseEvent(_Event):
+    """A Flip Four's target (``from``) uses an Action it set aside; its effects follow."""
+
+    type: Literal["use"]
+    card: CardCode
+    from_: Seat = Field(alias="from")
+
+
 LiveEvent = Annotated[
-    CardEvent | StayEvent | MoveEvent | DiscardEvent | ReshuffleEvent,
+    CardEvent
+    | StayEvent
+    | MoveEvent
+    | DiscardEvent
+    | ReshuffleEvent
+    | Flip4Event
+    | GiveEvent
+    | UseEvent,
     Field(discriminator="type"),
 ]
 

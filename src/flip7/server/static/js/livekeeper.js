@@ -6,7 +6,7 @@ import { api } from "./api.js";
 import { cardEl, cardName } from "./cards.js";
 import { playerHue } from "./chart.js";
 import { cardCodes } from "./rules.js";
-import { add, clear, focusKey, h, restoreFocus, toast } from "./util.js";
+import { add, clear, focusKey, h, initial, restoreFocus, toast } from "./util.js";
 
 // Every kind of card (the server's deck, RECORD.md §1), in picker order.
 const liveCards = () => cardCodes("number", "modifier", "action");
@@ -35,6 +35,9 @@ function eventText(ev, names) {
     case "move": return `${cardName(ev.card)}: ${names[ev.from]} → ${names[ev.to]}`;
     case "discard": return `${names[ev.from]}’s ${cardName(ev.card)} discarded`;
     case "reshuffle": return "Discard pile reshuffled";
+    case "flip4": return `${names[ev.from]} plays Flip Four on ${names[ev.to]}`;
+    case "give": return `${names[ev.from]} gives the set-aside ${cardName(ev.card)} to ${names[ev.to]}`;
+    case "use": return `${names[ev.from]} uses the set-aside ${cardName(ev.card)}`;
     default: return ev.type;
   }
 }
@@ -54,6 +57,7 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
   let mode = null; // picking cards: {kind: "move"|"swap"|"discard"}, then {kind: "move-to"|"swap-2", card, from}
   let busy = false;
   let error = null;
+  let resolveNow = false; // after a set-aside Action's own events: the keeper moves on to the next one
   let delivered = false; // the final lines went to the entry panel
   let destroyed = false;
   const element = h("div", { class: "sk-live", dataset: { testid: "live" } });
@@ -62,10 +66,21 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
   const lines = () => (live && live.lines) || names.map(() => ({ cards: [], busted: false }));
   const statuses = () => (live && live.statuses) || names.map(() => "active");
   const turn = () => (live && live.to_decide !== undefined && live.to_decide !== null ? live.to_decide : null);
-  const recipient = () => (target !== null ? target : turn() !== null ? turn() : 0);
+  // A Flip Four under way (the server says what it waits for: live.flip_four).
+  const flipFour = () => (live && !live.over && live.flip_four) || null;
+  const recipient = () => {
+    const ff = flipFour();
+    if (ff && ff.next === "draw") return ff.seat; // its cards all go to its target
+    return target !== null ? target : turn() !== null ? turn() : 0;
+  };
   const roundOver = () => !!(live && live.over);
+  // The Flip Four step takes the panel: its cards, or the choice it waits for.
+  const prompting = () => {
+    const ff = flipFour();
+    return !!ff && (ff.next === "draw" || !ff.after_action || resolveNow);
+  };
 
-  async function send(next) {
+  async function send(next, after) {
     if (busy || destroyed) return;
     busy = true;
     error = null;
@@ -77,6 +92,8 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
       live = data.live;
       events = live && Array.isArray(live.events) ? [...live.events] : next;
       mode = null;
+      resolveNow = false;
+      if (after) after();
       if (onState) onState(data);
     } catch (err) {
       if (destroyed) return;
@@ -107,6 +124,75 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
     send([...events, ...evs]);
   }
 
+  // A set-aside Steal, Swap or Discard is used by tapping its cards, as one flipped on a turn.
+  const USE_MODE = { STEAL: "move", SWAP: "swap", DISCARD: "discard" };
+
+  function targetButtons(ff, verb, onPick) {
+    return h("div", { class: "sk-live-targets", role: "group", "aria-label": `${verb}: pick a player` },
+      ff.targets.map((s) => h("button", {
+        type: "button", class: "btn btn--secondary sk-live-target", dataset: { testid: "live-target", seat: String(s), focusKey: `live-target:${s}` },
+        "aria-label": `${verb} ${names[s]}`, style: { "--hue": String(playerHue(s)) }, onclick: () => onPick(s),
+      }, h("span", { class: "avatar avatar--small", style: { "--hue": String(playerHue(s)) }, "aria-hidden": "true", text: initial(names[s]) }),
+      h("span", { text: names[s] }))));
+  }
+
+  /** The Flip Four's step: the picker for its next card, or the choice it waits for. */
+  function flipFourPanel(ff) {
+    const who = names[ff.seat];
+    const box = h("section", { class: "sk-live-f4", dataset: { testid: "live-flip4", step: ff.next }, "aria-label": "Flip Four" });
+    const aside = ff.set_aside.length && ff.next !== "draw" ? ff.set_aside.slice(1) : ff.set_aside;
+    if (ff.next === "play") {
+      box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" }, ff.revealed
+        ? `${who} flipped a Flip Four! Who does ${who} play it on?`
+        : `${who} plays the Flip Four that was set aside. On whom?`));
+      box.appendChild(targetButtons(ff, "Flip Four on", (s) => push({ type: "flip4", from: ff.seat, to: s })));
+    } else if (ff.next === "draw") {
+      const rname = names[ff.seat];
+      box.appendChild(h("p", { class: "sk-live-f4-head sk-live-for", role: "status", dataset: { testid: "live-recipient" } },
+        `Card ${ff.drawn + 1} of ${ff.cards} for `, h("strong", { text: rname })));
+      // The target's line, beside the picker: its lines above may be scrolled away.
+      const have = (lines()[ff.seat] && lines()[ff.seat].cards) || [];
+      box.appendChild(h("div", { class: "sk-live-f4-line", role: "group", "aria-label": `${rname}’s line`, dataset: { testid: "live-f4-line" } },
+        have.length ? have.map((c) => cardEl(c, { small: true })) : h("span", { class: "muted", text: "No cards yet" })));
+      box.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", dataset: { testid: "live-picker" },
+        "aria-label": `Card ${ff.drawn + 1} of ${ff.cards} of the Flip Four, for ${rname}` },
+      liveCards().map((c) => cardEl(c, {
+        button: true, label: `${rname} gets ${cardName(c)}`, title: cardName(c), dataset: { focusKey: `live-card:${c}` },
+        onClick: () => push({ type: "card", seat: ff.seat, card: c }),
+      }))));
+    } else if (ff.next === "give") {
+      box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" },
+        `${who} gives the set-aside `, h("strong", { text: cardName(ff.card) }), ". To whom?"));
+      box.appendChild(targetButtons(ff, `${cardName(ff.card)} to`, (s) => push({ type: "give", card: ff.card, from: ff.seat, to: s })));
+    } else {
+      const card = ff.card;
+      box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" },
+        `${who} now uses the set-aside `, h("strong", { text: cardName(card) }), "."));
+      box.appendChild(h("div", { class: "sk-live-targets" }, h("button", {
+        type: "button", class: "btn btn--primary", dataset: { testid: "live-use", focusKey: "live-use" },
+        onclick: () => send([...events, { type: "use", card, from: ff.seat }], () => {
+          if (USE_MODE[card]) mode = { kind: USE_MODE[card] };
+        }),
+      }, `Use ${cardName(card)}`)));
+    }
+    if (aside.length) {
+      box.appendChild(h("div", { class: "sk-live-f4-aside", dataset: { testid: "live-set-aside" } },
+        h("span", { class: "muted", text: ff.next === "draw" ? "Set aside:" : "Then:" }),
+        aside.map((c) => cardEl(c, { small: true }))));
+    }
+    return box;
+  }
+
+  /** A set-aside Action is being used: its own events first, then the next set-aside card. */
+  function waitingPanel(ff) {
+    const used = [...events].reverse().find((ev) => ev.type === "use");
+    const verb = { give: "Give", use: "Use", play: "Play" }[ff.next];
+    return h("div", { class: "sk-live-f4-wait", role: "status", dataset: { testid: "live-flip4-wait" } },
+      h("span", { text: `Enter what ${used ? cardName(used.card) : "the Action"} does. Still set aside for ${names[ff.seat]}: ${ff.set_aside.map(cardName).join(", ")}.` }),
+      h("button", { type: "button", class: "btn btn--secondary btn--small", dataset: { testid: "live-resolve", focusKey: "live-resolve" },
+        onclick: () => { resolveNow = true; render(); } }, `${verb} ${cardName(ff.card)}`));
+  }
+
   /** Undo the last event (both halves of a Swap). */
   function undo() {
     const n = events.length;
@@ -114,6 +200,7 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
     const b = events[n - 1];
     const swap = a && b && a.type === "move" && b.type === "move" && a.from === b.to && a.to === b.from;
     delivered = false;
+    resolveNow = false;
     send(events.slice(0, swap ? -2 : -1));
   }
 
@@ -153,13 +240,13 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
         type: "button", class: `sk-player-pick${pickingSeat ? " is-pickable" : ""}`,
         "aria-pressed": who === s && !mode ? "true" : "false",
         "aria-label": pickingSeat ? `Move ${cardName(mode.card)} to ${name}` : `Next card goes to ${name}`,
-        dataset: { focusKey: `live-seat:${s}` }, disabled: roundOver() || (mode && !pickingSeat),
+        dataset: { focusKey: `live-seat:${s}` }, disabled: roundOver() || (mode && !pickingSeat) || (!mode && prompting()),
         onclick: () => {
           if (pickingSeat) { push({ type: "move", card: mode.card, from: mode.from, to: s }); return; }
           target = target === s ? null : s;
           render();
         },
-      }, h("span", { class: "avatar avatar--small", style: { "--hue": String(playerHue(s)) }, "aria-hidden": "true", text: name.charAt(0).toUpperCase() }),
+      }, h("span", { class: "avatar avatar--small", style: { "--hue": String(playerHue(s)) }, "aria-hidden": "true", text: initial(name) }),
       h("span", { class: "sk-player-name", text: name }));
       seats.appendChild(h("div", {
         class: `sk-player sk-live-seat${who === s && !mode ? " is-selected" : ""}${isTurn ? " is-turn" : ""}${st[s] === "busted" ? " is-busted" : ""}`,
@@ -194,8 +281,12 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
     if (live && live.cards_left !== undefined && !roundOver()) {
       element.appendChild(h("p", { class: "hint", text: `${live.cards_left} card${live.cards_left === 1 ? "" : "s"} left in the draw pile` }));
     }
+    const ff = flipFour();
+    const step = prompting();
     if (roundOver()) {
       element.appendChild(h("p", { class: "sk-notice sk-notice--ok", role: "status", text: "The round is over." }));
+    } else if (step && !mode) {
+      element.appendChild(flipFourPanel(ff));
     } else if (mode) {
       const text = {
         move: "Steal: tap the card that moves.",
@@ -208,6 +299,7 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
         h("button", { type: "button", class: "btn btn--ghost btn--small", onclick: () => { mode = null; render(); } }, "Cancel")));
     } else {
       const rname = names[who];
+      if (ff) element.appendChild(waitingPanel(ff));
       element.appendChild(h("p", { class: "sk-live-for", dataset: { testid: "live-recipient" } },
         "Next card for ", h("strong", { text: rname }), target !== null ? " (picked by hand: tap again to follow the turn)" : ""));
       element.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", "aria-label": `Card flipped for ${rname}` },
@@ -217,20 +309,21 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
         }))));
     }
     const anyCards = ls.some((l) => l.cards && l.cards.length);
+    const held = busy || roundOver() || !!mode || step; // a Flip Four's step comes first
     element.appendChild(h("div", { class: "sk-live-tools" },
-      h("button", { type: "button", class: "btn btn--stay", disabled: busy || roundOver() || !!mode || st[who] !== "active",
+      step ? null : h("button", { type: "button", class: "btn btn--stay", disabled: held || st[who] !== "active",
         dataset: { testid: "live-stay", focusKey: "live-stay" }, "aria-label": `${names[who]} stays`,
         onclick: () => { target = null; push({ type: "stay", seat: who }); } }, `${names[who]} stays`),
-      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: busy || roundOver() || !!mode || !anyCards,
+      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: held || !anyCards,
         "aria-label": "Steal: move a card from one line to another", dataset: { testid: "live-steal" },
         onclick: () => { mode = { kind: "move" }; render(); } }, "Steal"),
-      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: busy || roundOver() || !!mode || !anyCards,
+      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: held || !anyCards,
         "aria-label": "Swap: exchange two cards of two players", dataset: { testid: "live-swap" },
         onclick: () => { mode = { kind: "swap" }; render(); } }, "Swap"),
-      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: busy || roundOver() || !!mode || !anyCards,
+      h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: held || !anyCards,
         "aria-label": "Discard: throw a card away from a line", dataset: { testid: "live-discard" },
         onclick: () => { mode = { kind: "discard" }; render(); } }, "Discard"),
-      h("button", { type: "button", class: "btn btn--ghost btn--small", disabled: busy || roundOver() || !!mode,
+      h("button", { type: "button", class: "btn btn--ghost btn--small", disabled: busy || roundOver() || !!mode || (step && ff.next !== "draw"),
         "aria-label": "The draw pile ran out: the discard pile was reshuffled", onclick: () => push({ type: "reshuffle" }) }, "Reshuffle"),
       h("button", { type: "button", class: "btn btn--ghost btn--small", disabled: busy || !events.length,
         "aria-label": "Undo the last event", dataset: { testid: "live-undo" }, onclick: undo }, "Undo")));
@@ -243,6 +336,10 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
       h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": "Stop live mode and abandon the live round",
         onclick: () => onClose() }, "Stop live mode")));
     restoreFocus(fk, element);
+    // On a phone the Flip Four's picker (or its choice) is brought fully into view for
+    // each of its cards: the lines above it grow as the cards come.
+    const panel = step && !mode && element.isConnected && element.querySelector("[data-testid=live-flip4]");
+    if (panel) panel.scrollIntoView({ block: "nearest" });
   }
 
   render();
