@@ -11,8 +11,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[cli,server,dev]'
 	touch $(STAMP)
 
+# make serve HOST=0.0.0.0 PORT=8080: friends on your network can join (the addresses they
+# open are printed); PUBLIC_URL=https://... when the server sits behind a proxy or tunnel.
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PUBLIC_URL ?=
+
 serve: $(STAMP)
-	$(BIN)/flip7 serve
+	$(BIN)/flip7 serve --host '$(HOST)' --port '$(PORT)'$(if $(PUBLIC_URL), --public-url '$(PUBLIC_URL)')
 
 play: $(STAMP)
 	$(BIN)/flip7 play

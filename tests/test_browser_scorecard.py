@@ -329,3 +329,34 @@ def test_a_round_entered_live(live_server: str, chromium_browser: Any) -> None:
     _totals(page, [0, 0, 17])
     expect(page.locator('.sk-round[data-round="1"] .badge', has_text="Live")).to_be_visible()
     assert errors == [], errors
+
+
+def test_names_are_refused_whole_and_an_emoji_is_an_avatar(
+    live_server: str, chromium_browser: Any
+) -> None:
+    """The scorekeeper's name fields cut nothing (a maxlength counts UTF-16 units and halves
+    an emoji): a name over the server's limit is refused with its message, and a name that
+    starts with an emoji shows the whole emoji as its avatar."""
+    from playwright.sync_api import expect
+
+    from flip7.scorekeeper.scorecard import MAX_NAME
+
+    page, errors = _page(chromium_browser, 390, 844)
+    page.goto(live_server + "/scorekeeper")
+    names = page.locator("[data-testid=player-name]")
+    expect(names).to_have_count(3)
+    too_long = "🎉" * (MAX_NAME + 1)
+    for i, name in enumerate(["🎉Ann", "Bob", too_long]):
+        names.nth(i).fill(name)
+    assert names.nth(2).input_value() == too_long  # nothing cut in the field
+    page.click("[data-testid=create-scorecard]")
+    error = page.locator("[data-testid=create-error]")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text(str(MAX_NAME))
+    names.nth(2).fill("Cyd")
+    page.click("[data-testid=create-scorecard]")
+    page.wait_for_url(re.compile(r"/scorekeeper/[^/#]+$"))
+    avatar = _player(page, 0).locator(".avatar").first
+    expect(avatar).to_have_text("🎉")
+    shot(page, "scorekeeper-emoji-avatar-390.png")
+    assert not errors, errors

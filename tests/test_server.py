@@ -200,8 +200,12 @@ def test_three_humans_and_a_bot_play_a_whole_game(tmp_path: Path) -> None:
             final["game"]["players"])
         games = client.get(f"/api/tables/{table['id']}/games").json()["games"]
         assert games[0]["over"] and games[0]["totals"] == list(result.totals)
-        # A rematch starts the next game at the same table.
-        r = client.post(f"/api/tables/{table['id']}/rematch", headers=auth(table["tokens"][1]))
+        # A rematch starts the next game at the same table once every player is ready
+        # (the ready check: tests/test_server_ready.py).
+        for token in table["tokens"][1:]:
+            r = client.post(f"/api/tables/{table['id']}/rematch", headers=auth(token))
+            assert r.json()["table"]["state"] == "over"
+        r = client.post(f"/api/tables/{table['id']}/rematch", headers=auth(table["tokens"][0]))
         assert r.json()["table"]["game_number"] == 2 and r.json()["table"]["state"] == "playing"
 
 

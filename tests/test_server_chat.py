@@ -1,7 +1,6 @@
-"""Table chat and the full history on join (issue 14), through the app's WebSocket.
-
-The browser side and the tests over a real uvicorn server are still to come (see the note of
-2026-12-02); these pin the protocol the server speaks today."""
+"""Table chat and the full history on join (issue 14), through the app's WebSocket (the
+same over a real ``flip7 serve`` process: tests/test_server_chat_live.py; in the browser:
+tests/test_browser_chat.py)."""
 
 from __future__ import annotations
 
@@ -75,3 +74,24 @@ def test_a_reconnect_gets_the_whole_game_history(tmp_path: Path) -> None:
         assert history[0]["events"][0]["type"] == "game_started"
         assert [h["version"] for h in history] == list(
             range(history[0]["version"], player.state["version"] + 1))
+
+
+def test_a_player_whose_seat_was_removed_chats_as_a_spectator(tmp_path: Path) -> None:
+    """Before a game, a player who leaves their seat may stay connected: their chat is a
+    spectator's, under a spectator's own name (never a bare "Spectator" shared by all)."""
+    from server_helpers import auth
+
+    with app_client(tmp_path / "db.sqlite") as client, ExitStack() as stack:
+        created = client.post(
+            "/api/tables", json={"name": "Chat", "player": "Ann", "seats": 4}
+        ).json()
+        table_id = created["table"]["id"]
+        joined = client.post(f"/api/tables/{table_id}/join", json={"player": "Bob"}).json()
+        bob = _connect(client, stack, table_id, joined["token"])
+        assert bob.seat == 1
+        left = client.post(f"/api/tables/{table_id}/leave", headers=auth(joined["token"]))
+        assert left.status_code == 200, left.text
+        frame = _chat(bob, "still here")
+        assert frame["type"] == "chat", frame
+        assert frame["chat"]["spectator"] and frame["chat"]["seat"] is None
+        assert frame["chat"]["name"].startswith("Spectator ")

@@ -43,10 +43,12 @@ def _moves(players: list[WsPlayer], rng: random.Random, count: int) -> None:
 
 
 def _public(state: dict[str, Any]) -> dict[str, Any]:
-    """A table state without who happens to be connected."""
+    """A table state without who happens to be connected (and since when a player is away,
+    which follows from it)."""
     out = json.loads(json.dumps(state))
     for seat in out["seats"]:
-        seat.pop("connected")
+        for key in ("connected", "away_since", "handover_at"):
+            seat.pop(key)
     out.pop("turn_deadline")
     return out
 
@@ -135,7 +137,7 @@ def test_migrations_build_exactly_the_schema_the_code_uses(db_url: str) -> None:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
         version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
     engine.dispose()
-    assert diff == [] and version == "0004"
+    assert diff == [] and version == "0005"
 
 
 # ---------------------------------------------------------------------- hidden information
@@ -145,7 +147,9 @@ _ALLOWED_KEYS = {
     "v", "type", "seat", "table", "missed", "version", "events", "id", "ok", "code", "message",
     # table
     "name", "state", "seats", "kind", "bot", "left", "connected", "rules", "turn_timer",
+    "bust_odds",  # the table option: whether the seat to decide is told its bust risk
     "created_at", "game_number", "game", "game_id", "turn_deadline", "finished_games",
+    "tutorial",  # a guided first game's lessons (flip7.server.tutorial); null at others
     # game view
     "viewer", "players", "decks", "round", "dealer", "phase", "draw_pile_size", "discard_pile",
     "set_aside", "to_decide", "decision_kind", "pending_card", "legal_decisions", "needs_card",
@@ -153,6 +157,8 @@ _ALLOWED_KEYS = {
     "total", "scores", "busted", "flip7", "minus15",
     # the deciding seat's odds, worked out from the view alone (flip7.analysis.advisor.bust_risk)
     "bust_risk",
+    # players who go away and the rematch's ready check (docs/protocol.md)
+    "stand_in", "away_since", "handover_at", "ready", "gone", "rematch_problem",
     # table events
     "number",
     # the whole game on every welcome, and the table's chat (flip7.server.chat)

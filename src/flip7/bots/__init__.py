@@ -19,8 +19,9 @@ R5    mcts         R4 checked by search over re-sampled draw piles near the end
 use it): R1's Hit/Stay with rules of thumb aimed at the leader, between R1 and R2.
 
 A bot is made from a *spec*: a name, a name and its first parameter (``threshold:30``), a
-name and parameters (``mcts:iters=400,time=0.2``), or ``module:Class`` for a bot of your
-own (:func:`parse_bot_spec`).
+name and parameters (``mcts:iters=400,time=0.2``), ``module:Class`` for a bot of your
+own (:func:`parse_bot_spec`), or a level's name (:mod:`flip7.bots.levels`: Beginner, Easy,
+Medium, Hard, Expert, in any case), which stands for its spec.
 
 >>> from flip7.engine.game import Game
 >>> game = Game.new(4, seed=3)
@@ -45,6 +46,7 @@ from typing import Any, Protocol
 from flip7.bots.base import LadderBot, Param
 from flip7.bots.basic import BasicBot
 from flip7.bots.ladder import EVBot, RandomBot, TargetingBot, ThresholdBot
+from flip7.bots.levels import DEFAULT_LEVEL, LEVELS, Level, level_named
 from flip7.bots.mcts import MCTSBot
 from flip7.bots.public import PublicView
 from flip7.bots.winprob import WinProbBot
@@ -53,11 +55,14 @@ from flip7.engine.game import Player
 
 __all__ = [
     "BOTS",
+    "DEFAULT_LEVEL",
+    "LEVELS",
     "BasicBot",
     "Bot",
     "BotSpec",
     "EVBot",
     "LadderBot",
+    "Level",
     "MCTSBot",
     "Param",
     "PublicView",
@@ -66,6 +71,7 @@ __all__ = [
     "ThresholdBot",
     "WinProbBot",
     "bot_names",
+    "level_named",
     "make_bot",
     "parse_bot_spec",
 ]
@@ -126,7 +132,8 @@ class BotSpec:
 def _usage() -> str:
     return (
         f"bots are {', '.join(bot_names())}; give one as NAME, NAME:VALUE, "
-        "NAME:KEY=VALUE,KEY=VALUE or module:Class"
+        "NAME:KEY=VALUE,KEY=VALUE or module:Class, or a level: "
+        + ", ".join(level.name for level in LEVELS)
     )
 
 
@@ -137,12 +144,15 @@ def _params_usage(cls: type[LadderBot]) -> str:
 
 
 def parse_bot_spec(spec: str) -> BotSpec:
-    """Read a bot spec: ``ev``, ``threshold:30``, ``mcts:iters=400,time=0.2``, or
+    """Read a bot spec: ``ev``, ``threshold:30``, ``mcts:iters=400,time=0.2``,
     ``module:Class`` / ``package.module:Class`` (an importable class whose instances have
-    ``choose(game)``; it gets ``seed=`` if its constructor takes it).
+    ``choose(game)``; it gets ``seed=`` if its constructor takes it), or a level's name
+    (any case), read as its spec.
 
     >>> parse_bot_spec("threshold:30").params
     {'t': 30}
+    >>> parse_bot_spec("Hard").text
+    'winprob'
     >>> parse_bot_spec("targeting:t=25,spread=50").params
     {'t': 25, 'spread': 50.0}
     >>> parse_bot_spec("threshold:x=1")
@@ -153,6 +163,9 @@ def parse_bot_spec(spec: str) -> BotSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise Flip7Error(f"empty bot spec; {_usage()}")
     text = spec.strip()
+    level = level_named(text)
+    if level is not None:
+        text = level.spec
     name, _, rest = text.partition(":")
     cls = LADDER.get(name)
     if cls is None:

@@ -1,5 +1,9 @@
 """``flip7 serve``: the web app on http://127.0.0.1:8000 with an SQLite file by default.
 
+``--host 0.0.0.0`` lets friends on the same network join (the addresses they can open are
+printed at start); ``--public-url`` names the address they open behind a proxy or tunnel,
+and invite links then start with it.
+
 FastAPI and uvicorn are imported only when the command runs, so the rest of the command
 line works without the ``server`` extra.
 """
@@ -21,9 +25,17 @@ class ServeError(Flip7Error):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
-    )
+        "--host", default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
+        "network, so that friends on your Wi-Fi can join)",
+    )  # fmt: skip
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--public-url", metavar="URL",
+        help="the address friends open when the server is behind a proxy or tunnel, e.g. "
+        "https://flip7.example.org; invite links start with it (default: "
+        "$FLIP7_PUBLIC_URL, else the address the inviter's browser used)",
+    )  # fmt: skip
     parser.add_argument(
         "--db",
         metavar="URL_OR_PATH",
@@ -60,7 +72,21 @@ def run(args: argparse.Namespace) -> int:
         from flip7.server.app import create_app
         from flip7.server.guard import server_config
         from flip7.server.logs import configure_logging
-        from flip7.server.settings import LimitError, Settings, database_url, with_limits
+        from flip7.server.settings import (
+            LimitError,
+            PublicUrlError,
+            Settings,
+            database_url,
+            public_url,
+            with_limits,
+        )
+        from flip7.server.startup import (
+            address_lines,
+            bind_listener,
+            prepare_database,
+            reachable_urls,
+            url_of,
+        )
     except ImportError as exc:
         raise ServeError(
             f"the server needs the 'server' extra (pip install 'flip7[server]'): {exc}"
@@ -69,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
         raise ServeError(f"--port must be 1 to 65535, got {args.port}")
     if args.bot_delay < 0:
         raise ServeError(f"--bot-delay must be 0 or more, got {args.bot_delay}")
+    try:
+        public = public_url(args.public_url)
+    except PublicUrlError as exc:
+        raise ServeError(f"--public-url: {exc}") from None
     from flip7.bots import parse_bot_spec
 
     for spec in args.bot:
@@ -76,30 +106,44 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     url = database_url(args.db)
     settings = Settings(
-        database_url=url, bot_delay=args.bot_delay, seed=args.seed, extra_bots=tuple(args.bot)
+        database_url=url,
+        bot_delay=args.bot_delay,
+        seed=args.seed,
+        extra_bots=tuple(args.bot),
+        public_url=public,
+        host=args.host,
+        reachable_urls=reachable_urls(args.host, args.port),
     )
     try:
         settings = with_limits(settings, args.limit)
     except LimitError as exc:
         raise ServeError(f"--limit: {exc}") from None
-    from flip7.server.startup import prepare_database
-
-    # Before uvicorn: another server on this database is refused here with one line and
-    # exit status 2, and a new database file is announced, not created in silence.
-    for line in prepare_database(settings):
-        print(line, file=sys.stderr)
-    shown = url.split("@")[-1] if "@" in url else url
-    print(f"flip7 serving on http://{args.host}:{args.port} (database {shown})", file=sys.stderr)
-    # The same construction as the tests' servers (flip7.server.guard): header deadline,
-    # keep-alive, connection ceiling, WebSocket frame size.
-    config = server_config(
-        create_app(settings),
-        settings,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        log_config=None,  # keep the JSON lines set up above
-        access_log=logging.getLogger("flip7.server").isEnabledFor(logging.DEBUG),
-    )
-    uvicorn.Server(config).run()
+    # Before uvicorn, and before the database lease (which a refusal would leave held for a
+    # while): a busy port is refused here with one line saying what to do, exit status 2.
+    listener = bind_listener(args.host, args.port)
+    try:
+        # Another server on this database is refused here with one line and exit status
+        # 2, and a new database file is announced, not created in silence.
+        for line in prepare_database(settings):
+            print(line, file=sys.stderr)
+        shown = url.split("@")[-1] if "@" in url else url
+        where = url_of(args.host, args.port)
+        print(f"flip7 serving on {where} (database {shown})", file=sys.stderr)
+        for line in address_lines(settings, args.port):
+            print(line, file=sys.stderr)
+        # The same construction as the tests' servers (flip7.server.guard): header
+        # deadline, keep-alive, connection ceiling, WebSocket frame size.
+        config = server_config(
+            create_app(settings),
+            settings,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            log_config=None,  # keep the JSON lines set up above
+            access_log=logging.getLogger("flip7.server").isEnabledFor(logging.DEBUG),
+        )
+        # On the socket bound above, so that nothing else can take the port in between.
+        uvicorn.Server(config).run(sockets=[listener])
+    finally:
+        listener.close()
     return 0

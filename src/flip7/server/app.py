@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import json
 import math
@@ -24,11 +25,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flip7 import __version__
+from flip7.bots import DEFAULT_LEVEL, LEVELS
 from flip7.core.cards import Card, deck_counts
+from flip7.core.errors import Flip7Error
+from flip7.core.explain import card_explanations
 from flip7.core.lines import FLIP7_CARDS
 from flip7.core.rules import (
     DECKS,
@@ -55,19 +60,26 @@ from flip7.server.protocol import (
     Limits,
     Move,
     ProtocolError,
+    Ready,
+    RecentGames,
     ReplayAnswer,
     ReplayCreated,
     RulesAnswer,
     SeatGranted,
+    ServerInfo,
     SpectatorChat,
+    StartTutorial,
     TableAnswer,
     TableList,
+    TutorialStep,
     parse_client_message,
     protocol_schema,
 )
 from flip7.server.settings import Settings, database_url
+from flip7.server.startup import is_loopback
 from flip7.server.store import Store, StoreError, dumps, utcnow
 from flip7.server.tables import MAX_SEATS, Lobby, Seat, Table, TableError
+from flip7.server.tutorial import FIRST_GAME
 
 __all__ = ["create_app"]
 
@@ -161,6 +173,7 @@ def _rules_answer() -> dict[str, Any]:
             o.name: {
                 "section": o.section,
                 "help": o.help,
+                "changes": o.changes,
                 "values": {str(value): words for value, words in o.words},
             }
             for o in options
@@ -185,6 +198,51 @@ def _rules_answer() -> dict[str, Any]:
             for c in Card
         ],
     }
+
+
+class CardText(BaseModel):
+    """One card's explanation: its code (RECORD.md §1), name, kind and words."""
+
+    code: str
+    name: str
+    kind: str
+    text: str
+
+
+class CardsAnswer(BaseModel):
+    """``GET /api/cards``: every card, in the deck's order, explained under ``rules``
+    (the options that differ from the defaults)."""
+
+    rules: dict[str, Any]
+    cards: list[CardText]
+
+
+# A rules object as a table states it (only non-defaults) is far below this.
+MAX_CARDS_RULES_CHARS = 1024
+
+
+@functools.lru_cache(maxsize=64)
+def _cards_answer(rules: Rules) -> dict[str, Any]:
+    """What ``GET /api/cards`` serves for ``rules``, from :mod:`flip7.core.explain`: worked
+    out once per set of options (a handful are in use at once), then kept."""
+    return {
+        "rules": rules.to_json(),
+        "cards": [{"code": code, **about} for code, about in card_explanations(rules).items()],
+    }
+
+
+def _cards_rules(text: str | None) -> Rules:
+    """The ``rules`` query of ``GET /api/cards``: a JSON object of rule options (RULES.md
+    §13), or the defaults; :class:`ValueError` saying what is wrong."""
+    if text is None:
+        return Rules()
+    if len(text) > MAX_CARDS_RULES_CHARS:
+        raise ValueError(f"rules may be at most {MAX_CARDS_RULES_CHARS} characters")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to read
+        raise ValueError("rules must be a JSON object of rule options") from None
+    return Rules.from_json(data)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -320,10 +378,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/bots", response_model=BotList, tags=["lobby"])
     async def bots(request: Request) -> Any:
-        """The bots a seat can be filled with, weakest first: the ladder (random,
-        threshold, targeting, ev, winprob, mcts, and basic), then the operator's own.
-        A ladder bot may carry parameters, e.g. ``threshold:30``."""
-        return {"bots": lobby_of(request).bot_list()}
+        """The bots a seat can be filled with: ``levels``, weakest first (Beginner to
+        Expert: a name for players, the spec it plays with, what to expect), ``default``
+        the level offered first; and ``bots``, the specs, weakest first: the ladder
+        (random, threshold, targeting, ev, winprob, mcts, and basic), then the operator's
+        own. A ladder bot may carry parameters, e.g. ``threshold:30``; a level's name is
+        taken wherever a spec is."""
+        return {
+            "bots": lobby_of(request).bot_list(),
+            "levels": [level.to_json() for level in LEVELS],
+            "default": DEFAULT_LEVEL.name,
+        }
 
     @app.get(
         "/api/rules", response_model=RulesAnswer, response_model_exclude_unset=True,
@@ -334,6 +399,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         the rules' numbers a page shows (players, decks, Flip 7, the deck): the browser
         keeps no copy of them."""
         return _rules_answer()
+
+    @app.get("/api/cards", response_model=CardsAnswer, tags=["lobby"],
+             responses={400: {"model": ErrorAnswer}})  # fmt: skip
+    async def cards(rules: str | None = None) -> Any:
+        """What every card does, in a sentence or two, for a page to show when a player
+        points at a card: under the default rules, or under ``rules`` (a JSON object of
+        rule options, as a table's ``rules``, at most 1024 characters; 400 ``bad_rules``
+        otherwise)."""
+        try:
+            parsed = _cards_rules(rules)
+        except (Flip7Error, ValueError) as exc:
+            return _error("bad_rules", guard.safe_text(str(exc)), 400)
+        return _cards_answer(parsed)
 
     @app.get("/api/protocol", tags=["server"])
     async def protocol() -> Any:
@@ -349,6 +427,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         bounds, replay pages, idle times. Clients (``flip7 attack``) read them here."""
         return public_limits
 
+    # Worked out once, from what the operator said at start: never from a request's Host
+    # header, which anyone can set.
+    server_info = {
+        "public_url": settings.public_url,
+        "addresses": list(settings.reachable_urls),
+        "loopback_only": is_loopback(settings.host),
+    }
+
+    @app.get("/api/server", response_model=ServerInfo, tags=["server"])
+    async def server() -> Any:
+        """Where friends can reach this server, for invite links: the operator's public URL
+        (``flip7 serve --public-url``; links start with it when set), the addresses found
+        for this machine when it listens beyond loopback (``--host 0.0.0.0``), and whether
+        it listens on loopback only (then no other machine can open it)."""
+        return server_info
+
     @app.get("/api/tables", response_model=TableList, tags=["lobby"])
     async def list_tables(request: Request) -> Any:
         """Tables waiting for players and tables in play, newest first."""
@@ -361,7 +455,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby = lobby_of(request)
         table, seat, token = await lobby.create_table(
             body.name, body.player, body.seats, body.rules, body.turn_timer,
-            address=client_address(request.client),
+            address=client_address(request.client), bust_odds=body.bust_odds,
         )
         return {"table": await _state(table, table.seats[seat]), "seat": seat, "token": token}
 
@@ -431,10 +525,67 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def rematch(
         table_id: str, request: Request, authorization: str | None = Header(None)
     ) -> Any:
-        """Once the game is over, start a new one with the same seats and options."""
+        """Once the game is over, say you are ready for the next one (as ``POST
+        .../ready`` with ``{"ready": true}``): it starts with the same options once every
+        player staying is ready."""
         return await act(
             request, table_id, authorization,
             lambda lobby, table, token: lobby.start(table, token, rematch=True),
+        )
+
+    @app.post("/api/tables/{table_id}/ready", response_model=TableAnswer, tags=["lobby"],
+              responses=_ERRORS)
+    async def ready(
+        table_id: str, body: Ready, request: Request, authorization: str | None = Header(None)
+    ) -> Any:
+        """At the end screen, say whether you are ready for the next game. It starts once
+        every human staying is ready (bots are); players who left, or have been away
+        from the end screen for ``rematch_wait`` seconds, are dropped from it."""
+        return await act(
+            request, table_id, authorization,
+            lambda lobby, table, token: lobby.ready(table, token, body.ready),
+        )
+
+    @app.post("/api/tutorial", response_model=SeatGranted, status_code=201, tags=["lobby"],
+              responses=_ERRORS)
+    async def start_tutorial(body: StartTutorial, request: Request) -> Any:
+        """Learn to play: a guided first game against two bots on a private table (not in
+        the lobby's list), started at once. A prepared deck brings every kind of card in
+        turn, and the table state's ``tutorial`` says the lesson on screen and the move it
+        asks for. Counted as a table created (``tables_per_minute``)."""
+        lobby = lobby_of(request)
+        table, seat, token = await lobby.create_tutorial(
+            body.player, FIRST_GAME.id, address=client_address(request.client)
+        )
+        return {"table": await _state(table, table.seats[seat]), "seat": seat, "token": token}
+
+    @app.post("/api/tables/{table_id}/tutorial", response_model=TableAnswer, tags=["lobby"],
+              responses=_ERRORS)
+    async def tutorial_step(
+        table_id: str, body: TutorialStep, request: Request,
+        authorization: str | None = Header(None),
+    ) -> Any:
+        """At a guided first game: ``{"read": N}`` when the player has read lesson N ("Got
+        it": a bot waiting for it plays on), ``{"skip": true}`` to leave the lessons and
+        play on as a normal game against the bots. 409 ``stale_lesson`` for a lesson not on
+        screen, ``tutorial_over`` once skipped or ended, ``no_tutorial`` at another game."""
+        return await act(
+            request, table_id, authorization,
+            lambda lobby, table, token: lobby.tutorial_step(table, token, body.skip, body.read),
+        )
+
+    @app.post("/api/tables/{table_id}/seats/{seat}/handover", response_model=TableAnswer,
+              tags=["lobby"], responses=_ERRORS)
+    async def handover(
+        table_id: str, seat: int, request: Request, authorization: str | None = Header(None)
+    ) -> Any:
+        """Hand the seat of a player who is away on their turn to the stand-in bot, once
+        they have been away for ``handover_grace`` seconds (409 ``too_soon`` before, with
+        ``Retry-After``); the server does it itself after ``handover_auto``. The seat is
+        theirs again when they reconnect."""
+        return await act(
+            request, table_id, authorization,
+            lambda lobby, table, token: lobby.handover(table, token, seat),
         )
 
     @app.get("/api/tables/{table_id}/games", response_model=GameList, tags=["replays"],
@@ -445,6 +596,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not await lobby.exists(table_id):
             raise TableError("no_table", f"there is no table {table_id!r}", 404)
         return {"games": [g.summary() for g in await lobby.store.games_of(table_id)]}
+
+    @app.get("/api/games", response_model=RecentGames, tags=["replays"], responses=_ERRORS)
+    async def recent_games(request: Request, limit: str | None = None) -> Any:
+        """The most recently finished games of every table (closed tables' too), newest
+        first: ``limit`` of them (default 10, at most 50), each with its table, players,
+        winners and totals; its replay is ``/api/games/{game_id}/replay``."""
+        return {"games": await lobby_of(request).store.recent_games(_recent_limit(limit))}
 
     async def finished_record(request: Request, game_id: str) -> dict[str, Any]:
         row = await lobby_of(request).store.game(game_id)
@@ -664,10 +822,38 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     for path in ("/", "/t/{table_id}", "/replay/game/{game_id}", "/replay/{replay_id}",
-                 "/scorekeeper", "/scorekeeper/{scorecard_id}"):
+                 "/scorekeeper", "/scorekeeper/{scorecard_id}", "/rules"):
         app.add_api_route(path, index, include_in_schema=False)
 
     return app
+
+
+# GET /api/games: how many finished games it lists when not told, and at most.
+RECENT_GAMES = 10
+MAX_RECENT_GAMES = 50
+
+
+def _recent_limit(limit: str | None) -> int:
+    """``limit`` of ``GET /api/games`` as a number, or 400 ``bad_limit`` saying why not.
+
+    >>> _recent_limit(None), _recent_limit("50")
+    (10, 50)
+    >>> _recent_limit("51")
+    Traceback (most recent call last):
+    ...
+    flip7.server.tables.TableError: limit must be a whole number from 1 to 50, not '51'
+    """
+    if limit is None:
+        return RECENT_GAMES
+    # ASCII digits only, and few of them (str.isdigit takes other scripts' digits too).
+    if limit.isascii() and limit.isdigit() and len(limit) <= 3 and (
+        1 <= int(limit) <= MAX_RECENT_GAMES
+    ):
+        return int(limit)
+    shown = limit if len(limit) <= 20 else limit[:20] + "…"
+    raise TableError(
+        "bad_limit", f"limit must be a whole number from 1 to {MAX_RECENT_GAMES}, not {shown!r}"
+    )
 
 
 def _new_id() -> str:
@@ -721,7 +907,9 @@ async def _chat(table: Table, client: _Client, message: Chat | SpectatorChat) ->
         if isinstance(message, SpectatorChat):
             await table.switch_spectator_chat(client.seat, message.allowed)
             return
-        if client.seat is None and client.spectator_name is None:
+        # A seat removed before the game leaves its client watching: it chats as one.
+        watching = client.seat is None or client.seat not in table.seats
+        if watching and client.spectator_name is None:
             client.spectator_name = table.chat.spectator_name()
         await table.say(client.seat, client.spectator_name or "Spectator", message.text)
     except TableError as exc:

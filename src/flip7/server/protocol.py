@@ -31,6 +31,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError, PydanticKnownError
 
+from flip7.bots.levels import DEFAULT_LEVEL
 from flip7.core.decisions import Decision, parse_decision
 from flip7.core.errors import DecisionError
 from flip7.core.rules import ONE_DECK_MAX_PLAYERS, TWO_PLAYERS
@@ -51,9 +52,14 @@ __all__ = [
     "Move",
     "Ping",
     "ProtocolError",
+    "Ready",
+    "ServerInfo",
     "ServerMessage",
     "SpectatorChat",
+    "StartTutorial",
     "TableStateModel",
+    "TutorialModel",
+    "TutorialStep",
     "parse_client_message",
     "protocol_schema",
 ]
@@ -229,12 +235,25 @@ def parse_client_message(text: str) -> Hello | Move | Ping | Chat | SpectatorCha
 
 
 class SeatModel(_Strict):
+    """A seat. ``stand_in``: the stand-in bot plays it while its player is away (until they
+    reconnect). ``away_since`` (epoch seconds): set while it is the seat's turn and its
+    player is disconnected; from ``handover_at`` on the other players may hand the seat
+    to the stand-in bot (the server does after ``handover_auto``). At the end screen
+    (state ``over``): ``ready`` for the next game (bots always are; None before), and
+    ``gone`` for a player who left or was away past ``rematch_wait``: the next game starts
+    without them."""
+
     seat: int
     name: str | None
     kind: Literal["human", "bot", "empty"]
     bot: str | None
     left: bool
     connected: bool
+    stand_in: bool = False
+    away_since: float | None = None
+    handover_at: float | None = None
+    ready: bool | None = None
+    gone: bool = False
 
 
 class SeatViewModel(_Strict):
@@ -289,6 +308,8 @@ class TableSummaryModel(_Strict):
     seats: list[SeatModel]
     rules: dict[str, Any]
     turn_timer: int | None
+    # Whether the seat to Hit or Stay is told its bust risk (the table option).
+    bust_odds: bool
     created_at: str
     game_number: int
 
@@ -302,6 +323,29 @@ class TableChatModel(_Strict):
     spectators: bool
 
 
+class TutorialLessonModel(_Strict):
+    """The lesson on screen: ``number`` counts the script's lessons from 0 (what "Got it"
+    sends back); ``next``: it waits for "Got it" (otherwise it asks for ``expect``)."""
+
+    id: str
+    text: str
+    number: int
+    next: bool
+
+
+class TutorialModel(_Strict):
+    """Where a guided first game stands: the learner's ``seat``, the lesson on screen (None
+    between lessons), the decision the lesson asks of the learner (None when none),
+    ``step`` of ``steps`` scripted decisions made, and whether the learner skipped it."""
+
+    seat: int
+    lesson: TutorialLessonModel | None
+    expect: str | None
+    step: int
+    steps: int
+    skipped: bool
+
+
 class TableStateModel(TableSummaryModel):
     version: int
     game: GameViewModel | None
@@ -309,6 +353,11 @@ class TableStateModel(TableSummaryModel):
     turn_deadline: float | None
     finished_games: list[str]
     chat: TableChatModel
+    # At the end screen: why the seats staying could not start the next game (too few
+    # once those gone are dropped), or None.
+    rematch_problem: str | None = None
+    # A guided first game's lessons (flip7.server.tutorial); None at any other game.
+    tutorial: TutorialModel | None = None
 
 
 # ---------------------------------------------------------------------- server -> client
@@ -417,14 +466,39 @@ class CreateTable(_Strict):
     seats: Annotated[StrictInt, Field(ge=TWO_PLAYERS, le=ONE_DECK_MAX_PLAYERS)] = 4
     rules: dict[Text, Any] = Field(default_factory=dict)
     turn_timer: Annotated[StrictInt, Field(ge=1, le=600)] | None = None
+    # False: a table played without the bust-odds helper (no bust_risk is ever sent).
+    bust_odds: StrictBool = True
 
 
 class JoinTable(_Strict):
     player: Annotated[Text, Field(max_length=200)]
 
 
+class StartTutorial(_Strict):
+    """A guided first game for ``player`` against bots, on a private table."""
+
+    player: Annotated[Text, Field(max_length=200)]
+
+
+class TutorialStep(_Strict):
+    """At a guided game: ``read`` the lesson on screen (its number: "Got it"), or ``skip``
+    the lessons and play on as a normal game."""
+
+    skip: StrictBool = False
+    read: Counter | None = None
+
+
 class AddBot(_Strict):
-    bot: Annotated[Text, Field(max_length=100)] = "basic"
+    """A bot for a seat: a level's name (any case) or a bot spec; the default level if
+    none is given."""
+
+    bot: Annotated[Text, Field(max_length=100)] = DEFAULT_LEVEL.name
+
+
+class Ready(_Strict):
+    """At the end screen: whether the sender is ready for the next game."""
+
+    ready: StrictBool = True
 
 
 class SeatGranted(_Strict):
@@ -456,6 +530,25 @@ class GameList(_Strict):
     games: list[GameSummaryModel]
 
 
+class RecentGameModel(_Strict):
+    """A finished game in the lobby's list: its table (``table`` its id), when it finished,
+    its players, winners (seats) and final totals."""
+
+    id: str
+    table: str
+    table_name: str
+    finished_at: str
+    players: list[str]
+    winners: list[int] | None
+    totals: list[int] | None
+
+
+class RecentGames(_Strict):
+    """``GET /api/games``: the most recently finished games of every table, newest first."""
+
+    games: list[RecentGameModel]
+
+
 class ReplayStep(_Strict):
     """One step of a replay: the events of a draw or decision (or of the start), and the
     table as a spectator sees it afterwards."""
@@ -472,6 +565,9 @@ class ReplayAnswer(_Strict):
     total_steps: int
     offset: int
     steps: list[ReplayStep]
+    # The step of each round's round_started event, round 1 first (step 0): where a
+    # viewer jumps to a round's start.
+    round_starts: list[int] = Field(default_factory=list)
 
 
 class ReplayCreated(_Strict):
@@ -490,8 +586,34 @@ class Health(_Strict):
     version: str
 
 
+class ServerInfo(_Strict):
+    """``GET /api/server``: where friends can reach this server, for the invite panel.
+    ``public_url`` is the operator's ``--public-url`` (invite links start with it when set);
+    ``addresses`` the URLs found for this machine when it listens beyond loopback;
+    ``loopback_only`` whether it listens on a loopback address only (then no other machine
+    can open it). Nothing here comes from the request's Host header."""
+
+    public_url: str | None
+    addresses: list[str]
+    loopback_only: bool
+
+
+class BotLevelModel(_Strict):
+    """A bot level (``flip7.bots.levels``): its name for players, the spec it plays with,
+    and what to expect of it."""
+
+    name: str
+    spec: str
+    blurb: str
+
+
 class BotList(_Strict):
+    """``GET /api/bots``: the specs a seat can be filled with (``bots``), and the levels,
+    weakest first, with the one offered first (``default``, a level's name)."""
+
     bots: list[str]
+    levels: list[BotLevelModel]
+    default: str
 
 
 class Limits(_Strict):
@@ -524,6 +646,11 @@ class Limits(_Strict):
     min_turn_timer: int
     waiting_table_ttl: float
     idle_table_ttl: float
+    # Players who go away: the hand-over's waits, the rematch's wait, the lobby's list.
+    handover_grace: float
+    handover_auto: float
+    rematch_wait: float
+    lobby_hide_after: float
     bot_seconds_per_minute: float
     # Uploaded records (POST /api/replays) and replay pages.
     uploads_per_minute: float
@@ -535,6 +662,9 @@ class Limits(_Strict):
     replay_pages_per_minute: float
     replay_pages_burst: int
     replay_page_steps: int
+    # Names: a player's and a table's most characters (code points, not UTF-16 units).
+    player_name_chars: int
+    table_name_chars: int
     # Table chat: a message's most characters, messages per socket and per address, and
     # the recent messages a welcome carries.
     chat_max_chars: int

@@ -29,7 +29,7 @@ from types import FrameType
 from typing import Any
 
 from flip7.core.errors import Flip7Error
-from flip7.core.events import Event
+from flip7.core.events import Event, RoundStarted
 from flip7.engine.game import Game
 from flip7.engine.record import Record, _replay, replay_game
 
@@ -43,10 +43,6 @@ Outcome = tuple[str, Any]
 
 class _OverTime(Exception):
     """Raised by the profiling timer's signal handler when the CPU budget is spent."""
-
-
-class _PageFull(Exception):
-    """Raised from the replay's step callback once the page has its steps."""
 
 
 def _over_time(_signum: int, _frame: FrameType | None) -> None:
@@ -107,35 +103,40 @@ def page_of(
 
     The page holds the record, the number of steps of the whole replay, the page's first
     step and its steps: at most ``limit``, and no more once ``max_bytes`` of steps are
-    written (always at least one), since late steps carry the whole score history.
+    written (always at least one), since late steps carry the whole score history. It
+    also holds ``round_starts``, the step of each round's ``round_started`` event: the
+    replay runs on to the end for them, without views (a whole replay without views costs
+    no more than checking the record did).
     """
     parts: list[bytes] = []
     size = 0
     index = 0
+    full = False
+    round_starts: list[int] = []
     gathered: list[Event] = []
 
     def step(game: Game, events: list[Event]) -> None:
         # The engine's own stepping (record._replay, as replay_steps uses it), so that a
         # view is built only for a step of the page (a view rebuilds the whole score
-        # history), and the replay stops once the page is full.
-        nonlocal index, size
+        # history).
+        nonlocal index, size, full
         gathered.clear()  # each step's events come as ``events``: keep memory flat
-        if index >= offset:
+        if any(type(e) is RoundStarted for e in events):
+            round_starts.append(index)
+        if index >= offset and not full:
             part = _dumps({"events": [e.to_json() for e in events],
                            "game": game.view().to_json()}).encode()
             parts.append(part)
             size += len(part) + 1
-            if len(parts) >= limit or size >= max_bytes:
-                raise _PageFull
+            full = len(parts) >= limit or size >= max_bytes
         index += 1
 
     try:
         _replay(record, gathered, step)
-    except _PageFull:
-        pass
     except Flip7Error as exc:  # a stored record that no longer replays (a changed engine)
         return ("bad", _short(str(exc)))
-    head = _dumps({"record": record, "total_steps": total, "offset": offset})
+    head = _dumps({"record": record, "total_steps": total, "offset": offset,
+                   "round_starts": round_starts})  # fmt: skip
     return ("ok", head[:-1].encode() + b',"steps":[' + b",".join(parts) + b"]}")
 
 

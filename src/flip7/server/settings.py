@@ -5,8 +5,18 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
-__all__ = ["DEFAULT_DATABASE", "LIMITS", "LimitError", "Settings", "database_url", "with_limits"]
+__all__ = [
+    "DEFAULT_DATABASE",
+    "LIMITS",
+    "LimitError",
+    "PublicUrlError",
+    "Settings",
+    "database_url",
+    "public_url",
+    "with_limits",
+]
 
 DEFAULT_DATABASE = "flip7.db"
 
@@ -35,6 +45,49 @@ def database_url(value: str | None = None) -> str:
     return value
 
 
+class PublicUrlError(ValueError):
+    """A ``--public-url`` (or ``FLIP7_PUBLIC_URL``) that is not an http(s) address."""
+
+
+def public_url(value: str | None = None) -> str | None:
+    """The address friends open, behind a proxy or a tunnel, as invite links start with it:
+    ``http(s)://HOST[:PORT][/PATH]`` without a trailing slash. ``None`` reads
+    ``FLIP7_PUBLIC_URL``; empty means none (links then use the address the inviter used).
+
+    >>> public_url("https://flip7.example.org/")
+    'https://flip7.example.org'
+    >>> public_url("x.org")
+    Traceback (most recent call last):
+    ...
+    flip7.server.settings.PublicUrlError: the public URL must start with http(s)://, got 'x.org'
+    """
+    if value is None:
+        value = os.environ.get("FLIP7_PUBLIC_URL", "")
+    value = value.strip()
+    if not value:
+        return None
+    if len(value) > 2000:
+        raise PublicUrlError(f"the public URL may have at most 2000 characters, got {len(value)}")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a port that is no number
+    except ValueError as exc:
+        raise PublicUrlError(f"the public URL {value!r} cannot be read: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise PublicUrlError(f"the public URL must start with http(s)://, got {value!r}")
+    if not parts.hostname:
+        raise PublicUrlError(f"the public URL must name a host, got {value!r}")
+    # A password would be handed to everyone invited; a query or fragment would end up in
+    # the middle of every link.
+    if parts.username is not None or parts.password is not None:
+        raise PublicUrlError(f"the public URL must not hold a user or password, got {value!r}")
+    if parts.query or parts.fragment:
+        raise PublicUrlError(f"the public URL must not have a ?query or #fragment, got {value!r}")
+    if any(ch.isspace() or not ch.isprintable() for ch in value):
+        raise PublicUrlError(f"the public URL must not contain spaces, got {value!r}")
+    return value.rstrip("/")
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything the server can be told; the defaults are what ``flip7 serve`` uses."""
@@ -57,6 +110,12 @@ class Settings:
     extra_bots: tuple[str, ...] = ()
     # The shortest turn timer a table may ask for, in seconds (tests lower it).
     min_turn_timer: int = 5
+    # Where friends reach this server: the operator's public URL (behind a proxy), the
+    # address it listens on (``flip7 serve --host``) and the addresses found for it at start
+    # (``http://192.168.1.20:8000``...), which ``GET /api/server`` tells the invite panel.
+    public_url: str | None = None
+    host: str = "127.0.0.1"
+    reachable_urls: tuple[str, ...] = ()
 
     # ---- Limits a stranger meets. Every one is a field below, listed in the README's
     # "Limits" table, and an operator changes any of them with
@@ -87,6 +146,15 @@ class Settings:
     # table nobody has touched, and a finished or abandoned one (no human connected).
     waiting_table_ttl: float = 1800.0
     idle_table_ttl: float = 600.0
+    # Players who go away (flip7.server.tables): seconds a disconnected player's turn waits
+    # before the others may hand the seat to the stand-in bot, and before the server does
+    # it itself; seconds a disconnected player keeps their seat at the end screen before the
+    # rematch goes on without them; seconds a table with no seated human connected stays in
+    # the lobby's list.
+    handover_grace: float = 15.0
+    handover_auto: float = 60.0
+    rematch_wait: float = 60.0
+    lobby_hide_after: float = 120.0
     # Bot thinking: worker processes, and CPU seconds a table's bots may use a minute.
     bot_workers: int = 1
     bot_seconds_per_minute: float = 20.0
@@ -112,6 +180,10 @@ class Settings:
     flood_cooloff: float = 60.0
     # The database lease that keeps a second server off the same database.
     lease_seconds: float = 15.0
+    # Names (flip7.server.names): the most characters (code points, not UTF-16 units) of a
+    # player's and of a table's name; a longer one is refused, never cut.
+    player_name_chars: int = 24
+    table_name_chars: int = 40
     # Table chat (flip7.server.chat): the longest message in characters (code points, not
     # UTF-16 units), messages per socket (a sustained rate per minute and a burst) and per
     # address (all its sockets: friends behind one router share it, so it is wider), and
@@ -149,6 +221,10 @@ LIMITS: tuple[str, ...] = (
     "replay_page_steps",
     "waiting_table_ttl",
     "idle_table_ttl",
+    "handover_grace",
+    "handover_auto",
+    "rematch_wait",
+    "lobby_hide_after",
     "bot_workers",
     "bot_seconds_per_minute",
     "connections_per_address",
@@ -162,6 +238,8 @@ LIMITS: tuple[str, ...] = (
     "handshakes_burst",
     "flood_cooloff",
     "lease_seconds",
+    "player_name_chars",
+    "table_name_chars",
     "chat_max_chars",
     "chat_per_minute",
     "chat_burst",

@@ -71,6 +71,10 @@ tables = sa.Table(
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # Whether the seat to Hit or Stay is told its bust risk (tables before 0005: yes).
+    sa.Column("bust_odds", sa.Boolean, nullable=False, server_default=sa.true()),
+    # A tutorial's table: its games stay out of the lobby's recent games.
+    sa.Column("private", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 table_log = sa.Table(
@@ -94,7 +98,8 @@ games = sa.Table(
     sa.Column("players", sa.Text, nullable=False),
     sa.Column("rules", sa.Text, nullable=False),
     sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+    # Indexed: the lobby lists the most recently finished games (GET /api/games).
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True, index=True),
     sa.Column("winners", sa.Text, nullable=True),
     sa.Column("totals", sa.Text, nullable=True),
     sa.Column("record", sa.Text, nullable=True),
@@ -274,6 +279,7 @@ class TableRow:
     turn_timer: int | None
     log: list[LogRow]
     games: list[StoredGame]
+    bust_odds: bool = True
     # The table's most recent chat entries, oldest first (as many as it asked for), and
     # the spectator switch its last switching entry left (True if never switched).
     chat: list[ChatRow] = field(default_factory=list)
@@ -531,6 +537,7 @@ class Store:
                 max_seats=row.max_seats,
                 rules=json.loads(row.rules),
                 turn_timer=row.turn_timer,
+                bust_odds=bool(row.bust_odds),
                 log=logs.get(row.id, []),
                 games=stored_games.get(row.id, []),
                 chat=chats.get(row.id, []),
@@ -554,6 +561,35 @@ class Store:
                 games.select().where(games.c.table_id == table_id).order_by(games.c.number)
             )
             return [_stored_game(row) for row in rows]
+
+    async def recent_games(self, limit: int) -> list[dict[str, Any]]:
+        """The ``limit`` most recently finished games of every table but private ones (a
+        tutorial's), closed ones too, newest first: what a client may see of each (no
+        seed, no record), with its table's id and name."""
+        query = (
+            sa.select(
+                games.c.id, games.c.table_id, tables.c.name, games.c.finished_at,
+                games.c.players, games.c.winners, games.c.totals,
+            )
+            .join(tables, tables.c.id == games.c.table_id)
+            .where(games.c.finished_at.is_not(None), tables.c.private.is_(False))
+            .order_by(games.c.finished_at.desc(), games.c.id)
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            {
+                "id": row.id,
+                "table": row.table_id,
+                "table_name": row.name,
+                "finished_at": _iso(row.finished_at),
+                "players": json.loads(row.players),
+                "winners": None if row.winners is None else json.loads(row.winners),
+                "totals": None if row.totals is None else json.loads(row.totals),
+            }
+            for row in rows
+        ]
 
     async def count_games(self) -> int:
         async with self.engine.connect() as conn:

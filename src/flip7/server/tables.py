@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from flip7.analysis.advisor import bust_risk
-from flip7.bots import Bot, bot_names, make_bot, parse_bot_spec
+from flip7.bots import LEVELS, Bot, Level, bot_names, level_named, make_bot, parse_bot_spec
 from flip7.core.decisions import Decision, DecisionKind
 from flip7.core.errors import DecisionError, Flip7Error, RulesError
 from flip7.core.events import Event
@@ -34,6 +34,7 @@ from flip7.engine.record import Record
 from flip7.server.chat import ChatEntry, ChatLog, ChatRefused, clean_chat
 from flip7.server.expiry import Expiry, closed_message
 from flip7.server.limits import AddressBudget
+from flip7.server.names import BadName, clean, taken_by
 from flip7.server.settings import Settings
 from flip7.server.store import (
     Operation,
@@ -46,8 +47,9 @@ from flip7.server.store import (
     utcnow,
 )
 from flip7.server.thinking import Thinking, over_ceiling
+from flip7.server.tutorial import SCRIPTS, WAIT, Tutorial, for_start
 
-__all__ = ["Client", "Lobby", "Seat", "Table", "TableError", "hash_token"]
+__all__ = ["Client", "Lobby", "Seat", "Table", "TableError", "hash_token", "level_seat_name"]
 
 log = logging.getLogger("flip7.server")
 
@@ -55,8 +57,6 @@ TableState = Literal["waiting", "playing", "over"]
 
 # Who plays for a human whose turn timer ran out or who left mid-game.
 STAND_IN_BOT = "basic"
-MAX_NAME = 24
-MAX_TABLE_NAME = 40
 DEFAULT_SEATS = 4
 MAX_TIMER = 600
 MAX_SEATS = ONE_DECK_MAX_PLAYERS  # a table plays with one deck (RULES.md §1.3)
@@ -72,14 +72,35 @@ HISTORY = 5000
 _NO_VIEWER = '{"viewer":null,'
 
 
-def _decider_view(game: Game, seat: int) -> dict[str, Any]:
-    """The view of the seat that must decide, with its bust risk at a Hit or Stay."""
+def _decider_view(game: Game, seat: int, bust_odds: bool = True) -> dict[str, Any]:
+    """The view of the seat that must decide, with its bust risk at a Hit or Stay unless
+    the table plays without bust odds (``bust_odds`` False: the risk is never sent)."""
     view = game.view(seat)
     data = view.to_json()
-    if game.decision_kind is DecisionKind.HIT_OR_STAY:
+    if bust_odds and game.decision_kind is DecisionKind.HIT_OR_STAY:
         with contextlib.suppress(Flip7Error):  # a line the advisor cannot model
             data["bust_risk"] = float(bust_risk(view, seat))
     return data
+
+
+def level_seat_name(level: Level, taken: Iterable[str]) -> str:
+    """The seat name of a new bot of ``level``: "Mia (Medium bot)", with the first of the
+    level's first names that no seated name looks like (a human called Mia keeps hers),
+    then "Mia 2 (Medium bot)" and so on once all are in use.
+
+    >>> from flip7.bots import DEFAULT_LEVEL
+    >>> level_seat_name(DEFAULT_LEVEL, ["Ann", "mia"])
+    'Max (Medium bot)'
+    """
+    names = list(taken)
+    suffix = f" ({level.name} bot)"
+    number = 1
+    while True:
+        for first in level.names:
+            called = first if number == 1 else f"{first} {number}"
+            if taken_by(called, names) is None and taken_by(called + suffix, names) is None:
+                return called + suffix
+        number += 1
 
 
 class TableError(Flip7Error):
@@ -122,15 +143,13 @@ def hash_token(token: str) -> str:
 
 
 def clean_name(value: str, what: str, limit: int) -> str:
-    """A display name without control characters or surrounding spaces."""
-    name = " ".join(value.split())
-    if not name:
-        raise TableError("bad_name", f"the {what} must not be empty")
-    if len(name) > limit:
-        raise TableError("bad_name", f"the {what} may have at most {limit} characters")
-    if any(not ch.isprintable() for ch in name):
-        raise TableError("bad_name", f"the {what} must not contain control characters")
-    return name
+    """A display name as :func:`flip7.server.names.clean` makes it (white space collapsed,
+    at most ``limit`` characters counted in code points, refused rather than cut), or
+    ``bad_name`` (400) saying what is wrong."""
+    try:
+        return clean(value, what, limit)
+    except BadName as exc:
+        raise TableError("bad_name", str(exc)) from None
 
 
 class Client(Protocol):
@@ -165,22 +184,36 @@ class Seat:
     token_hash: str | None = None
     left: bool = False  # a human who left mid-game; a bot plays the seat
     connections: int = 0
+    # The stand-in bot plays the seat while its player is away (handed over by another
+    # player, or by the server after handover_auto), until they reconnect.
+    stand_in: bool = False
+    # At the end screen: ready for the next game (a bot always is). Cleared at a start.
+    ready: bool = False
+    # On the lobby's clock: since when no socket of this seat is connected.
+    away_from: float = 0.0
     # Move id -> the move made under it in the current game, for answering retries. Cleared
     # when a game starts: a client may number its moves afresh in every game.
     moves: OrderedDict[str, RememberedMove] = field(default_factory=OrderedDict)
 
     @property
     def played_by_bot(self) -> bool:
-        return self.kind == "bot" or self.left
+        return self.kind == "bot" or self.left or self.stand_in
+
+    @property
+    def connected(self) -> bool:
+        return self.kind == "bot" or self.connections > 0
 
     def to_json(self, index: int) -> dict[str, Any]:
+        """The seat as every client sees it; the table adds what depends on its turn and
+        its state (:meth:`Table.seat_json`)."""
         return {
             "seat": index,
             "name": self.name,
             "kind": self.kind,
             "bot": self.bot,
             "left": self.left,
-            "connected": self.kind == "bot" or self.connections > 0,
+            "connected": self.connected,
+            "stand_in": self.stand_in,
         }
 
     def remember(self, move_id: str, version: int, decision: str, after: int) -> None:
@@ -203,6 +236,7 @@ class Table:
         max_seats: int,
         rules: Rules,
         turn_timer: int | None,
+        bust_odds: bool = True,
     ) -> None:
         self.lobby = lobby
         self.id = table_id
@@ -211,6 +245,8 @@ class Table:
         self.max_seats = max_seats
         self.rules = rules
         self.turn_timer = turn_timer
+        # Whether the seat that must Hit or Stay is told its bust risk (a table option).
+        self.bust_odds = bust_odds
         self.version = 0
         self.state: TableState = "waiting"
         self.seats: list[Seat | None] = [None] * max_seats
@@ -230,11 +266,22 @@ class Table:
         self.chat = ChatLog(lobby.settings.chat_history)
         self.turn_deadline: float | None = None
         self._task: asyncio.Task[None] | None = None
+        # Players who go away, on the lobby's clock: when the seat to decide got its turn
+        # (and which game and seat that was), when the last game ended, and the task that
+        # waits for an away player (the hand-over to the stand-in bot while playing, the
+        # rematch going on without them at the end screen).
+        self.turn_since = self.over_since = lobby.clock()
+        self._turn_key: tuple[str | None, int | None] = (None, None)
+        self._away_task: asyncio.Task[None] | None = None
         # Expiry (flip7.server.expiry), on the lobby's clock: when a person last changed
         # the table, and when a seated human was last connected to it.
         self.touched = self.human_seen = lobby.clock()
         # Set once the table is closed: stored as history, gone from the lobby.
         self.closed = False
+        # A guided first game's lessons (flip7.server.tutorial), for the current game; a
+        # private table is not in the lobby's list (a tutorial's).
+        self.tutorial: Tutorial | None = None
+        self.private = False
 
     # ------------------------------------------------------------------ reading
 
@@ -255,19 +302,15 @@ class Table:
         return self.seats.index(seat)
 
     def summary(self) -> dict[str, Any]:
+        now = self.lobby.clock()
         return {
             "id": self.id,
             "name": self.name,
             "state": self.state,
-            "seats": [
-                {"seat": i, "name": None, "kind": "empty", "bot": None, "left": False,
-                 "connected": False}
-                if seat is None
-                else seat.to_json(i)
-                for i, seat in enumerate(self.seats)
-            ],
+            "seats": [self.seat_json(i, seat, now) for i, seat in enumerate(self.seats)],
             "rules": self.rules.to_json(),
             "turn_timer": self.turn_timer,
+            "bust_odds": self.bust_odds,
             "created_at": iso(self.created_at),
             "game_number": self.game_number,
         }
@@ -286,6 +329,12 @@ class Table:
         base["turn_deadline"] = self.turn_deadline
         base["finished_games"] = list(self.finished_games)
         base["chat"] = {"host": self.host, "spectators": self.chat.spectators}
+        base["rematch_problem"] = (
+            self.rematch_plan(self.lobby.clock())[1] if self.state == "over" else None
+        )
+        base["tutorial"] = (
+            None if self.tutorial is None or self.game is None else self.tutorial.to_json(self.game)
+        )
         head = dumps(base)[:-1] + ',"game":'
         game = self.game
         if game is None:
@@ -303,7 +352,7 @@ class Table:
                 view = public
             elif seat == decider:
                 if decider_view is None:
-                    decider_view = dumps(_decider_view(game, seat))
+                    decider_view = dumps(_decider_view(game, seat, self.bust_odds))
                 view = decider_view
             else:
                 view = f'{{"viewer":{seat},{rest}'
@@ -400,8 +449,10 @@ class Table:
         replayed from the log has only its stored text, ``data["decision"]``."""
         events: list[dict[str, Any]]
         if kind == "join":
-            seat = Seat(name=data["name"], kind="human", token_hash=data["token"])
+            seat = Seat(name=data["name"], kind="human", token_hash=data["token"],
+                        away_from=self.lobby.clock())
             self.seats[data["seat"]] = seat
+            self.private = self.private or bool(data.get("private"))
             events = [{"type": "seat_taken", "seat": data["seat"], "name": seat.name,
                        "kind": "human"}]
         elif kind == "bot":
@@ -416,10 +467,15 @@ class Table:
             assert seat is not None
             seat.left = True
             events = [{"type": "seat_left", "seat": data["seat"]}]
+        elif kind in ("stand_in", "returned", "ready"):
+            events = [self._seat_change(kind, data)]
         elif kind == "start":
             events = self._start(data)
         elif kind == "move":
             events = self._move(data, decision)
+        elif kind == "tutorial":  # a lesson read, or the tutorial skipped
+            assert self.tutorial is not None
+            events = self.tutorial.apply(data)
         else:  # pragma: no cover - the log only holds the kinds above
             raise ValueError(f"unknown change {kind!r}")
         self.version += 1
@@ -427,9 +483,30 @@ class Table:
         self.history.append((self.version, text))
         return text
 
+    def _seat_change(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        """A player away handed to the stand-in bot (``by`` the seat that did, None: the
+        server), back, or ready (or not) for the next game."""
+        seat = self.seats[data["seat"]]
+        assert seat is not None
+        if kind == "stand_in":
+            seat.stand_in = True
+            return {"type": "stand_in", "seat": data["seat"], "by": data.get("by")}
+        if kind == "returned":
+            seat.stand_in = False
+            return {"type": "returned", "seat": data["seat"]}
+        seat.ready = bool(data["ready"])
+        return {"type": "ready", "seat": data["seat"], "ready": seat.ready}
+
     def _start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        dropped: list[str] = []
         if self.state == "waiting":
             self.seats = [seat for seat in self.seats if seat is not None]
+        elif data.get("drop"):
+            # A rematch goes on without the players who left or were gone (the ready
+            # check): their tokens hold no seat from now on.
+            drop = set(data["drop"])
+            dropped = [s.name for i, s in enumerate(self.seats) if s is not None and i in drop]
+            self.seats = [s for i, s in enumerate(self.seats) if i not in drop]
         if self.game_id is not None and self.game_id not in self.finished_games:
             self.finished_games.insert(0, self.game_id)
         self.game_id = data["game"]
@@ -437,19 +514,31 @@ class Table:
         self.game_number += 1
         self.game_started_at = datetime.fromisoformat(data["at"])
         names = [seat.name for seat in self.seats if seat is not None]
-        game = Game.new(names, self.rules, seed=self.game_seed)
+        self.tutorial = for_start(data)  # a guided first game: its deck order and lessons
+        if self.tutorial is None:
+            game = Game.new(names, self.rules, seed=self.game_seed)
+            dealt = game.take_events()
+        else:
+            game, dealt = self.tutorial.script.new_game(names, self.rules, self.game_seed)
         self.game = game
         self.bots = {}
         for index, seat in enumerate(self.seats):
             if seat is not None:
                 # Move ids belong to one game: a rematch's "m1" is a new move, not a retry.
                 seat.moves.clear()
+                # So do the ready check and a stand-in: the player decides again.
+                seat.ready = seat.stand_in = False
             if seat is not None and seat.kind == "bot" and seat.bot is not None:
                 self.bots[index] = make_bot(seat.bot, derive_seed("bot", self.game_seed, index))
         self.state = "over" if game.over else "playing"
+        self.over_since = self.lobby.clock()
         self.history.clear()
-        started = {"type": "game_started", "game_id": self.game_id, "number": self.game_number}
-        return [started, *(e.to_json() for e in game.take_events())]
+        started: dict[str, Any] = {
+            "type": "game_started", "game_id": self.game_id, "number": self.game_number
+        }
+        if dropped:
+            started["dropped"] = dropped
+        return [started, *(e.to_json() for e in dealt)]
 
     def _move(self, data: dict[str, Any], decision: Decision | None) -> list[dict[str, Any]]:
         game = self.game
@@ -467,6 +556,7 @@ class Table:
             seat.remember(data["id"], self.version, data["decision"], self.version + 1)
         if game.over:
             self.state = "over"
+            self.over_since = self.lobby.clock()
             if self.game_id is not None:
                 self.finished_games.insert(0, self.game_id)
         return events
@@ -500,12 +590,20 @@ class Table:
     # ------------------------------------------------------------------ bots and timers
 
     def schedule(self) -> None:
-        """After a change: let a bot take its turn, or start the turn timer."""
+        """After a change: let a bot take its turn, or start the turn timer (only now, as
+        the game's turn starts: never while a table waits for its players or a rematch),
+        and wait for a player who is away."""
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
         self._task = None
         self.turn_deadline = None
         game = self.game
+        playing = self.state == "playing" and game is not None
+        turn = (self.game_id, game.to_decide if playing and game is not None else None)
+        if turn != self._turn_key:  # a new turn: a player away is away from now on
+            self._turn_key = turn
+            self.turn_since = self.lobby.clock()
+        self.wait_for_away()
         if self.state != "playing" or game is None or game.to_decide is None:
             return
         seat = self.seats[game.to_decide]
@@ -535,6 +633,14 @@ class Table:
             index = game.to_decide
             if by == "bot" and not self.humans_here:  # the last human went during the delay
                 self._pause()
+                return
+            scripted = None if self.tutorial is None else self.tutorial.bot_move(game)
+            if scripted == WAIT:  # the lesson on screen waits for the player's "Got it"
+                return
+            if scripted is not None:  # on a tutorial's script: the script's decision
+                with contextlib.suppress(TableError):
+                    await self.change("move", {"seat": index, "decision": str(scripted),
+                                               "by": by}, decision=scripted)
                 return
             bot = self.bots.get(index)
             stand_in_seed = derive_seed("stand-in", self.game_seed, index)
@@ -581,6 +687,9 @@ class Table:
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        if self._away_task is not None:
+            self._away_task.cancel()
+            self._away_task = None
         self.lobby.thinking.forget(self.id)
 
     def shut(self, frame: str, code: int) -> None:
@@ -592,6 +701,147 @@ class Table:
             client.push(frame)
             client.close(code)
         self.clients.clear()
+
+    # ------------------------------------------------------------------ players who go away
+
+    def _epoch(self, moment: float) -> float:
+        """A moment of the lobby's clock as epoch seconds, the time clients read."""
+        return round(time.time() + moment - self.lobby.clock(), 3)
+
+    def away_since(self, seat: Seat) -> float | None:
+        """Since when (the lobby's clock) the player whose turn it is has been away: the
+        later of the turn's start and their disconnect. None unless ``seat`` is a human's
+        (who has not left, whose seat no bot plays) whose turn it is, and disconnected."""
+        game = self.game
+        if self.state != "playing" or game is None or game.to_decide is None:
+            return None
+        if self.seats[game.to_decide] is not seat or seat.played_by_bot or seat.connected:
+            return None
+        return max(self.turn_since, seat.away_from)
+
+    def gone_at(self, seat: Seat) -> float | None:
+        """At the end screen: when (the lobby's clock) the disconnected player of ``seat``
+        is dropped from the next game, ``rematch_wait`` after the later of the game's end
+        and their disconnect. None for a bot, a player who left, or one connected."""
+        if self.state != "over" or seat.kind != "human" or seat.left or seat.connected:
+            return None
+        return max(self.over_since, seat.away_from) + self.lobby.settings.rematch_wait
+
+    def gone(self, seat: Seat, now: float) -> bool:
+        """Whether the next game starts without ``seat``: its player left, or has been
+        away from the end screen for ``rematch_wait``."""
+        if self.state != "over" or seat.kind != "human":
+            return False
+        at = self.gone_at(seat)
+        return seat.left or (at is not None and now >= at)
+
+    def seat_json(self, index: int, seat: Seat | None, now: float) -> dict[str, Any]:
+        """A seat as clients see it: :meth:`Seat.to_json`, with whether its player is away
+        on their turn (and from when the others may hand it over) and, at the end screen,
+        whether it is ready for the next game or gone from it."""
+        if seat is None:
+            return {"seat": index, "name": None, "kind": "empty", "bot": None, "left": False,
+                    "connected": False, "stand_in": False, "away_since": None,
+                    "handover_at": None, "ready": None, "gone": False}
+        data = seat.to_json(index)
+        since = self.away_since(seat)
+        data["away_since"] = None if since is None else self._epoch(since)
+        data["handover_at"] = (
+            None if since is None else self._epoch(since + self.lobby.settings.handover_grace)
+        )
+        over = self.state == "over"
+        data["ready"] = (seat.kind == "bot" or seat.ready) if over else None
+        data["gone"] = self.gone(seat, now)
+        return data
+
+    def rematch_plan(self, now: float) -> tuple[list[int], str | None]:
+        """At the end screen: the seats the next game drops (players who left or are
+        gone), and why the seats staying cannot play it (too few), or None."""
+        drop = [i for i, s in enumerate(self.seats) if s is not None and self.gone(s, now)]
+        staying = sum(1 for s in self.seats if s is not None) - len(drop)
+        problem = players_problem(staying, self.rules, most=MAX_SEATS)
+        if problem is None:
+            return drop, None
+        return drop, f"the next game cannot start: {problem} once those gone are dropped"
+
+    def rematch_ready(self, now: float) -> bool:
+        """Whether every human staying for the next game (one at least) is ready."""
+        staying = [
+            s for s in self.seats if s is not None and s.kind == "human" and not self.gone(s, now)
+        ]
+        return bool(staying) and all(s.ready for s in staying)
+
+    def deserted(self, now: float) -> bool:
+        """Whether every seated human has been disconnected for ``lobby_hide_after``: the
+        lobby's list leaves the table out until one comes back."""
+        hide = self.lobby.settings.lobby_hide_after
+        return not self.humans_here and now - self.human_seen >= hide
+
+    def wait_for_away(self) -> None:
+        """After a change or a connection came or went: wait for a player who is away.
+        While playing, the seat to decide is handed to the stand-in bot ``handover_auto``
+        after its player went away; at the end screen, the ready check goes on without a
+        player once they are gone. Only while some human is here: bots and timers do not
+        play on at a table its humans left."""
+        if self._away_task is not None and self._away_task is not asyncio.current_task():
+            self._away_task.cancel()
+        self._away_task = None
+        game = self.game
+        if self.closed or game is None or not self.humans_here:
+            return
+        now = self.lobby.clock()
+        if self.state == "playing" and game.to_decide is not None:
+            seat = self.seats[game.to_decide]
+            since = None if seat is None else self.away_since(seat)
+            if since is not None:
+                delay = since + self.lobby.settings.handover_auto - now
+                self._away_task = asyncio.create_task(
+                    self._auto_handover(self.version, game.to_decide, max(0.0, delay))
+                )
+        elif self.state == "over":
+            waiting = [s for s in self.seats if s is not None and not self.gone(s, now)]
+            times = [at for at in map(self.gone_at, waiting) if at is not None]
+            if times:
+                self._away_task = asyncio.create_task(
+                    self._go_on_without(waiting, max(0.0, min(times) - now))
+                )
+
+    async def _auto_handover(self, version: int, index: int, delay: float) -> None:
+        await asyncio.sleep(delay)
+        async with self.lock:
+            seat = self.seats[index] if index < len(self.seats) else None
+            if self.closed or self.version != version or seat is None:
+                return
+            if self.away_since(seat) is None or not self.humans_here:
+                return
+            with contextlib.suppress(TableError):  # not stored: the table was reloaded
+                await self.change("stand_in", {"seat": index, "by": None})
+
+    async def _go_on_without(self, waiting: list[Seat], delay: float) -> None:
+        await asyncio.sleep(delay)
+        async with self.lock:
+            if self.closed or self.state != "over":
+                return
+            now = self.lobby.clock()
+            gone = [s for s in waiting if s in self.seats and self.gone(s, now)]
+            with contextlib.suppress(TableError):  # not stored: the table was reloaded
+                await self.lobby.rematch_if_ready(self)
+            if self.closed or self.state != "over":
+                return  # the next game started without them
+            if gone:  # not versioned: being gone is a matter of time, not a change
+                self.broadcast(self.version, dumps(
+                    [{"type": "gone", "seat": self.index(s)} for s in gone]))
+            self.wait_for_away()
+
+    async def _returned(self, seat: Seat) -> None:
+        """The player of a seat the stand-in bot plays is back: it is theirs again, from
+        their next decision on (stored, so that a restart agrees)."""
+        if not seat.stand_in or seat not in self.seats:
+            return
+        try:
+            await self.change("returned", {"seat": self.index(seat)})
+        except TableError as exc:  # not stored: the table was rebuilt from its log
+            self.lobby.log_event("returned_not_stored", self, code=exc.code)
 
     # ------------------------------------------------------------------ presence
 
@@ -616,7 +866,9 @@ class Table:
                 seat.connections += 1
                 if seat.connections == 1:
                     self._presence(seat, "connected")
+                    await self._returned(seat)
                     self._resume()
+                    self.wait_for_away()
 
     async def detach(self, client: Client) -> None:
         async with self.lock:
@@ -625,7 +877,9 @@ class Table:
             if seat is not None:
                 seat.connections -= 1
                 if seat.connections == 0:
+                    seat.away_from = self.lobby.clock()
                     self._presence(seat, "disconnected")
+                    self.wait_for_away()
 
     def _presence(self, seat: Seat, what: str) -> None:
         self.human_seen = self.lobby.clock()  # the idle time of expiry counts from here
@@ -781,6 +1035,7 @@ class Lobby:
             row.max_seats,
             Rules.from_json(row.rules),
             row.turn_timer,
+            bust_odds=row.bust_odds,
         )
         seeds = {g.id: g for g in row.games}
         for entry in row.log:
@@ -880,7 +1135,14 @@ class Lobby:
         return TableError("closed", closed_message(table_id, ttl), 410)
 
     def listing(self) -> list[dict[str, Any]]:
-        open_tables = [t for t in self.tables.values() if t.state != "over"]
+        """The lobby's list: tables waiting and playing, newest first, without those whose
+        seated humans have all been gone for ``lobby_hide_after`` (they come back with a
+        human)."""
+        now = self.clock()
+        open_tables = [
+            t for t in self.tables.values()
+            if t.state != "over" and not t.deserted(now) and not t.private
+        ]
         open_tables.sort(key=lambda t: t.created_at, reverse=True)
         return [t.summary() for t in open_tables[:200]]
 
@@ -892,8 +1154,12 @@ class Lobby:
         rules: dict[str, Any] | None = None,
         turn_timer: int | None = None,
         address: str | None = None,
+        bust_odds: bool = True,
+        private: bool = False,
     ) -> tuple[Table, int, str]:
         """A new table with its creator in seat 0; returns the table, the seat and its token.
+        ``bust_odds`` False: the seat that must Hit or Stay is never told its bust risk.
+        ``private``: not in the lobby's list (a tutorial's table).
 
         ``address`` (the client's) is held to ``tables_per_minute``: every attempt counts,
         refused ones too. None: the server's own call, not counted."""
@@ -912,15 +1178,17 @@ class Lobby:
             raise TableError(
                 "bad_timer", f"turn_timer must be {low_timer} to {MAX_TIMER} seconds, or null"
             )
+        if type(bust_odds) is not bool:
+            raise TableError("bad_bust_odds", f"bust_odds must be true or false, not {bust_odds!r}")
         if len(self.tables) >= self.settings.max_tables:
             raise TableError("full", "the server has as many tables as it can hold", 503)
-        name = clean_name(name, "table name", MAX_TABLE_NAME)
-        player = clean_name(player, "player name", MAX_NAME)
+        name = clean_name(name, "table name", self.settings.table_name_chars)
+        player = clean_name(player, "player name", self.settings.player_name_chars)
         table_id = secrets.token_urlsafe(6)
         while table_id in self.tables:  # pragma: no cover - 48 random bits
             table_id = secrets.token_urlsafe(6)
         now = utcnow()
-        table = Table(self, table_id, name, now, seats, parsed, turn_timer)
+        table = Table(self, table_id, name, now, seats, parsed, turn_timer, bust_odds)
         row: Operation = (
             "table_insert",
             {
@@ -930,6 +1198,8 @@ class Lobby:
                 "max_seats": seats,
                 "rules": dumps(parsed.to_json()),
                 "turn_timer": turn_timer,
+                "bust_odds": bust_odds,
+                "private": private,
                 "state": "waiting",
                 "version": 0,
                 "updated_at": now,
@@ -937,7 +1207,9 @@ class Lobby:
         )
         async with table.lock:
             token = secrets.token_urlsafe(24)
-            data = {"seat": 0, "name": player, "token": hash_token(token)}
+            data: dict[str, Any] = {"seat": 0, "name": player, "token": hash_token(token)}
+            if private:
+                data["private"] = True
             # The table row goes in the same transaction as its first change.
             self.tables[table_id] = table
             try:
@@ -952,7 +1224,7 @@ class Lobby:
         """Seat ``player`` in the lowest empty seat; ``address`` is held to
         ``joins_per_minute`` (every attempt counts; None is not counted)."""
         spend(self.joins, address, "seats taken", "joins_per_minute")
-        player = clean_name(player, "player name", MAX_NAME)
+        player = clean_name(player, "player name", self.settings.player_name_chars)
         async with table.lock:
             seat = self._free_seat(table, player)
             token = secrets.token_urlsafe(24)
@@ -964,8 +1236,18 @@ class Lobby:
             raise self.closed_error(table)
         if table.state != "waiting":
             raise TableError("started", "the game has started: seats can be taken only before", 409)
-        if any(s is not None and s.name.casefold() == name.casefold() for s in table.seats):
+        # Not only the same name: one a reader could take for it ("Аnn" with a Cyrillic А
+        # beside "Ann") would let a newcomer pass for someone seated.
+        other = taken_by(name, (s.name for s in table.seats if s is not None))
+        if other == name:
             raise TableError("name_taken", f"someone at this table is already called {name!r}", 409)
+        if other is not None:
+            raise TableError(
+                "name_taken",
+                f"{name!r} looks too much like {other!r}, who already sits at this table; "
+                "choose a name that reads differently",
+                409,
+            )
         for index, seat in enumerate(table.seats):
             if seat is None:
                 return index
@@ -975,17 +1257,24 @@ class Lobby:
         """The bots a seat can be filled with: the ladder, then the operator's own."""
         return [*bot_names(), *(b for b in self.settings.extra_bots if b not in bot_names())]
 
-    def _bot_spec(self, spec: str) -> tuple[str, str]:
-        """The spec to store and the label seat names start with."""
+    def _bot_spec(self, spec: str) -> tuple[str, str, Level | None]:
+        """The spec to store, the label seat names start with, and the level asked for by
+        name (None: a spec)."""
         spec = spec.strip()
         if spec in self.settings.extra_bots:
-            return spec, spec.rpartition(":")[2]
+            return spec, spec.rpartition(":")[2], None
+        level = level_named(spec)
+        if level is not None:
+            # Checked below as any spec is: a level is a spec under a player's name for it.
+            spec = level.spec
         if spec.partition(":")[0] not in bot_names():
             # Never parsed: a module named by a request would be imported, running
             # anyone's code on the server.
             raise TableError(
                 "bad_bot",
-                f"bot {spec!r} is not offered here; bots are {', '.join(self.bot_list())} "
+                f"bot {spec!r} is not offered here; levels are "
+                f"{', '.join(level.name for level in LEVELS)}, and bots are "
+                f"{', '.join(self.bot_list())} "
                 "(the server's operator adds bots of their own with flip7 serve --bot)",
             )
         try:
@@ -997,17 +1286,22 @@ class Lobby:
         too_much = over_ceiling(parsed)
         if too_much is not None:
             raise TableError("bad_bot", too_much)
-        return parsed.text, spec.partition(":")[0].title()
+        return parsed.text, spec.partition(":")[0].title(), level
 
     async def add_bot(self, table: Table, token: str | None, bot: str) -> int:
-        spec, label = self._bot_spec(bot)
+        """Seat a bot (a level's name, or a spec) in the lowest empty seat: a level's bot
+        gets a first name ("Mia (Medium bot)"), a spec's a numbered one ("Threshold bot 1")."""
+        spec, label, level = self._bot_spec(bot)
         async with table.lock:
             self._human(table, token)
             taken = {s.name for s in table.seats if s is not None}
-            number = 1
-            while f"{label} bot {number}" in taken:
-                number += 1
-            name = f"{label} bot {number}"
+            if level is not None:
+                name = level_seat_name(level, taken)
+            else:
+                number = 1
+                while taken_by(f"{label} bot {number}", taken) is not None:
+                    number += 1
+                name = f"{label} bot {number}"
             seat = self._free_seat(table, name)
             await table.change("bot", {"seat": seat, "bot": spec, "name": name})
         return seat
@@ -1033,38 +1327,125 @@ class Lobby:
                 await table.change("remove", {"seat": index})
             else:
                 await table.change("leave", {"seat": index})
+                # At the end screen the others may have been waiting only for this player.
+                await self.rematch_if_ready(table)
 
     async def start(self, table: Table, token: str | None, rematch: bool = False) -> None:
+        """Start the first game; ``rematch``: say ready for the next one (:meth:`ready`),
+        which starts once every human staying is ready."""
+        if rematch:
+            await self.ready(table, token, True)
+            return
         async with table.lock:
             self._human(table, token)
-            if rematch:
-                if table.state != "over":
-                    raise TableError("not_over", "a rematch can start once the game is over", 409)
-            elif table.state != "waiting":
+            if table.state != "waiting":
                 raise TableError("started", "the game has already started", 409)
-            seated = [s for s in table.seats if s is not None]
-            problem = players_problem(len(seated), table.rules, most=MAX_SEATS)
+            await self._start_game(table)
+
+    async def ready(self, table: Table, token: str | None, ready: bool) -> None:
+        """At the end screen, a player says whether they are ready for the next game. It
+        starts (with a new game row, as the first did) once every human staying is ready:
+        bots are, and players who left or have been away for ``rematch_wait`` are dropped.
+        Too few staying: 409 ``not_enough_players`` (the ready is kept)."""
+        async with table.lock:
+            me = self._human(table, token)
+            if table.state != "over":
+                raise TableError(
+                    "not_over", "a rematch can start once the game is over; "
+                    "say ready at the end screen", 409,
+                )
+            if me.ready != ready:
+                await table.change("ready", {"seat": table.index(me), "ready": ready})
+            problem = await self.rematch_if_ready(table)
             if problem is not None:
-                raise TableError("not_enough_players", f"{problem} seated (bots count)", 409)
-            seed = self._seed()
-            game_id = secrets.token_urlsafe(6)
-            now = utcnow()
-            number = table.game_number + 1
-            row: Operation = (
-                "game_insert",
-                {
-                    "id": game_id,
-                    "table_id": table.id,
-                    "number": number,
-                    "seed": seed,
-                    "players": dumps([s.name for s in seated]),
-                    "rules": dumps(table.rules.to_json()),
-                    "started_at": now,
-                },
-            )
-            await table.change(
-                "start", {"game": game_id, "seed": seed, "at": now.isoformat()}, extra=[row]
-            )
+                raise TableError("not_enough_players", problem, 409)
+
+    async def rematch_if_ready(self, table: Table) -> str | None:
+        """Start the next game if every human staying is ready (the table's lock is held);
+        returns why the seats staying cannot play it, or None."""
+        if table.closed or table.state != "over":
+            return None
+        now = self.clock()
+        if not table.rematch_ready(now):
+            return None
+        drop, problem = table.rematch_plan(now)
+        if problem is None:
+            await self._start_game(table, drop)
+        return problem
+
+    async def handover(self, table: Table, token: str | None, index: int) -> None:
+        """Another player hands the seat of a player away on their turn to the stand-in
+        bot, once that player has been away for ``handover_grace``; the seat is theirs
+        again when they reconnect. Refused: ``no_seat`` (404), your own seat or a player
+        who left (403), ``no_game``, ``not_away`` (connected, not their turn, or a bot plays
+        it already) and ``too_soon`` (with the seconds to wait) (409)."""
+        async with table.lock:
+            me = self._human(table, token)
+            if not 0 <= index < len(table.seats) or table.seats[index] is None:
+                raise TableError(
+                    "no_seat", f"there is no player in seat {index}; seats are 0 to "
+                    f"{len(table.seats) - 1}", 404,
+                )
+            target = table.seats[index]
+            assert target is not None
+            if target is me:
+                raise TableError(
+                    "forbidden", "you cannot hand your own seat to a bot; leave the table "
+                    "(POST /leave) to let a bot play it for the rest of the game", 403,
+                )
+            game = table.game
+            if table.state != "playing" or game is None:
+                raise TableError("no_game", "there is no game in play at this table", 409)
+            if target.played_by_bot:
+                raise TableError("not_away", f"a bot already plays {target.name}'s seat", 409)
+            since = table.away_since(target)
+            if since is None:
+                why = "is connected" if target.connected else "is not the one to decide"
+                raise TableError(
+                    "not_away", f"{target.name} {why}: a seat is handed over only while its "
+                    "player is away on their turn", 409,
+                )
+            wait = since + self.settings.handover_grace - self.clock()
+            if wait > 0:
+                raise TableError(
+                    "too_soon", f"{target.name} has been away for less than "
+                    f"{self.settings.handover_grace:g} seconds; try again in "
+                    f"{max(1, math.ceil(wait))} seconds", 409, retry_after=wait,
+                )
+            await table.change("stand_in", {"seat": index, "by": table.index(me)})
+
+    async def _start_game(
+        self, table: Table, drop: list[int] | None = None, tutorial: str | None = None
+    ) -> None:
+        """Start the table's next game (its lock is held) without the seats ``drop``;
+        ``tutorial`` names the script of a guided game (flip7.server.tutorial.SCRIPTS)."""
+        dropped = set(drop or ())
+        seated = [s for i, s in enumerate(table.seats) if s is not None and i not in dropped]
+        problem = players_problem(len(seated), table.rules, most=MAX_SEATS)
+        if problem is not None:
+            raise TableError("not_enough_players", f"{problem} seated (bots count)", 409)
+        seed = self._seed()
+        game_id = secrets.token_urlsafe(6)
+        now = utcnow()
+        number = table.game_number + 1
+        row: Operation = (
+            "game_insert",
+            {
+                "id": game_id,
+                "table_id": table.id,
+                "number": number,
+                "seed": seed,
+                "players": dumps([s.name for s in seated]),
+                "rules": dumps(table.rules.to_json()),
+                "started_at": now,
+            },
+        )
+        data: dict[str, Any] = {"game": game_id, "seed": seed, "at": now.isoformat()}
+        if dropped:
+            data["drop"] = sorted(dropped)
+        if tutorial is not None:
+            data["tutorial"] = tutorial
+        await table.change("start", data, extra=[row])
 
     def _seed(self) -> int:
         self.games_started += 1
@@ -1122,9 +1503,56 @@ class Lobby:
                 who = game.to_decide
                 name = "nobody" if who is None else table.seats[who].name  # type: ignore[union-attr]
                 raise TableError("not_your_turn", f"it is {name}'s decision, not yours", 409)
+            # On a tutorial's script, only the move its lesson asks for.
+            guide = table.tutorial
+            lesson = None if guide is None else guide.refusal(game, index, decision)
+            if lesson is not None:
+                raise TableError("tutorial_step", lesson, 409)
             data = {"seat": index, "decision": str(decision), "id": move_id, "by": "human"}
             try:
                 await table.change("move", data, decision=decision)
             except DecisionError as exc:  # not legal now: the engine's message
                 raise TableError("illegal_move", str(exc), 422) from None
             return table.version
+
+    # ------------------------------------------------------------------ the tutorial
+
+    async def create_tutorial(
+        self, player: str, script: str, address: str | None = None
+    ) -> tuple[Table, int, str]:
+        """A guided first game (flip7.server.tutorial): a private table of ``player`` and
+        the script's bots, its game started at once on the script's deck. Held to
+        ``tables_per_minute`` as any table is; returns the table, the seat and its token."""
+        guide = SCRIPTS[script]
+        table, seat, token = await self.create_table(
+            guide.table_name, player, guide.seats, guide.rules.to_json(), address=address,
+            private=True,
+        )
+        for _ in range(guide.bots):
+            await self.add_bot(table, token, guide.bot)
+        async with table.lock:
+            self._human(table, token)
+            await self._start_game(table, tutorial=guide.id)
+        return table, seat, token
+
+    async def tutorial_step(
+        self, table: Table, token: str | None, skip: bool, read: int | None
+    ) -> None:
+        """The player of a guided game has read lesson ``read`` ("Got it": a bot waiting
+        for it plays on), or leaves the script (``skip``: a normal game against the bots
+        from now on). Refused: ``bad_tutorial`` (neither or both asked), ``no_tutorial``,
+        ``stale_lesson`` (not the lesson on screen), ``tutorial_over``."""
+        if skip == (read is not None):
+            raise TableError(
+                "bad_tutorial", 'send {"skip": true} to leave the lessons, or {"read": N} '
+                "with the number of the lesson on screen, not both",
+            )
+        async with table.lock:
+            self._human(table, token)
+            guide, game = table.tutorial, table.game
+            if guide is None or game is None:
+                raise TableError("no_tutorial", "this table's game is not a tutorial", 409)
+            problem = guide.problem(game, skip, read)
+            if problem is not None:
+                raise TableError(problem[0], problem[1], 409)
+            await table.change("tutorial", {"skip": True} if skip else {"read": read})

@@ -3,7 +3,7 @@
 // (flip7.view.GameView.to_json()); interaction comes in through `picks`.
 import { cardBack, cardEl, cardName, kindPrompt } from "./cards.js";
 import { flip7Bonus, flip7Cards, ruleValue } from "./rules.js";
-import { h } from "./util.js";
+import { h, initial } from "./util.js";
 
 const STATUS_TEXT = { active: "Playing", stayed: "Stayed", busted: "Busted" };
 
@@ -12,8 +12,7 @@ export function seatHue(seat) {
 }
 
 function avatar(name, seat) {
-  const letter = (name || "?").trim().charAt(0).toUpperCase() || "?";
-  return h("span", { class: "avatar", style: { "--hue": String(seatHue(seat)) }, "aria-hidden": "true", text: letter });
+  return h("span", { class: "avatar", style: { "--hue": String(seatHue(seat)) }, "aria-hidden": "true", text: initial(name) });
 }
 
 /** Seconds left until an epoch-seconds deadline (never negative). */

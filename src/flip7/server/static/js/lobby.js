@@ -6,7 +6,8 @@ import { navigate } from "./router.js";
 import {
   loadRules, minPlayers, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ruleOptions, rulesLoaded, valueLabel,
 } from "./rules.js";
-import { NAME_KEY, askName, clear, focusKey, h, icon, restoreFocus, store, toast, tokenKey } from "./util.js";
+import { NAME_KEY, askName, clear, focusKey, h, icon, nameCounter, restoreFocus, store, toast, tokenKey } from "./util.js";
+import { startTutorial } from "./tutorial.js";
 
 export function mountLobby(root) {
   document.body.dataset.view = "lobby";
@@ -24,17 +25,22 @@ export function mountLobby(root) {
   const hero = h("section", { class: "hero" },
     h("div", { class: "hero-text" },
       h("h1", { class: "hero-title" }, "Flip 7 ", h("span", { text: "With a Vengeance" })),
-      h("p", { class: "hero-sub", text: "Push your luck, steal, swap and sabotage. Seven different numbers and the round is yours — one duplicate and you bust." })),
+      h("p", { class: "hero-sub", text: "Push your luck, steal, swap and sabotage. Seven different numbers and the round is yours — one duplicate and you bust." }),
+      h("button", { type: "button", class: "btn btn--secondary hero-learn", dataset: { testid: "learn" }, onclick: startTutorial }, "Learn to play")),
     fan);
 
   // ---- create form -----------------------------------------------------------------
-  const nameInput = h("input", { id: "create-player", class: "input", name: "player", type: "text", maxlength: "24", required: true, autocomplete: "nickname", placeholder: "e.g. Ann" });
+  // No maxlength: it would cut a name (in UTF-16 units, halving an emoji); the counter
+  // shows the server's limit and the server refuses a longer name with its message.
+  const nameInput = h("input", { id: "create-player", class: "input", name: "player", type: "text", required: true, autocomplete: "nickname", placeholder: "e.g. Ann" });
   nameInput.value = store.get(NAME_KEY) || "";
-  const tableInput = h("input", { id: "create-name", class: "input", name: "name", type: "text", maxlength: "40", placeholder: "Friday night" });
+  const tableInput = h("input", { id: "create-name", class: "input", name: "name", type: "text", placeholder: "Friday night" });
   const seatsSelect = h("select", { id: "create-seats", class: "select", name: "seats" });
   const targetInput = h("input", { id: "create-target", class: "input", name: "target_score", type: "number", step: "1", inputmode: "numeric" });
   const brutalInput = h("input", { id: "create-brutal", type: "checkbox", class: "switch-input", name: "brutal" });
   const timerOn = h("input", { id: "create-timer-on", type: "checkbox", class: "switch-input" });
+  // The table option bust_odds: on unless the players want to judge the risk themselves.
+  const oddsInput = h("input", { id: "create-bust-odds", type: "checkbox", class: "switch-input", name: "bust_odds", checked: true });
   const timerInput = h("input", { id: "create-timer", class: "input input--short", type: "number", min: "5", max: "600", step: "1", value: "60", disabled: true, "aria-label": "Seconds per decision", inputmode: "numeric" });
   timerOn.addEventListener("change", () => { timerInput.disabled = !timerOn.checked; });
   const houseRules = h("div", { class: "house-rules" });
@@ -107,8 +113,10 @@ export function mountLobby(root) {
   }
 
   const form = h("form", { class: "create-form", novalidate: true, "aria-labelledby": "create-title" },
-    h("div", { class: "field" }, h("label", { for: "create-player", class: "field-label", text: "Your name" }), nameInput),
-    h("div", { class: "field" }, h("label", { for: "create-name", class: "field-label", text: "Table name" }), tableInput),
+    h("div", { class: "field" }, h("label", { for: "create-player", class: "field-label", text: "Your name" }), nameInput,
+      nameCounter(nameInput, "player_name_chars")),
+    h("div", { class: "field" }, h("label", { for: "create-name", class: "field-label", text: "Table name" }), tableInput,
+      nameCounter(tableInput, "table_name_chars")),
     h("div", { class: "field-grid" },
       h("div", { class: "field" }, h("label", { for: "create-seats", class: "field-label", text: "Seats" }), seatsSelect),
       h("div", { class: "field" }, h("label", { for: "create-target", class: "field-label", text: "Target score" }), targetInput)),
@@ -119,7 +127,10 @@ export function mountLobby(root) {
         h("span", { class: "switch", "aria-hidden": "true" }),
         h("span", { class: "switch-text" }, h("span", { text: "Turn timer" }), h("small", { class: "muted", text: "A bot decides for anyone who runs out of time." }))),
       h("span", { class: "timer-input" }, timerInput, h("span", { class: "muted", text: "s" }))),
-    h("details", { class: "more-rules" }, h("summary", { text: "House rules" }), houseRules),
+    // With the house rules, folded: the create button stays above the fold at 1366×800.
+    h("details", { class: "more-rules" }, h("summary", { text: "House rules" }),
+      switchField(oddsInput, "Show bust odds", "Your chance to bust on the next card, at your turn. Off: judge the risk yourself."),
+      houseRules),
     formError,
     submit);
 
@@ -158,6 +169,7 @@ export function mountLobby(root) {
       seats: Number(seatsSelect.value),
       rules: collectRules(),
       turn_timer: turnTimer,
+      bust_odds: oddsInput.checked,
     };
     submit.disabled = true;
     try {
@@ -196,7 +208,7 @@ export function mountLobby(root) {
   // ---- open tables -----------------------------------------------------------------
   const tablesList = h("ul", { class: "table-list", "aria-live": "polite", dataset: { testid: "tables" } });
   const tablesEmpty = h("p", { class: "muted empty", text: "No open tables yet — create one!" });
-  const refreshBtn = h("button", { type: "button", class: "btn btn--icon", "aria-label": "Refresh the list", onclick: () => loadTables() }, icon("refresh"));
+  const refreshBtn = h("button", { type: "button", class: "btn btn--icon", "aria-label": "Refresh the list", onclick: () => { loadTables(); loadRecent(); } }, icon("refresh"));
   const tablesPanel = h("section", { class: "panel tables", "aria-labelledby": "tables-title" },
     h("div", { class: "panel-head" }, h("h2", { id: "tables-title", text: "Open tables" }), refreshBtn),
     tablesList, tablesEmpty);
@@ -223,6 +235,7 @@ export function mountLobby(root) {
       const free = t.seats.length - seated.length;
       const mine = !!store.get(tokenKey(t.id));
       const badges = ruleBadges(t.rules, t.turn_timer);
+      if (t.bust_odds === false) badges.push({ text: "No bust odds", cls: "no-odds" });
       const actions = [];
       if (mine) {
         actions.push(h("a", { class: "btn btn--primary btn--small", href: `/t/${encodeURIComponent(t.id)}`, "data-link": true, dataset: { focusKey: `back:${t.id}` } }, "Back to seat"));
@@ -253,7 +266,66 @@ export function mountLobby(root) {
     }
   }
   loadTables();
-  const poll = setInterval(() => { if (!document.hidden) loadTables(); }, 4000);
+
+  // ---- recent games: finished games of every table, each with its replay --------------
+  const recentList = h("ul", { class: "recent-list", dataset: { testid: "recent-games" } });
+  const recentEmpty = h("p", { class: "muted empty", text: "No finished games yet." });
+  const recentPanel = h("section", { class: "panel recent", "aria-labelledby": "recent-title" },
+    h("div", { class: "panel-head" }, h("h2", { id: "recent-title", text: "Recent games" })),
+    recentList, recentEmpty);
+
+  function finishedWhen(iso) {
+    const when = new Date(iso);
+    const minutes = Math.round((Date.now() - when.getTime()) / 60000);
+    if (!Number.isFinite(minutes)) return "";
+    const say = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+    if (minutes < 60) return say.format(-Math.max(0, minutes), "minute");
+    if (minutes < 24 * 60) return say.format(-Math.round(minutes / 60), "hour");
+    return when.toLocaleDateString(undefined, { day: "numeric", month: "short" });
+  }
+
+  function renderRecent(games) {
+    const key = focusKey();
+    clear(recentList);
+    recentEmpty.hidden = games.length > 0;
+    for (const g of games) {
+      const winners = new Set(g.winners || []);
+      const totals = g.totals || [];
+      const won = g.players.filter((_, i) => winners.has(i));
+      const scores = g.players.map((name, i) => {
+        const text = `${name} ${totals[i] ?? ""}`.trim();
+        return winners.has(i) ? h("strong", { class: "recent-winner", text, title: "Won" }) : h("span", { text });
+      });
+      const href = `/replay/game/${encodeURIComponent(g.id)}`;
+      recentList.appendChild(h("li", { class: "recent-item", dataset: { game: g.id } },
+        h("div", { class: "recent-main" },
+          h("div", { class: "recent-title" },
+            h("span", { class: "recent-name", text: g.table_name }),
+            h("time", { class: "muted recent-when", datetime: g.finished_at, text: finishedWhen(g.finished_at) })),
+          h("p", { class: "recent-scores" }, scores.flatMap((el, i) => (i ? [" · ", el] : [el]))),
+          won.length ? h("p", { class: "visually-hidden", text: `Won by ${won.join(" and ")}` }) : null),
+        h("a", { class: "btn btn--ghost btn--small", href, "data-link": true, "aria-label": `Replay of ${g.table_name}: ${g.players.join(", ")}`, dataset: { focusKey: `replay:${g.id}`, testid: "recent-replay" } },
+          icon("play"), "Replay")));
+    }
+    restoreFocus(key, recentList);
+  }
+
+  async function loadRecent() {
+    try {
+      const data = await api("GET", "/api/games");
+      if (!destroyed) renderRecent((data && data.games) || []);
+    } catch {
+      /* keep the last list; the next refresh tries again */
+    }
+  }
+  loadRecent();
+  let polls = 0;
+  const poll = setInterval(() => {
+    if (document.hidden) return;
+    loadTables();
+    polls += 1;
+    if (polls % 5 === 0) loadRecent(); // games finish less often than tables change
+  }, 4000);
 
   // ---- replays ---------------------------------------------------------------------
   const fileInput = h("input", { id: "replay-file", type: "file", accept: ".json,application/json", class: "visually-hidden file-input" });
@@ -298,7 +370,7 @@ export function mountLobby(root) {
     h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--secondary btn--block", dataset: { testid: "scorekeeper-link" } }, "Open the scorekeeper"));
 
   root.appendChild(h("div", { class: "lobby" }, hero,
-    h("div", { class: "lobby-grid" }, createPanel, h("div", { class: "lobby-col" }, tablesPanel, replayPanel, scorekeeperPanel))));
+    h("div", { class: "lobby-grid" }, createPanel, h("div", { class: "lobby-col" }, tablesPanel, recentPanel, replayPanel, scorekeeperPanel))));
 
   return {
     destroy() {

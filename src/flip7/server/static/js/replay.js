@@ -1,10 +1,12 @@
 // Replays (/replay/game/{id} and /replay/{upload id}): step through a finished or uploaded game.
+// A round selector (and PageUp / PageDown) jumps to the start of any round: the server says
+// at which step each round's round_started event is (round_starts); ?round=N opens there.
 // The server answers a replay in pages (offset, limit → total_steps and that page's steps):
 // steps are fetched as the viewer moves, the next ones ahead of time, and only the steps
 // near the current one are kept.
 import { api } from "./api.js";
 import { renderBoard, renderScoreSheet } from "./board.js";
-import { eventLine } from "./cards.js";
+import { eventLine, lineNodes } from "./cards.js";
 import { setTopbar } from "./router.js";
 import { clear, h, icon } from "./util.js";
 
@@ -19,6 +21,7 @@ export function mountReplay(root, { gameId, uploadId }) {
     record: null, total: 0, pageSize: 1, steps: new Map(), lines: new Map(),
     index: 0, want: 0, loading: false, lastMiss: -1, failed: null,
     playing: false, timer: null, speed: 1, destroyed: false, blobUrl: null,
+    roundStarts: [],
   };
 
   const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Loading the replay…");
@@ -34,9 +37,11 @@ export function mountReplay(root, { gameId, uploadId }) {
     S.record = data.record;
     S.total = data.total_steps;
     S.pageSize = data.steps.length;
+    S.roundStarts = Array.isArray(data.round_starts) ? data.round_starts.filter((n) => Number.isInteger(n) && n >= 0 && n < S.total) : [];
     build();
     store(data);
-    go(0);
+    const asked = Number(new URLSearchParams(window.location.search).get("round"));
+    go(Number.isInteger(asked) && asked >= 1 && asked <= S.roundStarts.length ? S.roundStarts[asked - 1] : 0);
   }).catch((err) => {
     if (S.destroyed) return;
     loading.remove();
@@ -128,6 +133,12 @@ export function mountReplay(root, { gameId, uploadId }) {
       SPEEDS.map((s) => h("option", { value: String(s), text: `${s}×` })));
     speed.value = "1";
     speed.addEventListener("change", () => { S.speed = Number(speed.value); if (S.playing) schedule(); });
+    // Jump to a round: Round 1..N, the steps of the replay's own round_started events.
+    const roundSelect = S.roundStarts.length ? h("select", {
+      id: "replay-round", class: "select select--small replay-round", title: "Jump to a round (Page Up / Page Down)",
+      dataset: { testid: "round-select" },
+    }, S.roundStarts.map((_, k) => h("option", { value: String(k + 1), text: `Round ${k + 1}` }))) : null;
+    if (roundSelect) roundSelect.addEventListener("change", () => jumpToRound(Number(roundSelect.value)));
     const controls = h("div", { class: "replay-controls panel", role: "group", "aria-label": "Replay controls" },
       h("div", { class: "replay-buttons" },
         ctl("first", "First step (Home)", () => go(0), "first"),
@@ -135,7 +146,9 @@ export function mountReplay(root, { gameId, uploadId }) {
         playBtn,
         ctl("next", "Next step (Right arrow)", () => go(S.want + 1), "next"),
         ctl("last", "Last step (End)", () => go(S.total - 1), "last"),
-        speed),
+        speed,
+        roundSelect ? h("label", { for: "replay-round", class: "visually-hidden", text: "Jump to round" }) : null,
+        roundSelect),
       slider, stepInfo);
     const log = h("ol", { class: "log log--replay", "aria-label": "Events up to this step", dataset: { testid: "replay-log" } });
     const scoresHost = h("div", { class: "scores-host" });
@@ -149,7 +162,24 @@ export function mountReplay(root, { gameId, uploadId }) {
       h("div", { class: "table-head-tools" }, download));
     root.firstChild.append(head, h("div", { class: "game-layout game-layout--replay" },
       h("div", { class: "game-main" }, boardHost, controls), side));
-    els = { boardHost, stepInfo, slider, playBtn, log, scoresHost };
+    els = { boardHost, stepInfo, slider, playBtn, log, scoresHost, roundSelect };
+  }
+
+  // The round (1..N) that step i belongs to: the last round that started at or before it.
+  function roundOf(i) {
+    let round = 0;
+    for (let k = 0; k < S.roundStarts.length && S.roundStarts[k] <= i; k += 1) round = k + 1;
+    return Math.max(1, round);
+  }
+
+  // Straight to the start of round n (its round_started step); the address says which.
+  function jumpToRound(n) {
+    if (!S.roundStarts.length) return;
+    const round = Math.max(1, Math.min(S.roundStarts.length, n));
+    const params = new URLSearchParams(window.location.search);
+    params.set("round", String(round));
+    history.replaceState(history.state, "", `${window.location.pathname}?${params}`);
+    go(S.roundStarts[round - 1]);
   }
 
   function replayTitle(record) {
@@ -166,6 +196,7 @@ export function mountReplay(root, { gameId, uploadId }) {
     S.want = idx;
     S.failed = null;
     els.slider.value = String(idx);
+    if (els.roundSelect) els.roundSelect.value = String(roundOf(idx));
     if (S.steps.has(idx)) show(idx);
     else els.stepInfo.textContent = `Step ${idx + 1} of ${S.total} · loading…`;
     pump();
@@ -197,7 +228,7 @@ export function mountReplay(root, { gameId, uploadId }) {
     items.reverse();
     for (const [line, current] of items) {
       els.log.appendChild(h("li", { class: `log-item log--${line.tone}${current ? " is-current" : ""}` },
-        h("span", { class: "log-dot", "aria-hidden": "true" }), h("span", { class: "log-text", text: line.text })));
+        h("span", { class: "log-dot", "aria-hidden": "true" }), h("span", { class: "log-text" }, lineNodes(line))));
     }
     els.log.scrollTop = els.log.scrollHeight;
     if (idx >= S.total - 1 && S.playing) togglePlay(false);
@@ -235,6 +266,12 @@ export function mountReplay(root, { gameId, uploadId }) {
     else if (ev.key === "ArrowLeft") go(S.want - 1);
     else if (ev.key === "Home") go(0);
     else if (ev.key === "End") go(S.total - 1);
+    else if (ev.key === "PageDown" && S.roundStarts.length) jumpToRound(roundOf(S.want) + 1);
+    else if (ev.key === "PageUp" && S.roundStarts.length) {
+      // Back to this round's start, or from there to the round before.
+      const round = roundOf(S.want);
+      jumpToRound(S.want > S.roundStarts[round - 1] ? round : round - 1);
+    }
     else if (ev.key === " " && tag !== "BUTTON" && tag !== "A") togglePlay();
     else handled = false;
     if (handled) ev.preventDefault();

@@ -10,7 +10,7 @@ import { navigate, setTopbar } from "./router.js";
 import {
   cardCodes, flip7Bonus, minPlayers as fewestPlayers, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ruleOptions, valueLabel,
 } from "./rules.js";
-import { add, clear, copyText, focusKey, h, icon, listText, restoreFocus, store, toast } from "./util.js";
+import { add, clear, copyText, focusKey, h, icon, initial, listText, restoreFocus, store, toast } from "./util.js";
 
 /** The kinds of card that can be in a line (RECORD.md §1: the server's deck), in picker order. */
 export const lineCards = () => cardCodes("number", "modifier");
@@ -24,8 +24,7 @@ const base = (id) => `/api/scorecards/${encodeURIComponent(id)}`;
 const pagePath = (id) => `/scorekeeper/${encodeURIComponent(id)}`;
 
 export function avatarEl(name, seat, small = false) {
-  const letter = (name || "?").trim().charAt(0).toUpperCase() || "?";
-  return h("span", { class: `avatar${small ? " avatar--small" : ""}`, style: { "--hue": String(playerHue(seat)) }, "aria-hidden": "true", text: letter });
+  return h("span", { class: `avatar${small ? " avatar--small" : ""}`, style: { "--hue": String(playerHue(seat)) }, "aria-hidden": "true", text: initial(name) });
 }
 
 function signed(n) {
@@ -97,7 +96,7 @@ export function mountScorekeeperList(root) {
   // ---- the form ----------------------------------------------------------------------
   const playerList = h("ol", { class: "sk-names", "aria-label": "Players, in seat order" });
   const addPlayer = h("button", { type: "button", class: "btn btn--ghost btn--small", dataset: { testid: "add-player" }, "aria-label": "Add a player" }, "+ Add player");
-  const nameInput = h("input", { id: "sk-name", class: "input", type: "text", maxlength: "40", placeholder: "Game night", autocomplete: "off" });
+  const nameInput = h("input", { id: "sk-name", class: "input", type: "text", placeholder: "Game night", autocomplete: "off" });
   const targetOption = ruleOptions().find((o) => o.name === "target_score") || {};
   const targetInput = h("input", { id: "sk-target", class: "input", type: "number", min: String(targetOption.min ?? ""), step: "1", value: String(targetOption.default ?? ""), inputmode: "numeric" });
   const decksSelect = h("select", { id: "sk-decks", class: "select" },
@@ -133,7 +132,7 @@ export function mountScorekeeperList(root) {
   const minPlayers = () => fewestPlayers(allowTwo());
 
   function playerRow(value = "") {
-    const input = h("input", { class: "input", type: "text", maxlength: "24", autocomplete: "off", value, dataset: { testid: "player-name" } });
+    const input = h("input", { class: "input", type: "text", autocomplete: "off", value, dataset: { testid: "player-name" } });
     const remove = h("button", { type: "button", class: "btn btn--icon", onclick: () => { li.remove(); syncPlayers(); } }, icon("close"));
     const li = h("li", { class: "sk-name-row" }, h("span", { class: "sk-name-num", "aria-hidden": "true" }), input, remove);
     return li;

@@ -3,21 +3,89 @@
 import { turnAlerts } from "./alerts.js";
 import { api } from "./api.js";
 import { countdownEl, renderBoard, renderScoreSheet, seatHue, tickCountdowns } from "./board.js";
-import { cardEl, cardName, decisionLabel, eventLine, kindPrompt, parseDecision } from "./cards.js";
+import { cardEl, cardName, decisionLabel, eventLine, kindPrompt, lineNodes, parseDecision } from "./cards.js";
+import { setExplainRules } from "./explain.js";
+import { chatPanel } from "./chat.js";
 import { navigate, setTopbar } from "./router.js";
 import { flip7Bonus, minPlayers as fewestPlayers, ruleBadges, ruleValue } from "./rules.js";
-import { add, askName, clear, copyText, focusKey, h, icon, restoreFocus, store, toast, tokenKey } from "./util.js";
+import { mountTutorial } from "./tutorial.js";
+import {
+  add, askName, clear, copyText, focusKey, h, icon, initial, inviteLink, inviteWarning, loadServerInfo, restoreFocus, store, toast, tokenKey,
+} from "./util.js";
 
+// The bots a seat can be filled with (GET /api/bots): the levels by name, weakest first,
+// with the server's default, and the technical specs for those who want them.
 let botsCache = null;
 async function loadBots() {
   if (botsCache) return botsCache;
   try {
     const data = await api("GET", "/api/bots");
-    botsCache = (data && data.bots) || ["basic"];
+    if (data && Array.isArray(data.levels)) {
+      botsCache = { bots: Array.isArray(data.bots) ? data.bots : [], levels: data.levels, default: data.default || null };
+    }
   } catch {
-    botsCache = ["basic"];
+    /* not cached: the next render asks again; meanwhile "Add bot" sends no bot (the server's default) */
   }
-  return botsCache;
+  return botsCache || { bots: [], levels: [], default: null };
+}
+
+/** The add-bot control: a level (the server's default preselected), what it plays like,
+ * and under "Advanced" a bot spec typed in. ``S`` keeps the choice across re-renders. */
+function botPicker(S, canAdd, rest) {
+  const select = h("select", { id: "bot-level", class: "select", "aria-describedby": "bot-blurb", dataset: { focusKey: "bot-level", testid: "bot-level" } });
+  const blurb = h("p", { id: "bot-blurb", class: "hint bot-blurb", "aria-live": "polite", dataset: { testid: "bot-blurb" } });
+  const specInput = h("input", {
+    id: "bot-spec", class: "input bot-spec-input", type: "text", maxlength: "100", autocomplete: "off", spellcheck: "false",
+    placeholder: "threshold:30", "aria-describedby": "bot-spec-help", dataset: { focusKey: "bot-spec", testid: "bot-spec" },
+  });
+  specInput.value = S.botSpec || "";
+  let info = { bots: [], levels: [], default: null };
+  const describe = () => {
+    const spec = specInput.value.trim();
+    const level = info.levels.find((l) => l.name === select.value);
+    if (spec) blurb.textContent = `Adds the bot ${spec} (the spec below, not the level).`;
+    else if (level) blurb.textContent = level.blurb;
+    else blurb.textContent = select.value ? `The ${select.value} bot, by its spec.` : "";
+  };
+  loadBots().then((data) => {
+    info = data;
+    const keep = S.lastBot || data.default;
+    clear(select);
+    for (const l of data.levels) select.appendChild(h("option", { value: l.name, text: l.name }));
+    if (data.bots.length) select.appendChild(h("optgroup", { label: "By spec" }, data.bots.map((b) => h("option", { value: b, text: b }))));
+    const values = [...select.options].map((o) => o.value);
+    select.value = values.includes(keep) ? keep : (data.default || values[0] || "");
+    describe();
+  });
+  select.addEventListener("change", () => { S.lastBot = select.value; describe(); });
+  specInput.addEventListener("input", () => { S.botSpec = specInput.value; describe(); });
+  const addBot = h("button", {
+    type: "button", class: "btn btn--secondary", disabled: !canAdd, dataset: { testid: "add-bot", focusKey: "add-bot" },
+    onclick: async (ev) => {
+      const btn = ev.currentTarget;
+      btn.disabled = true;
+      const spec = specInput.value.trim();
+      const bot = spec || select.value;
+      if (!spec && select.value) S.lastBot = select.value;
+      const ok = await rest("POST", "/bots", bot ? { bot } : {});
+      if (!ok && btn.isConnected) btn.disabled = false; // refused: the message is shown, try again
+    },
+  }, icon("bot"), "Add bot");
+  specInput.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !addBot.disabled) { ev.preventDefault(); addBot.click(); }
+  });
+  const advanced = h("details", { class: "bot-advanced", open: !!(S.botSpecOpen || S.botSpec), dataset: { testid: "bot-advanced" } },
+    h("summary", { text: "Advanced: bot spec", dataset: { focusKey: "bot-advanced" } }),
+    h("div", { class: "bot-spec-field" },
+      h("label", { for: "bot-spec", class: "field-label", text: "Bot spec" }),
+      specInput,
+      h("small", { id: "bot-spec-help", class: "muted", text: "A ladder bot by name, with parameters if you like (threshold:30, mcts:iters=400). While filled in, it is added instead of the level." })));
+  advanced.addEventListener("toggle", () => { S.botSpecOpen = advanced.open; });
+  return [
+    h("div", { class: "control-row bot-picker" }, h("label", { for: "bot-level", class: "field-label inline", text: "Bot level" }), select, addBot),
+    blurb,
+    advanced,
+  ];
 }
 
 /** WebSocket with automatic reconnection (exponential backoff with jitter). */
@@ -150,6 +218,7 @@ export function mountTable(root, { id }) {
     endClosedFor: null,
     tab: "log",
     lastTurnKey: null,
+    logVersion: null, // the last table version whose events are in the log
     destroyed: false,
   };
   document.body.dataset.view = "table";
@@ -160,7 +229,14 @@ export function mountTable(root, { id }) {
   const stateChip = h("span", { class: "chip chip--state" });
   const connPill = h("span", { class: "conn conn--connecting", role: "status", "aria-live": "polite", dataset: { testid: "conn" } },
     h("span", { class: "conn-dot", "aria-hidden": "true" }), h("span", { class: "conn-text", text: "Connecting…" }));
-  const inviteUrl = `${window.location.origin}/t/${encodeURIComponent(id)}`;
+  // From the address this page was opened at until the server says whether it has a
+  // public URL (and, for a loopback address, where friends can reach it instead).
+  let invite = inviteLink(`/t/${encodeURIComponent(id)}`, null);
+  loadServerInfo().then((info) => {
+    if (!info || S.destroyed) return;
+    invite = inviteLink(`/t/${encodeURIComponent(id)}`, info);
+    if (S.table) render();
+  });
   const inviteBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": "Copy the invite link", onclick: copyInvite },
     icon("link"), h("span", { class: "hide-narrow", text: "Invite" }));
   const resultsBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", hidden: true, onclick: () => { S.endClosedFor = null; renderEnd(); } },
@@ -169,9 +245,10 @@ export function mountTable(root, { id }) {
     h("span", { text: "Leave" }));
   const spectatorBadge = h("span", { class: "chip chip--watch", hidden: true }, icon("eye"), "Watching");
   const alerts = turnAlerts(); // "your turn" in the tab title, a sound, a notification
+  const chat = chatPanel({ send: (frame) => S.conn.send(frame) }); // the table chat (chat.js)
   const header = h("div", { class: "table-head" },
     h("div", { class: "table-head-main" }, title, stateChip, spectatorBadge),
-    h("div", { class: "table-head-tools" }, resultsBtn, alerts.element, inviteBtn, leaveGameBtn));
+    h("div", { class: "table-head-tools" }, resultsBtn, chat.jump, alerts.element, inviteBtn, leaveGameBtn));
   setTopbar(connPill);
 
   const waitingHost = h("div", { class: "waiting-host" });
@@ -191,7 +268,10 @@ export function mountTable(root, { id }) {
   const endHost = h("div", { class: "end-host" });
   const announcer = h("div", { class: "visually-hidden", role: "status", "aria-live": "assertive" });
   const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Joining the table…");
-  root.append(h("div", { class: "table-page" }, header, loading, waitingHost, gameLayout, endHost, announcer));
+  // The chat sits in the side column during a game and under the waiting room before.
+  const chatSlot = h("div", { class: "chat-slot" });
+  root.append(h("div", { class: "table-page" }, header, loading, waitingHost, chatSlot, gameLayout, endHost, announcer));
+  const tutorial = mountTutorial(root.querySelector(".table-page"), id); // a guided first game's lessons
   waitingHost.hidden = true;
   gameLayout.hidden = true;
 
@@ -205,8 +285,9 @@ export function mountTable(root, { id }) {
   setTab("log");
 
   async function copyInvite() {
-    const ok = await copyText(inviteUrl);
-    toast(ok ? "Invite link copied" : inviteUrl, ok ? "ok" : "info");
+    const ok = await copyText(invite.url);
+    if (ok && invite.loopback) toast(`Invite link copied, but friends cannot open it: ${invite.host} is this computer only (see Invite friends while the table waits)`, "info", 7000);
+    else toast(ok ? "Invite link copied" : invite.url, ok ? "ok" : "info");
   }
 
   // ---- helpers ---------------------------------------------------------------------
@@ -256,17 +337,53 @@ export function mountTable(root, { id }) {
   // ---- animations and the log --------------------------------------------------------
   const anim = { timers: [], pending: [], holds: [] };
 
-  function logLine(ev0) {
+  /** The log's line for an event (null for events without one); `restored`: not animated. */
+  function logItem(ev0, restored = false) {
     let ev = ev0;
     if (ev.type === "seat_left" && S.table) {
       // Mid-game the seat stays (a bot plays it); before the start it is emptied.
       const seat = S.table.seats.find((x) => x.seat === ev.seat);
       if (seat && seat.kind !== "empty" && seat.left) ev = { ...ev, name: seat.name };
     }
-    const line = eventLine(ev, nameOf);
-    if (!line) return;
-    const li = h("li", { class: `log-item log--${line.tone}`, dataset: { type: ev.type } },
-      h("span", { class: "log-dot", "aria-hidden": "true" }), h("span", { class: "log-text", text: line.text }));
+    const line = lifeLine(ev) || eventLine(ev, nameOf);
+    if (!line) return null;
+    return h("li", { class: `log-item log--${line.tone}${restored ? " is-restored" : ""}`, dataset: { type: ev.type } },
+      h("span", { class: "log-dot", "aria-hidden": "true" }), h("span", { class: "log-text" }, lineNodes(line)));
+  }
+
+  const startsGame = (change) => (change.events || []).some((ev) => ev.type === "game_started");
+
+  /**
+   * The log from a welcome's history (every change of the current game since its
+   * game_started, with versions), shown at once and never animated. After a reconnect only
+   * the changes past the last version already shown are added, so no line comes twice.
+   */
+  function logHistory(history) {
+    const held = history.length > 0 && S.logVersion !== null && history[0].version <= S.logVersion + 1;
+    let changes = held ? history.filter((c) => c.version > S.logVersion) : history;
+    const restart = changes.findLastIndex(startsGame);
+    if (!held || restart >= 0) {
+      clear(logList);
+      if (restart > 0) changes = changes.slice(restart);
+    }
+    const lines = document.createDocumentFragment();
+    for (const change of changes) {
+      for (const ev of change.events || []) {
+        const li = logItem(ev, true);
+        if (li) lines.appendChild(li);
+      }
+    }
+    logList.appendChild(lines);
+    while (logList.children.length > 400) logList.firstElementChild.remove();
+    logList.scrollTop = logList.scrollHeight;
+    if (history.length) S.logVersion = Math.max(S.logVersion ?? 0, history[history.length - 1].version);
+  }
+
+  function logLine(ev) {
+    // The log is the current game's, as a welcome's history is: a new game starts it afresh.
+    if (ev.type === "game_started") clear(logList);
+    const li = logItem(ev);
+    if (!li) return;
     const stick = logList.scrollHeight - logList.scrollTop - logList.clientHeight < 40;
     logList.appendChild(li);
     while (logList.children.length > 400) logList.firstElementChild.remove();
@@ -472,6 +589,7 @@ export function mountTable(root, { id }) {
     const prevGameId = S.table ? S.table.game_id : null;
     const prevGame = S.table && S.table.game_id === table.game_id ? S.table.game : null;
     S.table = table;
+    setExplainRules(table.rules); // the cards' words follow this table's house rules
     const g = table.game;
     if (S.pendingMove && (table.version > S.pendingMove.version || !g || g.to_decide !== g.viewer)) S.pendingMove = null;
     if (g && g.viewer !== null && g.viewer !== undefined) {
@@ -506,6 +624,9 @@ export function mountTable(root, { id }) {
       gameLayout.hidden = false;
       renderGame();
     }
+    const chatHome = gameLayout.hidden ? chatSlot : side;
+    if (chat.element.parentNode !== chatHome) chatHome.appendChild(chat.element);
+    chat.setTable(t, { seat: S.mySeat, seated: isSeated() });
     renderEnd();
     const g = t.game;
     const mine = myTurn(g, myGameSeat());
@@ -514,6 +635,7 @@ export function mountTable(root, { id }) {
       title: document.title,
       body: mine ? `${t.name || "Table"}: ${kindPrompt(g.decision_kind, g.pending_card, true)}` : "",
     });
+    tutorial.update(t);
     restoreFocus(key, root);
   }
 
@@ -535,7 +657,7 @@ export function mountTable(root, { id }) {
         h("span", { class: "seat-row-num", text: String(seat.seat + 1) }),
         seat.kind === "empty" ? h("span", { class: "avatar avatar--empty", "aria-hidden": "true" })
           : h("span", { class: "avatar", style: { "--hue": String(seatHue(seat.seat)) }, "aria-hidden": "true" },
-            seat.kind === "bot" ? icon("bot") : (seat.name || "?").charAt(0).toUpperCase()),
+            seat.kind === "bot" ? icon("bot") : initial(seat.name)),
         h("span", { class: "seat-row-name" },
           seat.kind === "empty" ? h("span", { class: "muted", text: "Empty seat" }) : h("span", { text: seat.name }),
           mine ? h("span", { class: "badge badge--you", text: "You" }) : null,
@@ -546,22 +668,6 @@ export function mountTable(root, { id }) {
 
     const controls = h("div", { class: "waiting-controls" });
     if (isSeated()) {
-      const botSelect = h("select", { id: "bot-level", class: "select", "aria-label": "Bot level", dataset: { focusKey: "bot-level" } });
-      loadBots().then((bots) => {
-        const prev = botSelect.value;
-        clear(botSelect);
-        for (const b of bots) botSelect.appendChild(h("option", { value: b, text: b.charAt(0).toUpperCase() + b.slice(1) }));
-        if (prev && bots.includes(prev)) botSelect.value = prev;
-        else if (S.lastBot && bots.includes(S.lastBot)) botSelect.value = S.lastBot;
-      });
-      const addBot = h("button", {
-        type: "button", class: "btn btn--secondary", disabled: !empty.length, dataset: { testid: "add-bot", focusKey: "add-bot" },
-        onclick: async (ev) => {
-          ev.currentTarget.disabled = true;
-          S.lastBot = botSelect.value || "basic";
-          await rest("POST", "/bots", { bot: S.lastBot });
-        },
-      }, icon("bot"), "Add bot");
       const canStart = seated.length >= minPlayers;
       const start = h("button", {
         type: "button", class: "btn btn--primary btn--big", disabled: !canStart, dataset: { testid: "start", focusKey: "start" },
@@ -583,7 +689,7 @@ export function mountTable(root, { id }) {
         },
       }, "Leave table");
       add(controls, 
-        h("div", { class: "control-row" }, h("label", { for: "bot-level", class: "field-label inline", text: "Bot level" }), botSelect, addBot),
+        botPicker(S, empty.length > 0, rest),
         h("div", { class: "control-row" }, start, leave),
         canStart ? null : h("p", { class: "hint", text: `At least ${minPlayers} players are needed to start.` }));
     } else {
@@ -607,8 +713,9 @@ export function mountTable(root, { id }) {
       h("section", { class: "panel invite" },
         h("h2", { text: "Invite friends" }),
         h("p", { class: "muted", text: "Anyone with this link can take a free seat or watch." }),
+        inviteWarning(invite),
         h("div", { class: "invite-row" },
-          h("input", { class: "input invite-input", type: "text", readonly: true, value: inviteUrl, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
+          h("input", { class: "input invite-input", type: "text", readonly: true, value: invite.url, "aria-label": "Invite link", dataset: { testid: "invite-url" }, onfocus: (e) => e.target.select() }),
           h("button", { type: "button", class: "btn btn--secondary", onclick: copyInvite, "aria-label": "Copy the invite link" }, icon("copy"), "Copy"))));
   }
 
@@ -648,6 +755,7 @@ export function mountTable(root, { id }) {
     const picks = buildPicks(g, me);
     clear(boardHost);
     boardHost.appendChild(renderBoard(g, { me, seatMeta, deadline: t.turn_deadline && !g.over ? t.turn_deadline : null, picks }));
+    markAway(g, me);
     clear(scoresHost);
     scoresHost.appendChild(renderScoreSheet(g));
     renderDecision(g, me);
@@ -809,7 +917,7 @@ export function mountTable(root, { id }) {
         const p = parseDecision(d);
         const content = p.verb === "bonus" ? h("span", { class: "opt-big", text: `+${flip7Bonus()} for me` })
           : h("span", { class: "opt-player" },
-            h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: nameOf(p.seat).charAt(0).toUpperCase() }),
+            h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: initial(nameOf(p.seat)) }),
             h("span", { text: p.verb === "minus" ? `−${flip7Bonus()} to ${nameOf(p.seat)}` : p.seat === me ? (p.verb === "give" ? "Keep it" : "Me") : nameOf(p.seat) }),
             g.players[p.seat] && g.players[p.seat].status !== "active" ? h("small", { class: "muted", text: g.players[p.seat].status }) : null);
         main.appendChild(optionButton(g, me, d, { cls: `opt-main${p.verb === "bonus" ? " btn--hit" : ""}`, hint: nextHint(), content }));
@@ -913,6 +1021,75 @@ export function mountTable(root, { id }) {
     }, 8000);
   }
 
+  // ---- players who go away ----------------------------------------------------------
+  // The server says who is away on their turn, from when the others may hand the seat to a
+  // bot (handover_at), and who is ready for a rematch or gone: nothing here is worked out.
+
+  /** A seat's badges for a player away on their turn (with the hand-over button for the
+   *  other players) and for a seat the stand-in bot plays until its player is back. */
+  function markAway(g, me) {
+    if (g.over) return;
+    playerSeats().forEach((meta, s) => {
+      const panel = seatEl(s);
+      const badges = panel && panel.querySelector(".seat-badges");
+      if (!badges) return;
+      if (meta.stand_in) {
+        badges.appendChild(h("span", { class: "badge badge--bot", dataset: { testid: "stand-in" }, text: "away · bot plays" }));
+      } else if (meta.away_since !== null && meta.away_since !== undefined) {
+        badges.appendChild(h("span", { class: "badge badge--offline", dataset: { testid: "away" }, text: "away" }));
+        if (isSeated() && me !== null && me !== s) badges.appendChild(handoverButton(s, meta));
+      }
+    });
+  }
+
+  function handoverButton(s, meta) {
+    const btn = h("button", {
+      type: "button", class: "btn btn--secondary btn--small", "aria-label": `Let a bot play ${meta.name}’s seat until they are back`,
+      dataset: { testid: "handover", handoverAt: String(meta.handover_at), focusKey: `handover:${s}` },
+      onclick: async (ev) => {
+        const el = ev.currentTarget;
+        el.dataset.sending = "1";
+        el.disabled = true;
+        const ok = await rest("POST", `/seats/${s}/handover`);
+        if (!ok) {
+          delete el.dataset.sending;
+          tickHandover(el);
+        }
+      },
+    });
+    tickHandover(btn);
+    return btn;
+  }
+
+  /** The hand-over button counts down to the moment the server allows it. */
+  function tickHandover(btn) {
+    const left = Math.max(0, Math.ceil(Number(btn.dataset.handoverAt) - Date.now() / 1000));
+    btn.disabled = left > 0 || !!btn.dataset.sending;
+    btn.textContent = left > 0 ? `Hand to a bot (in ${left} s)` : "Hand to a bot";
+  }
+
+  /** At the end screen: whether a player is ready for the rematch (bots are), or leaving. */
+  function readyBadge(s) {
+    const meta = seatMeta(s);
+    if (!meta || meta.ready === null || meta.ready === undefined) return null;
+    const [cls, text] = meta.gone ? ["badge--offline", "leaving"] : meta.ready ? ["badge--bot", "ready"]
+      : meta.connected ? ["", "not ready"] : ["badge--offline", "away"];
+    return h("span", { class: `badge ${cls}`.trim(), dataset: { testid: "ready-state" }, text });
+  }
+
+  /** Log lines of the events of players going and coming back, and of the ready check. */
+  function lifeLine(ev) {
+    switch (ev.type) {
+      case "stand_in":
+        return { tone: "table", text: typeof ev.by === "number" ? `${nameOf(ev.by)} handed ${nameOf(ev.seat)}’s seat to a bot until they are back`
+          : `${nameOf(ev.seat)} is away — a bot plays their seat until they are back` };
+      case "returned": return { tone: "table", text: `${nameOf(ev.seat)} is back and plays again` };
+      case "ready": return { tone: ev.ready ? "table" : "muted", text: ev.ready ? `${nameOf(ev.seat)} is ready for a rematch` : `${nameOf(ev.seat)} is not ready yet` };
+      case "gone": return { tone: "muted", text: `${nameOf(ev.seat)} is gone — the rematch starts without them` };
+      default: return null;
+    }
+  }
+
   // ---- end of the game ---------------------------------------------------------------
   function renderEnd() {
     clear(endHost);
@@ -929,29 +1106,42 @@ export function mountTable(root, { id }) {
       S.endClosedFor = t.game_id;
       renderEnd();
     };
-    const rematch = isSeated() ? h("button", {
-      type: "button", class: "btn btn--primary btn--big", dataset: { testid: "rematch", focusKey: "rematch" },
+    // The ready check: the next game starts once everyone staying is ready (the server's call).
+    const mine = me !== null ? seatMeta(me) : null;
+    const iAmReady = !!(mine && mine.ready);
+    const rematch = isSeated() && mine && !mine.gone ? h("button", {
+      type: "button", class: `btn ${iAmReady ? "btn--secondary" : "btn--primary"} btn--big`, "aria-pressed": String(iAmReady),
+      dataset: { testid: "rematch", focusKey: "rematch" },
       onclick: async (ev) => {
         ev.currentTarget.disabled = true;
-        const ok = await rest("POST", "/rematch");
+        const ok = await rest("POST", "/ready", { ready: !iAmReady });
         if (!ok) ev.currentTarget.disabled = false;
       },
-    }, "Rematch") : null;
+    }, iAmReady ? "Not ready after all" : "Ready for a rematch") : null;
+    const unready = playerSeats().filter((x) => x.kind === "human" && !x.gone && !x.ready).map((x) => x.name);
+    const readyNote = t.rematch_problem ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t.rematch_problem })
+      : unready.length && playerSeats().some((x) => x.kind === "human" && x.ready)
+        ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: `The rematch starts when ${unready.join(", ")} ${unready.length > 1 ? "are" : "is"} ready` }) : null;
     const replayLink = t.game_id !== null && t.game_id !== undefined
       ? h("a", { class: "btn btn--secondary btn--big", href: `/replay/game/${encodeURIComponent(t.game_id)}`, "data-link": true, dataset: { testid: "replay-link" } }, icon("play"), "Watch the replay")
       : null;
+    // The ready check redraws the end screen as players say ready: it rises in only once.
+    const again = S.endShownFor === t.game_id;
+    S.endShownFor = t.game_id;
     const dialog = h("div", { class: "endscreen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title", dataset: { testid: "endscreen" } },
-      h("div", { class: "endscreen-card" },
+      h("div", { class: "endscreen-card", style: again ? { animation: "none" } : null },
         h("button", { type: "button", class: "btn btn--icon endscreen-close", "aria-label": "Close and look at the table", onclick: close }, icon("close")),
         h("div", { class: "endscreen-trophy", "aria-hidden": "true" }, icon("trophy")),
         h("p", { class: "endscreen-kicker", text: `Game over after ${g.rounds.length} round${g.rounds.length === 1 ? "" : "s"}` }),
         h("h2", { id: "end-title", class: "endscreen-title", text: headline }),
         h("ol", { class: "ranking" }, ranking.map((p, i) => h("li", { class: `ranking-row${winners.includes(p.seat) ? " is-winner" : ""}`, dataset: { seat: String(p.seat) } },
           h("span", { class: "ranking-pos", text: String(i + 1) }),
-          h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: p.name.charAt(0).toUpperCase() }),
+          h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: initial(p.name) }),
           h("span", { class: "ranking-name", text: p.name }),
           p.seat === me ? h("span", { class: "badge badge--you", text: "You" }) : null,
+          readyBadge(p.seat),
           h("b", { class: "ranking-total", dataset: { testid: "final-total" }, text: String(p.total) })))),
+        readyNote,
         h("div", { class: "endscreen-actions" }, rematch, replayLink,
           h("a", { class: "btn btn--ghost", href: "/", "data-link": true }, "Back to the lobby"))));
     endHost.appendChild(dialog);
@@ -971,18 +1161,27 @@ export function mountTable(root, { id }) {
         }
         const before = S.table ? S.table.version : null;
         flushAnimations();
-        if (Array.isArray(msg.missed)) {
+        // The whole current game: the log is rebuilt from it below, once the table (and so
+        // its names) is applied. A server without it sends only what was missed.
+        const history = Array.isArray(msg.history) ? msg.history : null;
+        if (!history && Array.isArray(msg.missed)) {
           // Reconnected: the log catches up with what happened meanwhile.
           for (const m of msg.missed) for (const ev of m.events || []) logLine(ev);
-        } else if (before !== null && msg.table && msg.table.version !== before) {
+        } else if (!history && before !== null && msg.table && msg.table.version !== before) {
           logLine({ type: "_note", text: "Reconnected — the table moved on meanwhile" });
         }
         applyTable(msg.table);
+        if (history) logHistory(history); // a reload, a reconnect, a late spectator
+        chat.restore(msg.chat);
         break;
       }
       case "update":
         if (msg.table && (!S.table || msg.table.version >= S.table.version)) applyTable(msg.table, msg.events || []);
         else if (msg.events) for (const ev of msg.events) logLine(ev);
+        if (typeof msg.version === "number") S.logVersion = Math.max(S.logVersion ?? 0, msg.version);
+        break;
+      case "chat":
+        chat.add(msg.chat);
         break;
       case "result":
         if (S.pendingMove && S.pendingMove.id === msg.id) {
@@ -991,6 +1190,7 @@ export function mountTable(root, { id }) {
         }
         break;
       case "error":
+        if (chat.error(msg)) break; // a chat refusal is shown in the chat
         if (msg.code === "no_table" || msg.code === "closed") {
           S.conn.stop();
           setConn("closed");
@@ -1065,7 +1265,10 @@ export function mountTable(root, { id }) {
     S.conn.start();
   });
 
-  const ticker = setInterval(() => tickCountdowns(root), 1000);
+  const ticker = setInterval(() => {
+    tickCountdowns(root);
+    for (const btn of root.querySelectorAll("[data-testid=handover]")) tickHandover(btn);
+  }, 1000);
   const onOnline = () => { if (S.connState !== "online") S.conn.restart(); };
   document.addEventListener("keydown", onKey);
   window.addEventListener("online", onOnline);
@@ -1075,6 +1278,8 @@ export function mountTable(root, { id }) {
       S.destroyed = true;
       flushAnimations();
       alerts.destroy();
+      chat.destroy();
+      tutorial.destroy();
       document.documentElement.style.removeProperty("--decision-h");
       clearInterval(ticker);
       document.removeEventListener("keydown", onKey);

@@ -1,6 +1,7 @@
 // Small DOM and storage helpers shared by every view.
 // User-provided text (player and table names) only ever reaches the page through
 // textContent / attribute setters here: never through innerHTML.
+import { api } from "./api.js";
 
 /**
  * Build an element: h("button", {class: "btn", onclick: fn, "aria-label": "Hit"}, "Hit").
@@ -150,19 +151,161 @@ export async function copyText(text) {
   return ok;
 }
 
+// ---- names -------------------------------------------------------------------------
+
+const graphemes = typeof Intl !== "undefined" && Intl.Segmenter
+  ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
+
+/**
+ * What an avatar shows of a name: its first character as a reader sees it (a whole emoji,
+ * flag or accented letter, never half of a UTF-16 surrogate pair), upper-cased; "?" when
+ * the name is empty.
+ */
+export function initial(name) {
+  const text = String(name || "").trim();
+  if (!text) return "?";
+  const first = graphemes
+    ? graphemes.segment(text)[Symbol.iterator]().next().value.segment
+    : Array.from(text)[0];
+  const upper = first.toUpperCase();
+  // "ß" would become "SS": keep one letter.
+  return Array.from(upper).length === Array.from(first).length ? upper : first;
+}
+
+/** A name's length as the server counts it: characters (code points), not UTF-16 units,
+ * once its white space is collapsed. */
+export function nameLength(text) {
+  return Array.from(String(text || "").trim().split(/\s+/).join(" ").normalize("NFC")).length;
+}
+
+let limitsPromise = null;
+/** The server's limits (GET /api/limits), fetched once; null if it does not answer. */
+export function loadLimits() {
+  if (!limitsPromise) {
+    limitsPromise = api("GET", "/api/limits").catch(() => {
+      limitsPromise = null; // ask again next time
+      return null;
+    });
+  }
+  return limitsPromise;
+}
+
+/**
+ * A counter under a name input: "3 / 24", and how many characters too many once past the
+ * server's limit (`limitName` in /api/limits). Nothing is cut: the server refuses a name
+ * that is too long, with its message, and the counter says so before it is sent.
+ */
+export function nameCounter(input, limitName) {
+  const counter = h("small", { class: "muted field-count", id: `${input.id || "name"}-count`, "aria-live": "polite" });
+  counter.hidden = true;
+  input.setAttribute("aria-describedby", counter.id);
+  let most = null;
+  const update = () => {
+    if (most === null) return;
+    const n = nameLength(input.value);
+    const over = n > most;
+    counter.hidden = false;
+    counter.textContent = over ? `${n} / ${most} characters: ${n - most} too many` : `${n} / ${most}`;
+    counter.style.setProperty("color", over ? "#ffb3aa" : "");
+    counter.dataset.over = String(over);
+    if (over) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  };
+  input.addEventListener("input", update);
+  loadLimits().then((limits) => {
+    if (limits && Number.isInteger(limits[limitName])) {
+      most = limits[limitName];
+      update();
+    }
+  });
+  return counter;
+}
+
+// ---- invite links ----------------------------------------------------------------------
+
+let serverPromise = null;
+/** Where friends can reach this server (GET /api/server), fetched once; null if it does not answer. */
+export function loadServerInfo() {
+  if (!serverPromise) {
+    serverPromise = api("GET", "/api/server").catch(() => {
+      serverPromise = null;
+      return null;
+    });
+  }
+  return serverPromise;
+}
+
+/** Whether only the machine a browser runs on can open this host: localhost, 127.x, ::1
+ * (and 0.0.0.0, which browsers open as this machine). */
+export function isLoopbackHost(hostname) {
+  const host = String(hostname || "").replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
+  return host === "localhost" || host.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(host)
+    || host === "::1" || host === "0.0.0.0" || host === "::";
+}
+
+/**
+ * The invite link to `path` ("/t/abc"): from the operator's public URL when the server has
+ * one, else from the address this page was opened at (the one the inviter actually used).
+ * `loopback`: friends cannot open it; `others`: the server's network addresses to offer
+ * instead; `loopbackOnly`: the server listens on this machine only (null: unknown).
+ */
+export function inviteLink(path, info) {
+  const base = info && info.public_url ? info.public_url : window.location.origin;
+  const url = `${base}${path}`;
+  let host = "";
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    host = window.location.hostname;
+  }
+  const loopback = isLoopbackHost(host);
+  const others = loopback && info && Array.isArray(info.addresses) ? info.addresses.map((a) => `${a}${path}`) : [];
+  return { url, host, loopback, others, loopbackOnly: info ? !!info.loopback_only : null };
+}
+
+/**
+ * The invite panel's warning when friends cannot open the link (a loopback address):
+ * the network addresses the server listens on, each with a copy button, or how to restart
+ * the server so that friends can reach it. null when the link is fine.
+ */
+export function inviteWarning(invite) {
+  if (!invite.loopback) return null;
+  const box = h("div", { class: "form-error invite-warning", role: "status", dataset: { testid: "invite-warning" } },
+    h("p", { text: `Friends cannot open this link: ${invite.host} is this computer's own address.` }));
+  const copy = async (link) => {
+    const ok = await copyText(link);
+    toast(ok ? "Invite link copied" : link, ok ? "ok" : "info");
+  };
+  if (invite.others.length) {
+    add(box, h("p", { text: "Friends on your network can use:" }),
+      invite.others.map((link) => h("div", { class: "invite-row" },
+        h("input", { class: "input invite-input", type: "text", readonly: true, value: link, "aria-label": "Invite link for your network", onfocus: (e) => e.target.select() }),
+        h("button", { type: "button", class: "btn btn--secondary", onclick: () => copy(link), "aria-label": `Copy ${link}` }, icon("copy"), "Copy"))));
+  } else if (invite.loopbackOnly === false) {
+    add(box, h("p", { text: "The server listens on every network but found no address for this machine: connect it to a network, restart the server and open the address it prints." }));
+  } else {
+    add(box, h("p", {},
+      "The server listens on this computer only. Restart it with ",
+      h("code", { text: "make serve HOST=0.0.0.0" }), " (or ", h("code", { text: "flip7 serve --host 0.0.0.0" }),
+      ") so that friends on your Wi-Fi can join, then open the address it prints."));
+  }
+  return box;
+}
+
 /** Ask for a display name in a modal dialog; resolves to the trimmed name or null. */
 export function askName(title, confirmLabel = "Join") {
   return new Promise((resolve) => {
     const input = h("input", {
-      id: "name-dialog-input", name: "player", type: "text", maxlength: "24", required: true,
+      id: "name-dialog-input", name: "player", type: "text", required: true,
       autocomplete: "nickname", placeholder: "Your name", "aria-label": "Your display name",
     });
     input.value = store.get(NAME_KEY) || "";
+    const counter = nameCounter(input, "player_name_chars");
     const dialog = h("dialog", { class: "dialog", "aria-labelledby": "name-dialog-title" });
     const form = h("form", { method: "dialog", class: "dialog-form" },
       h("h2", { id: "name-dialog-title", text: title }),
       h("label", { for: "name-dialog-input", class: "field-label", text: "Display name" }),
-      input,
+      input, counter,
       h("div", { class: "dialog-actions" },
         h("button", { type: "button", class: "btn btn--ghost", value: "cancel",
           onclick: () => dialog.close("cancel") }, "Cancel"),
