@@ -62,6 +62,18 @@ def new_page(
     return page, errors
 
 
+# JS for page.evaluate(REACHABLE, handle): "ok" when the element's centre is on screen and a
+# tap there reaches the element itself, else what is wrong ("covered by …", "off screen …").
+REACHABLE = """(el) => {
+  const r = el.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return "off screen at " + [x, y];
+  const hit = document.elementFromPoint(x, y);
+  if (!hit) return "nothing at " + [x, y];
+  return el === hit || el.contains(hit) ? "ok" : "covered by " + hit.className;
+}"""
+
+
 def shot(target: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     target.screenshot(path=str(ARTIFACTS / name))

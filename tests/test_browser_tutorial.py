@@ -12,23 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import browser_server, new_page, shot
+from browser_helpers import REACHABLE, browser_server, new_page, shot
 
 from flip7.server.tutorial import FIRST_GAME
 
 # Lessons photographed on the way (the others are only followed).
 SHOTS = {"welcome", "bust", "hit", "modifier", "zero", "discard", "unlucky7",
          "just_one_more", "steal", "flip7_chance", "won"}
-
-# JS: is the element's centre on screen and does a tap there reach the element itself?
-_REACHABLE = """(el) => {
-  const r = el.getBoundingClientRect();
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return "off screen at " + [x, y];
-  const hit = document.elementFromPoint(x, y);
-  if (!hit) return "nothing at " + [x, y];
-  return el === hit || el.contains(hit) ? "ok" : "covered by " + hit.className;
-}"""
 
 # JS: the banner's lesson moved on from ``was`` (or the banner went away).
 _MOVED_ON = """(was) => {
@@ -81,7 +71,7 @@ def _follow(page: Any, until: str | None = None, photos: str | None = None) -> l
             page.wait_for_timeout(350)  # the cards have landed
             shot(page, f"{photos}-{len(done):02d}-{lesson}.png")
         if target is expected:
-            assert page.evaluate(_REACHABLE, expected.element_handle()) == "ok", lesson
+            assert page.evaluate(REACHABLE, expected.element_handle()) == "ok", lesson
         target.click()
         done.append(lesson)
         page.wait_for_function(_MOVED_ON, arg=lesson)

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import browser_server, new_page, shot
+from browser_helpers import REACHABLE, browser_server, new_page, shot
 
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
@@ -171,16 +171,6 @@ def open_table(page: Any, url: str, game: Game, viewer: int = 0) -> ScriptedTabl
     return scripted
 
 
-# JS: is the element's centre on screen and does a tap there reach the element itself?
-_REACHABLE = """(el) => {
-  const r = el.getBoundingClientRect();
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return "off screen at " + [x, y];
-  const hit = document.elementFromPoint(x, y);
-  if (!hit) return "nothing at " + [x, y];
-  return el === hit || el.contains(hit) ? "ok" : "covered by " + hit.className;
-}"""
-
 
 def _targets(page: Any) -> Any:
     """The cards and players on the board that the panel asks Ann to pick."""
@@ -214,20 +204,20 @@ def test_decision_panels_leave_the_board_in_view_on_phones(
         if kind == "hit_or_stay":
             # No pick on the board: Ann's own line is in view with Hit and Stay.
             first = page.locator(".seat.is-me .seat-line .card").last
-            assert page.evaluate(_REACHABLE, first.element_handle()) == "ok", kind
+            assert page.evaluate(REACHABLE, first.element_handle()) == "ok", kind
             for d in ("hit", "stay"):
                 btn = page.locator(f'#decision .decision-main [data-decision="{d}"]')
-                assert page.evaluate(_REACHABLE, btn.element_handle()) == "ok", (kind, d)
+                assert page.evaluate(REACHABLE, btn.element_handle()) == "ok", (kind, d)
         else:
             count = targets.count()
             assert count >= 3, (kind, count)
             # Without any scrolling by the player, the first target is already in view.
-            assert page.evaluate(_REACHABLE, targets.first.element_handle()) == "ok", kind
+            assert page.evaluate(REACHABLE, targets.first.element_handle()) == "ok", kind
             # Each of the others can be brought into view, clear of the panel.
             for i in range(count):
                 handle = targets.nth(i).element_handle()
                 page.evaluate("(el) => el.scrollIntoView({block: 'nearest'})", handle)
-                assert page.evaluate(_REACHABLE, handle) == "ok", (kind, i)
+                assert page.evaluate(REACHABLE, handle) == "ok", (kind, i)
             # Folding the panel shows even more of the board; unfolding brings it back.
             page.click("[data-testid=decision-toggle]")
             expect(panel).to_have_class(re.compile("is-collapsed"))
@@ -252,7 +242,7 @@ def test_decision_panels_leave_the_board_in_view_on_phones(
             shot(page, f"panel-swap-step2-{width}.png")
             pick = page.locator(".board button.card.is-pickable:not(.is-selected)").first
             page.evaluate("(el) => el.scrollIntoView({block: 'nearest'})", pick.element_handle())
-            assert page.evaluate(_REACHABLE, pick.element_handle()) == "ok"
+            assert page.evaluate(REACHABLE, pick.element_handle()) == "ok"
             pick.tap()
         elif kind != "hit_or_stay":
             targets.first.tap()

@@ -62,6 +62,7 @@ from flip7.core.events import (
     Unused,
     Wiped,
 )
+from flip7.core.explain import card_name as core_card_name
 
 __all__ = [
     "Names",
@@ -74,27 +75,11 @@ __all__ = [
     "winners_text",
 ]
 
-_SPECIAL_NAMES = {
-    Card.ZERO: "the Zero",
-    Card.UNLUCKY_7: "Unlucky 7",
-    Card.LUCKY_13: "Lucky 13",
-    Card.JUST_ONE_MORE: "Just One More!",
-    Card.FLIP_FOUR: "Flip Four!",
-    Card.STEAL: "Steal",
-    Card.SWAP: "Swap",
-    Card.DISCARD: "Discard",
-}
-
-
 def card_name(card: Card) -> str:
-    """A card as a reader says it: ``7``, ``Lucky 13``, ``÷2``, ``−4``, ``Flip Four!``,
-    ``the Zero``."""
-    name = _SPECIAL_NAMES.get(card)
-    if name is not None:
-        return name
-    if card.is_modifier:
-        return card.code.replace("/", "÷").replace("-", "−")
-    return card.code
+    """A card as a reader says it, mid-sentence: the player's name of it
+    (:func:`flip7.core.explain.card_name`: ``7``, ``Lucky 13``, ``÷2``, ``−4``,
+    ``Flip Four!``), with ``the Zero`` in lower case."""
+    return "the Zero" if card is Card.ZERO else core_card_name(card)
 
 
 def owned(card: Card) -> str:

@@ -3,13 +3,12 @@
 // sound file) and, if the page is hidden and the player allowed it, a browser notification
 // appears. Each of the three can be switched in a small menu; the choice is remembered per
 // browser (localStorage). table.js calls turnAlerts().
-import { clear, h, store } from "./util.js";
+import { clear, h, icon, store } from "./util.js";
 
 const PREFS_KEY = "flip7.alerts";
 const DEFAULTS = Object.freeze({ title: true, sound: false, notify: false });
 const ICON = "/static/favicon.svg";
 const ICON_TURN = "/static/favicon-turn.svg";
-const BELL = "M12 2a1.6 1.6 0 0 1 1.6 1.6v.7A6.5 6.5 0 0 1 18.5 10.6V15l2 2.5V19h-17v-1.5l2-2.5v-4.4a6.5 6.5 0 0 1 4.9-6.3v-.7A1.6 1.6 0 0 1 12 2zm-2.4 18h4.8a2.4 2.4 0 0 1-4.8 0z";
 
 /** The player's alert choices: {title, sound, notify} (booleans). */
 export function alertPrefs() {
@@ -90,19 +89,6 @@ function setFavicon(href) {
   if (link.getAttribute("href") !== href) link.setAttribute("href", href);
 }
 
-function svgIcon(d) {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  svg.setAttribute("class", "icon");
-  const path = document.createElementNS(ns, "path");
-  path.setAttribute("d", d);
-  svg.appendChild(path);
-  return svg;
-}
-
 /**
  * The turn alerts of one table page. Returns
  *  {button: the settings menu's toggle (for the table's header),
@@ -124,7 +110,7 @@ export function turnAlerts() {
     type: "button", class: "btn btn--ghost btn--small alerts-toggle", "aria-haspopup": "true", "aria-expanded": "false",
     "aria-controls": menuId, "aria-label": "Turn alerts", title: "Turn alerts", dataset: { testid: "alerts-toggle" },
     onclick: (ev) => { ev.stopPropagation(); setOpen(!open); },
-  }, svgIcon(BELL), h("span", { class: "hide-narrow", text: "Alerts" }));
+  }, icon("bell"), h("span", { class: "hide-narrow", text: "Alerts" }));
   const menu = h("div", { id: menuId, class: "alerts-menu panel", role: "group", "aria-label": "Turn alerts", hidden: true, dataset: { testid: "alerts-menu" } });
   const wrap = h("div", { class: "alerts" }, button, menu);
 

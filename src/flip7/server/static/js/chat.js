@@ -6,7 +6,7 @@
 // reaches the page through textContent (h(..., {text})), never as HTML.
 import { api } from "./api.js";
 import { seatHue } from "./board.js";
-import { add, h } from "./util.js";
+import { add, h, icon } from "./util.js";
 
 // Sent as ordinary chat text: the server judges them like any message.
 const REACTIONS = ["👍", "😂", "😮", "🎉", "GG", "Nice!"];
@@ -31,20 +31,6 @@ function loadLimits() {
 /** The length the server counts: characters (code points) of the trimmed text. */
 export function chatLength(text) {
   return [...text.trim()].length;
-}
-
-/** A speech bubble icon (a fixed path, no user data). */
-function bubble() {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  svg.setAttribute("class", "icon");
-  const path = document.createElementNS(ns, "path");
-  path.setAttribute("d", "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z");
-  svg.appendChild(path);
-  return svg;
 }
 
 const characters = (n) => `${n} character${n === 1 ? "" : "s"}`;
@@ -97,7 +83,7 @@ export function chatPanel({ send }) {
       element.scrollIntoView({ block: "end", behavior: "smooth" });
       input.focus({ preventScroll: true });
     },
-  }, bubble(), h("span", { class: "hide-narrow", text: "Chat" }), jumpBadge);
+  }, icon("chat"), h("span", { class: "hide-narrow", text: "Chat" }), jumpBadge);
 
   const switchInput = h("input", {
     type: "checkbox", class: "chat-switch-input", id: "chat-spectators", role: "switch", dataset: { testid: "chat-spectators", focusKey: "chat-spectators" },

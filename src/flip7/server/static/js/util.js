@@ -44,6 +44,8 @@ function append(el, children) {
 
 /** An inline SVG icon from a fixed, trusted set (no user data). */
 const ICONS = {
+  bell: "M12 2a1.6 1.6 0 0 1 1.6 1.6v.7A6.5 6.5 0 0 1 18.5 10.6V15l2 2.5V19h-17v-1.5l2-2.5v-4.4a6.5 6.5 0 0 1 4.9-6.3v-.7A1.6 1.6 0 0 1 12 2zm-2.4 18h4.8a2.4 2.4 0 0 1-4.8 0z",
+  chat: "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z",
   copy: "M8 8h11v12H8zM5 4h11v2H7v11H5z",
   play: "M7 4l13 8-13 8z",
   pause: "M6 4h4v16H6zM14 4h4v16h-4z",
