@@ -51,6 +51,7 @@ from flip7.core.decisions import (
     parse_decision,
 )
 from flip7.core.events import Event
+from flip7.core.explain import card_name
 from flip7.core.lines import FLIP7_CARDS
 from flip7.core.rules import Rules
 from flip7.core.scoring import FLIP7_BONUS
@@ -313,9 +314,6 @@ FIRST_GAME = Script(
 
 SCRIPTS: Mapping[str, Script] = {FIRST_GAME.id: FIRST_GAME}
 
-_CARD_WORDS = {Card.ZERO: "Zero", Card.UNLUCKY_7: "Unlucky 7", Card.LUCKY_13: "Lucky 13"}
-
-
 def for_start(data: Mapping[str, Any]) -> Tutorial | None:
     """The tutorial of a stored ``start`` change (its ``tutorial`` names the script), or
     None for a game without one."""
@@ -487,7 +485,8 @@ def _words(decision: Decision, game: Game) -> str:
         return "your" if seat == LEARNER else f"{names[seat]}'s"
 
     def card(value: Card) -> str:
-        return _CARD_WORDS.get(value, value.code)
+        # "your Zero", not "your The Zero"
+        return "Zero" if value is Card.ZERO else card_name(value)
 
     if isinstance(decision, Hit):
         return "Hit"
