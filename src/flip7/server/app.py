@@ -845,11 +845,9 @@ def _recent_limit(limit: str | None) -> int:
     """
     if limit is None:
         return RECENT_GAMES
-    # ASCII digits only, and few of them (str.isdigit takes other scripts' digits too).
-    if limit.isascii() and limit.isdigit() and len(limit) <= 3 and (
-        1 <= int(limit) <= MAX_RECENT_GAMES
-    ):
-        return int(limit)
+    count = replays.query_number(limit)
+    if count is not None and 1 <= count <= MAX_RECENT_GAMES:
+        return count
     shown = limit if len(limit) <= 20 else limit[:20] + "…"
     raise TableError(
         "bad_limit", f"limit must be a whole number from 1 to {MAX_RECENT_GAMES}, not {shown!r}"

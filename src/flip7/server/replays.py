@@ -61,6 +61,7 @@ __all__ = [
     "json_depth",
     "page_request",
     "parse_upload",
+    "query_number",
     "record_body_limit",
     "step_count",
 ]
@@ -152,7 +153,8 @@ def step_count(record: dict[str, Any]) -> int:
     return 1 + len(record["draws"]) + len(record["decisions"])
 
 
-def _number(text: str) -> int | None:
+def query_number(text: str) -> int | None:
+    """A query parameter as a whole number, or None: ASCII digits only."""
     # ASCII digits only (str.isdigit also takes other scripts' digits), and not so many
     # that int() would refuse them.
     if text.isascii() and text.isdigit() and len(text) <= 12:
@@ -173,11 +175,11 @@ def page_request(offset: str | None, limit: str | None, settings: Settings) -> t
     flip7.server.tables.TableError: limit must be a number from 1 to 200 (...), not '201'
     """
     most = settings.replay_page_steps
-    count = most if limit is None else _number(limit)
+    count = most if limit is None else query_number(limit)
     if count is None or not 1 <= count <= most:
         raise TableError("bad_limit", f"limit must be a number from 1 to {most} "
                          f"(limit replay_page_steps), not {str(limit)[:40]!r}", 400)
-    first = 0 if offset is None else _number(offset)
+    first = 0 if offset is None else query_number(offset)
     if first is None:
         raise TableError("bad_offset", f"offset must be a step number from 0, "
                          f"not {str(offset)[:40]!r}", 400)

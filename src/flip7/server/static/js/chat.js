@@ -4,9 +4,8 @@
 // What a message may hold is the server's to judge (flip7.server.chat): this panel shows
 // its refusals inline and never cuts or rewrites a message. Every text a person typed
 // reaches the page through textContent (h(..., {text})), never as HTML.
-import { api } from "./api.js";
 import { seatHue } from "./board.js";
-import { add, h, icon } from "./util.js";
+import { add, h, icon, loadLimits } from "./util.js";
 
 // Sent as ordinary chat text: the server judges them like any message.
 const REACTIONS = ["👍", "😂", "😮", "🎉", "GG", "Nice!"];
@@ -17,16 +16,6 @@ const CHAT_ERRORS = new Set(["bad_chat", "chat_rate_limited", "chat_muted", "not
 // The most messages the page keeps in its list (a long evening at one table).
 const KEEP = 300;
 
-let limitsCache = null;
-function loadLimits() {
-  if (!limitsCache) {
-    limitsCache = api("GET", "/api/limits").catch(() => {
-      limitsCache = null; // try again next time a chat is mounted
-      return null;
-    });
-  }
-  return limitsCache;
-}
 
 /** The length the server counts: characters (code points) of the trimmed text. */
 export function chatLength(text) {
