@@ -43,6 +43,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: $FLIP7_DATABASE_URL, else flip7.db in the working folder)",
     )
     parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="run as one of many processes sharing the --db PostgreSQL database, which "
+        "forward to each other through this Redis server, e.g. redis://127.0.0.1:6379/0 "
+        "(default: $FLIP7_REDIS_URL, else one process; see docs/deploy.md)",
+    )
+    parser.add_argument(
+        "--trusted-proxy", action="append", default=[], metavar="ADDRESS",
+        help="the address of a reverse proxy in front (repeatable, e.g. 127.0.0.1 for "
+        "HAProxy on this machine): its X-Forwarded-For names each player, and its "
+        "connections are not held to the per-address limits (see docs/deploy.md)",
+    )  # fmt: skip
+    parser.add_argument(
         "--bot-delay", type=float, default=0.8, metavar="S",
         help="seconds a bot waits before each decision, so people can follow (default 0.8)",
     )  # fmt: skip
@@ -73,11 +86,13 @@ def run(args: argparse.Namespace) -> int:
         from flip7.server.guard import server_config
         from flip7.server.logs import configure_logging
         from flip7.server.settings import (
+            ClusterError,
             LimitError,
             PublicUrlError,
             Settings,
             database_url,
             public_url,
+            redis_url,
             with_limits,
         )
         from flip7.server.startup import (
@@ -105,8 +120,14 @@ def run(args: argparse.Namespace) -> int:
         parse_bot_spec(spec).make(0)  # fails here, with a clear message, not mid-game
     configure_logging(args.log_level)
     url = database_url(args.db)
+    try:
+        redis = redis_url(args.redis, url)
+    except ClusterError as exc:
+        raise ServeError(f"--redis: {exc}") from None
     settings = Settings(
         database_url=url,
+        redis_url=redis,
+        trusted_proxies=tuple(args.trusted_proxy),
         bot_delay=args.bot_delay,
         seed=args.seed,
         extra_bots=tuple(args.bot),

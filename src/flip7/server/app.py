@@ -15,7 +15,7 @@ import gc
 import json
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -44,18 +44,18 @@ from flip7.core.rules import (
     Rules,
 )
 from flip7.core.scoring import FLIP7_BONUS
-from flip7.server import guard, replays, scorecards
+from flip7.server import guard, operations, play, replays, scorecards
+from flip7.server.cluster import Cluster
+from flip7.server.cluster import of as cluster_of
 from flip7.server.expiry import CLOSED_CODE
 from flip7.server.limits import AddressBudget, AddressCounter, TokenBucket, client_address
 from flip7.server.protocol import (
     AddBot,
     BotList,
-    Chat,
     CreateTable,
     ErrorAnswer,
     GameList,
     Health,
-    Hello,
     JoinTable,
     Limits,
     Move,
@@ -67,7 +67,6 @@ from flip7.server.protocol import (
     RulesAnswer,
     SeatGranted,
     ServerInfo,
-    SpectatorChat,
     StartTutorial,
     TableAnswer,
     TableList,
@@ -255,8 +254,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Takes the database lease: a second server on this database stops here
         # (DatabaseInUse); the lease is given up in ``store.close()`` below.
-        store = await Store.open(settings.database_url, lease_seconds=settings.lease_seconds)
+        # Many processes (a Redis URL) share the database: no process holds all of it.
+        lease = None if settings.redis_url is not None else settings.lease_seconds
+        store = await Store.open(settings.database_url, lease_seconds=lease)
         lobby = Lobby(store, settings)
+        if settings.redis_url is not None:
+            cluster = Cluster(lobby, settings.redis_url, settings.owner_seconds)
+            # What another process forwards: a REST call, a socket's frame.
+            cluster.runner = functools.partial(operations.run, lobby, forwarded=True)
+            cluster.frame_handler = play.dispatch
+            lobby.cluster = cluster
         try:
             await lobby.restore()
         except BaseException:
@@ -349,13 +356,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         request: Request,
         table_id: str,
         authorization: str | None,
-        action: Callable[[Lobby, Table, str | None], Awaitable[Any]],
+        name: str,
+        args: dict[str, Any],
     ) -> dict[str, Any]:
-        """Run a seated player's request on a table; answer with the table afterwards."""
-        lobby = lobby_of(request)
-        table = await lobby.find(table_id)
-        await action(lobby, table, _token(authorization))
-        return {"table": await _state(table, None)}
+        """Run table operation ``name`` (flip7.server.operations) for the request's seat
+        token, here or at the process that runs the table; its answer."""
+        return await operations.run(lobby_of(request), table_id, name, _token(authorization),
+                                    args)
 
     # ------------------------------------------------------------------ REST
 
@@ -364,7 +371,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Whether the server and its database answer: 503 with ``problem`` saying what is
         wrong (the database does not answer; its SQLite file was deleted or replaced, is
         read-only or its disk full; another server took the lease). While the file is gone
-        or replaced or the lease lost, moves are refused, not acknowledged."""
+        or replaced or the lease lost, moves are refused, not acknowledged. ``node`` names
+        the process; with many processes, ``redis`` says whether it reaches Redis, and
+        without it the status is "degraded" (still 200: it runs its own tables)."""
         lobby = lobby_of(request)
         problem = await lobby.store.check()
         body = {
@@ -373,7 +382,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "problem": problem,
             "tables": len(lobby.tables),
             "version": __version__,
+            "node": lobby.node,
+            "redis": None,
         }
+        many = cluster_of(lobby)
+        if many is not None:
+            redis_problem = many.problem()
+            body["redis"] = "ok" if redis_problem is None else "error"
+            if problem is None and redis_problem is not None:
+                # 200 all the same: a proxy must not take every process out at once for
+                # it, as each still runs its own tables (only forwarding waits for Redis).
+                body["status"], body["problem"] = "degraded", redis_problem
         return JSONResponse(body, status_code=200 if problem is None else 503)
 
     @app.get("/api/bots", response_model=BotList, tags=["lobby"])
@@ -446,7 +465,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/tables", response_model=TableList, tags=["lobby"])
     async def list_tables(request: Request) -> Any:
         """Tables waiting for players and tables in play, newest first."""
-        return {"tables": lobby_of(request).listing()}
+        lobby = lobby_of(request)
+        many = cluster_of(lobby)
+        if many is not None:  # every process's tables
+            return {"tables": await many.listing()}
+        return {"tables": lobby.listing()}
 
     @app.post("/api/tables", response_model=SeatGranted, status_code=201, tags=["lobby"],
               responses=_ERRORS)
@@ -457,24 +480,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body.name, body.player, body.seats, body.rules, body.turn_timer,
             address=client_address(request.client), bust_odds=body.bust_odds,
         )
-        return {"table": await _state(table, table.seats[seat]), "seat": seat, "token": token}
+        state = await play.state_of(table, table.seats[seat])
+        return {"table": state, "seat": seat, "token": token}
 
     @app.get("/api/tables/{table_id}", response_model=TableAnswer, tags=["lobby"],
              responses=_ERRORS)
     async def get_table(table_id: str, request: Request) -> Any:
         """The table as a spectator sees it; 410 ``closed`` once it was closed for lack of
         players (its games stay at ``/api/tables/{table_id}/games``)."""
-        table = await lobby_of(request).find(table_id)
-        return {"table": await _state(table, None)}
+        return await act(request, table_id, None, "state", {})
 
     @app.post("/api/tables/{table_id}/join", response_model=SeatGranted, tags=["lobby"],
               responses=_ERRORS)
     async def join(table_id: str, body: JoinTable, request: Request) -> Any:
         """Take the lowest empty seat; the answer holds the seat's secret token."""
-        lobby = lobby_of(request)
-        table = await lobby.find(table_id)
-        seat, token = await lobby.join(table, body.player, client_address(request.client))
-        return {"table": await _state(table, table.seats[seat]), "seat": seat, "token": token}
+        return await act(request, table_id, None, "join",
+                         {"player": body.player, "address": client_address(request.client)})
 
     @app.post("/api/tables/{table_id}/bots", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -484,7 +505,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Seat a bot in the lowest empty seat (any seated player may)."""
         return await act(
             request, table_id, authorization,
-            lambda lobby, table, token: lobby.add_bot(table, token, body.bot),
+            "add_bot", {"bot": body.bot},
         )
 
     @app.delete("/api/tables/{table_id}/seats/{seat}", response_model=TableAnswer,
@@ -495,7 +516,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Remove a bot, or yourself, before the game starts."""
         return await act(
             request, table_id, authorization,
-            lambda lobby, table, token: lobby.remove_seat(table, token, seat),
+            "remove_seat", {"seat": seat},
         )
 
     @app.post("/api/tables/{table_id}/leave", response_model=TableAnswer, tags=["lobby"],
@@ -506,7 +527,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Leave your seat: emptied before the start, played by a bot during a game."""
         return await act(
             request, table_id, authorization,
-            lambda lobby, table, token: lobby.leave(table, token),
+            "leave", {},
         )
 
     @app.post("/api/tables/{table_id}/start", response_model=TableAnswer, tags=["lobby"],
@@ -517,7 +538,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Start the game with the seated players (empty seats are dropped)."""
         return await act(
             request, table_id, authorization,
-            lambda lobby, table, token: lobby.start(table, token),
+            "start", {},
         )
 
     @app.post("/api/tables/{table_id}/rematch", response_model=TableAnswer, tags=["lobby"],
@@ -530,7 +551,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         player staying is ready."""
         return await act(
             request, table_id, authorization,
-            lambda lobby, table, token: lobby.start(table, token, rematch=True),
+            "rematch", {},
         )
 
     @app.post("/api/tables/{table_id}/ready", response_model=TableAnswer, tags=["lobby"],
@@ -543,7 +564,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         from the end screen for ``rematch_wait`` seconds, are dropped from it."""
         return await act(
             request, table_id, authorization,
-            lambda lobby, table, token: lobby.ready(table, token, body.ready),
+            "ready", {"ready": body.ready},
         )
 
     @app.post("/api/tutorial", response_model=SeatGranted, status_code=201, tags=["lobby"],
@@ -557,7 +578,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table, seat, token = await lobby.create_tutorial(
             body.player, FIRST_GAME.id, address=client_address(request.client)
         )
-        return {"table": await _state(table, table.seats[seat]), "seat": seat, "token": token}
+        state = await play.state_of(table, table.seats[seat])
+        return {"table": state, "seat": seat, "token": token}
 
     @app.post("/api/tables/{table_id}/tutorial", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -571,7 +593,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         screen, ``tutorial_over`` once skipped or ended, ``no_tutorial`` at another game."""
         return await act(
             request, table_id, authorization,
-            lambda lobby, table, token: lobby.tutorial_step(table, token, body.skip, body.read),
+            "tutorial_step", {"skip": body.skip, "read": body.read},
         )
 
     @app.post("/api/tables/{table_id}/seats/{seat}/handover", response_model=TableAnswer,
@@ -585,7 +607,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         theirs again when they reconnect."""
         return await act(
             request, table_id, authorization,
-            lambda lobby, table, token: lobby.handover(table, token, seat),
+            "handover", {"seat": seat},
         )
 
     @app.get("/api/tables/{table_id}/games", response_model=GameList, tags=["replays"],
@@ -700,7 +722,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
 
     @app.websocket("/ws/tables/{table_id}")
-    async def play(ws: WebSocket, table_id: str) -> None:
+    async def table_socket(ws: WebSocket, table_id: str) -> None:
         address = client_address(ws.client)
         handle = guard.connection_handle(ws.scope)
         if handle is None:
@@ -731,17 +753,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ws.app.state.sockets.add(ws)
         sender = asyncio.create_task(client.send_loop())
         table: Table | None = None
+        # With many processes, a table another process runs: this socket's frames go there
+        # (flip7.server.cluster), and that process's frames for it come back.
+        link: str | None = None
+        hello_sent = False
         loop = asyncio.get_running_loop()
         hello_by = loop.time() + settings.hello_timeout
         try:
-            if table_id not in lobby.tables:
+            try:
+                here, link = await _where(lobby, table_id, client)
+            except TableError as exc:  # Redis or the database does not answer
+                client.error(exc.code, exc.message)
+                client.close(1013)  # try again later
+                await sender
+                return
+            if here is None and link is None:
                 gone = await lobby.gone(table_id)
                 client.error(gone.code, gone.message)
                 client.close(CLOSED_CODE if gone.code == "closed" else 4404)
                 await sender
                 return
             while not client.closing:
-                if table is None:
+                if table is None and not hello_sent:
                     try:
                         message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
                     except TimeoutError:
@@ -773,37 +806,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     # as illegal_move (with its id and, after hello, the table).
                     state = None
                     if exc.code == "illegal_move" and table is not None:
-                        state = await _state(lobby.tables.get(table_id, table), client.seat)
+                        state = await play.state_of(lobby.tables.get(table_id, table),
+                                                    client.seat)
                     client.error(exc.code, exc.message, exc.move_id, state)
                     continue
                 if parsed.type == "ping":
                     client.push('{"v":1,"type":"pong"}')
-                elif parsed.type == "hello":
-                    if table is not None:
-                        client.error("bad_message", "hello was already sent on this connection")
-                        continue
-                    table = lobby.tables.get(table_id)
-                    if table is None:
-                        gone = await lobby.gone(table_id)  # closed since the socket opened
-                        client.error(gone.code, gone.message)
-                        if gone.code == "closed":
-                            client.close(CLOSED_CODE)
-                        continue
-                    table = await _hello(table, client, parsed)
-                    if table is not None and client.handle is not None:
-                        client.handle.said_hello()
-                elif table is None:
-                    client.error("hello_first", "send hello before anything else")
+                elif link is not None:
+                    many = cluster_of(lobby)
+                    assert many is not None
+                    if parsed.type in ("chat", "spectator_chat"):
+                        refusal = client.chat_refusal()  # this socket's budgets are here
+                        if refusal is not None:
+                            client.error("chat_rate_limited", refusal)
+                            continue
+                    if parsed.type == "hello" and not hello_sent:
+                        hello_sent = True
+                        if client.handle is not None:
+                            client.handle.said_hello()
+                    if not many.relay(link, text):
+                        client.close(1012)  # the link broke: reconnect to the owner
                 else:
-                    table = lobby.tables.get(table_id, table)
-                    if isinstance(parsed, Move):
-                        await _move(lobby, table, client, parsed)
-                    else:
-                        await _chat(table, client, parsed)
+                    table = await play.dispatch(lobby, table_id, client, parsed, table)
         except WebSocketDisconnect:
             pass
         finally:
             ws.app.state.sockets.discard(ws)
+            many = cluster_of(lobby)
+            if link is not None and many is not None:
+                many.unlink(link)
             if table is not None:
                 await lobby.tables.get(table_id, table).detach(client)
             if client.closing:  # let the sender say goodbye with the close code
@@ -854,64 +885,27 @@ def _recent_limit(limit: str | None) -> int:
     )
 
 
+async def _where(
+    lobby: Lobby, table_id: str, client: _Client
+) -> tuple[Table | None, str | None]:
+    """Where a new socket plays: the table if this process runs it, else (many processes)
+    its link to the process that does; neither when the table is not open."""
+    many = cluster_of(lobby)
+    if many is None:
+        return lobby.tables.get(table_id), None
+    try:
+        return await many.link(client, table_id, client.address)
+    except TableError:
+        raise
+    except Exception:  # the database does not answer
+        raise TableError("unavailable", "the server cannot reach its database right now; "
+                         "try again in a moment", 503, retry_after=1.0) from None
+
+
 def _new_id() -> str:
     import secrets
 
     return secrets.token_urlsafe(6)
-
-
-async def _state(table: Table, viewer: Seat | None) -> dict[str, Any]:
-    async with table.lock:
-        return table.state_json(viewer)
-
-
-async def _hello(table: Table, client: _Client, hello: Hello) -> Table | None:
-    seat = None
-    if hello.token is not None:
-        try:
-            seat = table.seat_of(hello.token)
-        except TableError as exc:
-            client.error(exc.code, exc.message)
-            return None
-    client.seat = seat
-    await table.attach(client, hello.last_version)
-    return table
-
-
-async def _move(lobby: Lobby, table: Table, client: _Client, move: Move) -> None:
-    """A move (its decision parsed by the protocol) to the table; the engine judges it."""
-    if client.seat is None:
-        client.error("spectator", "spectators cannot make moves; join a seat first", move.id)
-        return
-    try:
-        version = await lobby.move(table, client.seat, move.id, move.version, move.decision)
-    except TableError as exc:
-        with_state = exc.code in ("stale_version", "illegal_move", "not_your_turn")
-        state = await _state(table, client.seat) if with_state else None
-        client.error(exc.code, exc.message, move.id, state)
-        return
-    client.push(dumps({"v": 1, "type": "result", "id": move.id, "ok": True, "version": version}))
-
-
-async def _chat(table: Table, client: _Client, message: Chat | SpectatorChat) -> None:
-    """A chat message to everyone at the table, or the host switching spectators' chat off
-    or on, within this socket's and this address's chat budgets. The sender's
-    confirmation is the ``chat`` frame everyone gets."""
-    refusal = client.chat_refusal()
-    if refusal is not None:
-        client.error("chat_rate_limited", refusal)
-        return
-    try:
-        if isinstance(message, SpectatorChat):
-            await table.switch_spectator_chat(client.seat, message.allowed)
-            return
-        # A seat removed before the game leaves its client watching: it chats as one.
-        watching = client.seat is None or client.seat not in table.seats
-        if watching and client.spectator_name is None:
-            client.spectator_name = table.chat.spectator_name()
-        await table.say(client.seat, client.spectator_name or "Spectator", message.text)
-    except TableError as exc:
-        client.error(exc.code, exc.message)
 
 
 class _Client:

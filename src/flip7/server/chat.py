@@ -102,8 +102,9 @@ class ChatEntry:
             "text": self.text,
         }
 
-    def row(self, table_id: str) -> dict[str, Any]:
-        """The entry as a ``table_chat`` row (``chat_insert``)."""
+    def row(self, table_id: str, fence: int | None = None) -> dict[str, Any]:
+        """The entry as a ``table_chat`` row (``chat_insert``), written under the table
+        owner's fencing token ``fence`` (flip7.server.cluster; None: one process)."""
         return {
             "table_id": table_id,
             "n": self.n,
@@ -113,6 +114,7 @@ class ChatEntry:
             "seat": self.seat,
             "spectator": self.spectator,
             "text": self.text,
+            "fence": fence,
         }
 
 

@@ -77,6 +77,8 @@ class ExpiringTable(Protocol):
 
     closed: bool
     human_seen: float
+    # The owner's fencing token its writes carry (flip7.server.cluster; None: one process).
+    fence: int | None
 
     @property
     def id(self) -> str: ...
@@ -171,7 +173,8 @@ class Expiry(Generic[T]):
             if lobby.tables.get(table.id) is not table or not self.due(table, lobby.clock()):
                 return False
             operation = ("table_update", {"b_id": table.id, "b_version": table.version,
-                                          "b_state": "closed", "b_at": utcnow()})
+                                          "b_state": "closed", "b_at": utcnow(),
+                                          "b_fence": table.fence})
             try:
                 await lobby.store.write([operation])
             except StoreError:

@@ -305,9 +305,14 @@ class Connections:
     (True, 3)
     """
 
-    def __init__(self, ceiling: int, per_address: int) -> None:
+    def __init__(self, ceiling: int, per_address: int,
+                 proxies: frozenset[str] = frozenset()) -> None:
         self.ceiling = ceiling
         self.per_address = per_address
+        # The operator's proxies (flip7 serve --trusted-proxy): every player behind one
+        # comes from its address, so it is held only to the ceiling, and a handshake
+        # through it is counted for the address it forwards for (X-Forwarded-For).
+        self.proxies = proxies
         self.total = 0
         self.shed_count = 0
         self.refused_count = 0
@@ -327,7 +332,11 @@ class Connections:
         """Count a new connection; a :class:`Refusal` if it is not to be served."""
         entry = _Entry(address, protocol)
         refusal = None
-        if self.count(address) >= self.per_address and not self._shed(address):
+        if (
+            address not in self.proxies
+            and self.count(address) >= self.per_address
+            and not self._shed(address)
+        ):
             refusal = Refusal(429, "too_many_connections", f"at most {self.per_address} "
                               "connections from one address at once")
         elif self.total >= self.ceiling and not self._shed(None):
@@ -466,6 +475,7 @@ class _Guarded(asyncio.Protocol):
     transport: asyncio.Transport
     loop: asyncio.AbstractEventLoop
     client: tuple[str, int] | None
+    headers: list[tuple[bytes, bytes]]  # the request's, once read (uvicorn's)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -564,6 +574,8 @@ class _Guarded(asyncio.Protocol):
         """Hand the connection over to the WebSocket protocol, unless the handshake gate
         refuses it: then it is answered 429, after :data:`REFUSAL_DELAY`."""
         address = self.client[0] if self.client else "unknown"
+        if self.guard_connections is not None and address in self.guard_connections.proxies:
+            address = forwarded_for(self.headers) or address
         refusal = self.guard_gate.check(address) if self.guard_gate is not None else None
         if refusal is not None:
             self._refusal = refusal
@@ -590,6 +602,22 @@ class _Guarded(asyncio.Protocol):
         if self._entry is not None and self.guard_connections is not None:
             self.guard_connections.close(self._entry)
         self._entry = None
+
+
+def forwarded_for(headers: list[tuple[bytes, bytes]] | None) -> str | None:
+    """The client a trusted proxy forwards for: the last address of ``X-Forwarded-For``
+    (the one the proxy itself added), None without one.
+
+    >>> forwarded_for([(b"x-forwarded-for", b"203.0.113.9, 10.0.0.7")])
+    '10.0.0.7'
+    >>> forwarded_for([(b"host", b"x")]) is None
+    True
+    """
+    for name, value in reversed(headers or []):
+        if name.lower() == b"x-forwarded-for":
+            last = value.decode("latin-1").rsplit(",", 1)[-1].strip()
+            return last or None
+    return None
 
 
 def _httptools_protocol() -> type[asyncio.Protocol] | None:
@@ -739,7 +767,12 @@ def server_config(
     :class:`uvicorn.Config` as they are (logging, ``http="h11"``...)."""
     http = options.pop("http", "auto")
     ceiling = connection_ceiling(settings.max_connections, raise_open_files())
-    connections = Connections(ceiling, settings.open_connections_per_address)
+    proxies = frozenset(settings.trusted_proxies)
+    connections = Connections(ceiling, settings.open_connections_per_address, proxies)
+    if proxies:
+        # uvicorn then takes the client's address from X-Forwarded-For for the app's own
+        # budgets (its default trusts 127.0.0.1 only).
+        options.setdefault("forwarded_allow_ips", ",".join(sorted(proxies)))
     gate = getattr(getattr(app, "state", None), "handshake_gate", None)
     if not isinstance(gate, HandshakeGate):
         gate = None

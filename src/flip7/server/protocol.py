@@ -576,14 +576,19 @@ class ReplayCreated(_Strict):
 
 class Health(_Strict):
     """``GET /api/health``: ``status`` "error" (HTTP 503) when ``problem`` says what is wrong
-    with the database."""
+    with the database; "degraded" (HTTP 200) when one of many processes cannot reach Redis:
+    it runs its own tables, but cannot forward to the others."""
 
-    status: Literal["ok", "error"]
+    status: Literal["ok", "degraded", "error"]
     database: str
     # Why the status is "error", e.g. "the database file /srv/flip7.db was deleted".
     problem: str | None = None
     tables: int
     version: str
+    # Which process answered (a fresh id at every start): with many processes behind a
+    # proxy, tells them apart. ``redis``: "ok" or "error" with many processes, else null.
+    node: str
+    redis: Literal["ok", "error"] | None = None
 
 
 class ServerInfo(_Strict):

@@ -10,11 +10,13 @@ from urllib.parse import urlsplit
 __all__ = [
     "DEFAULT_DATABASE",
     "LIMITS",
+    "ClusterError",
     "LimitError",
     "PublicUrlError",
     "Settings",
     "database_url",
     "public_url",
+    "redis_url",
     "with_limits",
 ]
 
@@ -42,6 +44,41 @@ def database_url(value: str | None = None) -> str:
         return f"sqlite+aiosqlite://{rest}"
     if scheme in ("postgresql", "postgres"):
         return f"postgresql+asyncpg://{rest}"
+    return value
+
+
+class ClusterError(ValueError):
+    """A Redis URL that is not one, or many processes on a database that cannot take them."""
+
+
+def redis_url(value: str | None, database: str) -> str | None:
+    """The Redis server of many processes (``--redis``; ``None`` reads ``FLIP7_REDIS_URL``;
+    empty: one process), checked against the ``database`` URL they share, which must be
+    PostgreSQL: an SQLite file belongs to one process.
+
+    >>> redis_url("redis://127.0.0.1:6379/0", "postgresql+asyncpg://u@db/flip7")
+    'redis://127.0.0.1:6379/0'
+    >>> redis_url("", "sqlite+aiosqlite:///flip7.db") is None
+    True
+    >>> redis_url("redis://127.0.0.1:6379/0", "sqlite+aiosqlite:///flip7.db")
+    Traceback (most recent call last):
+    ...
+    flip7.server.settings.ClusterError: many processes need a PostgreSQL database ...
+    """
+    if value is None:
+        value = os.environ.get("FLIP7_REDIS_URL", "")
+    value = value.strip()
+    if not value:
+        return None
+    if urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+        raise ClusterError(
+            f"the Redis URL must start with redis://, rediss:// or unix://, got {value!r}"
+        )
+    if not database.startswith("postgresql"):
+        raise ClusterError(
+            "many processes need a PostgreSQL database they all share (--db "
+            "postgresql://USER@HOST/DB); an SQLite file belongs to one process"
+        )
     return value
 
 
@@ -93,6 +130,15 @@ class Settings:
     """Everything the server can be told; the defaults are what ``flip7 serve`` uses."""
 
     database_url: str = "sqlite+aiosqlite:///flip7.db"
+    # Many processes on one PostgreSQL database (flip7.server.cluster): the Redis server
+    # they forward to each other through. None: one process, which runs every table.
+    redis_url: str | None = None
+    # With many processes: seconds a table's owner lease lasts unless renewed (renewed
+    # every third of it). A dead process's tables are taken over this long after its death.
+    owner_seconds: float = 3.0
+    # Addresses of the operator's reverse proxies (flip7 serve --trusted-proxy): their
+    # X-Forwarded-For names the client, and they are not held to a per-address limit.
+    trusted_proxies: tuple[str, ...] = ()
     # Seconds a bot waits before deciding, so that people can follow what it does.
     bot_delay: float = 0.8
     # A fixed seed makes every game's shuffle reproducible (tests, demos); None = secrets.

@@ -214,6 +214,11 @@ def address_lines(settings: Settings, port: int) -> list[str]:
     return lines
 
 
+def _redis_shown(url: str | None) -> str:
+    """A Redis URL without its password."""
+    return "" if url is None else url.rsplit("@", 1)[-1]
+
+
 class DatabaseUnavailable(Flip7Error):
     """The database cannot be opened (unreachable, a bad path, not a database...)."""
 
@@ -226,8 +231,13 @@ def prepare_database(settings: Settings) -> list[str]:
 
 
 async def _prepare(settings: Settings) -> list[str]:
+    many = settings.redis_url is not None
     try:
-        store = await Store.open(settings.database_url, lease_seconds=settings.lease_seconds)
+        # Many processes share the database: each owns some tables (flip7.server.cluster)
+        # instead of one holding the whole database.
+        store = await Store.open(
+            settings.database_url, lease_seconds=None if many else settings.lease_seconds
+        )
     except DatabaseInUse:
         raise
     except Exception as exc:
@@ -235,6 +245,10 @@ async def _prepare(settings: Settings) -> list[str]:
         raise DatabaseUnavailable(
             f"cannot open the database {describe_database(settings.database_url)}: {reason}"
         ) from None
+    if many:
+        await store.close()
+        return [f"flip7: one of many processes on the database {store.description}, "
+                f"forwarding through Redis at {_redis_shown(settings.redis_url)}"]
     assert store.lease is not None
     reserve(settings.database_url, store.lease.holder)
     # The app takes the lease over within a second or two, well before it expires.

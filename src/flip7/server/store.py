@@ -36,6 +36,7 @@ from flip7.server.lease import Lease, define_table
 __all__ = [
     "OPERATIONS",
     "ChatRow",
+    "Fenced",
     "LogRow",
     "ScorecardRow",
     "Store",
@@ -51,6 +52,7 @@ __all__ = [
     "sqlite_file",
     "table_chat",
     "table_log",
+    "table_owner",
     "tables",
     "utcnow",
 ]
@@ -75,6 +77,8 @@ tables = sa.Table(
     sa.Column("bust_odds", sa.Boolean, nullable=False, server_default=sa.true()),
     # A tutorial's table: its games stay out of the lobby's recent games.
     sa.Column("private", sa.Boolean, nullable=False, server_default=sa.false()),
+    # The owner's fencing token on every update (FENCE; None: one process, no owners).
+    sa.Column("fence", sa.BigInteger, nullable=True),
 )
 
 table_log = sa.Table(
@@ -85,6 +89,7 @@ table_log = sa.Table(
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("fence", sa.BigInteger, nullable=True),
 )
 
 games = sa.Table(
@@ -119,6 +124,7 @@ table_chat = sa.Table(
     sa.Column("seat", sa.Integer, nullable=True),
     sa.Column("spectator", sa.Boolean, nullable=False),
     sa.Column("text", sa.Text, nullable=False),
+    sa.Column("fence", sa.BigInteger, nullable=True),
 )
 
 replays = sa.Table(
@@ -151,6 +157,23 @@ scorecards = sa.Table(
 # The lease that keeps a second server off the database (flip7.server.lease).
 server_lease = define_table(metadata)
 
+# Many processes on one database (flip7.server.cluster): the process that runs each live
+# table, the fencing token it runs it under (raised at every takeover) and until when. On
+# PostgreSQL a trigger (migration 0006) refuses any write to ``tables``, ``table_log`` or
+# ``table_chat`` whose ``fence`` is not the owner row's token: a process that lost a table
+# cannot change it, whatever it still believes.
+table_owner = sa.Table(
+    "table_owner",
+    metadata,
+    sa.Column("table_id", sa.String(16), primary_key=True),
+    sa.Column("owner", sa.String(64), nullable=False),
+    sa.Column("token", sa.BigInteger, nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False, index=True),
+)
+
+# What the database says when the fence trigger refuses a write.
+FENCED = "flip7_fenced"
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -161,6 +184,11 @@ def utcnow() -> datetime:
 # this order (rows before the rows that refer to them).
 OPERATIONS: dict[str, Executable] = {
     "table_insert": tables.insert(),
+    # Before a new table's first change, in the same transaction: the change carries its token.
+    "owner_insert": table_owner.insert().values(
+        expires_at=sa.func.clock_timestamp()
+        + sa.func.make_interval(0, 0, 0, 0, 0, 0, sa.bindparam("ttl", type_=sa.Float))
+    ),
     "game_insert": games.insert(),
     "replay_insert": replays.insert(),
     "scorecard_insert": scorecards.insert(),
@@ -172,6 +200,7 @@ OPERATIONS: dict[str, Executable] = {
         version=sa.bindparam("b_version"),
         state=sa.bindparam("b_state"),
         updated_at=sa.bindparam("b_at"),
+        fence=sa.bindparam("b_fence"),
     ),
     "game_finish": games.update()
     .where(games.c.id == sa.bindparam("b_id"))
@@ -216,6 +245,16 @@ def _scorecard_row(row: Any, with_data: bool = True) -> ScorecardRow:
 
 class StoreError(Exception):
     """The database refused a write; the table is reloaded from what was stored."""
+
+
+class Fenced(StoreError):
+    """The database refused a write to a table this process no longer owns (its fencing
+    token is not the owner's: another process took the table over)."""
+
+
+def _refused(exc: Exception) -> StoreError:
+    text = str(getattr(exc, "orig", None) or exc)
+    return Fenced(text) if FENCED in text else StoreError(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,9 +498,13 @@ class Store:
                     try:
                         await self._commit(statements)
                     except Exception as exc:
-                        log.exception("write failed")
+                        refused = _refused(exc)
+                        if isinstance(refused, Fenced):
+                            log.warning(dumps({"event": "write_fenced", "error": str(refused)}))
+                        else:
+                            log.exception("write failed")
                         self._note_failure(exc)
-                        future.set_exception(StoreError(str(exc)))
+                        future.set_exception(refused)
                     else:
                         self._full = None
                         future.set_result(None)

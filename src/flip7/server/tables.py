@@ -152,6 +152,18 @@ def clean_name(value: str, what: str, limit: int) -> str:
         raise TableError("bad_name", str(exc)) from None
 
 
+class Owners(Protocol):
+    """What the lobby and its tables ask of the cluster of processes they are part of
+    (flip7.server.cluster.Cluster)."""
+
+    dirty: set[str]
+
+    async def start(self) -> None: ...
+    async def close(self) -> None: ...
+    async def drop(self, table: Table, why: str) -> None: ...
+    def owner_row(self, table_id: str, token: int) -> tuple[str, dict[str, Any]]: ...
+
+
 class Client(Protocol):
     """A connected browser tab (or spectator) as a table sees it."""
 
@@ -282,6 +294,10 @@ class Table:
         # private table is not in the lobby's list (a tutorial's).
         self.tutorial: Tutorial | None = None
         self.private = False
+        # The fencing token this process runs the table under (flip7.server.cluster): every
+        # write carries it, and the database refuses it once another process took the table
+        # over. None with one process.
+        self.fence: int | None = None
 
     # ------------------------------------------------------------------ reading
 
@@ -371,6 +387,8 @@ class Table:
 
     def broadcast(self, version: int, events: str) -> None:
         """Send every client the update of ``version``; ``events`` is their JSON list."""
+        if self.lobby.cluster is not None:  # the lobby's list may show it differently now
+            self.lobby.cluster.dirty.add(self.id)
         clients = list(self.clients)
         if not clients:
             return
@@ -424,9 +442,9 @@ class Table:
         operations: list[Operation] = [
             *(before or []),
             ("log_insert", {"table_id": self.id, "seq": version, "kind": kind,
-                            "data": dumps(data), "created_at": now}),
+                            "data": dumps(data), "created_at": now, "fence": self.fence}),
             ("table_update", {"b_id": self.id, "b_version": version, "b_state": self.state,
-                              "b_at": now}),
+                              "b_at": now, "b_fence": self.fence}),
             *(extra or []),
         ]
         if kind == "move" and self.game is not None and self.game.over:
@@ -965,7 +983,7 @@ class Table:
     async def _post(self, entry: ChatEntry) -> None:
         """Store a chat entry, then send it to every client (never the other way round)."""
         try:
-            await self.lobby.store.write([("chat_insert", entry.row(self.id))])
+            await self.lobby.store.write([("chat_insert", entry.row(self.id, self.fence))])
         except StoreError:
             raise _not_stored("the message") from None
         self.chat.add(entry)
@@ -987,7 +1005,15 @@ class Lobby:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        # Tables this process runs (with many processes, flip7.server.cluster: those it
+        # owns; the others are reached through it).
         self.tables: dict[str, Table] = {}
+        # This process's id (a fresh one at every start): health names it, and with many
+        # processes it names the owner of a table.
+        self.node = secrets.token_hex(6)
+        # With many processes (flip7.server.cluster.Cluster, attached by the app): the
+        # tables this process owns, and the way to the others.
+        self.cluster: Owners | None = None
         self.games_started = 0
         # Every idle time is measured on this clock (tests replace it).
         self.clock = time.monotonic
@@ -1010,12 +1036,19 @@ class Lobby:
         """Rebuild every open stored table by replaying its log (closed ones are history);
         bots and timers resume, and the sweep that closes idle tables starts."""
         started = time.perf_counter()
-        rows = await self.store.load_tables(open_only=True, chat=self._chat_kept)
-        for row in rows:
-            table = self._rebuild(row)
-            self.tables[table.id] = table
         # All games, closed tables' too: a fixed --seed must not deal a past game again.
         self.games_started = await self.store.count_games()
+        if self.cluster is not None:
+            # The tables are shared out by the cluster: each process takes those nobody
+            # runs (the orphan sweep), or that a request asks for.
+            await self.cluster.start()
+            self.expiry.start()
+            self.log_event("cluster_joined", None, node=self.node)
+            return
+        rows = await self.store.load_tables(open_only=True, chat=self.chat_kept)
+        for row in rows:
+            table = self.rebuild(row)
+            self.tables[table.id] = table
         for table in self.tables.values():
             table.schedule()
         self.expiry.start()
@@ -1026,7 +1059,8 @@ class Lobby:
             seconds=round(time.perf_counter() - started, 3),
         )
 
-    def _rebuild(self, row: TableRow) -> Table:
+    def rebuild(self, row: TableRow) -> Table:
+        """The table ``row`` holds, its log replayed (not yet among :attr:`tables`)."""
         table = Table(
             self,
             row.id,
@@ -1057,17 +1091,22 @@ class Lobby:
         return table
 
     @property
-    def _chat_kept(self) -> int:
+    def chat_kept(self) -> int:
         # At least one entry is loaded: the next entry's number follows the last stored.
         return max(1, self.settings.chat_history)
 
     async def reload(self, table: Table) -> None:
         """Throw away the in-memory table and rebuild it from the store."""
-        row = await self.store.load_table(table.id, chat=self._chat_kept)
+        if self.cluster is not None:
+            # Rebuilt by whoever runs it next, from what was committed (the store may be
+            # down, or another process took the table over).
+            await self.cluster.drop(table, "store_refused")
+            return
+        row = await self.store.load_table(table.id, chat=self.chat_kept)
         if row is None:
             self.tables.pop(table.id, None)
             return
-        fresh = self._rebuild(row)
+        fresh = self.rebuild(row)
         fresh.clients = table.clients
         for client in fresh.clients:
             if client.seat is not None:
@@ -1084,6 +1123,8 @@ class Lobby:
         await self.expiry.stop()
         for table in self.tables.values():
             table.stop()
+        if self.cluster is not None:
+            await self.cluster.close()
         await self.thinking.close()
 
     def log_event(self, event: str, table: Table | None, **fields: Any) -> None:
@@ -1189,6 +1230,11 @@ class Lobby:
             table_id = secrets.token_urlsafe(6)
         now = utcnow()
         table = Table(self, table_id, name, now, seats, parsed, turn_timer, bust_odds)
+        owner: list[Operation] = []
+        if self.cluster is not None:
+            # Run by this process from its first change on, under the first token.
+            table.fence = 1
+            owner = [self.cluster.owner_row(table_id, table.fence)]
         row: Operation = (
             "table_insert",
             {
@@ -1213,7 +1259,7 @@ class Lobby:
             # The table row goes in the same transaction as its first change.
             self.tables[table_id] = table
             try:
-                await table.change("join", data, before=[row])
+                await table.change("join", data, before=[row, *owner])
             except TableError:
                 self.tables.pop(table_id, None)
                 raise
