@@ -170,3 +170,34 @@ def test_redis_url_needs_postgresql(tmp_path: Any, redis_url: str) -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert "many processes need a PostgreSQL database" in done.stderr
+
+
+def _serve_refused(db: str, *more: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "flip7", "serve", "--db", db, "--port", str(free_port()), *more],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    return done.stderr
+
+
+def test_one_server_and_a_cluster_never_share_a_database(pg_url: str, redis_url: str) -> None:
+    """A single server holds the whole database; a cluster's processes share it table by
+    table. Each refuses to start beside the other (exit status 2, one line saying why)."""
+    member = ServerProcess(pg_url, extra_args=["--redis", redis_url]).start()
+    try:
+        made = httpx.post(member.url + "/api/tables",
+                          json={"name": "Mine", "player": "Ann", "seats": 3})
+        assert made.status_code == 201
+        assert "processes started with --redis are running on this database (1 alive)" in (
+            _serve_refused(pg_url))
+    finally:
+        member.stop()  # a clean exit gives its tables up at once
+    single = ServerProcess(pg_url).start()
+    try:
+        assert "a single flip7 server" in _serve_refused(pg_url, "--redis", redis_url)
+    finally:
+        single.stop()

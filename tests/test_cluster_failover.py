@@ -187,24 +187,32 @@ def test_the_database_refuses_a_write_from_a_process_that_lost_the_table(pg_url:
             await store.write(change(1, None))  # nobody owns it: one process, no fence
             first = Ownership(store.engine, "node-a", seconds=0.5)
             second = Ownership(store.engine, "node-b", seconds=0.5)
+            assert await first.heartbeat() == {} and await second.heartbeat() == {}
             token_a = await first.claim("T1")
             assert token_a == 1
-            assert await second.claim("T1") is None  # A's lease is live
+            assert await second.claim("T1") is None  # A is alive
+            assert await first.heartbeat() == {"T1": 1}
             await store.write(change(2, token_a))
             with pytest.raises(Fenced):
                 await store.write(change(3, None))  # a write without the token
-            await asyncio.sleep(0.7)  # A stalls: its lease expires
+            await asyncio.sleep(0.7)  # A stalls: its row expires
+            await second.heartbeat()
+            assert await second.owner_of("T1") == ("node-a", False)
+            assert await second.orphans(10) == ["T1"]
             token_b = await second.claim("T1")
             assert token_b == 2
-            assert await first.renew({"T1": token_a}) == set()  # A learns it lost it
+            assert await first.heartbeat() == {}  # A wakes up and learns it lost the table
             with pytest.raises(Fenced):
                 await store.write(change(3, token_a))  # A's late write: refused
             await store.write(change(3, token_b))
-            assert await second.renew({"T1": token_b}) == {"T1"}
             assert await second.owner_of("T1") == ("node-b", True)
+            assert await first.claim("T1") is None  # B is alive
             await second.release("T1", token_b)
-            assert (await second.owner_of("T1") or ("", True))[1] is False
+            assert await second.owner_of("T1") == ("", False)
             assert await first.orphans(10) == ["T1"]
+            assert await first.claim("T1") == 3
+            await first.leave()
+            assert await second.owner_of("T1") == ("", False)
         finally:
             await store.close()
 

@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -142,6 +142,7 @@ class LoadResult:
     load_average: float | None = None
     server_log_errors: tuple[str, ...] = ()  # error/traceback lines of a server we started
     server_log_warnings: tuple[str, ...] = ()
+    p95_ms: float | None = None
 
     @property
     def connections(self) -> int:
@@ -168,6 +169,7 @@ class LoadResult:
             "updates": self.updates,
             "p50_ms": _round(self.p50_ms),
             "p90_ms": _round(self.p90_ms),
+            "p95_ms": _round(self.p95_ms),
             "p99_ms": _round(self.p99_ms),
             "max_ms": _round(self.max_ms),
             "mean_ms": _round(self.mean_ms),
@@ -209,6 +211,7 @@ class LoadResult:
             f"  moves        {self.moves} ({self.moves_per_second:.1f}/s); "
             f"{self.updates} updates received ({per_s:.0f}/s)",
             f"  latency      p50 {ms(self.p50_ms)}, p90 {ms(self.p90_ms)}, "
+            f"p95 {ms(self.p95_ms)}, "
             f"p99 {ms(self.p99_ms)}, max {ms(self.max_ms)} "
             "(move sent → its update at every client of the table)",
             f"  games        {self.games_finished} finished",
@@ -767,6 +770,7 @@ async def load_test(
     compression: bool = True,
     rules: dict[str, Any] | None = None,
     server_pid: int | None = None,
+    on_window: Callable[[str], None] | None = None,
 ) -> LoadResult:
     """Play ``tables`` tables of ``clients`` WebSocket clients each against the server at ``url``
     for ``warmup + duration`` seconds; figures cover the last ``duration`` seconds only.
@@ -776,7 +780,9 @@ async def load_test(
     tables do not move in lockstep (all of them at once every ``think`` seconds). ``timeout``
     bounds every call, and a move's complete answer. ``setup_concurrency`` tables are created,
     joined and connected at a time. ``server_pid`` (the server's process, on this machine) lets
-    the server's CPU use be measured.
+    the server's CPU use be measured. ``on_window`` is called with ``"start"`` and ``"end"``
+    at the edges of the measured window, so that a caller can measure other processes over
+    the same seconds (flip7.client.clusterbench).
     """
     if tables < 1 or clients < 1 or duration <= 0 or think < 0 or warmup < 0:
         raise ValueError("tables and clients must be positive, duration > 0, think/warmup >= 0")
@@ -823,6 +829,8 @@ async def load_test(
             await asyncio.gather(*(bounded(t, "start") for t in playing))
 
             await asyncio.sleep(max(0.0, stats.window_start - time.perf_counter()))
+            if on_window is not None:
+                on_window("start")
             cpu_before = time.process_time()
             machine_before = _machine_busy_seconds()
             server_before = None if server_pid is None else _process_cpu_seconds(server_pid)
@@ -842,6 +850,8 @@ async def load_test(
                 if server_before is None or server_after is None
                 else (server_after - server_before) / window * 100
             )
+            if on_window is not None:
+                on_window("end")
 
             # No new moves; let the ones in flight finish (the watcher times them out).
             run.sending = False
@@ -890,6 +900,7 @@ async def load_test(
         updates=stats.updates,
         p50_ms=_percentile(latencies, 50) if latencies else None,
         p90_ms=_percentile(latencies, 90) if latencies else None,
+        p95_ms=_percentile(latencies, 95) if latencies else None,
         p99_ms=_percentile(latencies, 99) if latencies else None,
         max_ms=max(latencies) if latencies else None,
         mean_ms=sum(latencies) / len(latencies) if latencies else None,

@@ -256,7 +256,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # (DatabaseInUse); the lease is given up in ``store.close()`` below.
         # Many processes (a Redis URL) share the database: no process holds all of it.
         lease = None if settings.redis_url is not None else settings.lease_seconds
-        store = await Store.open(settings.database_url, lease_seconds=lease)
+        store = await Store.open(settings.database_url, lease_seconds=lease,
+                                 shared=settings.redis_url is not None)
         lobby = Lobby(store, settings)
         if settings.redis_url is not None:
             cluster = Cluster(lobby, settings.redis_url, settings.owner_seconds)

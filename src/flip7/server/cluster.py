@@ -1,11 +1,11 @@
 """Many ``flip7 serve`` processes on one PostgreSQL database and one Redis server.
 
 Each live table is run (its engine, bots and timers) by exactly one process, its *owner*,
-which holds the table's row of ``table_owner``: a lease that expires unless renewed, and a
-fencing token raised at every takeover. Every write to the table carries the token and
-PostgreSQL itself refuses one that carries another (the trigger of migration 0006), so a
-process that lost a table (stalled, cut off, believed dead) can no longer change it: no
-split brain, no move applied twice.
+named by the table's row of ``table_owner`` with a fencing token raised at every takeover;
+the owner's lease is its ``cluster_node`` row, which expires unless renewed every second.
+Every write to the table carries the token and PostgreSQL itself refuses one that carries
+another (the trigger of migration 0006), so a process that lost a table (stalled, cut off,
+believed dead) can no longer change it: no split brain, no move applied twice.
 
 Any process accepts any client. A request for a table another process owns goes to the
 owner over Redis (``flip7:n:<node>``, one channel per process): REST calls as a call and its
@@ -13,10 +13,12 @@ reply, a WebSocket as its frames, both ways. The owner sees a remote socket as o
 client of the table (:class:`RemoteClient`), so presence, chat, the welcome with the whole
 history and every update are exactly what a local socket gets.
 
-Failover: a process that dies stops renewing its leases; once they expire (``owner_seconds``,
-3 s by default) the others take its tables over (the orphan sweep, or the first request
-for one), each rebuilt from its change log. Sockets that were linked to the dead process are
-closed (1012, service restart) and the clients reconnect with their ``last_version``.
+Failover: a process that dies stops renewing its ``cluster_node`` row; once that expires
+(``owner_seconds``, 3 s by default) the others take its tables over (the orphan sweep, or the
+first request for one), each rebuilt from its change log. Sockets that were linked to the
+dead process are closed (1012, service restart) and the clients reconnect with their
+``last_version``. The others notice a death at once: Redis drops a process's subscription
+the moment its connection closes.
 
 Redis holds nothing that is not in PostgreSQL: when it restarts, linked sockets are closed
 and reconnect, calls meanwhile are refused with a retryable 503, and no move is lost or
@@ -67,20 +69,46 @@ def _channel(node: str) -> str:
 
 
 class Ownership:
-    """The ``table_owner`` rows of one process (``node``), on PostgreSQL's clock."""
+    """This process's rows of ``cluster_node`` and ``table_owner``, on PostgreSQL's clock.
+
+    A table is run by its owner while the owner's ``cluster_node`` row is live; one
+    statement a second renews a process and every table it runs."""
 
     def __init__(self, engine: AsyncEngine, node: str, seconds: float) -> None:
         self.engine = engine
         self.node = node
         self.seconds = seconds
 
-    def _params(self, **more: Any) -> dict[str, Any]:
-        return {"me": self.node, "ttl": self.seconds, **more}
+    async def heartbeat(self) -> dict[str, int]:
+        """Say this process is alive for the next ``seconds``; the tables it owns now, with
+        their tokens (a table taken over by another process is no longer among them)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO cluster_node (node, expires_at) "
+                    "VALUES (:me, clock_timestamp() + make_interval(secs => :ttl)) "
+                    "ON CONFLICT (node) DO UPDATE SET expires_at = EXCLUDED.expires_at"
+                ),
+                {"me": self.node, "ttl": self.seconds},
+            )
+            rows = await conn.execute(
+                sa.text("SELECT table_id, token FROM table_owner WHERE owner = :me"),
+                {"me": self.node},
+            )
+            return {str(r.table_id): int(r.token) for r in rows}
+
+    async def leave(self) -> None:
+        """A clean exit: every table this process ran may be taken over at once."""
+        async with self.engine.begin() as conn:
+            await conn.execute(sa.text("UPDATE table_owner SET owner = '' WHERE owner = :me"),
+                               {"me": self.node})
+            await conn.execute(sa.text("DELETE FROM cluster_node WHERE node = :me"),
+                               {"me": self.node})
 
     async def claim(self, table_id: str) -> int | None:
-        """Take ``table_id`` (open, and unowned, its lease expired, or already this
-        process's): its new fencing token, or None if another process holds it or the
-        table is closed or unknown."""
+        """Take ``table_id`` (open, and unowned, given up, its owner dead, or already this
+        process's): its new fencing token, or None if a live process runs it or the table
+        is closed or unknown."""
         async with self.engine.begin() as conn:
             state = (
                 await conn.execute(sa.text("SELECT state FROM tables WHERE id = :t"),
@@ -91,53 +119,48 @@ class Ownership:
             token = (
                 await conn.execute(
                     sa.text(
-                        "INSERT INTO table_owner (table_id, owner, token, expires_at) "
-                        "VALUES (:t, :me, 1, clock_timestamp() + make_interval(secs => :ttl)) "
+                        "INSERT INTO table_owner (table_id, owner, token) VALUES (:t, :me, 1) "
                         "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, "
-                        "token = table_owner.token + 1, expires_at = EXCLUDED.expires_at "
-                        "WHERE table_owner.expires_at < clock_timestamp() "
-                        "OR table_owner.owner = EXCLUDED.owner "
+                        "token = table_owner.token + 1 "
+                        "WHERE table_owner.owner IN (EXCLUDED.owner, '') OR NOT EXISTS ("
+                        "SELECT 1 FROM cluster_node n WHERE n.node = table_owner.owner "
+                        "AND n.expires_at > clock_timestamp()) "
                         "RETURNING token"
                     ),
-                    self._params(t=table_id),
+                    {"t": table_id, "me": self.node},
                 )
             ).scalar_one_or_none()
         return None if token is None else int(token)
 
-    async def renew(self, held: dict[str, int]) -> set[str]:
-        """Extend the leases of the tables ``held`` (id -> token); the ids still ours."""
-        if not held:
-            return set()
+    async def claim_new(self, table_id: str) -> int:
+        """Own ``table_id``, a table not yet stored (created by this process): token 1."""
         async with self.engine.begin() as conn:
-            rows = await conn.execute(
-                sa.text(
-                    "UPDATE table_owner SET expires_at = clock_timestamp() + "
-                    "make_interval(secs => :ttl) WHERE owner = :me AND table_id = ANY(:ids) "
-                    "RETURNING table_id, token"
-                ),
-                self._params(ids=list(held)),
+            await conn.execute(
+                sa.text("INSERT INTO table_owner (table_id, owner, token) VALUES (:t, :me, 1)"),
+                {"t": table_id, "me": self.node},
             )
-            return {r.table_id for r in rows if held.get(r.table_id) == r.token}
+        return 1
 
     async def release(self, table_id: str, token: int) -> None:
         """Let another process take ``table_id`` at once (this one stops running it)."""
         async with self.engine.begin() as conn:
             await conn.execute(
                 sa.text(
-                    "UPDATE table_owner SET expires_at = clock_timestamp() - interval '1 second' "
+                    "UPDATE table_owner SET owner = '' "
                     "WHERE table_id = :t AND owner = :me AND token = :k"
                 ),
-                self._params(t=table_id, k=token),
+                {"t": table_id, "me": self.node, "k": token},
             )
 
     async def owner_of(self, table_id: str) -> tuple[str, bool] | None:
-        """Who runs ``table_id`` and whether their lease is live; None: nobody ever did."""
+        """Who runs ``table_id`` and whether that process is alive; None: nobody ever did."""
         async with self.engine.connect() as conn:
             row = (
                 await conn.execute(
                     sa.text(
-                        "SELECT owner, expires_at > clock_timestamp() AS live "
-                        "FROM table_owner WHERE table_id = :t"
+                        "SELECT o.owner, COALESCE(n.expires_at > clock_timestamp(), false) "
+                        "AS live FROM table_owner o LEFT JOIN cluster_node n "
+                        "ON n.node = o.owner WHERE o.table_id = :t"
                     ),
                     {"t": table_id},
                 )
@@ -145,18 +168,32 @@ class Ownership:
         return None if row is None else (str(row.owner), bool(row.live))
 
     async def orphans(self, limit: int) -> list[str]:
-        """Open tables nobody runs (never owned, or their owner's lease expired)."""
+        """Open tables nobody runs: never owned, given up, or their owner dead."""
         async with self.engine.connect() as conn:
             rows = await conn.execute(
                 sa.text(
-                    "SELECT t.id FROM tables t LEFT JOIN table_owner o ON o.table_id = t.id "
-                    "WHERE t.state <> 'closed' AND "
-                    "(o.table_id IS NULL OR o.expires_at < clock_timestamp()) "
+                    "SELECT t.id FROM tables t "
+                    "LEFT JOIN table_owner o ON o.table_id = t.id "
+                    "LEFT JOIN cluster_node n ON n.node = o.owner "
+                    "AND n.expires_at > clock_timestamp() "
+                    "WHERE t.state <> 'closed' AND n.node IS NULL "
                     "ORDER BY random() LIMIT :n"
                 ),
                 {"n": limit},
             )
             return [str(r.id) for r in rows]
+
+    async def forget_dead(self, after: float = 3600.0) -> None:
+        """Delete the rows of processes dead for ``after`` seconds (their tables stay
+        claimable: a row-less owner is a dead one)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                sa.text(
+                    "DELETE FROM cluster_node "
+                    "WHERE expires_at < clock_timestamp() - make_interval(secs => :after)"
+                ),
+                {"after": after},
+            )
 
 
 class BusDown(Exception):
@@ -169,6 +206,7 @@ class Bus:
     def __init__(
         self, url: str, node: str, seconds: float,
         on_message: Callable[[dict[str, Any]], None], on_down: Callable[[], None],
+        on_up: Callable[[], None] = lambda: None,
     ) -> None:
         import redis.asyncio as aioredis
         from redis.asyncio.retry import Retry
@@ -186,6 +224,7 @@ class Bus:
         )
         self.on_message = on_message
         self.on_down = on_down
+        self.on_up = on_up
         self.up = False
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
@@ -223,7 +262,8 @@ class Bus:
                 await pubsub.subscribe(_channel(self.node))
                 if not self.up:
                     log.info(dumps({"event": "redis_up", "node": self.node}))
-                self.up = True
+                    self.up = True
+                    self.on_up()
                 self._subscribed.set()
                 while True:
                     message = await pubsub.get_message(timeout=1.0)
@@ -317,8 +357,7 @@ class RemoteClient:
     def close(self, code: int, reason: str = "") -> None:
         if not self.closing:
             self.closing = True
-            with contextlib.suppress(BusDown):
-                self.cluster.bus.send(self.node, {"op": "close", "cid": self.cid, "code": code})
+            self.cluster.close_remote(self.node, self.cid, code)
 
     def error(self, code: str, message: str, move_id: str | None = None,
               table: dict[str, Any] | None = None) -> None:
@@ -354,7 +393,8 @@ class Cluster:
         self.node = lobby.node
         self.seconds = seconds
         self.ownership = Ownership(lobby.store.engine, self.node, seconds)
-        self.bus = Bus(redis_url, self.node, seconds, self._received, self._bus_down)
+        self.bus = Bus(redis_url, self.node, seconds, self._received, self._bus_down,
+                       self._bus_up)
         # Forwarded calls waiting for their answers.
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         # This process's sockets linked to a table another process runs: cid -> (socket,
@@ -381,6 +421,8 @@ class Cluster:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
+        # Alive in the database first: a table is claimed only by a live process.
+        await self.ownership.heartbeat()
         await self.bus.start()
         self._tasks = [
             asyncio.create_task(self._lease_loop(), name="flip7-owner-leases"),
@@ -395,19 +437,16 @@ class Cluster:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         # A clean exit: others may take these tables at once, not after the lease.
-        for table in list(self.lobby.tables.values()):
-            if table.fence is not None:
-                with contextlib.suppress(Exception):
-                    await self.ownership.release(table.id, table.fence)
+        with contextlib.suppress(Exception):
+            await self.ownership.leave()
         for rc in list(self.remote.values()):
             rc.close(MOVED_CODE)
         await asyncio.sleep(0.05)  # let the close messages go out
         await self.bus.close()
 
-    def owner_row(self, table_id: str, token: int) -> tuple[str, dict[str, Any]]:
-        """The store operation that makes this process a new table's owner."""
-        return ("owner_insert", {"table_id": table_id, "owner": self.node, "token": token,
-                                 "ttl": self.seconds})
+    async def claim_new(self, table_id: str) -> int:
+        """Own a table about to be created here; its fencing token."""
+        return await self.ownership.claim_new(table_id)
 
     def problem(self) -> str | None:
         """What is wrong with Redis for health, or None."""
@@ -476,21 +515,31 @@ class Cluster:
 
     async def _lease_loop(self) -> None:
         interval = self.seconds / 3
+        rounds = 0
         while True:
             await asyncio.sleep(interval)
-            held = {t.id: t.fence for t in self.lobby.tables.values() if t.fence is not None}
+            rounds += 1
+            # Only tables run before this renewal began can have been lost: one taken
+            # over or created meanwhile may not be in its answer yet.
+            before = dict(self.lobby.tables)
             try:
-                kept = await self.ownership.renew(held)
+                owned = await self.ownership.heartbeat()
             except Exception as exc:
                 # Writes fail the same way and the fence refuses them once others take
                 # over; keep trying.
                 log.warning(dumps({"event": "owner_renewal_failed", "error": str(exc)}))
-                kept = None
-            if kept is not None:
-                for table_id in set(held) - kept:
-                    table = self.lobby.tables.get(table_id)
-                    if table is not None and table.fence == held[table_id]:
+                owned = None
+            if owned is not None:
+                for table_id, table in before.items():
+                    if (
+                        self.lobby.tables.get(table_id) is table
+                        and table.fence is not None
+                        and owned.get(table_id) != table.fence
+                    ):
                         await self.drop(table, "lease_lost")
+            if rounds % 600 == 0:
+                with contextlib.suppress(Exception):
+                    await self.ownership.forget_dead()
             with contextlib.suppress(Exception):
                 await self._check_nodes()
 
@@ -643,6 +692,12 @@ class Cluster:
             self._flush_soon = True
             asyncio.get_running_loop().call_soon(self._flush)
 
+    def close_remote(self, node: str, cid: str, code: int) -> None:
+        """Close another process's socket ``cid``, after the frames queued for it."""
+        self._flush()
+        with contextlib.suppress(BusDown):
+            self.bus.send(node, {"op": "close", "cid": cid, "code": code})
+
     def _flush(self) -> None:
         self._flush_soon = False
         frames, self._frames = self._frames, {}
@@ -719,13 +774,23 @@ class Cluster:
                     parsed = parse_client_message(text)
                 except ProtocolError:  # checked at the socket's process already
                     continue
-                rc.table = await self.frame_handler(lobby, rc.table_id, rc, parsed, rc.table)
+                try:
+                    rc.table = await self.frame_handler(lobby, rc.table_id, rc, parsed,
+                                                        rc.table)
+                except Exception:  # as a local socket's handler failing: closed, 1011
+                    log.exception("a forwarded frame failed")
+                    rc.close(1011)
+                    break
         finally:
             self.remote.pop((rc.node, rc.cid), None)
             if rc.table is not None:
                 table = lobby.tables.get(rc.table_id, rc.table)
                 with contextlib.suppress(Exception):
                     await table.detach(rc)
+
+    def _bus_up(self) -> None:
+        # A restarted Redis holds nothing: write this process's part of the lobby's list.
+        self.dirty |= set(self.lobby.tables)
 
     def _bus_down(self) -> None:
         """Redis went away: frames to and from other processes may be lost, so every link

@@ -236,7 +236,8 @@ async def _prepare(settings: Settings) -> list[str]:
         # Many processes share the database: each owns some tables (flip7.server.cluster)
         # instead of one holding the whole database.
         store = await Store.open(
-            settings.database_url, lease_seconds=None if many else settings.lease_seconds
+            settings.database_url, lease_seconds=None if many else settings.lease_seconds,
+            shared=many,
         )
     except DatabaseInUse:
         raise

@@ -43,6 +43,7 @@ __all__ = [
     "StoreError",
     "StoredGame",
     "TableRow",
+    "cluster_node",
     "describe_database",
     "games",
     "metadata",
@@ -157,18 +158,26 @@ scorecards = sa.Table(
 # The lease that keeps a second server off the database (flip7.server.lease).
 server_lease = define_table(metadata)
 
-# Many processes on one database (flip7.server.cluster): the process that runs each live
-# table, the fencing token it runs it under (raised at every takeover) and until when. On
-# PostgreSQL a trigger (migration 0006) refuses any write to ``tables``, ``table_log`` or
-# ``table_chat`` whose ``fence`` is not the owner row's token: a process that lost a table
-# cannot change it, whatever it still believes.
+# Many processes on one database (flip7.server.cluster). Each process renews its row of
+# ``cluster_node`` every second; a process whose row expired is dead to the others. A live
+# table's row of ``table_owner`` names the process that runs it (empty: given up) and the
+# fencing token it runs it under, raised at every takeover. On PostgreSQL a trigger
+# (migration 0006) refuses any write to ``tables``, ``table_log`` or ``table_chat`` whose
+# ``fence`` is not the owner row's token: a process that lost a table cannot change it,
+# whatever it still believes. Renewing a process touches no table's row, so it never waits
+# for (or holds up) the writes.
+cluster_node = sa.Table(
+    "cluster_node",
+    metadata,
+    sa.Column("node", sa.String(64), primary_key=True),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
 table_owner = sa.Table(
     "table_owner",
     metadata,
     sa.Column("table_id", sa.String(16), primary_key=True),
-    sa.Column("owner", sa.String(64), nullable=False),
+    sa.Column("owner", sa.String(64), nullable=False, index=True),
     sa.Column("token", sa.BigInteger, nullable=False),
-    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False, index=True),
 )
 
 # What the database says when the fence trigger refuses a write.
@@ -184,11 +193,6 @@ def utcnow() -> datetime:
 # this order (rows before the rows that refer to them).
 OPERATIONS: dict[str, Executable] = {
     "table_insert": tables.insert(),
-    # Before a new table's first change, in the same transaction: the change carries its token.
-    "owner_insert": table_owner.insert().values(
-        expires_at=sa.func.clock_timestamp()
-        + sa.func.make_interval(0, 0, 0, 0, 0, 0, sa.bindparam("ttl", type_=sa.Float))
-    ),
     "game_insert": games.insert(),
     "replay_insert": replays.insert(),
     "scorecard_insert": scorecards.insert(),
@@ -355,7 +359,15 @@ def run_migrations(connection: Connection) -> None:
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     config.attributes["connection"] = connection
+    if connection.dialect.name == "postgresql":
+        # Many processes starting at once (flip7.server.cluster): one migrates, the others
+        # wait for it and then find nothing to do. Held until this transaction ends.
+        connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
     command.upgrade(config, "head")
+
+
+# The PostgreSQL advisory lock that migrations hold ("flip7" in ASCII).
+MIGRATION_LOCK = 0x666C697037
 
 
 class Store:
@@ -379,10 +391,14 @@ class Store:
         self._full: str | None = None
 
     @classmethod
-    async def open(cls, url: str, lease_seconds: float | None = None) -> Store:
+    async def open(
+        cls, url: str, lease_seconds: float | None = None, shared: bool = False
+    ) -> Store:
         """Connect, run the migrations, take the lease (with ``lease_seconds``: raises
-        :class:`~flip7.server.lease.DatabaseInUse` if another server holds it) and start
-        the writer.
+        :class:`~flip7.server.lease.DatabaseInUse` if another server holds it, or if
+        processes of a cluster run tables on it) and start the writer. ``shared``: this is
+        one of many processes (flip7.server.cluster), refused while a single server holds
+        the lease.
 
         A new SQLite file is announced with a warning: an empty database where one was
         expected (a wrong working folder, a deleted file) must not pass unnoticed."""
@@ -400,6 +416,8 @@ class Store:
                 # connection fails instead of starting an empty database in its place.
                 await engine.dispose()
                 engine = _engine(_existing_only(url, path))
+            if shared or lease_seconds is not None:
+                await _one_kind(engine, shared)
             lease = (
                 None
                 if lease_seconds is None
@@ -735,6 +753,40 @@ class Store:
     async def ping(self) -> bool:
         """Whether the database is usable (:meth:`check` finds nothing wrong)."""
         return await self.check() is None
+
+
+async def _one_kind(engine: AsyncEngine, shared: bool) -> None:
+    """Refuse to mix one server holding the whole database with a cluster's processes that
+    share it table by table: each would write what the other believes is its own."""
+    from flip7.server.lease import DatabaseInUse
+
+    async with engine.connect() as conn:
+        if shared:
+            held = (
+                await conn.execute(
+                    sa.select(server_lease.c.pid, server_lease.c.host).where(
+                        server_lease.c.expires_at > utcnow()
+                    )
+                )
+            ).first()
+            if held is not None:
+                raise DatabaseInUse(
+                    f"a single flip7 server (pid {held.pid} on host {held.host}) holds this "
+                    "database; stop it before starting processes with --redis"
+                )
+            return
+        alive = (
+            await conn.execute(
+                sa.select(sa.func.count()).select_from(cluster_node).where(
+                    cluster_node.c.expires_at > utcnow()
+                )
+            )
+        ).scalar_one()
+        if alive:
+            raise DatabaseInUse(
+                f"processes started with --redis are running on this database ({alive} "
+                "alive); start this one with the same --redis to join them, or stop them first"
+            )
 
 
 async def _load_chat(

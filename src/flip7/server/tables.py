@@ -161,7 +161,7 @@ class Owners(Protocol):
     async def start(self) -> None: ...
     async def close(self) -> None: ...
     async def drop(self, table: Table, why: str) -> None: ...
-    def owner_row(self, table_id: str, token: int) -> tuple[str, dict[str, Any]]: ...
+    async def claim_new(self, table_id: str) -> int: ...
 
 
 class Client(Protocol):
@@ -1230,11 +1230,13 @@ class Lobby:
             table_id = secrets.token_urlsafe(6)
         now = utcnow()
         table = Table(self, table_id, name, now, seats, parsed, turn_timer, bust_odds)
-        owner: list[Operation] = []
         if self.cluster is not None:
-            # Run by this process from its first change on, under the first token.
-            table.fence = 1
-            owner = [self.cluster.owner_row(table_id, table.fence)]
+            # Run by this process from its first change on (its owner row is committed
+            # first: the first change carries its token).
+            try:
+                table.fence = await self.cluster.claim_new(table_id)
+            except Exception:
+                raise _not_stored("the table") from None
         row: Operation = (
             "table_insert",
             {
@@ -1259,7 +1261,7 @@ class Lobby:
             # The table row goes in the same transaction as its first change.
             self.tables[table_id] = table
             try:
-                await table.change("join", data, before=[row, *owner])
+                await table.change("join", data, before=[row])
             except TableError:
                 self.tables.pop(table_id, None)
                 raise

@@ -1,6 +1,7 @@
-"""Many processes on one database (flip7.server.cluster): who runs each table, under which
-fencing token, until when; and the token on every write to a table, which PostgreSQL checks
-itself, so that a process that lost a table can no longer change it.
+"""Many processes on one database (flip7.server.cluster): the processes and until when each
+is alive (``cluster_node``), who runs each table under which fencing token (``table_owner``),
+and the token on every write to a table, which PostgreSQL checks itself, so that a process
+that lost a table can no longer change it.
 
 Revision ID: 0006
 Revises: 0005
@@ -52,11 +53,15 @@ TRIGGERS = {
 
 def upgrade() -> None:
     op.create_table(
+        "cluster_node",
+        sa.Column("node", sa.String(64), primary_key=True),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_table(
         "table_owner",
         sa.Column("table_id", sa.String(16), primary_key=True),
-        sa.Column("owner", sa.String(64), nullable=False),
+        sa.Column("owner", sa.String(64), nullable=False, index=True),
         sa.Column("token", sa.BigInteger, nullable=False),
-        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False, index=True),
     )
     for name in TRIGGERS:
         op.add_column(name, sa.Column("fence", sa.BigInteger, nullable=True))
@@ -78,3 +83,4 @@ def downgrade() -> None:
         with op.batch_alter_table(name) as batch:
             batch.drop_column("fence")
     op.drop_table("table_owner")
+    op.drop_table("cluster_node")
