@@ -37,7 +37,7 @@ from cluster_helpers import (
 )
 from server_helpers import SyncSocket, WsPlayer, auth, choose
 from test_server import _seated_game
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 # How soon a dead, hung or unhealthy process must be out of the proxy: the recipe's
@@ -331,3 +331,55 @@ def test_a_process_whose_health_fails_is_out(pair: Cluster, tmp_path: Path) -> N
     took = pair.proxy.wait_status("app2", "DOWN", timeout=OUT_WITHIN)
     print(f"/api/health 503 on app2: DOWN after {took:.2f} s")
     assert _answered_by(pair, 10, skip=1) == [0] * 10
+
+
+# ---------------------------------------------------------------------- --trusted-proxy
+
+
+def test_behind_a_trusted_proxy_the_limits_count_players_not_the_proxy(tmp_path: Path) -> None:
+    """Every connection comes from the proxy. With ``--trusted-proxy 127.0.0.1`` the proxy is
+    held only to the ceiling, not to ``open_connections_per_address``, and a WebSocket
+    handshake is counted for the address X-Forwarded-For names: here three sockets through
+    the proxy with a per-address limit of 2, and a player whose own handshakes run out is
+    refused while another player still gets in."""
+    tight = ["--limit", "open_connections_per_address=2", "--limit", "handshakes_burst=2",
+             "--limit", "handshakes_per_minute=1"]  # fmt: skip
+    cluster = Cluster(1, [f"sqlite:///{tmp_path / 'app.db'}"],
+                      extra_args=[*tight, "--trusted-proxy", "127.0.0.1"])
+    with cluster, ExitStack() as stack:
+        made = httpx.post(cluster.proxy_url + "/api/tables",
+                          json={"name": "Proxied", "player": "Ann", "seats": 3})
+        assert made.status_code == 201, made.text
+        path = f"/ws/tables/{made.json()['table']['id']}"
+
+        def socket(source: str, claimed: str = "198.51.100.7") -> Any:
+            # A header the client sends itself changes nothing: HAProxy adds its own after
+            # it, with the address it saw, and that last one is what counts.
+            ws = stack.enter_context(connect(
+                cluster.proxy_ws_url + path, open_timeout=5, source_address=(source, 0),
+                additional_headers={"X-Forwarded-For": claimed}))  # fmt: skip
+            ws.send(json.dumps({"v": 1, "type": "hello", "token": None}))
+            assert json.loads(ws.recv(timeout=5))["type"] == "welcome"
+            return ws
+
+        held = [socket(f"127.0.0.{i}") for i in (2, 3, 4, 4)]
+        # Four sockets, over open_connections_per_address=2: the proxy is exempt.
+        assert len(held) == 4 and cluster.health().status_code == 200
+        # 127.0.0.4 has used its two handshakes: refused, whatever it claims; 127.0.0.5 not.
+        with pytest.raises(InvalidStatus) as refused:
+            socket("127.0.0.4", claimed="127.0.0.9")
+        assert refused.value.response.status_code == 429
+        socket("127.0.0.5")
+    # Without the option, the same limits make the third socket's handshake fail.
+    plain = Cluster(1, [f"sqlite:///{tmp_path / 'plain.db'}"], extra_args=tight)
+    with plain, ExitStack() as stack:
+        made = httpx.post(plain.proxy_url + "/api/tables",
+                          json={"name": "Plain", "player": "Ann", "seats": 3})
+        path = f"/ws/tables/{made.json()['table']['id']}"
+        opened = 0
+        with pytest.raises(InvalidStatus):  # every player counts as the proxy
+            for i in (2, 3, 4):
+                stack.enter_context(connect(plain.proxy_ws_url + path, open_timeout=5,
+                                            source_address=(f"127.0.0.{i}", 0)))
+                opened += 1
+        assert opened == 2

@@ -520,7 +520,9 @@ def _without_lease(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
     """An app that does not take the database lease (which keeps a second ``flip7 serve``
     off a database): what a second server process would be if it could start."""
     open_store = Store.open
-    monkeypatch.setattr(Store, "open", lambda url, lease_seconds=None: open_store(url))
+    monkeypatch.setattr(
+        Store, "open", lambda url, lease_seconds=None, shared=False: open_store(url)
+    )
     with app_client(db_url) as client:
         monkeypatch.undo()
         yield client
