@@ -169,3 +169,54 @@ def test_the_ready_check_with_one_player_gone_over_real_websockets(tmp_path: Pat
             p.ws.close()
     finally:
         server.stop()
+
+
+def test_a_rematch_everyone_was_ready_for_starts_after_a_crash(tmp_path: Path) -> None:
+    """The last ready and the rematch's start are two writes: a process that dies between
+    them leaves a table rebuilt at the end screen with everyone ready. The rebuilt table
+    starts the rematch itself (found by the cluster's chaos test)."""
+    import asyncio
+
+    from flip7.server.settings import Settings, database_url
+    from flip7.server.store import Store
+    from flip7.server.tables import Lobby
+
+    url = database_url(str(tmp_path / "crash.db"))
+
+    async def scenario() -> None:
+        store = await Store.open(url)
+        lobby = Lobby(store, Settings(database_url=url, rematch_wait=600.0))
+        table, _, first = await lobby.create_table("T", "Ann", 3, rules=SHORT)
+        tokens = [first] + [(await lobby.join(table, name))[1] for name in ("Bob", "Cyd")]
+        await lobby.start(table, first)
+        rng = random.Random(1)
+        moves = 0
+        while table.state == "playing":
+            game = table.game
+            assert game is not None and game.to_decide is not None
+            seat = table.seats[game.to_decide]
+            assert seat is not None
+            moves += 1
+            await lobby.move(table, seat, f"m{moves}", table.version,
+                             rng.choice(game.legal_decisions()))
+        await lobby.ready(table, tokens[0], True)
+        await lobby.ready(table, tokens[1], True)
+        async with table.lock:  # the third ready stored, then the process dies
+            await table.change("ready", {"seat": 2, "ready": True})
+        games = table.game_number
+        await lobby.close()
+        await store.close()
+
+        store = await Store.open(url)
+        lobby = Lobby(store, Settings(database_url=url, rematch_wait=600.0))
+        await lobby.restore()
+        again = lobby.tables[table.id]
+        for _ in range(100):
+            if again.state == "playing":
+                break
+            await asyncio.sleep(0.02)
+        assert again.state == "playing" and again.game_number == games + 1
+        await lobby.close()
+        await store.close()
+
+    asyncio.run(scenario())

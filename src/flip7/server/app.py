@@ -825,6 +825,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         hello_sent = True
                         if client.handle is not None:
                             client.handle.said_hello()
+                        many.expect_answer(link, settings.hello_timeout)
                     if not many.relay(link, text):
                         client.close(1012)  # the link broke: reconnect to the owner
                 else:

@@ -200,6 +200,10 @@ class BusDown(Exception):
     """Redis does not answer: nothing can be forwarded now."""
 
 
+class OwnerGone(Exception):
+    """The process a call went to is gone (it may or may not have run the call)."""
+
+
 class Bus:
     """This process's link to Redis: its own channel, publishing in order, liveness keys."""
 
@@ -219,7 +223,7 @@ class Bus:
         # what was published meanwhile, unnoticed. A broken connection is the bus going
         # down, which closes every link (flip7.server.cluster.Cluster._bus_down).
         self.redis = aioredis.Redis.from_url(
-            url, socket_timeout=seconds, socket_connect_timeout=seconds,
+            url, socket_timeout=max(seconds, 10.0), socket_connect_timeout=seconds,
             retry=Retry(NoBackoff(), 0),
         )
         self.on_message = on_message
@@ -395,8 +399,14 @@ class Cluster:
         self.ownership = Ownership(lobby.store.engine, self.node, seconds)
         self.bus = Bus(redis_url, self.node, seconds, self._received, self._bus_down,
                        self._bus_up)
-        # Forwarded calls waiting for their answers.
+        # Forwarded calls waiting for their answers, and the process each went to.
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._called: dict[str, str] = {}
+        # Links that have heard from their owner (a relayed hello is answered in time).
+        self._heard: set[str] = set()
+        # Other processes' sockets let go of while Redis was down: told to reconnect once
+        # it is back (they would otherwise wait for frames that never come).
+        self._let_go: list[tuple[str, str]] = []
         # This process's sockets linked to a table another process runs: cid -> (socket,
         # owner node).
         self.links: dict[str, tuple[Linked, str]] = {}
@@ -494,7 +504,7 @@ class Cluster:
         self.lobby.tables[table_id] = table
         self.takeovers += 1
         self.lobby.log_event("table_taken_over", table, token=token, version=table.version)
-        table.schedule()
+        self.lobby.resume(table)
         self.dirty.add(table_id)
         return table
 
@@ -548,10 +558,16 @@ class Cluster:
         if not self.bus.up:
             return
         nodes = {node for _, node in self.links.values()} | {node for node, _ in self.remote}
+        nodes |= set(self._called.values())
         nodes.discard(self.node)
         if not nodes:
             return
         alive = await self.bus.alive(nodes)
+        for ref, node in list(self._called.items()):
+            future = self._calls.get(ref)
+            if node not in alive and future is not None and not future.done():
+                # It may or may not have run the call: say so now, not after the timeout.
+                future.set_exception(OwnerGone(node))
         for cid, (socket, node) in list(self.links.items()):
             if node not in alive:
                 self.links.pop(cid, None)
@@ -604,16 +620,28 @@ class Cluster:
         self._calls[ref] = future
         message = {"op": "call", "ref": ref, "from": self.node, "name": name,
                    "table": table_id, "token": token, "args": args}
+
+        async def contact(node: str) -> bool:
+            self._called[ref] = node
+            return await self.bus.send_now(node, message)
+
         try:
-            where = await self.settle(table_id, lambda node: self.bus.send_now(node, message))
+            where = await self.settle(table_id, contact)
             if not isinstance(where, str):
                 return where
             try:
                 answer = await asyncio.wait_for(future, CALL_TIMEOUT)
+            except OwnerGone:
+                raise TableError(
+                    "unavailable", "the process running this table stopped while answering: "
+                    "look at the table, then try again if it did not happen", 503,
+                    retry_after=1.0,
+                ) from None
             except (BusDown, TimeoutError):
                 raise _unavailable() from None
         finally:
             self._calls.pop(ref, None)
+            self._called.pop(ref, None)
         error = answer.get("error")
         if error is not None:
             raise TableError(error["code"], error["message"], error["status"],
@@ -678,7 +706,21 @@ class Cluster:
             return False
         return True
 
+    def expect_answer(self, cid: str, seconds: float) -> None:
+        """A hello was relayed on link ``cid``: if the owner has not answered it within
+        ``seconds`` (a frame lost on the way), the socket is closed to reconnect."""
+
+        def check() -> None:
+            link = self.links.get(cid)
+            if link is not None and cid not in self._heard:
+                log.warning(dumps({"event": "link_unanswered", "cid": cid, "node": link[1]}))
+                self.links.pop(cid, None)
+                link[0].close(MOVED_CODE)
+
+        asyncio.get_running_loop().call_later(seconds, check)
+
     def unlink(self, cid: str) -> None:
+        self._heard.discard(cid)
         link = self.links.pop(cid, None)
         if link is not None:
             with contextlib.suppress(BusDown):
@@ -713,6 +755,7 @@ class Cluster:
             for cid, text in message["frames"]:
                 link = self.links.get(cid)
                 if link is not None:
+                    self._heard.add(cid)
                     link[0].push(text)
         elif op == "reply":
             future = self._calls.get(message["ref"])
@@ -732,6 +775,8 @@ class Cluster:
             rc = self.remote.get((message["from"], message["cid"]))
             if rc is not None:
                 rc.inbox.put_nowait(message["text"])
+            else:  # let go of here (Redis was down, or the table moved): reconnect
+                self.close_remote(message["from"], message["cid"], MOVED_CODE)
         elif op == "closed":
             self._remote_gone((message["from"], message["cid"]))
 
@@ -791,6 +836,9 @@ class Cluster:
     def _bus_up(self) -> None:
         # A restarted Redis holds nothing: write this process's part of the lobby's list.
         self.dirty |= set(self.lobby.tables)
+        let_go, self._let_go = self._let_go, []
+        for node, cid in let_go:
+            self.close_remote(node, cid, MOVED_CODE)
 
     def _bus_down(self) -> None:
         """Redis went away: frames to and from other processes may be lost, so every link
@@ -798,6 +846,8 @@ class Cluster:
         for socket, _ in list(self.links.values()):
             socket.close(MOVED_CODE)
         self.links.clear()
+        self._heard.clear()
+        self._let_go.extend(self.remote)
         for key in list(self.remote):
             self._remote_gone(key)
         for future in self._calls.values():

@@ -1025,6 +1025,8 @@ class Lobby:
             settings.joins_per_minute, settings.joins_burst, clock=lambda: self.clock()
         )
         self.expiry = Expiry(self)
+        # Rebuilt tables checking whether their rematch is due (see resume).
+        self._resuming: set[asyncio.Task[None]] = set()
         # Bot thinking: worker processes (started on first use) and a CPU budget per table.
         self.thinking = Thinking(
             settings.bot_workers, settings.bot_seconds_per_minute, stand_in=STAND_IN_BOT
@@ -1050,7 +1052,7 @@ class Lobby:
             table = self.rebuild(row)
             self.tables[table.id] = table
         for table in self.tables.values():
-            table.schedule()
+            self.resume(table)
         self.expiry.start()
         self.log_event(
             "restored",
@@ -1407,6 +1409,21 @@ class Lobby:
             problem = await self.rematch_if_ready(table)
             if problem is not None:
                 raise TableError("not_enough_players", problem, 409)
+
+    def resume(self, table: Table) -> None:
+        """A table just rebuilt from its log (a restart, or a takeover by this process):
+        its bots and timers go on, and a rematch that every player was ready for when the
+        last process stopped (before its start was stored) starts now."""
+        table.schedule()
+        if table.state == "over":
+            task = asyncio.create_task(self._rematch_after_rebuild(table))
+            self._resuming.add(task)
+            task.add_done_callback(self._resuming.discard)
+
+    async def _rematch_after_rebuild(self, table: Table) -> None:
+        async with table.lock:
+            with contextlib.suppress(TableError):  # not stored: retried by the next ready
+                await self.rematch_if_ready(table)
 
     async def rematch_if_ready(self, table: Table) -> str | None:
         """Start the next game if every human staying is ready (the table's lock is held);

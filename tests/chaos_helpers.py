@@ -1,0 +1,424 @@
+"""The scripted players of the chaos test (tests/test_cluster_chaos.py) and what it reads back.
+
+:class:`Player` is one seated human as a browser tab plays: a WebSocket (through the proxy)
+that reconnects on any close with exponential backoff and ``last_version``, re-sends the move
+whose answer it has not had (same id, version and decision), moves after a short think on
+its turn, and says ready over REST at the end screen so that the table plays on. Each table's
+players come from a loopback address of their own (:func:`address`), as players at different
+homes do: the proxy names it in X-Forwarded-For, and per-address limits hold per table.
+
+Every acknowledged move is kept (:class:`Ack`); :func:`stored` reads the tables' logs back
+straight from PostgreSQL and :func:`rebuild_all` replays them with the server's own code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import httpx
+from server_helpers import choose
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+BACKOFF_FIRST, BACKOFF_CAP = 0.2, 2.0
+# Answers to a move that say "nothing was applied, try again": the same move is sent again.
+RETRYABLE = {"server_error", "rate_limited", "busy"}
+
+
+@dataclass(frozen=True)
+class Ack:
+    """A move the server acknowledged: its id, the seat, the version it was made against,
+    the version its result named, and when (seconds since play started)."""
+
+    table: str
+    seat: int
+    id: str
+    made: int
+    result: int
+    at: float
+
+
+@dataclass
+class Run:
+    """What every player shares: the acknowledgements, the errors, the clock of play."""
+
+    proxy_ws: str
+    proxy_http: str
+    think: tuple[float, float]
+    stop: asyncio.Event
+    started: float = 0.0  # time.monotonic() when play started
+    wall_started: float = 0.0  # time.time() then (the servers' logs are on that clock)
+    acks: list[Ack] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    error_samples: list[str] = field(default_factory=list)
+    retried: Counter[str] = field(default_factory=Counter)
+    hellos_refused: Counter[str] = field(default_factory=Counter)
+    reconnects: int = 0
+    failed_handshakes: int = 0
+    readies: int = 0
+    # (table, seat, move id) of moves sent whose answer had not come when play stopped.
+    unanswered: list[tuple[str, int, str]] = field(default_factory=list)
+    players: list[Player] = field(default_factory=list)
+    # Every ready call: (sent, answered, table, seat, status or 0, the answer or the error).
+    readies_log: list[tuple[float, float, str, int | None, int, str]] = field(
+        default_factory=list)
+
+    def begin(self) -> None:
+        self.started, self.wall_started = time.monotonic(), time.time()
+
+    def now(self) -> float:
+        return time.monotonic() - self.started
+
+    def error(self, code: str, sample: str) -> None:
+        self.errors[code] += 1
+        if len(self.error_samples) < 10:
+            self.error_samples.append(sample)
+
+
+class Refused(Exception):
+    """The server answered a hello with something else than a welcome."""
+
+
+def address(table_index: int) -> str:
+    """The loopback address of table ``table_index``'s players (127.0.1.1...)."""
+    return f"127.0.1.{table_index + 1}"
+
+
+class Player:
+    """One seated human: a WebSocket through the proxy that reconnects on any close."""
+
+    def __init__(self, run: Run, index: int, table_id: str, token: str, rng: random.Random,
+                 http: httpx.AsyncClient) -> None:  # fmt: skip
+        self.run = run
+        self.index = index  # the table's number in the test
+        self.table_id = table_id
+        self.token = token
+        self.rng = rng
+        self.http = http  # the table's REST client (from the table's address)
+        self.seat: int | None = None
+        self.state: dict[str, Any] = {}  # the newest TableState
+        self.version = -1  # the newest version seen (updates, results, missed changes)
+        self.count = 0  # moves made, for the ids
+        self.pending: dict[str, Any] | None = None  # a move sent whose answer has not come
+        self.readied: set[int] = set()  # the games after which this player said ready
+        self.welcomed = asyncio.Event()
+        self.problems: list[str] = []  # why sessions ended
+        self.ws: ClientConnection | None = None  # the socket of the session under way
+        self._thinking: asyncio.Future[None] | None = None  # a move being thought of
+        self._readying: asyncio.Future[None] | None = None  # a ready being said
+
+    @property
+    def url(self) -> str:
+        return f"{self.run.proxy_ws}/ws/tables/{self.table_id}"
+
+    def describe(self) -> str:
+        """Where this player stands (printed for a table that stopped)."""
+        game = self.state.get("game") or {}
+        seats = [(s["kind"], s.get("connected"), s.get("ready"), s.get("gone"))
+                 for s in self.state.get("seats", []) if s]  # fmt: skip
+        return (f"seat {self.seat}: saw version {self.version}; state {self.state.get('state')!r}"
+                f" at version {self.state.get('version')}, game {self.state.get('game_number')}"
+                f", to decide {game.get('to_decide')}, legal {game.get('legal_decisions')}; "
+                f"pending {self.pending}; readied after games {sorted(self.readied)}; seats "
+                f"(kind, connected, ready, gone) {seats}; last problems {self.problems[-3:]}")
+
+    def absorb(self, table: dict[str, Any] | None, version: int | None = None) -> None:
+        if table is not None and table.get("version", -1) >= self.state.get("version", -1):
+            self.state = table
+        for v in (version, None if table is None else table.get("version")):
+            if v is not None:
+                self.version = max(self.version, v)
+
+    # ---- the connection
+
+    async def play(self) -> None:
+        """Connect, play, and on any close connect again, until the run stops."""
+        backoff = BACKOFF_FIRST
+        while not self.run.stop.is_set():
+            try:
+                async with connect(self.url, open_timeout=5, max_size=2**22, close_timeout=1,
+                                   local_addr=(address(self.index), 0)) as ws:  # fmt: skip
+                    await self._session(ws)
+                    backoff = BACKOFF_FIRST
+            except (InvalidHandshake, OSError, TimeoutError) as exc:  # a 503 too
+                self.run.failed_handshakes += 1
+                self.problems.append(f"{self.run.now():.2f} {exc!r}")
+            except (ConnectionClosed, Refused) as exc:
+                self.problems.append(f"{self.run.now():.2f} {exc!r}")
+            finally:
+                self.ws = None
+                if self._thinking is not None:
+                    self._thinking.cancel()
+                    self._thinking = None
+            if self.run.stop.is_set():
+                break
+            self.run.reconnects += 1
+            await asyncio.sleep(backoff * self.rng.uniform(0.8, 1.2))
+            backoff = min(BACKOFF_CAP, backoff * 2)
+        if self._readying is not None:
+            self._readying.cancel()
+        if self.pending is not None:
+            self.run.unanswered.append((self.table_id, self.seat or 0, self.pending["id"]))
+
+    async def _session(self, ws: ClientConnection) -> None:
+        last = self.version if self.version >= 0 else None
+        await ws.send(json.dumps({"v": 1, "type": "hello", "token": self.token,
+                                  "last_version": last}))  # fmt: skip
+        welcome = json.loads(await ws.recv())
+        if welcome["type"] != "welcome":  # refused (busy while the table moves...): again
+            self.run.hellos_refused[welcome.get("code", welcome["type"])] += 1
+            raise Refused(welcome)
+        self.seat = welcome["seat"]
+        self.absorb(welcome["table"])
+        for missed in welcome.get("missed") or []:
+            self.absorb(None, missed["version"])
+        self.welcomed.set()
+        self.ws = ws
+        if self.pending is not None:  # its answer never came: ask again, the same move
+            await ws.send(json.dumps(self.pending))
+        self._next(ws)
+        stopping = asyncio.ensure_future(self.run.stop.wait())
+        receiving: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                receiving = asyncio.ensure_future(ws.recv())
+                done, _ = await asyncio.wait({receiving, stopping},
+                                             return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+                if receiving not in done:
+                    return
+                await self._frame(ws, json.loads(receiving.result()))
+        finally:
+            for future in (stopping, receiving):
+                if future is None:
+                    continue
+                if not future.done():
+                    future.cancel()
+                    with contextlib.suppress(BaseException):
+                        await future
+                elif not future.cancelled():
+                    future.exception()  # retrieved: play() has it from result()
+
+    async def _frame(self, ws: ClientConnection, frame: dict[str, Any]) -> None:
+        kind = frame["type"]
+        move = self.pending
+        if kind == "update":
+            self.absorb(frame.get("table"), frame["version"])
+        elif kind in ("result", "error") and move is not None and frame.get("id") == move["id"]:
+            if kind == "result":
+                self.version = max(self.version, frame["version"])
+                self.run.acks.append(Ack(self.table_id, self.seat or 0, move["id"],
+                                         move["version"], frame["version"], self.run.now()))
+                self.pending = None
+            elif frame["code"] in RETRYABLE:  # nothing was applied: the same move again
+                self.run.retried[frame["code"]] += 1
+                await asyncio.sleep(BACKOFF_FIRST)
+                await ws.send(json.dumps(move))
+                return
+            else:
+                self.run.error(frame["code"], f"{self.table_id} seat {self.seat} {move}: {frame}")
+                self.pending = None
+                self.absorb(frame.get("table"))
+        elif kind == "error":
+            self.run.error(frame["code"], f"{self.table_id} seat {self.seat}: {frame}")
+        self._next(ws)
+
+    # ---- what the player does
+
+    def _my_turn(self) -> bool:
+        """Whether the newest state says this seat decides now (a state older than a version
+        already seen, e.g. before the update that follows a result, says nothing)."""
+        table, game = self.state, self.state.get("game")
+        return (self.pending is None and table.get("version") == self.version
+                and table.get("state") == "playing" and game is not None and not game["over"]
+                and game["to_decide"] == self.seat and bool(game["legal_decisions"]))  # fmt: skip
+
+    def _next(self, ws: ClientConnection) -> None:
+        """Whatever this player does next: think and move on its turn, say ready at the end.
+        Called after every frame, and when a step it took is over."""
+        if self.pending is not None or self.run.stop.is_set():
+            return
+        table = self.state
+        if table.get("state") == "over" and table.get("version") == self.version:
+            number = table.get("game_number", 0)
+            if number not in self.readied and (self._readying is None
+                                               or self._readying.done()):  # fmt: skip
+                # A REST call: it goes on whatever becomes of the socket.
+                self._readying = asyncio.ensure_future(self._ready(number))
+                self._readying.add_done_callback(self._then)
+            return
+        if self._thinking is not None and not self._thinking.done():
+            return  # it looks at the state again when it has thought
+        if self._my_turn():
+            self._thinking = asyncio.ensure_future(self._move(ws))
+            self._thinking.add_done_callback(self._then)
+
+    def _then(self, task: asyncio.Future[None]) -> None:
+        """A step is over: look again at what to do (what came meanwhile, e.g. the update that
+        a ready's answer races with, found this player busy)."""
+        if not task.cancelled() and self.ws is not None:
+            self._next(self.ws)
+
+    async def _move(self, ws: ClientConnection) -> None:
+        await asyncio.sleep(self.rng.uniform(*self.run.think))
+        if not self._my_turn() or self.run.stop.is_set():
+            return  # the next frame looks again
+        self.count += 1
+        self.pending = {"v": 1, "type": "move", "id": f"{self.index}-{self.seat}-{self.count}",
+                        "version": self.state["version"],
+                        "decision": choose(self.state["game"], self.rng)}  # fmt: skip
+        with contextlib.suppress(ConnectionClosed):  # the session ends; it is re-sent then
+            await ws.send(json.dumps(self.pending))
+
+    async def _ready(self, number: int) -> None:
+        """Ready for a rematch after game ``number``, pressed again (backoff) until the server
+        answers; a 409 means the table has moved on."""
+        await asyncio.sleep(self.rng.uniform(*self.run.think))
+        delay = BACKOFF_FIRST
+        while not self.run.stop.is_set():
+            sent = self.run.now()
+            try:
+                r = await self.http.post(f"/api/tables/{self.table_id}/ready",
+                                         json={"ready": True},
+                                         headers={"Authorization": f"Bearer {self.token}"})
+                self.run.readies_log.append((sent, self.run.now(), self.table_id, self.seat,
+                                             r.status_code, r.text[:120]))  # fmt: skip
+                if r.status_code < 500:
+                    self.readied.add(number)
+                    if r.status_code == 200:
+                        self.run.readies += 1
+                    elif r.status_code != 409:
+                        self.run.error(f"ready {r.status_code}", f"{self.table_id}: {r.text}")
+                    return
+            except httpx.HTTPError as exc:
+                self.run.readies_log.append((sent, self.run.now(), self.table_id, self.seat,
+                                             0, repr(exc)))  # fmt: skip
+            await asyncio.sleep(delay)
+            delay = min(BACKOFF_CAP, delay * 2)
+
+
+async def rest(http: httpx.AsyncClient, method: str, path: str, **kwargs: Any) -> Any:
+    """A REST call through the proxy, retried on a connection error or a 5xx."""
+    delay = BACKOFF_FIRST
+    for _ in range(12):
+        try:
+            r = await http.request(method, path, **kwargs)
+            if r.status_code < 500:
+                assert r.status_code in (200, 201), f"{method} {path}: {r.status_code} {r.text}"
+                return r.json()
+        except httpx.HTTPError:
+            pass
+        await asyncio.sleep(delay)
+        delay = min(BACKOFF_CAP, delay * 2)
+    raise AssertionError(f"{method} {path} kept failing")
+
+
+async def open_table(run: Run, index: int, seats: int, rng: random.Random,
+                     clients: list[httpx.AsyncClient]) -> list[Player]:  # fmt: skip
+    """Create table ``index`` through the proxy and seat ``seats`` humans (not connected
+    yet); its REST client is added to ``clients``."""
+    http = httpx.AsyncClient(base_url=run.proxy_http, timeout=15,
+                             transport=httpx.AsyncHTTPTransport(local_address=address(index)))
+    clients.append(http)
+    made = await rest(http, "POST", "/api/tables",
+                      json={"name": f"Chaos {index}", "player": f"P{index}-0", "seats": seats})
+    table_id = made["table"]["id"]
+    tokens = [made["token"]]
+    for n in range(1, seats):
+        joined = await rest(http, "POST", f"/api/tables/{table_id}/join",
+                            json={"player": f"P{index}-{n}"})  # fmt: skip
+        tokens.append(joined["token"])
+    return [Player(run, index, table_id, t, random.Random(rng.random()), http) for t in tokens]
+
+
+def owners(pg_url: str) -> dict[str, tuple[str, int, int]]:
+    """table id -> the node that runs it, its fencing token and the table's version now
+    (``table_owner``)."""
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT o.table_id, o.owner, o.token, t.version FROM table_owner o "
+                            "JOIN tables t ON t.id = o.table_id").fetchall()  # fmt: skip
+    return {str(t): (str(o), int(k), int(v)) for t, o, k, v in rows}
+
+
+class Entry(NamedTuple):
+    """One row of ``table_log``."""
+
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    fence: int | None
+
+
+def stored(pg_url: str, table_ids: list[str]) -> tuple[
+    dict[str, list[Entry]], dict[str, int], list[tuple[str, str, str, str]]
+]:  # fmt: skip
+    """Straight from PostgreSQL: each table's log, its ``tables.version``, and the finished
+    games (table, game id, record, winners)."""
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        logs: dict[str, list[Entry]] = {t: [] for t in table_ids}
+        for table_id, seq, kind, data, fence in conn.execute(
+            "SELECT table_id, seq, kind, data, fence FROM table_log "
+            "WHERE table_id = ANY(%s) ORDER BY table_id, seq", (table_ids,)
+        ):  # fmt: skip
+            logs[table_id].append(Entry(seq, kind, json.loads(data), fence))
+        versions = dict(conn.execute("SELECT id, version FROM tables WHERE id = ANY(%s)",
+                                     (table_ids,)).fetchall())  # fmt: skip
+        finished = conn.execute(
+            "SELECT table_id, id, record, winners FROM games WHERE table_id = ANY(%s) "
+            "AND record IS NOT NULL ORDER BY table_id, number", (table_ids,)
+        ).fetchall()  # fmt: skip
+    return logs, versions, finished
+
+
+def rebuild_all(pg_url: str, table_ids: list[str]) -> dict[str, int | str]:
+    """Every table rebuilt by the server's own code (``Lobby.rebuild``: its log replayed
+    through the engine, which raises on anything inconsistent): each one's version, or what
+    went wrong."""
+    from flip7.server.settings import Settings, database_url
+    from flip7.server.store import Store
+    from flip7.server.tables import Lobby
+
+    async def go() -> dict[str, int | str]:
+        url = database_url(pg_url)
+        store = await Store.open(url)
+        try:
+            lobby = Lobby(store, Settings(database_url=url))
+            out: dict[str, int | str] = {}
+            for table_id in table_ids:
+                row = await store.load_table(table_id)
+                try:
+                    assert row is not None, "not stored"
+                    out[table_id] = lobby.rebuild(row).version
+                except Exception as exc:
+                    out[table_id] = repr(exc)
+            return out
+        finally:
+            await store.close()
+
+    return asyncio.run(go())
+
+
+def log_lines(text: str, table_id: str, since: float, until: float) -> list[str]:
+    """A server's log lines about ``table_id`` between two time.time() instants."""
+    out = []
+    for line in text.splitlines():
+        if table_id not in line:
+            continue
+        try:
+            at = datetime.fromisoformat(json.loads(line)["ts"]).timestamp()
+        except (ValueError, KeyError, TypeError):
+            continue
+        if since <= at <= until:
+            out.append(line)
+    return out
