@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve play test lint typecheck bench loadtest attack clean
+.PHONY: serve play test lint typecheck bench loadtest attack cluster-bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ loadtest: $(STAMP)
 
 attack: $(STAMP)
 	$(BIN)/flip7 attack
+
+# Needs PostgreSQL's binaries, redis-server and haproxy (Debian); about 10 minutes.
+cluster-bench: $(STAMP)
+	$(BIN)/flip7 cluster-bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

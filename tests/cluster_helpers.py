@@ -28,16 +28,19 @@ import httpx
 from conftest import missing
 from server_helpers import ServerProcess, free_port
 
+# The rendering of the recipe lives with the benchmark that also runs it (flip7 cluster-bench).
+from flip7.client.clusterbench import (  # noqa: F401 - re-exported for the tests
+    BACKEND,
+    DROPPED_IN_GLOBAL,
+    FRONTEND,
+    SECTIONS,
+    STATS,
+    RecipeError,
+    render,
+)
+
 RECIPE = Path(__file__).resolve().parent.parent / "deploy" / "haproxy.cfg"
 HAPROXY = os.environ.get("HAPROXY", "haproxy")
-# The recipe's names: the frontend players reach, its backend, HAProxy's own page.
-FRONTEND, BACKEND, STATS = "flip7", "flip7", "stats"
-# Lines of ``global`` that tie HAProxy to a system install (chroot into /var/lib/haproxy,
-# drop to the haproxy user, go to the background): a test runs it as whoever runs the tests,
-# in the foreground (-db).
-DROPPED_IN_GLOBAL = ("chroot", "user", "group", "daemon")
-SECTIONS = ("global", "defaults", "frontend", "backend", "listen", "peers", "resolvers",
-            "userlist", "program", "http-errors", "ring", "cache", "mailers")  # fmt: skip
 
 
 def haproxy_path() -> str:
@@ -48,69 +51,6 @@ def haproxy_path() -> str:
         missing("haproxy")
     assert path is not None
     return path
-
-
-class RecipeError(AssertionError):
-    """deploy/haproxy.cfg no longer has what :func:`render` needs to point it at a test."""
-
-
-def render(recipe: str, *, port: int, stats_port: int, servers: Sequence[str],
-           socket_path: Path, host: str = "127.0.0.1") -> str:
-    """The recipe with the test's addresses: the players' frontend's ``bind`` on
-    ``host:port``, the stats frontend's on ``host:stats_port``, one ``server`` line per
-    address in ``servers`` (``app1``, ``app2``... with the options of the recipe's first
-    ``server`` line), the stats socket at ``socket_path``, logs on standard error, and none
-    of chroot/user/group/daemon. Every other line is kept as it is."""
-    out: list[str] = []
-    section: tuple[str, str] = ("", "")
-    bound: set[tuple[str, str]] = set()
-    servers_written = False
-    seen: set[tuple[str, str]] = set()
-    for line in recipe.splitlines():
-        words = line.split("#", 1)[0].split()
-        if words and not line[0].isspace() and words[0] in SECTIONS:
-            section = (words[0], words[1] if len(words) > 1 else "")
-            seen.add(section)
-            out.append(line)
-            continue
-        if not words:
-            out.append(line)
-            continue
-        indent = line[: len(line) - len(line.lstrip())]
-        keyword = words[0]
-        if section[0] == "global":
-            if keyword in DROPPED_IN_GLOBAL:
-                continue
-            if keyword == "log":
-                out.append(f"{indent}log stderr format short local0")
-                continue
-            if words[:2] == ["stats", "socket"]:
-                out.append(f"{indent}stats socket {socket_path} " + " ".join(words[3:]))
-                continue
-        if keyword == "bind" and section in (("frontend", FRONTEND), ("frontend", STATS)):
-            if section not in bound:  # the first bind is the test's; more (TLS) are dropped
-                bound.add(section)
-                where = port if section[1] == FRONTEND else stats_port
-                out.append(f"{indent}bind {host}:{where}")
-            continue
-        if keyword == "server" and section == ("backend", BACKEND):
-            if not servers_written:
-                servers_written = True
-                options = " ".join(words[3:])
-                for i, address in enumerate(servers, 1):
-                    out.append(f"{indent}server app{i} {address} {options}".rstrip())
-            continue
-        out.append(line)
-    for needed in (("global", ""), ("frontend", FRONTEND), ("frontend", STATS),
-                   ("backend", BACKEND)):  # fmt: skip
-        if needed not in seen:
-            raise RecipeError(f"{RECIPE} has no section {' '.join(needed).strip()!r}")
-    for needed in (("frontend", FRONTEND), ("frontend", STATS)):
-        if needed not in bound:
-            raise RecipeError(f"{RECIPE}: section {' '.join(needed)!r} has no bind line")
-    if not servers_written:
-        raise RecipeError(f"{RECIPE}: backend {BACKEND!r} has no server line to copy")
-    return "\n".join(out) + "\n"
 
 
 class Proxy:

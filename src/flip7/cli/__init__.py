@@ -324,6 +324,18 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
             "--url is given."
         ),
     )
+    _add_server_command(
+        sub,
+        "cluster-bench",
+        module_name="clusterbench",
+        help="benchmark many flip7 serve processes behind HAProxy (PostgreSQL, Redis)",
+        description=(
+            "Start a throwaway PostgreSQL, Redis, N flip7 serve processes and HAProxy (the "
+            "recipe deploy/haproxy.cfg) on loopback, and measure: moves/s flat out with 1 and "
+            "2 processes (with each process's CPU), 1,000 tables x 4 clients at a human pace "
+            "through the proxy, and the failover time from kill -9 to the next applied move."
+        ),
+    )
     return parser, score
 
 
@@ -333,13 +345,14 @@ def _add_server_command(
     *,
     help: str,
     description: str,
+    module_name: str | None = None,
 ) -> None:
-    """Register ``name``, whose module is ``flip7.client.<name>`` (with ``add_arguments``
-    and ``run``); without the server extra the command is still listed, and fails with one
-    line naming the extra when run."""
+    """Register ``name``, whose module is ``flip7.client.<module_name>`` (default: the
+    name; with ``add_arguments`` and ``run``); without the server extra the command is
+    still listed, and fails with one line naming the extra when run."""
     part = sub.add_parser(name, help=help, description=description)
     try:
-        module = importlib.import_module(f"flip7.client.{name}")
+        module = importlib.import_module(f"flip7.client.{module_name or name}")
     except ImportError as exc:
         missing = str(exc)
 

@@ -3,7 +3,8 @@
 Every client is a seated human as far as the server knows: it takes its seat over REST, connects
 to ``/ws/tables/{id}``, says ``hello`` with its token and, whenever its view has legal decisions,
 waits about ``think`` seconds (human thinking time; 0 = flat out) and sends a ``move``. When a
-game is over, the table's first client asks for a rematch, so every table keeps playing.
+game is over, every client says it is ready for the next one (``POST .../rematch``: the next
+game starts once every player is ready), so every table keeps playing.
 
 A move's latency is the time from sending it to the moment the ``update`` that carries the
 resulting version (the ``version`` of the move's ``result``) has reached *every* client at the
@@ -511,7 +512,8 @@ class _Client:
         self.token = ""
         self.ws: ClientConnection | None = None
         self.receiver: asyncio.Task[None] | None = None
-        self.acted_version = -1  # the newest version this client moved (or asked a rematch) at
+        self.acted_version = -1  # the newest version this client moved at
+        self.readied: Any = None  # the game it last asked a rematch after
         self.last_state: dict[str, Any] | None = None  # the newest table state received
         self.moves = 0
 
@@ -617,11 +619,13 @@ class _Client:
         version = state["version"]
         game = state.get("game")
         if state.get("state") == "over" or (game is not None and game.get("over")):
-            if self.index == 0 and version > self.acted_version:
-                self.acted_version = version
-                game_id = state.get("game_id")
-                if game_id not in self.table.finished:
-                    self.table.finished.add(game_id)
+            # Every player says ready once per game (the next starts when all of them have).
+            game_id = state.get("game_id")
+            done = game_id if game_id is not None else ("version", version)
+            if done != self.readied:
+                self.readied = done
+                if done not in self.table.finished:
+                    self.table.finished.add(done)
                     if run.stats.in_window(time.perf_counter()):
                         run.stats.games_finished += 1
                 run.spawn(self.rematch())
