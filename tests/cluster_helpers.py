@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 from conftest import missing
-from server_helpers import ServerProcess, free_port
+from server_helpers import ServerProcess, free_port, stop_process
 
 # The rendering of the recipe lives with the benchmark that also runs it (flip7 cluster-bench).
 from flip7.client.clusterbench import (  # noqa: F401 - re-exported for the tests
@@ -124,13 +124,7 @@ class Proxy:
             time.sleep(0.02)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         self.proc = None
 
     def close(self) -> None:

@@ -26,9 +26,7 @@ settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "d
 # ---------------------------------------------------------------------- services
 
 import itertools  # noqa: E402
-import pwd  # noqa: E402
 import shutil  # noqa: E402
-import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
@@ -58,52 +56,17 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[tuple[str, int]]:
-    """A throwaway PostgreSQL cluster (initdb + postgres on a free loopback port)."""
+    """A throwaway PostgreSQL cluster (initdb + postgres on a free loopback port), started
+    as ``flip7 cluster-bench`` starts its own (flip7.client.clusterbench.Postgres)."""
     if not (PG_BIN / "initdb").exists():
         missing(f"PostgreSQL ({PG_BIN / 'initdb'})")
-    # Not tmp_path_factory: the postgres user cannot enter /tmp/pytest-of-root.
-    base = Path(tempfile.mkdtemp(prefix="pgtest-", dir="/tmp"))
-    data, sock = base / "data", base / "sock"
-    data.mkdir()
-    sock.mkdir()
-    run_as: dict[str, object] = {}
-    if os.geteuid() == 0:  # postgres refuses to run as root
-        pw = pwd.getpwnam("postgres")
-        for p in (base, data, sock):
-            os.chown(p, pw.pw_uid, pw.pw_gid)
-        run_as = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
-    env = {**os.environ, "LC_ALL": "C.UTF-8", "TZ": "UTC"}
-    subprocess.run(
-        [PG_BIN / "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
-         "--locale=C.UTF-8", "--no-sync"],
-        check=True, env=env, cwd=base, stdout=subprocess.DEVNULL, **run_as,  # type: ignore[arg-type]
-    )  # fmt: skip
-    port = _free_port()
-    log = open(base / "postgres.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [PG_BIN / "postgres", "-D", data, "-p", str(port), "-c", "listen_addresses=127.0.0.1",
-         "-c", f"unix_socket_directories={sock}", "-c", "fsync=off",
-         "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
-        env=env, cwd=base, stdout=log, stderr=subprocess.STDOUT, **run_as,  # type: ignore[arg-type]
-    )  # fmt: skip
+    from flip7.client.clusterbench import Postgres
+
+    server = Postgres(PG_BIN).start()
     try:
-        deadline = time.monotonic() + 30
-        while subprocess.run(
-            [PG_BIN / "pg_isready", "-q", "-h", "127.0.0.1", "-p", str(port)]
-        ).returncode:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((base / "postgres.log").read_text())
-            time.sleep(0.05)
-        yield "127.0.0.1", port
+        yield "127.0.0.1", server.port
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-        shutil.rmtree(base, ignore_errors=True)
+        server.stop()
 
 
 @pytest.fixture

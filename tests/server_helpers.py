@@ -148,6 +148,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def stop_process(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; nothing if it is not running."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class ServerProcess:
     """``flip7 serve`` as a separate process (so that it can be killed with SIGKILL)."""
 
@@ -193,13 +204,7 @@ class ServerProcess:
         self.proc.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
 
 
 class SyncSocket:

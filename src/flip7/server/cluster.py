@@ -245,11 +245,7 @@ class Bus:
             await asyncio.wait_for(self._subscribed.wait(), 5.0)
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await _cancel(self._tasks)
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 
@@ -441,11 +437,7 @@ class Cluster:
         ]
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await _cancel(self._tasks)
         # A clean exit: others may take these tables at once, not after the lease.
         with contextlib.suppress(Exception):
             await self.ownership.leave()
@@ -907,6 +899,15 @@ class Cluster:
         answer = [r["summary"] for r in rows[:200]]
         self._listing_cache = (time.monotonic(), answer)
         return answer
+
+
+async def _cancel(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel ``tasks`` and wait until each has stopped."""
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
 
 
 def _unavailable() -> Exception:
