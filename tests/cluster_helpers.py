@@ -193,8 +193,8 @@ class Cluster:
     ``redis_url`` is passed to each as ``--redis`` (``None``: single-process servers, each on
     a database of its own). ``extra_args`` go to every process's command line.
 
-    >>> with Cluster(3, pg_url, redis_url) as cluster:  # doctest: +SKIP
-    ...     httpx.get(cluster.proxy_url + "/api/health")
+    Used as ``with Cluster(3, pg_url, redis_url) as cluster:``, then
+    ``httpx.get(cluster.proxy_url + "/api/health")`` reaches one of the three.
     """
 
     def __init__(self, n: int, db_url: str | Sequence[str], redis_url: str | None = None, *,
