@@ -216,7 +216,6 @@ class Bus:
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
 
-        self.url = url
         self.node = node
         self.seconds = seconds
         # No silent retries: a subscription that reconnected on its own would have lost
@@ -421,7 +420,6 @@ class Cluster:
         self._tasks: list[asyncio.Task[None]] = []
         self.runner: Runner | None = None
         self.frame_handler: FrameHandler | None = None
-        self.takeovers = 0
         self._answering: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ life cycle
@@ -494,7 +492,6 @@ class Cluster:
         table = self.lobby.rebuild(row)
         table.fence = token
         self.lobby.tables[table_id] = table
-        self.takeovers += 1
         self.lobby.log_event("table_taken_over", table, token=token, version=table.version)
         self.lobby.resume(table)
         self.dirty.add(table_id)
