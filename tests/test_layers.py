@@ -25,13 +25,16 @@ LAYERS: dict[str, frozenset[str]] = {
     "analysis": frozenset({"core", "engine", "analysis", "flip7"}),
     "scorekeeper": frozenset({"core", "engine", "analysis", "scorekeeper", "flip7"}),
     "bots": frozenset({"core", "engine", "analysis", "bots", "flip7"}),
+    "coach": frozenset({"core", "engine", "analysis", "bots", "coach", "flip7"}),
     "tournament": frozenset({"core", "engine", "analysis", "bots", "tournament", "flip7"}),
     "client": frozenset({"core", "engine", "client", "flip7"}),
-    "server": frozenset({"core", "engine", "analysis", "scorekeeper", "bots", "server", "flip7"}),
+    "server": frozenset(
+        {"core", "engine", "analysis", "scorekeeper", "bots", "coach", "server", "flip7"}
+    ),
     "cli": frozenset(
         {
-            "core", "engine", "analysis", "scorekeeper", "bots", "tournament", "client",
-            "server", "cli", "flip7",
+            "core", "engine", "analysis", "scorekeeper", "bots", "coach", "tournament",
+            "client", "server", "cli", "flip7",
         }
     ),
     "__main__": frozenset({"cli"}),

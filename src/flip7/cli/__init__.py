@@ -136,6 +136,7 @@ examples:
   flip7 play --players 4
   flip7 advise --line "5 9 /2"           odds and expected scores of hitting vs staying
   flip7 solve                            the exact solitaire optimum
+  flip7 analyse game.json --seat 0       the coach: every decision of seat 0 graded
   flip7 tournament --seats basic,random,random,random --games 2000 --jobs 2
   flip7 ladder --bots random,threshold,basic --games 1000
   flip7 serve                            the web app on http://127.0.0.1:8000
@@ -267,11 +268,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     play.add_argument("--bot", choices=bots, default="basic", help="the bots (default basic)")
     play.set_defaults(func=_cmd_play)
 
-    from flip7.cli import advise, scorecard, solve, tournament
+    from flip7.cli import advise, analyse, scorecard, solve, tournament
 
     # Each command module has HELP, DESCRIPTION, EPILOG, add_arguments and run.
     commands: tuple[tuple[str, Any], ...] = (
         ("advise", advise),
+        ("analyse", analyse),
         ("solve", solve),
         ("tournament", tournament),
         ("ladder", tournament.ladder),
