@@ -169,7 +169,7 @@ def test_reasons_take_no_part_in_comparing_events() -> None:
     assert Busted(1, C("10"), "a second 10") == Busted(1, C("10"))
     assert hash(Stayed(0, True, "Just One More!")) == hash(Stayed(0, True))
     assert Busted(1, C("10")).to_json() == {"type": "busted", "seat": 1, "card": "10",
-                                            "reason": None}
+                                            "reason": None, "reason_code": None}
 
 
 def test_the_unlucky_7_wipe_lists_its_cards() -> None:

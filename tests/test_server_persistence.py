@@ -137,7 +137,7 @@ def test_migrations_build_exactly_the_schema_the_code_uses(db_url: str) -> None:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
         version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
     engine.dispose()
-    assert diff == [] and version == "0006"
+    assert diff == [] and version == "0008"
 
 
 # ---------------------------------------------------------------------- hidden information
@@ -150,6 +150,9 @@ _ALLOWED_KEYS = {
     "bust_odds",  # the table option: whether the seat to decide is told its bust risk
     "created_at", "game_number", "game", "game_id", "turn_deadline", "finished_games",
     "tutorial",  # a guided first game's lessons (flip7.server.tutorial); null at others
+    # players and ratings (flip7.server.players): a seat's identity (public, as on its
+    # profile page), and whether the table's games are rated
+    "player_id", "rated",
     # game view
     "viewer", "players", "decks", "round", "dealer", "phase", "draw_pile_size", "discard_pile",
     "set_aside", "to_decide", "decision_kind", "pending_card", "legal_decisions", "needs_card",

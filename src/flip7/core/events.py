@@ -123,22 +123,26 @@ class Wiped(_EventBase):
 @dataclass(frozen=True, slots=True)
 class Busted(_EventBase):
     """``seat`` received ``card``, a duplicate no exception allows; ``reason`` says which
-    (:func:`flip7.core.lines.bust_reason`: ``a second 10``)."""
+    (:func:`flip7.core.lines.bust_reason`: ``a second 10``), ``reason_code`` the same as a
+    code (:func:`flip7.core.lines.bust_reason_code`: ``copy_2``) for clients' own words."""
 
     type: ClassVar[str] = "busted"
     seat: int
     card: Card
     reason: str | None = field(default=None, compare=False)
+    reason_code: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Stayed(_EventBase):
-    """``seat`` stayed; ``forced`` by Just One More!, which ``reason`` then names."""
+    """``seat`` stayed; ``forced`` by Just One More!, which ``reason`` then names (and
+    ``by`` gives as a card)."""
 
     type: ClassVar[str] = "stayed"
     seat: int
     forced: bool
     reason: str | None = field(default=None, compare=False)
+    by: Card | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +248,8 @@ class RoundScored(_EventBase):
 
     ``lines`` and ``modifiers`` are every seat's cards as scored (busted lines included);
     ``reasons`` says, seat by seat, why a score is not just its line's number total
-    (:func:`flip7.core.scoring.score_reason`: ``The Zero without a Flip 7``), or ``None``.
+    (:func:`flip7.core.scoring.score_reason`: ``The Zero without a Flip 7``), or ``None``;
+    ``reason_codes`` the same as codes (:func:`flip7.core.scoring.score_reason_code`).
     """
 
     type: ClassVar[str] = "round_scored"
@@ -258,6 +263,7 @@ class RoundScored(_EventBase):
     lines: tuple[tuple[Card, ...], ...]
     modifiers: tuple[tuple[Card, ...], ...]
     reasons: tuple[str | None, ...] = field(default=(), compare=False)
+    reason_codes: tuple[str | None, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)

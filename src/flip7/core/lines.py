@@ -39,6 +39,7 @@ __all__ = [
     "Line",
     "Status",
     "bust_reason",
+    "bust_reason_code",
     "bust_reasons",
     "busting_draws",
     "busts",
@@ -176,6 +177,32 @@ def bust_reason(numbers: Sequence[Card], card: Card) -> str:
     >>> bust_reason([Card.LUCKY_13, Card.THIRTEEN], Card.THIRTEEN)
     'a third 13'
     """
+    code = bust_reason_code(numbers, card)
+    if code.startswith("copy_"):
+        name = "Zero" if card is Card.ZERO else str(VALUE[card])
+        return f"a {_ordinal(int(code[5:]))} {name}"
+    return _BUST_WORDS[code]
+
+
+_BUST_WORDS = {
+    "second_13": "a second 13 without Lucky 13",
+    "second_unlucky7": "a second Unlucky 7",
+    "unlucky7_beside_7": "Unlucky 7 beside a 7",
+    "7_beside_unlucky7": "a 7 beside Unlucky 7",
+}
+
+
+def bust_reason_code(numbers: Sequence[Card], card: Card) -> str:
+    """:func:`bust_reason` as a code, for clients that say it in their own words (the
+    events' ``reason_code``): ``second_13``, ``second_unlucky7``, ``unlucky7_beside_7``,
+    ``7_beside_unlucky7``, or ``copy_<n>`` (the card is the n-th of its value: "a second
+    10" is ``copy_2``). :class:`LineError` if it does not bust.
+
+    >>> bust_reason_code([Card.TEN, Card.THREE], Card.TEN)
+    'copy_2'
+    >>> bust_reason_code([Card.THIRTEEN], Card.THIRTEEN)
+    'second_13'
+    """
     if not card.is_number or not busts(numbers, card):
         raise LineError(
             f"{card.code} does not bust a line of {' '.join(c.code for c in numbers) or 'no cards'}"
@@ -185,14 +212,13 @@ def bust_reason(numbers: Sequence[Card], card: Card) -> str:
     twin = _TWIN[card]
     held = numbers.count(card) + (numbers.count(twin) if twin is not None else 0)
     if value == 13 and held == 1 and _LUCKY_13 not in numbers and card is not _LUCKY_13:
-        return "a second 13 without Lucky 13"
+        return "second_13"
     if card is _UNLUCKY_7:
         # Only an Unlucky 7 that does not wipe can bust (§4.4.5, by Steal or Swap).
-        return "a second Unlucky 7" if _UNLUCKY_7 in numbers else "Unlucky 7 beside a 7"
+        return "second_unlucky7" if _UNLUCKY_7 in numbers else "unlucky7_beside_7"
     if value == 7 and _UNLUCKY_7 in numbers:
-        return "a 7 beside Unlucky 7"
-    name = "Zero" if card is Card.ZERO else str(value)
-    return f"a {_ordinal(held + 1)} {name}"
+        return "7_beside_unlucky7"
+    return f"copy_{held + 1}"
 
 
 def flip7_count(numbers: Sequence[Card], lucky13_pair_flip7_count: int = 2) -> int:

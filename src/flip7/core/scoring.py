@@ -29,6 +29,7 @@ __all__ = [
     "line_score",
     "round_score",
     "score_reason",
+    "score_reason_code",
     "score_round",
     "total_score",
 ]
@@ -161,25 +162,56 @@ def score_reason(
     >>> score_reason([Card.NINE, Card.NINE], [Card.MINUS_4], Rules(brutal=True), busted=True)
     'busted, but in Brutal its Modifiers still count'
     """
+    code = score_reason_code(
+        numbers, modifiers, rules, busted=busted, flip7=flip7, bonus=bonus
+    )
+    return None if code is None else _SCORE_WORDS[code]
+
+
+_SCORE_WORDS = {
+    "busted_modifiers": "busted, but in Brutal its Modifiers still count",
+    "busted": "busted",
+    "flip7_minus": (
+        f"Flip 7, with {FLIP7_BONUS} taken off another player instead of +{FLIP7_BONUS}"
+    ),
+    "zero": "The Zero without a Flip 7",
+    "no_numbers": "no Number cards",
+    "only_modifiers": "no Number cards, only Modifiers",
+    "below_zero_brutal": "in Brutal its Modifiers take it below 0",
+    "below_zero": "its Modifiers would take it below 0",
+}
+
+
+def score_reason_code(
+    numbers: Sequence[Card],
+    modifiers: Sequence[Card],
+    rules: Rules,
+    *,
+    busted: bool = False,
+    flip7: bool = False,
+    bonus: bool = True,
+) -> str | None:
+    """:func:`score_reason` as a code, for clients that say it in their own words (the
+    events' ``reason_codes``): ``busted_modifiers``, ``busted``, ``flip7_minus``, ``zero``,
+    ``no_numbers``, ``only_modifiers``, ``below_zero_brutal``, ``below_zero``, or None.
+
+    >>> score_reason_code([Card.ZERO, Card.NINE], [], Rules())
+    'zero'
+    """
     if busted:
         if rules.busted_modifiers_count and any(PENALTY[card] for card in modifiers):
-            return "busted, but in Brutal its Modifiers still count"
+            return "busted_modifiers"
         return "busted"
     if flip7:
-        if bonus:
-            return None
-        return f"Flip 7, with {FLIP7_BONUS} taken off another player instead of +{FLIP7_BONUS}"
+        return None if bonus else "flip7_minus"
     if any(card is Card.ZERO for card in numbers):  # §4.3.1, as round_score applies it
-        return "The Zero without a Flip 7"
+        return "zero"
     if not numbers:
-        return "no Number cards" if not modifiers else "no Number cards, only Modifiers"
+        return "no_numbers" if not modifiers else "only_modifiers"
     number_sum, divides, penalty = _figures(numbers, modifiers)
     unclamped = _total(number_sum, divides, penalty, False, False, True, True)
     if unclamped < 0:
-        return (
-            "in Brutal its Modifiers take it below 0" if rules.brutal
-            else "its Modifiers would take it below 0"
-        )
+        return "below_zero_brutal" if rules.brutal else "below_zero"
     return None
 
 

@@ -84,6 +84,7 @@ from flip7.core.lines import (
     MUST_HIT_CARD,
     Status,
     bust_reason,
+    bust_reason_code,
     busts,
     is_flip7,
     must_hit,
@@ -97,6 +98,7 @@ from flip7.core.scoring import (
     game_winners,
     round_score,
     score_reason,
+    score_reason_code,
 )
 from flip7.engine.state import (
     Draw,
@@ -859,7 +861,9 @@ class Game:
                     if self._status[target] == _ACTIVE:
                         self._status[target] = _STAYED
                         if self._events_on:
-                            self._events.append(Stayed(target, True, card_name(task.card)))
+                            self._events.append(
+                                Stayed(target, True, card_name(task.card), task.card)
+                            )
                 elif type(task) is Resolve:
                     self._resolve(task.card, task.user)
                 else:  # Finish
@@ -1039,7 +1043,9 @@ class Game:
         self._live_seats.remove(seat)
         if self._events_on:
             line = self._numbers[seat]  # the card that busted it came last
-            self._events.append(Busted(seat, card, bust_reason(line[:-1], card)))
+            self._events.append(Busted(
+                seat, card, bust_reason(line[:-1], card), bust_reason_code(line[:-1], card)
+            ))
         if self._stack:
             self._drop_set_aside(seat)
 
@@ -1389,6 +1395,13 @@ class Game:
                 )
                 for s in range(n)
             )  # fmt: skip
+            codes = tuple(
+                score_reason_code(
+                    numbers[s], modifiers[s], rules, busted=status[s] == _BUSTED,
+                    flip7=s == flip7, bonus=minus15 is None,
+                )
+                for s in range(n)
+            )  # fmt: skip
             self._events.append(
                 RoundScored(
                     self._round, self._dealer, row[1], row[2], flip7, minus15,
@@ -1396,6 +1409,7 @@ class Game:
                     tuple(tuple(line) for line in self._numbers),
                     tuple(tuple(mods) for mods in self._modifiers),
                     reasons,
+                    codes,
                 )
             )
         winners = game_winners(totals, self.rules)

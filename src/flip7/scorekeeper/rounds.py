@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flip7.core.cards import Card, deck_counts
@@ -51,13 +51,20 @@ class StaleRound(ScorecardError):
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with a round: the seat it concerns (``None`` for the whole round)
-    and a message a player understands."""
+    and a message a player understands; ``code`` and ``params`` say the same for a page that
+    words it in another language (``scorekeeper.problem.<code>``, docs/i18n.md)."""
 
     seat: int | None
     message: str
+    code: str = field(default="", compare=False)
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "message": self.message}
+        out: dict[str, Any] = {"seat": self.seat, "message": self.message}
+        if self.code:
+            out["code"] = self.code
+            out["params"] = dict(self.params)
+        return out
 
 
 class RoundInvalid(ScorecardError):
@@ -344,13 +351,15 @@ def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[
     for code in line.cards:
         card = _card_or_none(code)
         if card is None:
-            problems.append(Problem(seat, f'{name}: "{code}" is not a card; {CARDS_HELP}'))
+            problems.append(Problem(seat, f'{name}: "{code}" is not a card; {CARDS_HELP}',
+                                    "not_a_card", {"name": name, "card": code}))
         elif card.is_action:
             problems.append(
                 Problem(
                     seat,
                     f"{name}: {_ACTION_NAMES[card]} is an Action card: "
                     "Actions never stay in a line",
+                    "action_in_line", {"name": name, "card": card.code},
                 )
             )
     numbers = line.numbers
@@ -362,6 +371,7 @@ def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[
                 Problem(
                     seat,
                     f"{name}: {shown} is a bust ({why}): mark {name} busted or correct the cards",
+                    "bust_not_marked", {"name": name, "cards": shown},
                 )
             )
         elif _over_limit(numbers, rules):
@@ -370,6 +380,7 @@ def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[
                     seat,
                     f"{name}: {len(numbers)} Number cards cannot be in a line: "
                     + _flip7_rule(rules),
+                    "too_many_numbers", {"name": name, "count": len(numbers)},
                 )
             )
     elif numbers:
@@ -381,6 +392,7 @@ def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[
                     seat,
                     f"{name}: {shown} is marked busted but is not a bust (no two Number cards "
                     "of the same value): correct the cards, or list none",
+                    "marked_not_bust", {"name": name, "cards": shown},
                 )
             )
         else:
@@ -393,6 +405,7 @@ def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[
                         seat,
                         f"{name}: {shown} cannot be a busted line: a player busts on the first "
                         f"duplicate ({why})",
+                        "not_a_busted_line", {"name": name, "cards": shown},
                     )
                 )
             elif all(is_flip7(b, rules.lucky13_pair_flip7_count) for b in clean):
@@ -401,6 +414,7 @@ def _line_problems(name: str, seat: int, line: LineEntry, rules: Rules) -> list[
                         seat,
                         f"{name}: {len(numbers)} Number cards cannot be in a busted line: "
                         f"{_flip7_rule(rules)}",
+                        "too_many_busted", {"name": name, "count": len(numbers)},
                     )
                 )
     return problems
@@ -447,6 +461,8 @@ def _score_round(
                     None,
                     f"there are {held[card]} cards {card.code} in this round, but {holds} "
                     f"only {deck[card]}",
+                    "too_many_copies",
+                    {"count": held[card], "card": card.code, "decks": decks, "most": deck[card]},
                 )
             )
     bad_seats = {p.seat for p in problems}
@@ -464,6 +480,7 @@ def _score_round(
                 None,
                 f"{_names_text([players[s] for s in flip7_seats])} {both} have Flip 7: only one "
                 "player can reach Flip 7 in a round",
+                "two_flip7", {"names": [players[s] for s in flip7_seats]},
             )
         )
     flip7_seat = flip7_seats[0] if len(flip7_seats) == 1 else None
@@ -472,21 +489,26 @@ def _score_round(
         problems.append(choice_problem)
     elif minus15 is not None:
         message = None
+        code = ""
+        params: dict[str, Any] = {}
         if not rules.brutal:
-            message = "the −15 Flip 7 choice is for Brutal mode only"
+            message, code = "the −15 Flip 7 choice is for Brutal mode only", "minus15_not_brutal"
         elif not 0 <= minus15 < len(players):
             message = f"the −15 must go to a player: seat {minus15} is not one"
+            code, params = "minus15_bad_seat", {"seat": minus15}
         elif flip7_seat is None and len(flip7_seats) < 2:
             message = "no line is a Flip 7: there is no Flip 7 choice to make"
+            code = "no_flip7_choice"
         elif minus15 == flip7_seat:
-            message = "the −15 must go to another player"
+            message, code = "the −15 must go to another player", "minus15_self"
         elif not rules.minus15_may_hit_busted and lines[minus15].busted:
             message = (
                 f"the −15 must go to another player who has not busted ({players[minus15]} "
                 "busted; rule brutal_minus15_targets)"
             )
+            code, params = "minus15_busted", {"name": players[minus15]}
         if message is not None:
-            problems.append(Problem(None, message))
+            problems.append(Problem(None, message, code, params))
     if problems:
         raise RoundInvalid(problems)
     scores = score_round(

@@ -2,7 +2,8 @@
 
 >>> from flip7.server.settings import Settings
 >>> app = create_app(Settings(database_url="sqlite+aiosqlite:///:memory:"))
->>> sorted(r.path for r in app.routes if r.path.startswith("/api/tables/{table_id}"))[:3]
+>>> paths = [getattr(r, "path", "") for r in app.routes]  # an included router has none
+>>> sorted(p for p in paths if p.startswith("/api/tables/{table_id}"))[:3]
 ['/api/tables/{table_id}', '/api/tables/{table_id}/bots', '/api/tables/{table_id}/games']
 """
 
@@ -44,7 +45,16 @@ from flip7.core.rules import (
     Rules,
 )
 from flip7.core.scoring import FLIP7_BONUS
-from flip7.server import guard, operations, play, replays, scorecards
+from flip7.server import (
+    coach_jobs,
+    guard,
+    messages,
+    operations,
+    play,
+    players,
+    replays,
+    scorecards,
+)
 from flip7.server.cluster import Cluster
 from flip7.server.cluster import of as cluster_of
 from flip7.server.expiry import CLOSED_CODE
@@ -74,6 +84,7 @@ from flip7.server.protocol import (
     parse_client_message,
     protocol_schema,
 )
+from flip7.server.ratings import NEUTRAL_OPTIONS
 from flip7.server.settings import Settings, database_url
 from flip7.server.startup import is_loopback
 from flip7.server.store import Store, StoreError, dumps, utcnow
@@ -186,6 +197,9 @@ def _rules_answer() -> dict[str, Any]:
         },
         "decks": list(DECKS),
         "flip7": {"cards": FLIP7_CARDS, "bonus": FLIP7_BONUS},
+        # A table is rated by default unless it sets an option outside these
+        # (flip7.server.ratings.rated_by_default); the lobby's switch starts from it.
+        "rated": {"neutral_options": sorted(NEUTRAL_OPTIONS)},
         "cards": [
             {
                 "code": c.code,
@@ -221,12 +235,14 @@ MAX_CARDS_RULES_CHARS = 1024
 
 
 @functools.lru_cache(maxsize=64)
-def _cards_answer(rules: Rules) -> dict[str, Any]:
-    """What ``GET /api/cards`` serves for ``rules``, from :mod:`flip7.core.explain`: worked
-    out once per set of options (a handful are in use at once), then kept."""
+def _cards_answer(rules: Rules, lang: str = "en") -> dict[str, Any]:
+    """What ``GET /api/cards`` serves for ``rules``, from :mod:`flip7.core.explain`, in
+    ``lang`` (the catalogues of :mod:`flip7.server.messages`): worked out once per set of
+    options and language (a handful are in use at once), then kept."""
+    explained = card_explanations(rules, messages.explainer(lang))
     return {
         "rules": rules.to_json(),
-        "cards": [{"code": code, **about} for code, about in card_explanations(rules).items()],
+        "cards": [{"code": code, **about} for code, about in explained.items()],
     }
 
 
@@ -271,6 +287,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await store.close()  # the lease too: a failed start must not hold it
             raise
         app.state.lobby = lobby
+        # Identities and ratings (flip7.server.players): each finished game's results.
+        results = players.attach(app, lobby)
         # Everything loaded so far lives as long as the server: keep it out of the
         # collector's full passes, which otherwise stall every table for a moment.
         gc.collect()
@@ -279,6 +297,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await results.close()
             await lobby.close()
             for socket in list(app.state.sockets):
                 with contextlib.suppress(Exception):
@@ -310,6 +329,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return response
 
     scorecards.install(app)
+    players.install(app, settings)
     guard.protect(app)
     scorecard_bad_request = app.exception_handlers.get(RequestValidationError)
 
@@ -422,16 +442,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/cards", response_model=CardsAnswer, tags=["lobby"],
              responses={400: {"model": ErrorAnswer}})  # fmt: skip
-    async def cards(rules: str | None = None) -> Any:
+    async def cards(request: Request, response: Response, rules: str | None = None,
+                    lang: str | None = None) -> Any:
         """What every card does, in a sentence or two, for a page to show when a player
         points at a card: under the default rules, or under ``rules`` (a JSON object of
         rule options, as a table's ``rules``, at most 1024 characters; 400 ``bad_rules``
-        otherwise)."""
+        otherwise). In ``lang`` ("de"), else the web app's language (its ``flip7_lang``
+        cookie), else English (docs/i18n.md)."""
         try:
             parsed = _cards_rules(rules)
         except (Flip7Error, ValueError) as exc:
             return _error("bad_rules", guard.safe_text(str(exc)), 400)
-        return _cards_answer(parsed)
+        response.headers["Vary"] = "Cookie"
+        return _cards_answer(parsed, messages.choose(lang, request))
 
     @app.get("/api/protocol", tags=["server"])
     async def protocol() -> Any:
@@ -474,12 +497,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables", response_model=SeatGranted, status_code=201, tags=["lobby"],
               responses=_ERRORS)
-    async def create_table(body: CreateTable, request: Request) -> Any:
-        """Open a table; its creator takes seat 0 and gets the seat's token."""
+    async def create_table(
+        body: CreateTable, request: Request, x_player_key: str | None = Header(None)
+    ) -> Any:
+        """Open a table; its creator takes seat 0 and gets the seat's token. With
+        ``X-Player-Key`` the seat counts for that identity (flip7.server.players)."""
         lobby = lobby_of(request)
         table, seat, token = await lobby.create_table(
             body.name, body.player, body.seats, body.rules, body.turn_timer,
             address=client_address(request.client), bust_odds=body.bust_odds,
+            rated=body.rated, player_id=await players.player_of(request, x_player_key),
         )
         state = await play.state_of(table, table.seats[seat])
         return {"table": state, "seat": seat, "token": token}
@@ -493,10 +520,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables/{table_id}/join", response_model=SeatGranted, tags=["lobby"],
               responses=_ERRORS)
-    async def join(table_id: str, body: JoinTable, request: Request) -> Any:
-        """Take the lowest empty seat; the answer holds the seat's secret token."""
+    async def join(
+        table_id: str, body: JoinTable, request: Request, x_player_key: str | None = Header(None)
+    ) -> Any:
+        """Take the lowest empty seat; the answer holds the seat's secret token. With
+        ``X-Player-Key`` the seat counts for that identity (flip7.server.players)."""
         return await act(request, table_id, None, "join",
-                         {"player": body.player, "address": client_address(request.client)})
+                         {"player": body.player, "address": client_address(request.client),
+                          "player_id": await players.player_of(request, x_player_key)})
 
     @app.post("/api/tables/{table_id}/bots", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -647,6 +678,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     replay_service.install(app)
+    # The coach's analyses of finished games, in worker processes (flip7.server.coach_jobs).
+    coach_jobs.install(app, settings)
     replay_errors: dict[int | str, dict[str, Any]] = {
         **_ERRORS, **{status: {"model": ErrorAnswer} for status in (422, 429, 503)}
     }
@@ -654,16 +687,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/games/{game_id}/replay", response_model=ReplayAnswer, tags=["replays"],
              responses=replay_errors)
     async def game_replay(
-        game_id: str, request: Request, offset: str | None = None, limit: str | None = None
+        game_id: str, request: Request, offset: str | None = None, limit: str | None = None,
+        seat: str | None = None,
     ) -> Any:
         """A finished game step by step, one page at a time: the events of each draw and
         decision, and the table after it. ``offset`` is the page's first step (0 = the
         start), ``limit`` its most steps (default and most: the server's
         ``replay_page_steps``); a page may hold fewer (it stops after about 1 MB), and
-        ``total_steps`` says how many the whole replay has."""
+        ``total_steps`` says how many the whole replay has. ``seat``: each view is that
+        seat's as it was sent to it live (its options, its bust risk), not the spectator's."""
+
+        async def bust_odds(_record: dict[str, Any]) -> bool:
+            return await replays.table_bust_odds(lobby_of(request).store, game_id)
+
         return await replay_service.page(
             f"game:{game_id}", lambda: finished_record(request, game_id), offset, limit,
-            replays.accepts_gzip(request), client_address(request.client),
+            replays.accepts_gzip(request), client_address(request.client), seat, bust_odds,
         )
 
     @app.post("/api/replays", response_model=ReplayCreated, status_code=201,
@@ -686,10 +725,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/replays/{replay_id}", response_model=ReplayAnswer, tags=["replays"],
              responses=replay_errors)
     async def get_replay(
-        replay_id: str, request: Request, offset: str | None = None, limit: str | None = None
+        replay_id: str, request: Request, offset: str | None = None, limit: str | None = None,
+        seat: str | None = None,
     ) -> Any:
         """An uploaded record, step by step, one page at a time (as
-        ``GET /api/games/{game_id}/replay``)."""
+        ``GET /api/games/{game_id}/replay``; with ``seat``, the bust risk is shown unless
+        the record's ``meta.bust_odds`` is false)."""
 
         async def record() -> dict[str, Any]:
             found = await lobby_of(request).store.replay_record(replay_id)
@@ -699,7 +740,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         return await replay_service.page(
             f"upload:{replay_id}", record, offset, limit, replays.accepts_gzip(request),
-            client_address(request.client),
+            client_address(request.client), seat,
         )
 
     # ------------------------------------------------------------------ WebSocket
@@ -848,6 +889,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # ------------------------------------------------------------------ the client
 
+    app.include_router(messages.router)  # GET /api/messages/{lang}: the catalogues
+
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -855,7 +898,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     for path in ("/", "/t/{table_id}", "/replay/game/{game_id}", "/replay/{replay_id}",
-                 "/scorekeeper", "/scorekeeper/{scorecard_id}", "/rules"):
+                 "/scorekeeper", "/scorekeeper/{scorecard_id}", "/rules",
+                 # players (issue 16): profiles, the leaderboard, the coach, transfer links
+                 "/me", "/players/{player_id}", "/leaderboard", "/coach/{game_id}/{seat}",
+                 "/link/{code}"):
         app.add_api_route(path, index, include_in_schema=False)
 
     return app

@@ -43,6 +43,9 @@ __all__ = [
     "ChatEntryModel",
     "ChatFrame",
     "ClientMessage",
+    "CoachAnswer",
+    "CoachProgress",
+    "CoachRequest",
     "CreateTable",
     "ErrorFrame",
     "GameViewModel",
@@ -247,6 +250,8 @@ class SeatModel(_Strict):
     name: str | None
     kind: Literal["human", "bot", "empty"]
     bot: str | None
+    # The identity the seat was taken with (flip7.server.players); None: anonymous.
+    player_id: str | None = None
     left: bool
     connected: bool
     stand_in: bool = False
@@ -310,6 +315,8 @@ class TableSummaryModel(_Strict):
     turn_timer: int | None
     # Whether the seat to Hit or Stay is told its bust risk (the table option).
     bust_odds: bool
+    # Whether its finished games change ratings (flip7.server.ratings).
+    rated: bool = False
     created_at: str
     game_number: int
 
@@ -325,12 +332,15 @@ class TableChatModel(_Strict):
 
 class TutorialLessonModel(_Strict):
     """The lesson on screen: ``number`` counts the script's lessons from 0 (what "Got it"
-    sends back); ``next``: it waits for "Got it" (otherwise it asks for ``expect``)."""
+    sends back); ``next``: it waits for "Got it" (otherwise it asks for ``expect``).
+    ``text`` is in English; ``params`` are the names and numbers it names, for clients that
+    say lesson ``id`` in the reader's language."""
 
     id: str
     text: str
     number: int
     next: bool
+    params: dict[str, str | int] = {}
 
 
 class TutorialModel(_Strict):
@@ -468,6 +478,9 @@ class CreateTable(_Strict):
     turn_timer: Annotated[StrictInt, Field(ge=1, le=600)] | None = None
     # False: a table played without the bust-odds helper (no bust_risk is ever sent).
     bust_odds: StrictBool = True
+    # Whether its games change ratings; null: rated unless the rules change the game
+    # (flip7.server.ratings.rated_by_default).
+    rated: StrictBool | None = None
 
 
 class JoinTable(_Strict):
@@ -667,6 +680,16 @@ class Limits(_Strict):
     replay_pages_per_minute: float
     replay_pages_burst: int
     replay_page_steps: int
+    # The coach's analyses asked for per address (POST /api/games/{game_id}/coach).
+    coach_per_minute: float
+    coach_burst: int
+    # Identities created, transfer codes made and codes tried, per address (/api/players).
+    players_per_minute: float
+    players_burst: int
+    transfer_codes_per_minute: float
+    transfer_codes_burst: int
+    claims_per_minute: float
+    claims_burst: int
     # Names: a player's and a table's most characters (code points, not UTF-16 units).
     player_name_chars: int
     table_name_chars: int
@@ -698,6 +721,7 @@ class RulesAnswer(_Strict):
     players: dict[str, int]
     decks: list[int]
     flip7: dict[str, int]
+    rated: dict[str, list[str]]
     cards: list[dict[str, Any]]
 
 
@@ -708,3 +732,32 @@ class ErrorDetail(_Strict):
 
 class ErrorAnswer(_Strict):
     detail: ErrorDetail
+
+
+# ---------------------------------------------------------------------- the coach's jobs
+# POST and GET /api/games/{game_id}/coach (flip7.server.coach_jobs): a seat's decisions
+# graded by the coach (flip7.coach), worked out in a worker process and kept.
+
+
+class CoachRequest(_Strict):
+    """``POST /api/games/{game_id}/coach``: the seat (0 to players - 1) to analyse."""
+
+    seat: StrictInt
+
+
+class CoachProgress(_Strict):
+    """Decisions graded so far (``done``) of the seat's decisions (``total``)."""
+
+    done: int
+    total: int
+
+
+class CoachAnswer(_Strict):
+    """A seat's analysis: ``queued`` (waiting for a worker), ``running``, ``done`` (then
+    ``result`` is the coach's report, ``flip7-coach/1``, as ``flip7 analyse --json``
+    prints it) or ``failed`` (``message`` says why; asking again starts it anew)."""
+
+    status: Literal["queued", "running", "done", "failed"]
+    progress: CoachProgress
+    result: dict[str, Any] | None = None
+    message: str | None = None

@@ -1,10 +1,11 @@
 """What a replay worker process runs: checking an uploaded record and computing a page.
 
 These functions run in a separate process (see :mod:`flip7.server.replays`), so that a long
-or large replay never holds the server's event loop. The module imports only the engine, so
-that a worker starts fast and small. Each call runs under a CPU-time budget (a profiling
-timer) and the whole process under a memory ceiling (``RLIMIT_AS``); a call over either
-answers ``("too_long", ...)`` or ``("too_big", ...)`` instead of its result.
+or large replay never holds the server's event loop. The module imports only the engine
+(and the advisor, for a seat's bust risk), so that a worker starts fast and small. Each
+call runs under a CPU-time budget (a profiling timer) and the whole process under a memory
+ceiling (``RLIMIT_AS``); a call over either answers ``("too_long", ...)`` or
+``("too_big", ...)`` instead of its result.
 
 >>> rec = {"format": "flip7-record/1", "players": ["A", "B", "C"],
 ...        "draws": ["5", "9", "12", "3"], "decisions": ["hit"]}
@@ -32,6 +33,7 @@ from flip7.core.errors import Flip7Error
 from flip7.core.events import Event, RoundStarted
 from flip7.engine.game import Game
 from flip7.engine.record import Record, _replay, replay_game
+from flip7.server.views import seat_view
 
 __all__ = ["MAX_MESSAGE", "check", "gzipped_page_of", "init_worker", "page_of", "run"]
 
@@ -97,9 +99,15 @@ def check(data: Any) -> Outcome:
 
 
 def page_of(
-    record: dict[str, Any], total: int, offset: int, limit: int, max_bytes: int
+    record: dict[str, Any], total: int, offset: int, limit: int, max_bytes: int,
+    seat: int | None = None, bust_odds: bool = True,
 ) -> Outcome:
     """``("ok", bytes)``: the JSON of one page of a valid record's replay.
+
+    Each step's ``game`` is the view of ``seat`` (None: a spectator's), as the table sent
+    it to that seat (:func:`flip7.server.views.seat_view`): its legal options when it must
+    decide and, if the table told bust odds (``bust_odds``), its bust risk at a Hit or
+    Stay; never another seat's.
 
     The page holds the record, the number of steps of the whole replay, the page's first
     step and its steps: at most ``limit``, and no more once ``max_bytes`` of steps are
@@ -125,7 +133,7 @@ def page_of(
             round_starts.append(index)
         if index >= offset and not full:
             part = _dumps({"events": [e.to_json() for e in events],
-                           "game": game.view().to_json()}).encode()
+                           "game": seat_view(game, seat, bust_odds)}).encode()
             parts.append(part)
             size += len(part) + 1
             full = len(parts) >= limit or size >= max_bytes
@@ -141,7 +149,8 @@ def page_of(
 
 
 def gzipped_page_of(
-    record: dict[str, Any], total: int, offset: int, limit: int, max_bytes: int
+    record: dict[str, Any], total: int, offset: int, limit: int, max_bytes: int,
+    seat: int | None = None, bust_odds: bool = True,
 ) -> Outcome:
     """:func:`page_of`, gzip-compressed here in the worker: compressing a page of a megabyte
     costs tens of milliseconds, which the server's event loop must not spend.
@@ -155,7 +164,7 @@ def gzipped_page_of(
     >>> kind, json.loads(gzip.decompress(page))["offset"]
     ('ok', 0)
     """
-    kind, value = page_of(record, total, offset, limit, max_bytes)
+    kind, value = page_of(record, total, offset, limit, max_bytes, seat, bust_odds)
     if kind != "ok":
         return kind, value
     # Level 6: most of level 9's ratio on JSON, at a third of its time.

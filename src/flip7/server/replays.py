@@ -42,12 +42,14 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from typing import Any
 
+import sqlalchemy as sa
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
 from flip7.server import replay_worker
 from flip7.server.limits import AddressBudget, client_address
 from flip7.server.settings import Settings
+from flip7.server.store import Store, games, tables
 from flip7.server.tables import TableError, spend
 
 __all__ = [
@@ -63,7 +65,10 @@ __all__ = [
     "parse_upload",
     "query_number",
     "record_body_limit",
+    "record_bust_odds",
+    "seat_request",
     "step_count",
+    "table_bust_odds",
 ]
 
 log = logging.getLogger("flip7.server")
@@ -184,6 +189,59 @@ def page_request(offset: str | None, limit: str | None, settings: Settings) -> t
         raise TableError("bad_offset", f"offset must be a step number from 0, "
                          f"not {str(offset)[:40]!r}", 400)
     return first, count
+
+
+def seat_request(seat: str | None) -> int | None:
+    """``seat`` of ``GET .../replay`` as a number (None: the spectator's view), or 400
+    ``bad_seat`` (whether the game has that seat is checked once the record is read).
+
+    >>> seat_request(None), seat_request("2")
+    (None, 2)
+    >>> seat_request("-1")
+    Traceback (most recent call last):
+    ...
+    flip7.server.tables.TableError: seat must be a seat number from 0, not '-1'
+    """
+    if seat is None:
+        return None
+    number = query_number(seat)
+    if number is None:
+        raise TableError("bad_seat", f"seat must be a seat number from 0, "
+                         f"not {seat[:40]!r}", 400)
+    return number
+
+
+def check_seat(seat: int | None, record: dict[str, Any]) -> None:
+    """400 ``bad_seat`` unless ``seat`` (a number, or None) is a seat of ``record``'s game."""
+    players = len(record["players"])
+    if seat is not None and seat >= players:
+        raise TableError("bad_seat", f"seat {seat} is not a seat of this game: its seats "
+                         f"are 0 to {players - 1}", 400)
+
+
+def record_bust_odds(record: dict[str, Any]) -> bool:
+    """Whether the table of ``record`` told a seat its bust risk: its ``meta.bust_odds``
+    when the record says (a boolean), else True, the server's default.
+
+    >>> record_bust_odds({"meta": {"bust_odds": False}}), record_bust_odds({"meta": None})
+    (False, True)
+    """
+    meta = record.get("meta")
+    said = meta.get("bust_odds") if isinstance(meta, dict) else None
+    return said if isinstance(said, bool) else True
+
+
+async def table_bust_odds(store: Store, game_id: str) -> bool:
+    """Whether the table that played ``game_id`` told a seat its bust risk (its
+    ``bust_odds``; True for a game the store does not have)."""
+    query = (
+        sa.select(tables.c.bust_odds)
+        .join(games, games.c.table_id == tables.c.id)
+        .where(games.c.id == game_id)
+    )
+    async with store.engine.connect() as conn:
+        found = (await conn.execute(query)).scalar_one_or_none()
+    return True if found is None else bool(found)
 
 
 class PageCache:
@@ -356,15 +414,29 @@ class Replays:
         limit: str | None,
         accept_gzip: bool = False,
         address: str | None = None,
+        seat: str | None = None,
+        bust_odds: Callable[[dict[str, Any]], Awaitable[bool]] | None = None,
     ) -> Response:
         """One page of the replay of ``record()`` (a valid record), from the cache when it
         is there (a stored record never changes). Pages are compressed in the worker and
-        kept compressed; a client that does not ``accept_gzip`` gets them inflated."""
+        kept compressed; a client that does not ``accept_gzip`` gets them inflated.
+
+        ``seat`` (a query parameter: None, or a seat's number): each step's view is that
+        seat's, as the table sent it (400 ``bad_seat`` for a seat the game does not have);
+        ``bust_odds(record)`` says whether the table told it its bust risk (by default,
+        :func:`record_bust_odds`)."""
         first, count = page_request(offset, limit, self.settings)
+        viewer = seat_request(seat)
         cache_key = f"{key}?offset={first}&limit={count}"
+        if viewer is not None:
+            cache_key += f"&seat={viewer}"
         cached = self.cache.get(cache_key)
         if cached is None:
             data = await record()
+            check_seat(viewer, data)
+            told = True
+            if viewer is not None:
+                told = record_bust_odds(data) if bust_odds is None else await bust_odds(data)
             total = step_count(data)
             if first >= total:
                 raise TableError("bad_offset", f"offset {first} is past the last step: the "
@@ -373,7 +445,8 @@ class Replays:
             # so that one address cannot keep the replay worker busy for everyone.
             spend(self.pages, address, "replay pages", "replay_pages_per_minute")
             kind, value = await self.workers.run(
-                replay_worker.gzipped_page_of, data, total, first, count, self.page_bytes
+                replay_worker.gzipped_page_of, data, total, first, count, self.page_bytes,
+                viewer, told,
             )
             if kind != "ok":
                 raise TableError("bad_record", str(value), 422)

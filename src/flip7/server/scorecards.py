@@ -201,6 +201,8 @@ class ScorekeeperError(Exception):
 class _ProblemModel(_Strict):
     seat: int | None
     message: str
+    code: str | None = None  # the same for a page in another language (docs/i18n.md)
+    params: dict[str, Any] | None = None
 
 
 class _ErrorDetail(_Strict):

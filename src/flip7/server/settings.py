@@ -173,6 +173,14 @@ class Settings:
     # Seats taken (POST /api/tables/{id}/join): a stranger must not fill every table.
     joins_per_minute: float = 30.0
     joins_burst: int = 30
+    # Identities (flip7.server.players), per address: created, transfer codes asked for,
+    # and codes tried (a code is one of 30^10; tries are what keeps guessing hopeless).
+    players_per_minute: float = 10.0
+    players_burst: int = 20
+    transfer_codes_per_minute: float = 6.0
+    transfer_codes_burst: int = 10
+    claims_per_minute: float = 10.0
+    claims_burst: int = 10
     uploads_per_minute: float = 6.0
     uploads_burst: int = 10
     # Replay pages the worker must compute (cached pages are free), per address.
@@ -188,6 +196,15 @@ class Settings:
     replay_memory_mb: int = 512
     # Replay steps per page of GET .../replay.
     replay_page_steps: int = 200
+    # The coach (flip7.server.coach_jobs): analyses asked for per address (new ones; a
+    # cached or running one is free), worker processes, analyses waiting at once (503 busy
+    # past it), and one analysis's budget in its worker: CPU seconds and memory.
+    coach_per_minute: float = 2.0
+    coach_burst: int = 5
+    coach_workers: int = 1
+    coach_queue: int = 8
+    coach_seconds: float = 300.0
+    coach_memory_mb: int = 1024
     # Tables leave memory (and the slot count) when idle this long, in seconds: a waiting
     # table nobody has touched, and a finished or abandoned one (no human connected).
     waiting_table_ttl: float = 1800.0
@@ -254,6 +271,12 @@ LIMITS: tuple[str, ...] = (
     "tables_burst",
     "joins_per_minute",
     "joins_burst",
+    "players_per_minute",
+    "players_burst",
+    "transfer_codes_per_minute",
+    "transfer_codes_burst",
+    "claims_per_minute",
+    "claims_burst",
     "uploads_per_minute",
     "uploads_burst",
     "replay_pages_per_minute",
@@ -265,6 +288,12 @@ LIMITS: tuple[str, ...] = (
     "replay_seconds",
     "replay_memory_mb",
     "replay_page_steps",
+    "coach_per_minute",
+    "coach_burst",
+    "coach_workers",
+    "coach_queue",
+    "coach_seconds",
+    "coach_memory_mb",
     "waiting_table_ttl",
     "idle_table_ttl",
     "handover_grace",

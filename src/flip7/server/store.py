@@ -44,9 +44,17 @@ __all__ = [
     "StoredGame",
     "TableRow",
     "cluster_node",
+    "coach_analyses",
     "describe_database",
+    "game_results",
     "games",
     "metadata",
+    "player_codes",
+    "player_games",
+    "player_keys",
+    "players",
+    "rating_history",
+    "ratings",
     "replays",
     "scorecards",
     "server_lease",
@@ -80,6 +88,8 @@ tables = sa.Table(
     sa.Column("private", sa.Boolean, nullable=False, server_default=sa.false()),
     # The owner's fencing token on every update (FENCE; None: one process, no owners).
     sa.Column("fence", sa.BigInteger, nullable=True),
+    # Whether a finished game here changes ratings (flip7.server.ratings; before 0007: no).
+    sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 table_log = sa.Table(
@@ -136,6 +146,24 @@ replays = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+# The coach's analysis of a finished game for one seat (flip7.server.coach_jobs): ``status``
+# queued, running, done or failed; ``done`` of ``total`` decisions graded so far (updated
+# about once a second while it runs); ``result`` the coach's report (JSON) once done,
+# ``message`` why it failed. Every process of a cluster answers from this row.
+coach_analyses = sa.Table(
+    "coach_analyses",
+    metadata,
+    sa.Column("game_id", sa.String(16), sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("done", sa.Integer, nullable=False),
+    sa.Column("total", sa.Integer, nullable=False),
+    sa.Column("result", sa.Text, nullable=True),
+    sa.Column("message", sa.Text, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
 
 # A scorekeeper's scorecard (flip7.scorekeeper.scorecard): the whole card as one JSON
 # document, replaced on every change; ``version`` is bumped each time and guards every update.
@@ -178,6 +206,83 @@ table_owner = sa.Table(
     sa.Column("table_id", sa.String(16), primary_key=True),
     sa.Column("owner", sa.String(64), nullable=False, index=True),
     sa.Column("token", sa.BigInteger, nullable=False),
+)
+
+# ---- Players, ratings and statistics (flip7.server.players, flip7.server.ratings).
+# An identity: a display name and the SHA-256 of each of its keys (one per device, never
+# the key); one-time transfer codes (their SHA-256 too) carry it to another device.
+players = sa.Table(
+    "players",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+player_keys = sa.Table(
+    "player_keys",
+    metadata,
+    sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), primary_key=True),
+    sa.Column("key_hash", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+player_codes = sa.Table(
+    "player_codes",
+    metadata,
+    sa.Column("code_hash", sa.String(64), primary_key=True),
+    sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), nullable=False,
+              index=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+)
+# OpenSkill ratings: ``kind`` "player" (``ref`` a player id) or "bot" (``ref`` a level's
+# name); a row per rated game and entrant in ``rating_history``.
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("kind", sa.String(8), primary_key=True),
+    sa.Column("ref", sa.String(32), primary_key=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("wins", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("game_id", sa.String(16), primary_key=True),
+    sa.Column("kind", sa.String(8), primary_key=True),
+    sa.Column("ref", sa.String(32), primary_key=True),
+    sa.Column("mu_before", sa.Float, nullable=False),
+    sa.Column("sigma_before", sa.Float, nullable=False),
+    sa.Column("mu_after", sa.Float, nullable=False),
+    sa.Column("sigma_after", sa.Float, nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_rating_history_entrant", "kind", "ref", "at"),
+)
+# A finished game once its ratings and statistics are written (whether it was rated): the
+# primary key makes that happen exactly once, whichever process gets there first.
+game_results = sa.Table(
+    "game_results",
+    metadata,
+    sa.Column("game_id", sa.String(16), primary_key=True),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+)
+# Every finished game of an identity, with its seat's statistics (flip7.analysis.stats).
+player_games = sa.Table(
+    "player_games",
+    metadata,
+    sa.Column("player_id", sa.String(16), primary_key=True),
+    sa.Column("game_id", sa.String(16), primary_key=True),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.Column("total", sa.Integer, nullable=False),
+    sa.Column("won", sa.Boolean, nullable=False),
+    sa.Column("stats", sa.Text, nullable=False),
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_player_games_player", "player_id", "finished_at"),
 )
 
 # What the database says when the fence trigger refuses a write.
@@ -323,6 +428,7 @@ class TableRow:
     log: list[LogRow]
     games: list[StoredGame]
     bust_odds: bool = True
+    rated: bool = False
     # The table's most recent chat entries, oldest first (as many as it asked for), and
     # the spectator switch its last switching entry left (True if never switched).
     chat: list[ChatRow] = field(default_factory=list)
@@ -599,6 +705,7 @@ class Store:
                 rules=json.loads(row.rules),
                 turn_timer=row.turn_timer,
                 bust_odds=bool(row.bust_odds),
+                rated=bool(row.rated),
                 log=logs.get(row.id, []),
                 games=stored_games.get(row.id, []),
                 chat=chats.get(row.id, []),

@@ -17,14 +17,13 @@ import math
 import secrets
 import time
 from collections import OrderedDict, deque
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from flip7.analysis.advisor import bust_risk
 from flip7.bots import LEVELS, Bot, Level, bot_names, level_named, make_bot, parse_bot_spec
-from flip7.core.decisions import Decision, DecisionKind
+from flip7.core.decisions import Decision
 from flip7.core.errors import DecisionError, Flip7Error, RulesError
 from flip7.core.events import Event
 from flip7.core.rules import ONE_DECK_MAX_PLAYERS, Rules, players_problem
@@ -35,6 +34,7 @@ from flip7.server.chat import ChatEntry, ChatLog, ChatRefused, clean_chat
 from flip7.server.expiry import Expiry, closed_message
 from flip7.server.limits import AddressBudget
 from flip7.server.names import BadName, clean, taken_by
+from flip7.server.ratings import rated_by_default
 from flip7.server.settings import Settings
 from flip7.server.store import (
     Operation,
@@ -48,6 +48,7 @@ from flip7.server.store import (
 )
 from flip7.server.thinking import Thinking, over_ceiling
 from flip7.server.tutorial import SCRIPTS, WAIT, Tutorial, for_start
+from flip7.server.views import seat_view
 
 __all__ = ["Client", "Lobby", "Seat", "Table", "TableError", "hash_token", "level_seat_name"]
 
@@ -74,13 +75,9 @@ _NO_VIEWER = '{"viewer":null,'
 
 def _decider_view(game: Game, seat: int, bust_odds: bool = True) -> dict[str, Any]:
     """The view of the seat that must decide, with its bust risk at a Hit or Stay unless
-    the table plays without bust odds (``bust_odds`` False: the risk is never sent)."""
-    view = game.view(seat)
-    data = view.to_json()
-    if bust_odds and game.decision_kind is DecisionKind.HIT_OR_STAY:
-        with contextlib.suppress(Flip7Error):  # a line the advisor cannot model
-            data["bust_risk"] = float(bust_risk(view, seat))
-    return data
+    the table plays without bust odds (``bust_odds`` False: the risk is never sent). Built
+    by :func:`flip7.server.views.seat_view`, as a seat's replay builds it."""
+    return seat_view(game, seat, bust_odds)
 
 
 def level_seat_name(level: Level, taken: Iterable[str]) -> str:
@@ -194,6 +191,8 @@ class Seat:
     kind: Literal["human", "bot"]
     bot: str | None = None
     token_hash: str | None = None
+    # The identity the seat was taken with (flip7.server.players), or None: anonymous.
+    player_id: str | None = None
     left: bool = False  # a human who left mid-game; a bot plays the seat
     connections: int = 0
     # The stand-in bot plays the seat while its player is away (handed over by another
@@ -223,6 +222,7 @@ class Seat:
             "name": self.name,
             "kind": self.kind,
             "bot": self.bot,
+            "player_id": self.player_id,
             "left": self.left,
             "connected": self.connected,
             "stand_in": self.stand_in,
@@ -249,6 +249,7 @@ class Table:
         rules: Rules,
         turn_timer: int | None,
         bust_odds: bool = True,
+        rated: bool = False,
     ) -> None:
         self.lobby = lobby
         self.id = table_id
@@ -259,6 +260,8 @@ class Table:
         self.turn_timer = turn_timer
         # Whether the seat that must Hit or Stay is told its bust risk (a table option).
         self.bust_odds = bust_odds
+        # Whether its finished games change ratings (flip7.server.ratings; a table option).
+        self.rated = rated
         self.version = 0
         self.state: TableState = "waiting"
         self.seats: list[Seat | None] = [None] * max_seats
@@ -327,6 +330,7 @@ class Table:
             "rules": self.rules.to_json(),
             "turn_timer": self.turn_timer,
             "bust_odds": self.bust_odds,
+            "rated": self.rated,
             "created_at": iso(self.created_at),
             "game_number": self.game_number,
         }
@@ -447,7 +451,8 @@ class Table:
                               "b_at": now, "b_fence": self.fence}),
             *(extra or []),
         ]
-        if kind == "move" and self.game is not None and self.game.over:
+        finishing = kind == "move" and self.game is not None and self.game.over
+        if finishing:
             operations.append(self._finish_operation())
         try:
             await self.lobby.store.write(operations)
@@ -457,6 +462,9 @@ class Table:
             await self.lobby.reload(self)
             raise _not_stored("the change") from None
         self.lobby.log_event(kind, self, version=version, **_loggable(data))
+        if finishing and self.game_id is not None and self.lobby.on_finish is not None:
+            # Ratings and statistics (flip7.server.ratings), before the end screen asks.
+            await self.lobby.on_finish(self.game_id)
         self.schedule()  # first: the broadcast carries the turn deadline
         self.broadcast(version, events)
         return events
@@ -468,7 +476,7 @@ class Table:
         events: list[dict[str, Any]]
         if kind == "join":
             seat = Seat(name=data["name"], kind="human", token_hash=data["token"],
-                        away_from=self.lobby.clock())
+                        player_id=data.get("player"), away_from=self.lobby.clock())
             self.seats[data["seat"]] = seat
             self.private = self.private or bool(data.get("private"))
             events = [{"type": "seat_taken", "seat": data["seat"], "name": seat.name,
@@ -592,6 +600,12 @@ class Table:
                 "bots": {str(i): s.bot for i, s in enumerate(self.seats) if s and s.bot},
                 "started_at": None if self.game_started_at is None else iso(self.game_started_at),
                 "finished_at": iso(utcnow()),
+                # Each seat's identity (None: anonymous or a bot) and whether the game is
+                # rated: what flip7.server.ratings reads to write the game's results.
+                "player_ids": [s.player_id if s else None for s in self.seats],
+                "rated": self.rated,
+                # Whether a seat was told its bust risk: a seat's replay shows it as sent.
+                "bust_odds": self.bust_odds,
             },
         )
         return (
@@ -758,7 +772,8 @@ class Table:
         on their turn (and from when the others may hand it over) and, at the end screen,
         whether it is ready for the next game or gone from it."""
         if seat is None:
-            return {"seat": index, "name": None, "kind": "empty", "bot": None, "left": False,
+            return {"seat": index, "name": None, "kind": "empty", "bot": None,
+                    "player_id": None, "left": False,
                     "connected": False, "stand_in": False, "away_since": None,
                     "handover_at": None, "ready": None, "gone": False}
         data = seat.to_json(index)
@@ -1014,6 +1029,8 @@ class Lobby:
         # With many processes (flip7.server.cluster.Cluster, attached by the app): the
         # tables this process owns, and the way to the others.
         self.cluster: Owners | None = None
+        # Called once a finished game is stored (flip7.server.ratings.Results.finished).
+        self.on_finish: Callable[[str], Awaitable[None]] | None = None
         self.games_started = 0
         # Every idle time is measured on this clock (tests replace it).
         self.clock = time.monotonic
@@ -1072,6 +1089,7 @@ class Lobby:
             Rules.from_json(row.rules),
             row.turn_timer,
             bust_odds=row.bust_odds,
+            rated=row.rated,
         )
         seeds = {g.id: g for g in row.games}
         for entry in row.log:
@@ -1199,10 +1217,14 @@ class Lobby:
         address: str | None = None,
         bust_odds: bool = True,
         private: bool = False,
+        rated: bool | None = None,
+        player_id: str | None = None,
     ) -> tuple[Table, int, str]:
         """A new table with its creator in seat 0; returns the table, the seat and its token.
         ``bust_odds`` False: the seat that must Hit or Stay is never told its bust risk.
-        ``private``: not in the lobby's list (a tutorial's table).
+        ``private``: not in the lobby's list (a tutorial's table: never rated). ``rated``:
+        whether its games change ratings (None: unless its rules change the game,
+        flip7.server.ratings.rated_by_default). ``player_id``: the creator's identity.
 
         ``address`` (the client's) is held to ``tables_per_minute``: every attempt counts,
         refused ones too. None: the server's own call, not counted."""
@@ -1223,6 +1245,9 @@ class Lobby:
             )
         if type(bust_odds) is not bool:
             raise TableError("bad_bust_odds", f"bust_odds must be true or false, not {bust_odds!r}")
+        if rated is not None and type(rated) is not bool:
+            raise TableError("bad_rated", f"rated must be true, false or null, not {rated!r}")
+        rated = False if private else rated_by_default(parsed) if rated is None else rated
         if len(self.tables) >= self.settings.max_tables:
             raise TableError("full", "the server has as many tables as it can hold", 503)
         name = clean_name(name, "table name", self.settings.table_name_chars)
@@ -1231,7 +1256,7 @@ class Lobby:
         while table_id in self.tables:  # pragma: no cover - 48 random bits
             table_id = secrets.token_urlsafe(6)
         now = utcnow()
-        table = Table(self, table_id, name, now, seats, parsed, turn_timer, bust_odds)
+        table = Table(self, table_id, name, now, seats, parsed, turn_timer, bust_odds, rated)
         if self.cluster is not None:
             # Run by this process from its first change on (its owner row is committed
             # first: the first change carries its token).
@@ -1250,6 +1275,7 @@ class Lobby:
                 "turn_timer": turn_timer,
                 "bust_odds": bust_odds,
                 "private": private,
+                "rated": rated,
                 "state": "waiting",
                 "version": 0,
                 "updated_at": now,
@@ -1258,6 +1284,8 @@ class Lobby:
         async with table.lock:
             token = secrets.token_urlsafe(24)
             data: dict[str, Any] = {"seat": 0, "name": player, "token": hash_token(token)}
+            if player_id is not None:
+                data["player"] = player_id
             if private:
                 data["private"] = True
             # The table row goes in the same transaction as its first change.
@@ -1270,15 +1298,29 @@ class Lobby:
         self.log_event("table_created", table, seats=seats, rules=parsed.to_json())
         return table, 0, token
 
-    async def join(self, table: Table, player: str, address: str | None = None) -> tuple[int, str]:
+    async def join(
+        self, table: Table, player: str, address: str | None = None,
+        player_id: str | None = None,
+    ) -> tuple[int, str]:
         """Seat ``player`` in the lowest empty seat; ``address`` is held to
-        ``joins_per_minute`` (every attempt counts; None is not counted)."""
+        ``joins_per_minute`` (every attempt counts; None is not counted). ``player_id``: the
+        identity the seat counts for (one seat per identity at a table: 409
+        ``already_seated``)."""
         spend(self.joins, address, "seats taken", "joins_per_minute")
         player = clean_name(player, "player name", self.settings.player_name_chars)
         async with table.lock:
             seat = self._free_seat(table, player)
+            if player_id is not None and any(
+                s is not None and s.player_id == player_id for s in table.seats
+            ):
+                raise TableError(
+                    "already_seated", "your identity already has a seat at this table", 409
+                )
             token = secrets.token_urlsafe(24)
-            await table.change("join", {"seat": seat, "name": player, "token": hash_token(token)})
+            data: dict[str, Any] = {"seat": seat, "name": player, "token": hash_token(token)}
+            if player_id is not None:
+                data["player"] = player_id
+            await table.change("join", data)
         return seat, token
 
     def _free_seat(self, table: Table, name: str) -> int:

@@ -445,8 +445,10 @@ class Tutorial:
         lesson = None
         if shown is not None:
             number, item, waits = shown
+            # The text in English, and its id and fields for clients that say it in the
+            # reader's language (the web app's "tutorial.lesson.<id>" messages).
             lesson = {"id": item.id, "text": self.text(item, game), "number": number,
-                      "next": waits}
+                      "next": waits, "params": self.fields(game)}
             if waits:
                 expected = None  # first "Got it", then the move
         return {
@@ -460,9 +462,13 @@ class Tutorial:
 
     def text(self, lesson: Lesson, game: Game) -> str:
         """A lesson's text with the names and numbers of this game."""
+        return lesson.text.format_map(self.fields(game))
+
+    def fields(self, game: Game) -> dict[str, str | int]:
+        """What a lesson's text may name (:class:`Lesson`), in this game."""
         names = [_short(name) for name in game.players]
         rounds = game.rounds
-        fields = {
+        return {
             "me": names[LEARNER],
             "p1": names[1 % len(names)],
             "p2": names[2 % len(names)],
@@ -474,7 +480,6 @@ class Tutorial:
             "total": game.totals[LEARNER],
             "held": game.number_count(LEARNER),
         }
-        return lesson.text.format_map(fields)
 
 
 def _words(decision: Decision, game: Game) -> str:

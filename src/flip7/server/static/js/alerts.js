@@ -3,6 +3,7 @@
 // sound file) and, if the page is hidden and the player allowed it, a browser notification
 // appears. Each of the three can be switched in a small menu; the choice is remembered per
 // browser (localStorage). table.js calls turnAlerts().
+import { t } from "./i18n.js";
 import { clear, h, icon, store } from "./util.js";
 
 const PREFS_KEY = "flip7.alerts";
@@ -69,13 +70,13 @@ export function playChime() {
     const gain = ctx.createGain();
     osc.type = "sine";
     osc.frequency.value = freq;
-    const t = start + delay;
-    gain.gain.setValueAtTime(0.0001, t);
-    gain.gain.exponentialRampToValueAtTime(0.18, t + 0.02);
-    gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.45);
+    const at = start + delay;
+    gain.gain.setValueAtTime(0.0001, at);
+    gain.gain.exponentialRampToValueAtTime(0.18, at + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, at + 0.45);
     osc.connect(gain).connect(ctx.destination);
-    osc.start(t);
-    osc.stop(t + 0.5);
+    osc.start(at);
+    osc.stop(at + 0.5);
   });
   return true;
 }
@@ -108,10 +109,10 @@ export function turnAlerts() {
   const menuId = `alerts-menu-${Math.random().toString(36).slice(2, 8)}`;
   const button = h("button", {
     type: "button", class: "btn btn--ghost btn--small alerts-toggle", "aria-haspopup": "true", "aria-expanded": "false",
-    "aria-controls": menuId, "aria-label": "Turn alerts", title: "Turn alerts", dataset: { testid: "alerts-toggle" },
+    "aria-controls": menuId, "aria-label": t("table.alerts.label"), title: t("table.alerts.label"), dataset: { testid: "alerts-toggle" },
     onclick: (ev) => { ev.stopPropagation(); setOpen(!open); },
-  }, icon("bell"), h("span", { class: "hide-narrow", text: "Alerts" }));
-  const menu = h("div", { id: menuId, class: "alerts-menu panel", role: "group", "aria-label": "Turn alerts", hidden: true, dataset: { testid: "alerts-menu" } });
+  }, icon("bell"), h("span", { class: "hide-narrow", text: t("table.alerts.button") }));
+  const menu = h("div", { id: menuId, class: "alerts-menu panel", role: "group", "aria-label": t("table.alerts.label"), hidden: true, dataset: { testid: "alerts-menu" } });
   const wrap = h("div", { class: "alerts" }, button, menu);
 
   function row(key, label, help) {
@@ -128,21 +129,21 @@ export function turnAlerts() {
   function renderMenu() {
     clear(menu);
     const perm = permission();
-    const notifyHelp = perm === "unsupported" ? "This browser cannot show notifications."
-      : perm === "denied" ? "Blocked for this site: allow notifications in the browser’s site settings."
-        : "When this tab is hidden.";
+    const notifyHelp = perm === "unsupported" ? t("table.alerts.notify_unsupported")
+      : perm === "denied" ? t("table.alerts.notify_denied")
+        : t("table.alerts.notify_help");
     menu.append(
-      h("p", { class: "alerts-title", text: "When it is your turn" }),
-      row("title", "Tab title and icon", "“Your turn” in the tab."),
-      row("sound", "Sound", "A short chime."),
-      row("notify", "Notification", notifyHelp));
+      h("p", { class: "alerts-title", text: t("table.alerts.title") }),
+      row("title", t("table.alerts.tab"), t("table.alerts.tab_help")),
+      row("sound", t("table.alerts.sound"), t("table.alerts.sound_help")),
+      row("notify", t("table.alerts.notify"), notifyHelp));
     const n = menu.querySelector('[data-alert="notify"]');
     if (perm === "unsupported" || perm === "denied") {
       n.disabled = true;
       n.checked = false;
     }
     const test = h("button", { type: "button", class: "btn btn--ghost btn--small", dataset: { testid: "alerts-test" },
-      onclick: () => playChime() }, "Play the sound");
+      onclick: () => playChime() }, t("table.alerts.play"));
     test.disabled = !prefs.sound;
     menu.appendChild(h("div", { class: "alerts-foot" }, test));
   }
@@ -209,7 +210,7 @@ export function turnAlerts() {
   // ---- the alerts ---------------------------------------------------------------
   function show() {
     const flag = mine && prefs.title;
-    const title = flag ? `▶ Your turn · ${baseTitle}` : baseTitle;
+    const title = flag ? t("table.alerts.tab_title", { title: baseTitle }) : baseTitle;
     if (document.title !== title) document.title = title;
     setFavicon(flag ? ICON_TURN : ICON);
   }
@@ -219,7 +220,7 @@ export function turnAlerts() {
     if (prefs.notify && document.hidden && permission() === "granted") {
       try {
         if (note) note.close();
-        note = new window.Notification("Your turn in Flip 7", { body, icon: ICON, tag: "flip7-turn" });
+        note = new window.Notification(t("table.alerts.notification"), { body, icon: ICON, tag: "flip7-turn" });
         note.onclick = () => {
           window.focus();
           if (note) note.close();

@@ -1,29 +1,41 @@
 // Card faces, decision labels and readable log lines for engine and table events.
+// Every word comes from the message catalogues (areas "cards" and "table": docs/i18n.md).
+import { formatNumber, t } from "./i18n.js";
 import { flip7Bonus } from "./rules.js";
 import { h, icon } from "./util.js";
 
 const ACTIONS = {
-  JOM: { name: "Just One More!", tag: "One more", glyph: "+1" },
-  FLIP4: { name: "Flip Four!", tag: "Flip four", glyph: "4" },
-  STEAL: { name: "Steal", tag: "Steal", svg: "M3 11h9.2L8.6 7.4 10 6l6 6-6 6-1.4-1.4 3.6-3.6H3zM18 4h3v16h-3z" },
-  SWAP: { name: "Swap", tag: "Swap", svg: "M7 3 2.5 7.5 7 12V9h11V6H7zm10 9v3H6v3h11v3l4.5-4.5z" },
-  DISCARD: { name: "Discard", tag: "Discard", svg: "M9 2h6l1 2h4v3H4V4h4zM5.5 9h13l-1.2 13H6.7zm4 2.5v8h1.6v-8zm3.4 0v8h1.6v-8z" },
+  JOM: { key: "JOM", glyph: "+1" },
+  FLIP4: { key: "FLIP4", glyph: "4" },
+  STEAL: { key: "STEAL", svg: "M3 11h9.2L8.6 7.4 10 6l6 6-6 6-1.4-1.4 3.6-3.6H3zM18 4h3v16h-3z" },
+  SWAP: { key: "SWAP", svg: "M7 3 2.5 7.5 7 12V9h11V6H7zm10 9v3H6v3h11v3l4.5-4.5z" },
+  DISCARD: { key: "DISCARD", svg: "M9 2h6l1 2h4v3H4V4h4zM5.5 9h13l-1.2 13H6.7zm4 2.5v8h1.6v-8zm3.4 0v8h1.6v-8z" },
 };
 const SPECIAL = {
-  0: { name: "The Zero", tag: "Zero", face: "0" },
-  U7: { name: "Unlucky 7", tag: "Unlucky", face: "7" },
-  L13: { name: "Lucky 13", tag: "Lucky", face: "13" },
+  0: { key: "zero", face: "0" },
+  U7: { key: "U7", face: "7" },
+  L13: { key: "L13", face: "13" },
+};
+// The names and corner tags of the special and Action cards, in the reader's language.
+const NAMES = {
+  zero: t("cards.name.zero"), U7: t("cards.name.U7"), L13: t("cards.name.L13"),
+  JOM: t("cards.name.JOM"), FLIP4: t("cards.name.FLIP4"), STEAL: t("cards.name.STEAL"), SWAP: t("cards.name.SWAP"), DISCARD: t("cards.name.DISCARD"),
+};
+const TAGS = {
+  zero: t("cards.tag.zero"), U7: t("cards.tag.U7"), L13: t("cards.tag.L13"),
+  JOM: t("cards.tag.JOM"), FLIP4: t("cards.tag.FLIP4"), STEAL: t("cards.tag.STEAL"), SWAP: t("cards.tag.SWAP"), DISCARD: t("cards.tag.DISCARD"),
+  halve: t("cards.tag.halve"), minus: t("cards.tag.minus"),
 };
 
 /** What a card code (RECORD.md §1) is: kind, face text, names. */
 export function cardInfo(code) {
   const c = String(code).toUpperCase();
-  if (SPECIAL[c]) return { code: c, kind: "special", ...SPECIAL[c] };
-  if (ACTIONS[c]) return { code: c, kind: "action", ...ACTIONS[c], face: ACTIONS[c].glyph || "" };
-  if (c === "/2" || c === "÷2") return { code: "/2", kind: "modifier", name: "÷2", tag: "Halve", face: "÷2" };
+  if (SPECIAL[c]) return { code: c, kind: "special", face: SPECIAL[c].face, name: NAMES[SPECIAL[c].key], tag: TAGS[SPECIAL[c].key] };
+  if (ACTIONS[c]) return { code: c, kind: "action", ...ACTIONS[c], name: NAMES[ACTIONS[c].key], tag: TAGS[ACTIONS[c].key], face: ACTIONS[c].glyph || "" };
+  if (c === "/2" || c === "÷2") return { code: "/2", kind: "modifier", name: "÷2", tag: TAGS.halve, face: "÷2" };
   if (/^-\d+$/.test(c)) {
     const face = `−${c.slice(1)}`;
-    return { code: c, kind: "modifier", name: face, tag: "Minus", face };
+    return { code: c, kind: "modifier", name: face, tag: TAGS.minus, face };
   }
   if (/^\d+$/.test(c)) return { code: c, kind: "number", name: c, face: c, value: Number(c) };
   return { code: c, kind: "unknown", name: c, face: c, tag: "" };
@@ -36,10 +48,35 @@ export function cardName(code) {
 
 export function cardAria(code) {
   const info = cardInfo(code);
-  if (info.kind === "modifier") return `Modifier ${info.name}`;
-  if (info.kind === "action") return `Action card ${info.name}`;
-  if (info.kind === "special") return `${info.name} (special number)`;
-  return `Number ${info.name}`;
+  if (info.kind === "modifier") return t("cards.aria.modifier", { name: info.name });
+  if (info.kind === "action") return t("cards.aria.action", { name: info.name });
+  if (info.kind === "special") return t("cards.aria.special", { name: info.name });
+  return t("cards.aria.number", { name: info.name });
+}
+
+/**
+ * A message whose placeholders may stand for more than words: its pieces in order, each
+ * a string, a card ({code}, as a log line names it), a DOM node, or a list of cards. The
+ * template is the catalogue's (t(key, {count}) for its plural form); strings and numbers
+ * (formatted) are filled in here, so that a name holding "{…}" is never read as one.
+ */
+export function tparts(key, params = {}) {
+  const template = t(key, typeof params.count === "number" ? { count: params.count } : {});
+  const out = [];
+  let last = 0;
+  template.replace(/\{(\w+)\}/g, (whole, name, at) => {
+    if (at > last) out.push(template.slice(last, at));
+    last = at + whole.length;
+    if (!Object.prototype.hasOwnProperty.call(params, name)) out.push(whole);
+    else {
+      const value = params[name];
+      if (typeof value === "number") out.push(formatNumber(value));
+      else if (value !== null && value !== undefined) out.push(value);
+    }
+    return whole;
+  });
+  if (last < template.length) out.push(template.slice(last));
+  return out.flat();
 }
 
 /**
@@ -78,7 +115,7 @@ export function cardEl(code, opts = {}) {
     });
   }
   if (info.kind === "action") {
-    el.appendChild(h("span", { class: "card-tag card-tag--top", "aria-hidden": "true", text: "Action" }));
+    el.appendChild(h("span", { class: "card-tag card-tag--top", "aria-hidden": "true", text: t("cards.action_tag") }));
     const mid = h("span", { class: "card-face", "aria-hidden": "true" });
     if (info.svg) {
       const svg = icon("copy", "card-icon");
@@ -97,7 +134,7 @@ export function cardEl(code, opts = {}) {
 
 export function cardBack(opts = {}) {
   return h("span", { class: `card card--back${opts.small ? " card--small" : ""}`, role: "img",
-    "aria-label": opts.label || "Face-down card" },
+    "aria-label": opts.label || t("cards.back") },
   h("span", { class: "card-back-mark", "aria-hidden": "true", text: "7" }));
 }
 
@@ -119,48 +156,55 @@ export function parseDecision(text) {
   return d;
 }
 
+/** "your 5" / "Bob’s 5": a card in someone's line, as a label says it. */
+function whoseCard(s, code, { names, me }) {
+  return s === me ? t("cards.whose.mine", { card: cardName(code) }) : t("cards.whose.other", { name: names(s), card: cardName(code) });
+}
+
 /**
  * A button label for a legal decision. names(seat) gives a display name; me is the
  * viewer's seat (or null); pending is the card being resolved (or null).
  */
 export function decisionLabel(text, { names, me, pending }) {
   const d = parseDecision(text);
-  const who = (s) => (s === me ? "yourself" : names(s));
-  const whose = (s) => (s === me ? "your" : `${names(s)}’s`);
   const pend = pending ? cardName(pending) : null;
+  const who = (s) => (s === me ? t("cards.decision.yourself") : names(s));
   switch (d.verb) {
-    case "hit": return "Hit";
-    case "stay": return "Stay";
-    case "target": return pend ? `${pend} on ${who(d.seat)}` : `Target ${who(d.seat)}`;
+    case "hit": return t("cards.decision.hit");
+    case "stay": return t("cards.decision.stay");
+    case "target": return pend ? t("cards.decision.target_card", { card: pend, who: who(d.seat) }) : t("cards.decision.target", { who: who(d.seat) });
     case "give":
-      if (d.seat === me) return pend ? `Keep ${pend}` : "Keep it";
-      return pend ? `Give ${pend} to ${names(d.seat)}` : `Give to ${names(d.seat)}`;
+      if (d.seat === me) return pend ? t("cards.decision.keep_card", { card: pend }) : t("cards.decision.keep");
+      return pend ? t("cards.decision.give_card", { card: pend, name: names(d.seat) }) : t("cards.decision.give", { name: names(d.seat) });
     case "pass":
-      if (d.seat === me) return pend ? `Use ${pend} yourself` : "Use it yourself";
-      return pend ? `Let ${names(d.seat)} use ${pend}` : `Pass to ${names(d.seat)}`;
-    case "steal": return `Steal ${cardName(d.card)} from ${names(d.seat)}`;
-    case "discard": return `Discard ${whose(d.seat)} ${cardName(d.card)}`;
-    case "swap": return `Swap ${whose(d.seat)} ${cardName(d.card)} ⇄ ${whose(d.seat2)} ${cardName(d.card2)}`;
-    case "bonus": return `Take +${flip7Bonus()} yourself`;
-    case "minus": return `−${flip7Bonus()} to ${names(d.seat)}`;
+      if (d.seat === me) return pend ? t("cards.decision.use_card", { card: pend }) : t("cards.decision.use");
+      return pend ? t("cards.decision.let_use_card", { card: pend, name: names(d.seat) }) : t("cards.decision.pass", { name: names(d.seat) });
+    case "steal": return t("cards.decision.steal", { card: cardName(d.card), name: names(d.seat) });
+    case "discard": return t("cards.decision.discard", { card: whoseCard(d.seat, d.card, { names, me }) });
+    case "swap": return t("cards.decision.swap", { first: whoseCard(d.seat, d.card, { names, me }), second: whoseCard(d.seat2, d.card2, { names, me }) });
+    case "bonus": return t("cards.decision.bonus", { bonus: flip7Bonus() });
+    case "minus": return t("cards.decision.minus", { bonus: flip7Bonus(), name: names(d.seat) });
     default: return text;
   }
 }
 
-/** The question the deciding player is asked, for the prompt line. */
+/** The question the deciding player is asked, for the prompt line (mine: the viewer's own;
+ * else what the deciding player is doing, as "{name} is …" says it: table.board.deciding). */
 export function kindPrompt(kind, pending, mine) {
-  const pend = pending ? cardName(pending) : "the card";
-  const you = mine ? "you" : "they";
+  const card = pending ? cardName(pending) : t("cards.prompt.the_card");
+  const whose = mine ? "mine" : "other";
+  const params = { card, bonus: flip7Bonus() };
   switch (kind) {
-    case "hit_or_stay": return mine ? "Your turn — hit or stay?" : "deciding: hit or stay";
-    case "target": return mine ? `Choose who gets ${pend}` : `choosing who gets ${pend}`;
-    case "give": return mine ? `Who gets the ${pend} modifier?` : `choosing who gets ${pend}`;
-    case "pass": return mine ? `Who uses ${pend}?` : `choosing who uses ${pend}`;
-    case "steal": return mine ? "Steal: pick a card from another line" : "choosing a card to steal";
-    case "swap": return mine ? "Swap: pick two cards from two different lines" : "choosing cards to swap";
-    case "discard": return mine ? "Discard: pick a card to throw away" : "choosing a card to discard";
-    case "flip7_choice": return mine ? `Flip 7! Take +${flip7Bonus()}, or take ${flip7Bonus()} off another player` : `choosing what ${you} do with the Flip 7 bonus`;
-    default: return mine ? "Your decision" : "deciding";
+    case "hit_or_stay":
+    case "target":
+    case "give":
+    case "pass":
+    case "steal":
+    case "swap":
+    case "discard":
+    case "flip7_choice":
+      return t(`cards.prompt.${kind}.${whose}`, params);
+    default: return t(`cards.prompt.other.${whose}`);
   }
 }
 
@@ -168,8 +212,9 @@ export function kindPrompt(kind, pending, mine) {
 // as cards that explain themselves (explain.js). line.text is the same line as plain text.
 const ref = (code) => ({ code: String(code) });
 
-function line(tone, ...pieces) {
-  const parts = pieces.flat().filter((p) => p !== null && p !== undefined && p !== "");
+/** A log line from a message of the catalogue (tparts: its placeholders may be cards). */
+function line(tone, key, params = {}) {
+  const parts = tparts(key, params).filter((p) => p !== null && p !== undefined && p !== "");
   const text = parts.map((p) => (typeof p === "string" ? p : cardName(p.code))).join("");
   return { text, tone, parts };
 }
@@ -178,7 +223,7 @@ function line(tone, ...pieces) {
 function listOf(items) {
   const out = [];
   items.forEach((item, i) => {
-    if (i) out.push(i === items.length - 1 ? " and " : ", ");
+    if (i) out.push(i === items.length - 1 ? t("cards.list.last") : t("cards.list.sep"));
     out.push(item);
   });
   return out;
@@ -186,88 +231,124 @@ function listOf(items) {
 
 // What made a player draw: the Action named once, never "drew Flip Four! (Flip Four!)".
 const CAUSE = { just_one_more: "JOM", flip_four: "FLIP4" };
+const ORDINALS = 8; // cards.ordinal.2 … cards.ordinal.8
+
+/** Why a card busted a line, from the event's reason code (its English words for events
+ * made by a server that sent none). */
+export function bustReason(ev) {
+  const code = ev.reason_code;
+  if (typeof code !== "string") return ev.reason || null;
+  const copy = /^copy_(\d+)$/.exec(code);
+  if (copy) {
+    const n = Number(copy[1]);
+    // The card's value, as the reason says it: "a third 13" for a Lucky 13 too.
+    const c = String(ev.card).toUpperCase();
+    const card = c === "0" ? t("cards.bust.zero_word") : ({ L13: "13", U7: "7" }[c] || c);
+    const nth = n >= 2 && n <= ORDINALS ? t(`cards.ordinal.${n}`) : t("cards.ordinal.n", { n });
+    return t("cards.bust.copy", { nth, card });
+  }
+  return ["second_13", "second_unlucky7", "unlucky7_beside_7", "7_beside_unlucky7"].includes(code) ? t(`cards.bust.${code}`) : (ev.reason || null);
+}
+
+const SCORE_CODES = ["busted", "busted_modifiers", "flip7_minus", "zero", "no_numbers", "only_modifiers", "below_zero", "below_zero_brutal"];
+
+/** Why seat s scored what it did in a round_scored event (null: just its numbers). */
+export function scoreReason(ev, s) {
+  const codes = Array.isArray(ev.reason_codes) && ev.reason_codes.length ? ev.reason_codes : null;
+  let why = null;
+  if (codes) {
+    const code = codes[s];
+    if (SCORE_CODES.includes(code)) why = t(`cards.score.${code}`, { bonus: flip7Bonus() });
+  } else why = (ev.reasons || [])[s] || null;
+  if (!why && (ev.busted || []).includes(s)) why = t("cards.score.bust");
+  if (!why && ev.flip7 === s) why = t("cards.score.flip7");
+  return why;
+}
 
 /**
  * A readable log line for one event, or null for events not worth a line.
  * Returns {text, tone, parts}: tone colours the log entry; parts (text and {code} cards)
- * build it with lineNodes(). Reasons (why a bust, a forced stay, a score) are the server's
- * words, shown as they come.
+ * build it with lineNodes(). Reasons (why a bust, a forced stay, a score) are built from
+ * the events' codes (bustReason, scoreReason), in the reader's language.
  */
 export function eventLine(ev, names) {
   const n = (s) => (s === null || s === undefined ? "?" : names(s));
-  const whose = (s) => `${n(s)}’s `;
   switch (ev.type) {
-    case "round_started": return line("round", `Round ${ev.round} — ${n(ev.dealer)} deals`);
-    case "dealt": return line("draw", `${n(ev.seat)} was dealt `, ref(ev.card));
+    case "round_started": return line("round", "cards.log.round_started", { round: ev.round, name: n(ev.dealer) });
+    case "dealt": return line("draw", "cards.log.dealt", { name: n(ev.seat), card: ref(ev.card) });
     case "drew": {
       const cause = CAUSE[ev.cause];
-      if (!cause) return line("draw", `${n(ev.seat)} drew `, ref(ev.card));
-      if (String(ev.card).toUpperCase() === cause) return line("draw", `${n(ev.seat)} drew another `, ref(ev.card));
-      return line("draw", `${n(ev.seat)} drew `, ref(ev.card), cause === "FLIP4" ? " for the " : " for ", ref(cause));
+      if (!cause) return line("draw", "cards.log.drew", { name: n(ev.seat), card: ref(ev.card) });
+      if (String(ev.card).toUpperCase() === cause) return line("draw", "cards.log.drew_another", { name: n(ev.seat), card: ref(ev.card) });
+      return line("draw", cause === "FLIP4" ? "cards.log.drew_for_flip4" : "cards.log.drew_for_jom", { name: n(ev.seat), card: ref(ev.card), cause: ref(cause) });
     }
-    case "set_aside": return line("muted", `${n(ev.seat)} set `, ref(ev.card), " aside until the ", ref("FLIP4"), " is done");
-    case "reshuffled": return line("muted", `The discard pile was shuffled into a new draw pile (${ev.cards} cards)`);
+    case "set_aside": return line("muted", "cards.log.set_aside", { name: n(ev.seat), card: ref(ev.card), flip4: ref("FLIP4") });
+    case "reshuffled": return line("muted", "cards.log.reshuffled", { count: ev.cards });
     case "wiped": {
       const cards = (ev.cards || []).map(ref);
-      if (!cards.length) return line("bad", ref("U7"), ` wiped ${whose(ev.seat)}line`);
-      return line("bad", ref("U7"), ` wiped ${whose(ev.seat)}`, listOf(cards));
+      if (!cards.length) return line("bad", "cards.log.wiped_line", { u7: ref("U7"), name: n(ev.seat) });
+      return line("bad", "cards.log.wiped", { u7: ref("U7"), name: n(ev.seat), cards: listOf(cards) });
     }
-    case "busted":
-      return ev.reason ? line("bad", `${n(ev.seat)} busted: ${ev.reason}`)
-        : line("bad", `${n(ev.seat)} busted on `, ref(ev.card));
+    case "busted": {
+      const reason = bustReason(ev);
+      return reason ? line("bad", "cards.log.busted_reason", { name: n(ev.seat), reason })
+        : line("bad", "cards.log.busted_on", { name: n(ev.seat), card: ref(ev.card) });
+    }
     case "stayed":
-      if (!ev.forced) return line("good", `${n(ev.seat)} stayed`);
-      return line("good", `${n(ev.seat)} must stay${ev.reason ? `: ${ev.reason}` : ""}`);
-    case "flip7": return line("star", `${n(ev.seat)} flipped 7! The round ends`);
+      if (!ev.forced) return line("good", "cards.log.stayed", { name: n(ev.seat) });
+      if (ev.by) return line("good", "cards.log.stayed_forced_reason", { name: n(ev.seat), reason: ref(ev.by) });
+      return ev.reason ? line("good", "cards.log.stayed_forced_reason", { name: n(ev.seat), reason: ev.reason })
+        : line("good", "cards.log.stayed_forced", { name: n(ev.seat) });
+    case "flip7": return line("star", "cards.log.flip7", { name: n(ev.seat) });
     case "action_used":
       return ev.target === ev.seat
-        ? line("action", `${n(ev.seat)} played `, ref(ev.card), " on themselves")
-        : line("action", `${n(ev.seat)} played `, ref(ev.card), ` on ${n(ev.target)}`);
+        ? line("action", "cards.log.action_self", { name: n(ev.seat), card: ref(ev.card) })
+        : line("action", "cards.log.action", { name: n(ev.seat), card: ref(ev.card), target: n(ev.target) });
     case "unused": {
-      const why = { no_legal_use: "had no legal use", busted: "was lost to the bust", round_over: "was lost when the round ended" }[ev.reason] || "was discarded";
-      return line("muted", whose(ev.seat), ref(ev.card), ` ${why}`);
+      const why = ["no_legal_use", "busted", "round_over"].includes(ev.reason) ? ev.reason : "other";
+      return line("muted", `cards.log.unused.${why}`, { name: n(ev.seat), card: ref(ev.card) });
     }
-    case "passed": return line("action", `${n(ev.seat)} handed `, ref(ev.card), ` to ${n(ev.to)}`);
-    case "stolen": return line("action", `${n(ev.seat)} stole `, ref(ev.card), ` from ${n(ev.victim)}`);
+    case "passed": return line("action", "cards.log.passed", { name: n(ev.seat), card: ref(ev.card), to: n(ev.to) });
+    case "stolen": return line("action", "cards.log.stolen", { name: n(ev.seat), card: ref(ev.card), victim: n(ev.victim) });
     case "swapped":
-      if (ev.seat === ev.seat1) return line("action", `${n(ev.seat)} swapped their `, ref(ev.card1), ` for ${whose(ev.seat2)}`, ref(ev.card2));
-      if (ev.seat === ev.seat2) return line("action", `${n(ev.seat)} swapped their `, ref(ev.card2), ` for ${whose(ev.seat1)}`, ref(ev.card1));
-      return line("action", `${n(ev.seat)} swapped ${whose(ev.seat1)}`, ref(ev.card1), ` with ${whose(ev.seat2)}`, ref(ev.card2));
+      if (ev.seat === ev.seat1) return line("action", "cards.log.swapped_own", { name: n(ev.seat), mine: ref(ev.card1), other: n(ev.seat2), theirs: ref(ev.card2) });
+      if (ev.seat === ev.seat2) return line("action", "cards.log.swapped_own", { name: n(ev.seat), mine: ref(ev.card2), other: n(ev.seat1), theirs: ref(ev.card1) });
+      return line("action", "cards.log.swapped", { name: n(ev.seat), first: n(ev.seat1), card1: ref(ev.card1), second: n(ev.seat2), card2: ref(ev.card2) });
     case "discarded":
       return ev.victim === ev.seat
-        ? line("action", `${n(ev.seat)} discarded their own `, ref(ev.card))
-        : line("action", `${n(ev.seat)} made ${n(ev.victim)} discard `, ref(ev.card));
+        ? line("action", "cards.log.discarded_own", { name: n(ev.seat), card: ref(ev.card) })
+        : line("action", "cards.log.discarded", { name: n(ev.seat), victim: n(ev.victim), card: ref(ev.card) });
     case "modifier_given":
       return ev.to === ev.seat
-        ? line("mod", `${n(ev.seat)} kept `, ref(ev.card))
-        : line("mod", `${n(ev.seat)} gave `, ref(ev.card), ` to ${n(ev.to)}`);
-    case "bonus_taken": return line("star", `${n(ev.seat)} took the +${flip7Bonus()} bonus`);
-    case "minus15": return line("bad", `${n(ev.seat)} took ${flip7Bonus()} points off ${n(ev.target)}`);
+        ? line("mod", "cards.log.modifier_kept", { name: n(ev.seat), card: ref(ev.card) })
+        : line("mod", "cards.log.modifier_given", { name: n(ev.seat), card: ref(ev.card), to: n(ev.to) });
+    case "bonus_taken": return line("star", "cards.log.bonus_taken", { name: n(ev.seat), bonus: flip7Bonus() });
+    case "minus15": return line("bad", "cards.log.minus15", { name: n(ev.seat), bonus: flip7Bonus(), target: n(ev.target) });
     case "round_scored": {
-      const reasons = ev.reasons || [];
       const parts = (ev.scores || []).map((score, s) => {
-        let why = reasons[s] || null;
-        if (!why && (ev.busted || []).includes(s)) why = "bust";
-        if (!why && ev.flip7 === s) why = "Flip 7";
-        return `${n(s)} ${score}${why ? ` (${why})` : ""}`;
+        const why = scoreReason(ev, s);
+        return why ? t("cards.log.score_why", { name: n(s), score, why }) : t("cards.log.score", { name: n(s), score });
       });
-      return line("round", `Round ${ev.round} scored: ${parts.join(", ")}`);
+      return line("round", "cards.log.round_scored", { round: ev.round, scores: parts.join(t("cards.list.sep")) });
     }
     case "game_over": {
       const w = (ev.winners || []).map(n);
       const best = ev.totals && ev.winners && ev.winners.length ? ev.totals[ev.winners[0]] : null;
-      const who = w.length > 1 ? `${w.join(" and ")} share the win` : `${w[0] || "Nobody"} wins`;
-      return line("star", `Game over — ${who}${best !== null ? ` with ${best}` : ""}`);
+      const who = w.length > 1 ? t("cards.log.share_win", { names: w.join(t("cards.list.and")) })
+        : t("cards.log.wins", { name: w[0] || t("cards.log.nobody") });
+      return best !== null ? line("star", "cards.log.game_over_with", { who, best }) : line("star", "cards.log.game_over", { who });
     }
     case "seat_taken": {
-      const bot = ev.kind === "bot" && !/\bbot\b/i.test(ev.name || "") ? " (bot)" : "";
-      return line("table", `${ev.name}${bot} took seat ${ev.seat + 1}`);
+      const bot = ev.kind === "bot" && !/\bbot\b/i.test(ev.name || "");
+      return line("table", bot ? "cards.log.seat_taken_bot" : "cards.log.seat_taken", { name: ev.name, seat: ev.seat + 1 });
     }
     case "seat_left":
-      return line("table", ev.name ? `${ev.name} left — a bot plays their seat` : `Seat ${ev.seat + 1} is free again`);
-    case "game_started": return line("round", `Game ${ev.number ?? ""} started`.replace("  ", " "));
-    case "timeout": return line("muted", `${n(ev.seat)} ran out of time — a bot decided`);
-    case "_note": return line("muted", String(ev.text ?? ""));
+      return ev.name ? line("table", "cards.log.seat_left", { name: ev.name }) : line("table", "cards.log.seat_free", { seat: ev.seat + 1 });
+    case "game_started":
+      return ev.number === null || ev.number === undefined ? line("round", "cards.log.game_started_unnumbered")
+        : line("round", "cards.log.game_started", { number: ev.number });
+    case "timeout": return line("muted", "cards.log.timeout", { name: n(ev.seat) });
+    case "_note": return ev.key ? line("muted", ev.key, ev.params || {}) : { text: String(ev.text ?? ""), tone: "muted", parts: [String(ev.text ?? "")] };
     case "connected": return null;
     case "disconnected": return null;
     default: return null;

@@ -1,5 +1,6 @@
 // A line chart of running totals, drawn as inline SVG (no library): one coloured line per
 // player, a dashed target line, and an HTML legend. Names only ever reach the page as text.
+import { formatNumber, t } from "./i18n.js";
 import { h } from "./util.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -55,24 +56,24 @@ export function totalsChart({ names, series, target, width = 600, winners = [] }
 
   const root = svg("svg", {
     class: "chart-svg", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
-    "aria-label": `Totals after each round${target ? `, target ${target}` : ""}`,
+    "aria-label": target ? t("scorekeeper.chart_label_target", { target }) : t("scorekeeper.chart_label"),
   });
   const grid = svg("g", { class: "chart-grid" });
   for (let v = lo; v <= hi + 1e-9; v += step) {
     grid.appendChild(svg("line", { x1: pad.l, x2: W - pad.r, y1: y(v), y2: y(v), class: v === 0 ? "chart-zero" : "" }));
-    grid.appendChild(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", class: "chart-label", text: String(Math.round(v)) }));
+    grid.appendChild(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", class: "chart-label", text: formatNumber(Math.round(v)) }));
   }
   const every = Math.max(1, Math.ceil(n / Math.floor((W - pad.l - pad.r) / 28)));
   for (let i = 0; i <= n; i += 1) {
     if (i % every && i !== n) continue;
     grid.appendChild(svg("text", { x: x(i), y: H - pad.b + 18, "text-anchor": "middle", class: "chart-label", text: String(i) }));
   }
-  grid.appendChild(svg("text", { x: W - pad.r, y: H - 4, "text-anchor": "end", class: "chart-label chart-label--axis", text: "round" }));
+  grid.appendChild(svg("text", { x: W - pad.r, y: H - 4, "text-anchor": "end", class: "chart-label chart-label--axis", text: t("scorekeeper.chart_round") }));
   root.appendChild(grid);
 
   if (target && target >= lo && target <= hi) {
     root.appendChild(svg("line", { class: "chart-target", x1: pad.l, x2: W - pad.r, y1: y(target), y2: y(target) }));
-    root.appendChild(svg("text", { class: "chart-target-label", x: pad.l + 6, y: y(target) - 6, text: `Target ${target}` }));
+    root.appendChild(svg("text", { class: "chart-target-label", x: pad.l + 6, y: y(target) - 6, text: t("scorekeeper.chart_target", { target }) }));
   }
 
   names.forEach((name, s) => {
@@ -83,17 +84,17 @@ export function totalsChart({ names, series, target, width = 600, winners = [] }
     rows.forEach((r, i) => {
       if (i === 0) return;
       const dot = svg("circle", { cx: x(i), cy: y(r[s]), r: i === rows.length - 1 ? 4.5 : 3, fill: color });
-      dot.appendChild(svg("title", { text: `${name}: ${r[s]} after round ${i}` }));
+      dot.appendChild(svg("title", { text: t("scorekeeper.chart_point", { name, total: r[s], round: i }) }));
       g.appendChild(dot);
     });
     root.appendChild(g);
   });
 
   const last = rows[rows.length - 1];
-  const legend = h("ul", { class: "chart-legend", "aria-label": "Legend" },
+  const legend = h("ul", { class: "chart-legend", "aria-label": t("scorekeeper.chart_legend") },
     names.map((name, s) => h("li", { class: `chart-legend-item${winners.includes(s) ? " is-winner" : ""}` },
       h("span", { class: "chart-swatch", style: { background: playerColor(s) }, "aria-hidden": "true" }),
       h("span", { class: "chart-legend-name", text: name }),
-      h("b", { class: "chart-legend-total", text: String(last[s]) }))));
+      h("b", { class: "chart-legend-total", text: formatNumber(last[s]) }))));
   return h("figure", { class: "chart", dataset: { testid: "chart" } }, root, legend);
 }

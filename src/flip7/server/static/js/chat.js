@@ -5,10 +5,12 @@
 // its refusals inline and never cuts or rewrites a message. Every text a person typed
 // reaches the page through textContent (h(..., {text})), never as HTML.
 import { seatHue } from "./board.js";
+import { errorText, formatDate, t } from "./i18n.js";
 import { add, h, icon, loadLimits } from "./util.js";
 
-// Sent as ordinary chat text: the server judges them like any message.
-const REACTIONS = ["👍", "😂", "😮", "🎉", "GG", "Nice!"];
+// Sent as ordinary chat text: the server judges them like any message. The words are the
+// reader's language's ("Nice!" / "Stark!"): what is sent is what the sender saw.
+const REACTIONS = ["👍", "😂", "😮", "🎉", "GG", t("chat.reaction.nice")];
 
 // The error codes of chat frames (docs/protocol.md): shown in the panel, not as toasts.
 const CHAT_ERRORS = new Set(["bad_chat", "chat_rate_limited", "chat_muted", "not_host"]);
@@ -22,12 +24,10 @@ export function chatLength(text) {
   return [...text.trim()].length;
 }
 
-const characters = (n) => `${n} character${n === 1 ? "" : "s"}`;
-
 function clock(at) {
   const d = new Date(at);
   if (Number.isNaN(d.getTime())) return "";
-  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return formatDate(d, { hour: "2-digit", minute: "2-digit" });
 }
 
 /**
@@ -57,22 +57,22 @@ export function chatPanel({ send }) {
     switchPending: false,
   };
 
-  const list = h("ol", { class: "chat-list", "aria-label": "Chat messages", "aria-live": "polite", dataset: { testid: "chat-list" } });
-  const empty = h("p", { class: "chat-empty muted", text: "No messages yet. Say hello!" });
+  const list = h("ol", { class: "chat-list", "aria-label": t("chat.messages"), "aria-live": "polite", dataset: { testid: "chat-list" } });
+  const empty = h("p", { class: "chat-empty muted", text: t("chat.empty") });
   const badge = h("span", { class: "chat-badge", hidden: true, dataset: { testid: "chat-unread" } });
   const toggle = h("button", {
     type: "button", class: "chat-toggle", "aria-controls": "chat-body", dataset: { testid: "chat-toggle" },
     onclick: () => setOpen(!S.open),
-  }, h("span", { class: "chat-title", text: "Chat" }), badge, h("span", { class: "chat-chevron", "aria-hidden": "true" }));
+  }, h("span", { class: "chat-title", text: t("chat.title") }), badge, h("span", { class: "chat-chevron", "aria-hidden": "true" }));
   const jumpBadge = h("span", { class: "chat-badge", hidden: true });
   const jump = h("button", {
-    type: "button", class: "btn btn--ghost btn--small chat-jump", "aria-label": "Open the chat", dataset: { testid: "chat-jump" },
+    type: "button", class: "btn btn--ghost btn--small chat-jump", "aria-label": t("chat.open"), dataset: { testid: "chat-jump" },
     onclick: () => {
       setOpen(true);
       element.scrollIntoView({ block: "end", behavior: "smooth" });
       input.focus({ preventScroll: true });
     },
-  }, icon("chat"), h("span", { class: "hide-narrow", text: "Chat" }), jumpBadge);
+  }, icon("chat"), h("span", { class: "hide-narrow", text: t("chat.title") }), jumpBadge);
 
   const switchInput = h("input", {
     type: "checkbox", class: "chat-switch-input", id: "chat-spectators", role: "switch", dataset: { testid: "chat-spectators", focusKey: "chat-spectators" },
@@ -82,15 +82,15 @@ export function chatPanel({ send }) {
       if (send({ v: 1, type: "spectator_chat", allowed })) {
         S.switchPending = true;
         paint();
-      } else showError("Not connected — reconnecting…");
+      } else showError(t("chat.not_connected"));
     },
   });
   const hostSwitch = h("label", { class: "chat-switch", for: "chat-spectators", hidden: true },
-    switchInput, h("span", { class: "switch", "aria-hidden": "true" }), h("span", { text: "Spectators may chat" }));
+    switchInput, h("span", { class: "switch", "aria-hidden": "true" }), h("span", { text: t("chat.spectators_may") }));
 
   const input = h("input", {
     type: "text", class: "input chat-input", id: "chat-input", autocomplete: "off", enterkeyhint: "send",
-    placeholder: "Say something…", "aria-label": "Chat message", "aria-describedby": "chat-count",
+    placeholder: t("chat.placeholder"), "aria-label": t("chat.message"), "aria-describedby": "chat-count",
     dataset: { testid: "chat-input", focusKey: "chat-input" },
     oninput: () => { clearError(); paint(); },
     onkeydown: (ev) => {
@@ -101,18 +101,18 @@ export function chatPanel({ send }) {
     },
   });
   const count = h("span", { class: "chat-count", id: "chat-count", "aria-live": "polite", dataset: { testid: "chat-count" } });
-  const sendBtn = h("button", { type: "button", class: "btn btn--primary btn--small chat-send", dataset: { testid: "chat-send" }, onclick: submit }, "Send");
+  const sendBtn = h("button", { type: "button", class: "btn btn--primary btn--small chat-send", dataset: { testid: "chat-send" }, onclick: submit }, t("chat.send"));
   const note = h("p", { class: "chat-note", hidden: true, dataset: { testid: "chat-note" } });
   const errorEl = h("p", { class: "chat-error", role: "alert", hidden: true, dataset: { testid: "chat-error" } });
-  const reactions = h("div", { class: "chat-reactions", role: "group", "aria-label": "Quick reactions" },
+  const reactions = h("div", { class: "chat-reactions", role: "group", "aria-label": t("chat.reactions") },
     REACTIONS.map((text) => h("button", {
-      type: "button", class: "btn btn--ghost btn--small chat-reaction", dataset: { reaction: text }, "aria-label": `Send ${text}`,
+      type: "button", class: "btn btn--ghost btn--small chat-reaction", dataset: { reaction: text }, "aria-label": t("chat.send_reaction", { text }),
       onclick: () => say(text, false),
     }, text)));
   const body = h("div", { class: "chat-body", id: "chat-body" },
     hostSwitch, list, empty, reactions,
     h("div", { class: "chat-compose" }, input, sendBtn), h("div", { class: "chat-foot" }, count), note, errorEl);
-  const element = h("section", { class: "chat", "aria-label": "Table chat", dataset: { testid: "chat" } }, toggle, body);
+  const element = h("section", { class: "chat", "aria-label": t("chat.label"), dataset: { testid: "chat" } }, toggle, body);
 
   // The list is out of view on a phone while the board is: count what arrives meanwhile.
   const observer = typeof IntersectionObserver === "function" ? new IntersectionObserver((seen) => {
@@ -144,13 +144,13 @@ export function chatPanel({ send }) {
   }
 
   function paintBadge() {
-    const text = S.unread > 99 ? "99+" : String(S.unread);
+    const text = S.unread > 99 ? t("chat.many_unread") : String(S.unread);
     for (const b of [badge, jumpBadge]) {
       b.hidden = S.unread === 0;
       b.textContent = text;
     }
-    badge.setAttribute("aria-label", `${S.unread} unread`);
-    jump.setAttribute("aria-label", S.unread ? `Open the chat (${S.unread} unread)` : "Open the chat");
+    badge.setAttribute("aria-label", t("chat.unread", { count: S.unread }));
+    jump.setAttribute("aria-label", S.unread ? t("chat.open_unread", { count: S.unread }) : t("chat.open"));
   }
 
   /** May I chat now? Spectators (and players who left) not while the host mutes them. */
@@ -161,7 +161,7 @@ export function chatPanel({ send }) {
   function paint() {
     element.classList.toggle("is-open", S.open);
     toggle.setAttribute("aria-expanded", String(S.open));
-    toggle.setAttribute("aria-label", S.open ? "Fold the chat away" : "Show the chat");
+    toggle.setAttribute("aria-label", S.open ? t("chat.fold") : t("chat.show"));
     body.hidden = !S.open;
     empty.hidden = S.entries.size > 0;
     const isHost = S.seated && S.host !== null && S.seat === S.host;
@@ -172,12 +172,12 @@ export function chatPanel({ send }) {
     input.disabled = m;
     for (const b of reactions.querySelectorAll("button")) b.disabled = m;
     note.hidden = !m;
-    note.textContent = m ? "The host has turned spectators' chat off." : "";
+    note.textContent = m ? t("chat.muted_note") : "";
     const length = chatLength(input.value);
     const over = S.maxChars !== null && length > S.maxChars;
-    if (S.maxChars === null) count.textContent = length ? characters(length) : "";
-    else if (over) count.textContent = `${characters(length - S.maxChars)} too many (at most ${S.maxChars})`;
-    else count.textContent = `${S.maxChars - length} left`;
+    if (S.maxChars === null) count.textContent = length ? t("chat.characters", { count: length }) : "";
+    else if (over) count.textContent = t("chat.too_many", { count: length - S.maxChars, most: S.maxChars });
+    else count.textContent = t("chat.left", { count: S.maxChars - length });
     count.classList.toggle("is-over", over);
     input.setAttribute("aria-invalid", String(over));
     sendBtn.disabled = m || length === 0 || over;
@@ -200,7 +200,7 @@ export function chatPanel({ send }) {
     if (!length) return;
     if (S.maxChars !== null && length > S.maxChars) {
       // Never cut a message: the writer shortens it.
-      showError(`This message has ${length} characters; a message may have at most ${S.maxChars}.`);
+      showError(t("chat.too_long", { count: length, most: S.maxChars }));
       return;
     }
     say(text, true);
@@ -210,7 +210,7 @@ export function chatPanel({ send }) {
     if (muted()) return;
     clearError();
     if (!send({ v: 1, type: "chat", text })) {
-      showError("Not connected — reconnecting…");
+      showError(t("chat.not_connected"));
       return;
     }
     S.pending = { text: text.trim(), typed };
@@ -227,14 +227,14 @@ export function chatPanel({ send }) {
     });
     const time = h("time", { class: "chat-time", datetime: entry.at, text: clock(entry.at) });
     if (system) {
-      const what = entry.kind === "spectators_off" ? "turned spectators' chat off" : "turned spectators' chat on";
-      add(li, time, h("span", { class: "chat-text", text: `${entry.name} ${what}` }));
+      const what = entry.kind === "spectators_off" ? "chat.system.spectators_off" : "chat.system.spectators_on";
+      add(li, time, h("span", { class: "chat-text", text: t(what, { name: entry.name }) }));
       return li;
     }
     const who = h("span", { class: "chat-name", text: entry.name });
     if (typeof entry.seat === "number" && !entry.spectator) who.style.setProperty("--hue", String(seatHue(entry.seat)));
     add(li, time, who,
-      entry.spectator ? h("span", { class: "badge chat-watching", text: "watching" }) : null,
+      entry.spectator ? h("span", { class: "badge chat-watching", text: t("chat.watching") }) : null,
       h("span", { class: "visually-hidden", text: ": " }), // read aloud: "Ann: gg"
       h("span", { class: "chat-text", text: entry.text }));
     return li;
@@ -298,7 +298,7 @@ export function chatPanel({ send }) {
       if (S.pending && S.pending.typed && !input.value) input.value = S.pending.text;
       S.pending = null;
       paint();
-      showError(msg.message || msg.code);
+      showError(errorText(msg, String(msg.code)));
       return true;
     },
     destroy() {

@@ -3,6 +3,7 @@
 // and answers with every line, who stayed or busted, whose turn it is and the advisor's
 // figures for that player. When the round is over its lines go to the entry panel.
 import { api } from "./api.js";
+import { formatNumber, lang, t } from "./i18n.js";
 import { cardEl, cardName } from "./cards.js";
 import { playerHue } from "./chart.js";
 import { cardCodes } from "./rules.js";
@@ -10,34 +11,44 @@ import { add, clear, focusKey, h, initial, restoreFocus, toast } from "./util.js
 
 // Every kind of card (the server's deck, RECORD.md §1), in picker order.
 const liveCards = () => cardCodes("number", "modifier", "action");
-const STATUS_TEXT = { active: "Playing", stayed: "Stayed", busted: "Busted" };
+const STATUS_TEXT = { active: "scorekeeper.live.status_active", stayed: "scorekeeper.live.status_stayed", busted: "scorekeeper.live.status_busted" };
 
 function pct(p) {
   if (p === null || p === undefined) return "–";
   const v = p * 100;
-  if (v > 0 && v < 1) return "<1%";
-  return `${Math.round(v)}%`;
+  if (v > 0 && v < 1) return `<${formatNumber(0.01, { style: "percent" })}`;
+  return formatNumber(Math.round(v) / 100, { style: "percent" });
 }
 
 function num(v) {
   if (v === null || v === undefined) return "–";
-  return Number.isInteger(v) ? String(v) : v.toFixed(1);
+  return Number.isInteger(v) ? formatNumber(v) : formatNumber(v, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
 
 function signed(n) {
-  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+  return n > 0 ? `+${formatNumber(n)}` : n < 0 ? `−${formatNumber(-n)}` : formatNumber(0);
+}
+
+/** The advisor's one-line reason (the server's ``reason``), in the page's language from the
+ * advice's figures; in English the server's own words. */
+function adviceReason(adv) {
+  if (lang() === "en") return adv.reason;
+  if (adv.must_hit) return t("scorekeeper.live.reason_must_hit", { flip7: pct(adv.p_flip7_keep_hitting) });
+  if (!adv.cards_left) return t("scorekeeper.live.reason_no_card");
+  return t(adv.recommendation === "hit" ? "scorekeeper.live.reason_hit" : "scorekeeper.live.reason_stay",
+    { risk: pct(adv.p_bust_next), hit: num(adv.ev_hit), stay: num(adv.ev_stay) });
 }
 
 function eventText(ev, names) {
   switch (ev.type) {
-    case "card": return `${names[ev.seat]} ← ${cardName(ev.card)}`;
-    case "stay": return `${names[ev.seat]} stays`;
-    case "move": return `${cardName(ev.card)}: ${names[ev.from]} → ${names[ev.to]}`;
-    case "discard": return `${names[ev.from]}’s ${cardName(ev.card)} discarded`;
-    case "reshuffle": return "Discard pile reshuffled";
-    case "flip4": return `${names[ev.from]} plays Flip Four on ${names[ev.to]}`;
-    case "give": return `${names[ev.from]} gives the set-aside ${cardName(ev.card)} to ${names[ev.to]}`;
-    case "use": return `${names[ev.from]} uses the set-aside ${cardName(ev.card)}`;
+    case "card": return t("scorekeeper.live.ev_card", { name: names[ev.seat], card: cardName(ev.card) });
+    case "stay": return t("scorekeeper.live.ev_stay", { name: names[ev.seat] });
+    case "move": return t("scorekeeper.live.ev_move", { card: cardName(ev.card), from: names[ev.from], to: names[ev.to] });
+    case "discard": return t("scorekeeper.live.ev_discard", { name: names[ev.from], card: cardName(ev.card) });
+    case "reshuffle": return t("scorekeeper.live.ev_reshuffle");
+    case "flip4": return t("scorekeeper.live.ev_flip4", { from: names[ev.from], to: names[ev.to] });
+    case "give": return t("scorekeeper.live.ev_give", { from: names[ev.from], card: cardName(ev.card), to: names[ev.to] });
+    case "use": return t("scorekeeper.live.ev_use", { name: names[ev.from], card: cardName(ev.card) });
     default: return ev.type;
   }
 }
@@ -101,7 +112,7 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
         // Another device moved the live round on: take its events.
         live = err.detail.scorecard.live;
         events = live && Array.isArray(live.events) ? [...live.events] : [];
-        error = `${err.message} The live round was updated from another device.`;
+        error = t("scorekeeper.live.updated_elsewhere", { message: err.message });
         if (onState) onState(err.detail.scorecard);
       } else {
         error = err.message; // the event is not added: the lines stay as they were
@@ -128,10 +139,10 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
   const USE_MODE = { STEAL: "move", SWAP: "swap", DISCARD: "discard" };
 
   function targetButtons(ff, verb, onPick) {
-    return h("div", { class: "sk-live-targets", role: "group", "aria-label": `${verb}: pick a player` },
+    return h("div", { class: "sk-live-targets", role: "group", "aria-label": t("scorekeeper.live.pick_player", { verb }) },
       ff.targets.map((s) => h("button", {
         type: "button", class: "btn btn--secondary sk-live-target", dataset: { testid: "live-target", seat: String(s), focusKey: `live-target:${s}` },
-        "aria-label": `${verb} ${names[s]}`, style: { "--hue": String(playerHue(s)) }, onclick: () => onPick(s),
+        "aria-label": t("scorekeeper.live.verb_name", { verb, name: names[s] }), style: { "--hue": String(playerHue(s)) }, onclick: () => onPick(s),
       }, h("span", { class: "avatar avatar--small", style: { "--hue": String(playerHue(s)) }, "aria-hidden": "true", text: initial(names[s]) }),
       h("span", { text: names[s] }))));
   }
@@ -139,45 +150,45 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
   /** The Flip Four's step: the picker for its next card, or the choice it waits for. */
   function flipFourPanel(ff) {
     const who = names[ff.seat];
-    const box = h("section", { class: "sk-live-f4", dataset: { testid: "live-flip4", step: ff.next }, "aria-label": "Flip Four" });
+    const box = h("section", { class: "sk-live-f4", dataset: { testid: "live-flip4", step: ff.next }, "aria-label": t("scorekeeper.live.flip4") });
     const aside = ff.set_aside.length && ff.next !== "draw" ? ff.set_aside.slice(1) : ff.set_aside;
     if (ff.next === "play") {
       box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" }, ff.revealed
-        ? `${who} flipped a Flip Four! Who does ${who} play it on?`
-        : `${who} plays the Flip Four that was set aside. On whom?`));
-      box.appendChild(targetButtons(ff, "Flip Four on", (s) => push({ type: "flip4", from: ff.seat, to: s })));
+        ? t("scorekeeper.live.f4_revealed", { name: who })
+        : t("scorekeeper.live.f4_set_aside", { name: who })));
+      box.appendChild(targetButtons(ff, t("scorekeeper.live.f4_on"), (s) => push({ type: "flip4", from: ff.seat, to: s })));
     } else if (ff.next === "draw") {
       const rname = names[ff.seat];
       box.appendChild(h("p", { class: "sk-live-f4-head sk-live-for", role: "status", dataset: { testid: "live-recipient" } },
-        `Card ${ff.drawn + 1} of ${ff.cards} for `, h("strong", { text: rname })));
+        t("scorekeeper.live.f4_card_for", { n: ff.drawn + 1, total: ff.cards }), h("strong", { text: rname })));
       // The target's line, beside the picker: its lines above may be scrolled away.
       const have = (lines()[ff.seat] && lines()[ff.seat].cards) || [];
-      box.appendChild(h("div", { class: "sk-live-f4-line", role: "group", "aria-label": `${rname}’s line`, dataset: { testid: "live-f4-line" } },
-        have.length ? have.map((c) => cardEl(c, { small: true })) : h("span", { class: "muted", text: "No cards yet" })));
+      box.appendChild(h("div", { class: "sk-live-f4-line", role: "group", "aria-label": t("scorekeeper.line_of", { name: rname }), dataset: { testid: "live-f4-line" } },
+        have.length ? have.map((c) => cardEl(c, { small: true })) : h("span", { class: "muted", text: t("scorekeeper.no_cards_yet") })));
       box.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", dataset: { testid: "live-picker" },
-        "aria-label": `Card ${ff.drawn + 1} of ${ff.cards} of the Flip Four, for ${rname}` },
+        "aria-label": t("scorekeeper.live.f4_picker", { n: ff.drawn + 1, total: ff.cards, name: rname }) },
       liveCards().map((c) => cardEl(c, {
-        button: true, label: `${rname} gets ${cardName(c)}`, title: cardName(c), dataset: { focusKey: `live-card:${c}` },
+        button: true, label: t("scorekeeper.live.gets", { name: rname, card: cardName(c) }), title: cardName(c), dataset: { focusKey: `live-card:${c}` },
         onClick: () => push({ type: "card", seat: ff.seat, card: c }),
       }))));
     } else if (ff.next === "give") {
       box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" },
-        `${who} gives the set-aside `, h("strong", { text: cardName(ff.card) }), ". To whom?"));
-      box.appendChild(targetButtons(ff, `${cardName(ff.card)} to`, (s) => push({ type: "give", card: ff.card, from: ff.seat, to: s })));
+        t("scorekeeper.live.gives_1", { name: who }), h("strong", { text: cardName(ff.card) }), t("scorekeeper.live.gives_2")));
+      box.appendChild(targetButtons(ff, t("scorekeeper.live.card_to", { card: cardName(ff.card) }), (s) => push({ type: "give", card: ff.card, from: ff.seat, to: s })));
     } else {
       const card = ff.card;
       box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" },
-        `${who} now uses the set-aside `, h("strong", { text: cardName(card) }), "."));
+        t("scorekeeper.live.uses_1", { name: who }), h("strong", { text: cardName(card) }), t("scorekeeper.live.uses_2")));
       box.appendChild(h("div", { class: "sk-live-targets" }, h("button", {
         type: "button", class: "btn btn--primary", dataset: { testid: "live-use", focusKey: "live-use" },
         onclick: () => send([...events, { type: "use", card, from: ff.seat }], () => {
           if (USE_MODE[card]) mode = { kind: USE_MODE[card] };
         }),
-      }, `Use ${cardName(card)}`)));
+      }, t("scorekeeper.live.use_card", { card: cardName(card) }))));
     }
     if (aside.length) {
       box.appendChild(h("div", { class: "sk-live-f4-aside", dataset: { testid: "live-set-aside" } },
-        h("span", { class: "muted", text: ff.next === "draw" ? "Set aside:" : "Then:" }),
+        h("span", { class: "muted", text: ff.next === "draw" ? t("scorekeeper.live.set_aside") : t("scorekeeper.live.then") }),
         aside.map((c) => cardEl(c, { small: true }))));
     }
     return box;
@@ -186,11 +197,11 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
   /** A set-aside Action is being used: its own events first, then the next set-aside card. */
   function waitingPanel(ff) {
     const used = [...events].reverse().find((ev) => ev.type === "use");
-    const verb = { give: "Give", use: "Use", play: "Play" }[ff.next];
+    const verb = t(`scorekeeper.live.verb_${ff.next}`, { card: cardName(ff.card) });
     return h("div", { class: "sk-live-f4-wait", role: "status", dataset: { testid: "live-flip4-wait" } },
-      h("span", { text: `Enter what ${used ? cardName(used.card) : "the Action"} does. Still set aside for ${names[ff.seat]}: ${ff.set_aside.map(cardName).join(", ")}.` }),
+      h("span", { text: t("scorekeeper.live.enter_what", { card: used ? cardName(used.card) : t("scorekeeper.live.the_action"), name: names[ff.seat], cards: ff.set_aside.map(cardName).join(", ") }) }),
       h("button", { type: "button", class: "btn btn--secondary btn--small", dataset: { testid: "live-resolve", focusKey: "live-resolve" },
-        onclick: () => { resolveNow = true; render(); } }, `${verb} ${cardName(ff.card)}`));
+        onclick: () => { resolveNow = true; render(); } }, verb));
   }
 
   /** Undo the last event (both halves of a Swap). */
@@ -212,7 +223,7 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
     const ls = lines();
     const scores = (live && live.scores) || names.map(() => 0);
     const who = recipient();
-    element.appendChild(h("p", { class: "muted sk-entry-help", text: "Tap the player who gets the next card (it follows the turn by itself), then the card as it is flipped. Tap Stay when a player stays." }));
+    element.appendChild(h("p", { class: "muted sk-entry-help", text: t("scorekeeper.live.help") }));
     if (error) element.appendChild(h("p", { class: "sk-notice sk-notice--error", role: "alert", text: error }));
 
     // every player's line, as the server replayed it
@@ -221,13 +232,13 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
       const pickingCard = mode && st[s] !== "busted"
         && (["move", "discard", "swap"].includes(mode.kind) || (mode.kind === "swap-2" && s !== mode.from));
       const pickingSeat = mode && mode.kind === "move-to" && s !== mode.from && st[s] !== "busted";
-      const lineEl = h("div", { class: "sk-line", role: "group", "aria-label": `${name}’s line` });
+      const lineEl = h("div", { class: "sk-line", role: "group", "aria-label": t("scorekeeper.line_of", { name }) });
       const cards = (ls[s] && ls[s].cards) || [];
-      if (!cards.length) lineEl.appendChild(h("span", { class: "seat-empty", text: "No cards" }));
-      const verb = { move: "Move", swap: "Swap", "swap-2": "Swap with", discard: "Discard" };
+      if (!cards.length) lineEl.appendChild(h("span", { class: "seat-empty", text: t("scorekeeper.live.no_cards") }));
+      const verb = { move: "move", swap: "swap", "swap-2": "swap_with", discard: "discard" };
       cards.forEach((c, i) => lineEl.appendChild(cardEl(c, pickingCard ? {
         button: true, small: true, extraClass: "is-pickable", dataset: { focusKey: `live-line:${s}:${i}` },
-        label: mode.kind === "move" ? `Move ${cardName(c)} from ${name}` : `${verb[mode.kind]} ${name}’s ${cardName(c)}`,
+        label: mode.kind === "move" ? t("scorekeeper.live.move_from", { card: cardName(c), name }) : t(`scorekeeper.live.pick_${verb[mode.kind]}`, { name, card: cardName(c) }),
         onClick: () => {
           if (mode.kind === "discard") push({ type: "discard", card: c, from: s });
           else if (mode.kind === "move") { mode = { kind: "move-to", card: c, from: s }; render(); }
@@ -239,7 +250,7 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
       const pick = h("button", {
         type: "button", class: `sk-player-pick${pickingSeat ? " is-pickable" : ""}`,
         "aria-pressed": who === s && !mode ? "true" : "false",
-        "aria-label": pickingSeat ? `Move ${cardName(mode.card)} to ${name}` : `Next card goes to ${name}`,
+        "aria-label": pickingSeat ? t("scorekeeper.live.move_to", { card: cardName(mode.card), name }) : t("scorekeeper.live.next_to", { name }),
         dataset: { focusKey: `live-seat:${s}` }, disabled: roundOver() || (mode && !pickingSeat) || (!mode && prompting()),
         onclick: () => {
           if (pickingSeat) { push({ type: "move", card: mode.card, from: mode.from, to: s }); return; }
@@ -253,9 +264,9 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
         dataset: { seat: String(s) }, style: { "--hue": String(playerHue(s)) },
       },
       h("div", { class: "sk-player-head" }, pick,
-        isTurn ? h("span", { class: "seat-turn", text: "Turn" }) : null,
-        h("span", { class: `status status--${st[s] || "active"}`, text: STATUS_TEXT[st[s]] || st[s] }),
-        h("span", { class: "sk-score", dataset: { testid: "live-score" }, "aria-label": `${name}: ${scores[s]} if the round ended now`, text: signed(scores[s]) })),
+        isTurn ? h("span", { class: "seat-turn", text: t("scorekeeper.live.turn") }) : null,
+        h("span", { class: `status status--${st[s] || "active"}`, text: STATUS_TEXT[st[s]] ? t(STATUS_TEXT[st[s]]) : st[s] }),
+        h("span", { class: "sk-score", dataset: { testid: "live-score" }, "aria-label": t("scorekeeper.live.score_now", { name, score: scores[s] }), text: signed(scores[s]) })),
       lineEl));
     });
     element.appendChild(seats);
@@ -266,45 +277,45 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
       const hit = adv.recommendation === "hit";
       element.appendChild(h("div", { class: `sk-advice sk-advice--${adv.recommendation}`, dataset: { testid: "advice" }, "aria-live": "polite" },
         h("div", { class: "sk-advice-head" },
-          h("span", { text: `${names[adv.seat]} to play` }),
-          h("strong", { class: "sk-advice-rec", text: adv.must_hit ? "Must hit" : hit ? "Hit" : "Stay" })),
+          h("span", { text: t("scorekeeper.live.to_play", { name: names[adv.seat] }) }),
+          h("strong", { class: "sk-advice-rec", text: adv.must_hit ? t("scorekeeper.live.must_hit") : hit ? t("scorekeeper.live.hit") : t("scorekeeper.live.stay") })),
         h("dl", { class: "sk-advice-facts" },
-          h("div", {}, h("dt", { text: "Bust risk" }), h("dd", { text: pct(adv.p_bust_next) })),
-          h("div", {}, h("dt", { text: "Hit ≈" }), h("dd", { text: num(adv.ev_hit) })),
-          h("div", {}, h("dt", { text: "Stay" }), h("dd", { text: num(adv.ev_stay) }))),
-        adv.reason ? h("p", { class: "sk-advice-reason", text: adv.reason }) : null));
+          h("div", {}, h("dt", { text: t("scorekeeper.live.bust_risk") }), h("dd", { text: pct(adv.p_bust_next) })),
+          h("div", {}, h("dt", { text: t("scorekeeper.live.hit_about") }), h("dd", { text: num(adv.ev_hit) })),
+          h("div", {}, h("dt", { text: t("scorekeeper.live.stay") }), h("dd", { text: num(adv.ev_stay) }))),
+        adv.reason ? h("p", { class: "sk-advice-reason", text: adviceReason(adv) }) : null));
     }
 
     if (live && Array.isArray(live.notes)) {
       for (const note of live.notes) element.appendChild(h("p", { class: "hint", text: note }));
     }
     if (live && live.cards_left !== undefined && !roundOver()) {
-      element.appendChild(h("p", { class: "hint", text: `${live.cards_left} card${live.cards_left === 1 ? "" : "s"} left in the draw pile` }));
+      element.appendChild(h("p", { class: "hint", text: t("scorekeeper.live.cards_left", { count: live.cards_left }) }));
     }
     const ff = flipFour();
     const step = prompting();
     if (roundOver()) {
-      element.appendChild(h("p", { class: "sk-notice sk-notice--ok", role: "status", text: "The round is over." }));
+      element.appendChild(h("p", { class: "sk-notice sk-notice--ok", role: "status", text: t("scorekeeper.live.round_over") }));
     } else if (step && !mode) {
       element.appendChild(flipFourPanel(ff));
     } else if (mode) {
       const text = {
-        move: "Steal: tap the card that moves.",
-        "move-to": `Now tap the player who gets ${mode.card ? cardName(mode.card) : ""}.`,
-        swap: "Swap: tap the first card.",
-        "swap-2": `Now tap the card (in another line) that ${mode.card ? cardName(mode.card) : ""} is swapped with.`,
-        discard: "Discard: tap the card that is thrown away.",
-      }[mode.kind];
+        move: () => t("scorekeeper.live.mode_move"),
+        "move-to": () => t("scorekeeper.live.mode_move_to", { card: mode.card ? cardName(mode.card) : "" }),
+        swap: () => t("scorekeeper.live.mode_swap"),
+        "swap-2": () => t("scorekeeper.live.mode_swap_2", { card: mode.card ? cardName(mode.card) : "" }),
+        discard: () => t("scorekeeper.live.mode_discard"),
+      }[mode.kind]();
       element.appendChild(h("div", { class: "sk-live-mode", role: "status" }, h("span", { text }),
-        h("button", { type: "button", class: "btn btn--ghost btn--small", onclick: () => { mode = null; render(); } }, "Cancel")));
+        h("button", { type: "button", class: "btn btn--ghost btn--small", onclick: () => { mode = null; render(); } }, t("common.cancel"))));
     } else {
       const rname = names[who];
       if (ff) element.appendChild(waitingPanel(ff));
       element.appendChild(h("p", { class: "sk-live-for", dataset: { testid: "live-recipient" } },
-        "Next card for ", h("strong", { text: rname }), target !== null ? " (picked by hand: tap again to follow the turn)" : ""));
-      element.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", "aria-label": `Card flipped for ${rname}` },
+        t("scorekeeper.live.next_for"), h("strong", { text: rname }), target !== null ? t("scorekeeper.live.by_hand") : ""));
+      element.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", "aria-label": t("scorekeeper.live.flipped_for", { name: rname }) },
         liveCards().map((c) => cardEl(c, {
-          button: true, label: `${rname} gets ${cardName(c)}`, title: cardName(c), dataset: { focusKey: `live-card:${c}` },
+          button: true, label: t("scorekeeper.live.gets", { name: rname, card: cardName(c) }), title: cardName(c), dataset: { focusKey: `live-card:${c}` },
           onClick: () => push({ type: "card", seat: who, card: c }),
         }))));
     }
@@ -312,29 +323,29 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
     const held = busy || roundOver() || !!mode || step; // a Flip Four's step comes first
     element.appendChild(h("div", { class: "sk-live-tools" },
       step ? null : h("button", { type: "button", class: "btn btn--stay", disabled: held || st[who] !== "active",
-        dataset: { testid: "live-stay", focusKey: "live-stay" }, "aria-label": `${names[who]} stays`,
-        onclick: () => { target = null; push({ type: "stay", seat: who }); } }, `${names[who]} stays`),
+        dataset: { testid: "live-stay", focusKey: "live-stay" }, "aria-label": t("scorekeeper.live.ev_stay", { name: names[who] }),
+        onclick: () => { target = null; push({ type: "stay", seat: who }); } }, t("scorekeeper.live.ev_stay", { name: names[who] })),
       h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: held || !anyCards,
-        "aria-label": "Steal: move a card from one line to another", dataset: { testid: "live-steal" },
-        onclick: () => { mode = { kind: "move" }; render(); } }, "Steal"),
+        "aria-label": t("scorekeeper.live.steal_label"), dataset: { testid: "live-steal" },
+        onclick: () => { mode = { kind: "move" }; render(); } }, t("scorekeeper.live.steal")),
       h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: held || !anyCards,
-        "aria-label": "Swap: exchange two cards of two players", dataset: { testid: "live-swap" },
-        onclick: () => { mode = { kind: "swap" }; render(); } }, "Swap"),
+        "aria-label": t("scorekeeper.live.swap_label"), dataset: { testid: "live-swap" },
+        onclick: () => { mode = { kind: "swap" }; render(); } }, t("scorekeeper.live.swap")),
       h("button", { type: "button", class: "btn btn--secondary btn--small", disabled: held || !anyCards,
-        "aria-label": "Discard: throw a card away from a line", dataset: { testid: "live-discard" },
-        onclick: () => { mode = { kind: "discard" }; render(); } }, "Discard"),
+        "aria-label": t("scorekeeper.live.discard_label"), dataset: { testid: "live-discard" },
+        onclick: () => { mode = { kind: "discard" }; render(); } }, t("scorekeeper.live.discard")),
       h("button", { type: "button", class: "btn btn--ghost btn--small", disabled: busy || roundOver() || !!mode || (step && ff.next !== "draw"),
-        "aria-label": "The draw pile ran out: the discard pile was reshuffled", onclick: () => push({ type: "reshuffle" }) }, "Reshuffle"),
+        "aria-label": t("scorekeeper.live.reshuffle_label"), onclick: () => push({ type: "reshuffle" }) }, t("scorekeeper.live.reshuffle")),
       h("button", { type: "button", class: "btn btn--ghost btn--small", disabled: busy || !events.length,
-        "aria-label": "Undo the last event", dataset: { testid: "live-undo" }, onclick: undo }, "Undo")));
+        "aria-label": t("scorekeeper.live.undo_label"), dataset: { testid: "live-undo" }, onclick: undo }, t("scorekeeper.live.undo"))));
     if (events.length) {
       add(element, h("details", { class: "sk-live-log" },
-        h("summary", { text: `${events.length} event${events.length === 1 ? "" : "s"} so far` }),
+        h("summary", { text: t("scorekeeper.live.events_so_far", { count: events.length }) }),
         h("ol", {}, events.map((ev) => h("li", { text: eventText(ev, names) })))));
     }
     add(element, h("div", { class: "sk-live-foot" },
-      h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": "Stop live mode and abandon the live round",
-        onclick: () => onClose() }, "Stop live mode")));
+      h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": t("scorekeeper.live.stop_label"),
+        onclick: () => onClose() }, t("scorekeeper.stop_live"))));
     restoreFocus(fk, element);
     // On a phone the Flip Four's picker (or its choice) is brought fully into view for
     // each of its cards: the lines above it grow as the cards come.

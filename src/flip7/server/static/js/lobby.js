@@ -1,17 +1,18 @@
 // The lobby (/): create a table, list open tables, upload a record to watch, and a way to
 // the scorekeeper.
 import { api } from "./api.js";
+import { formatDate, formatNumber, lang, t } from "./i18n.js";
 import { cardEl } from "./cards.js";
 import { navigate } from "./router.js";
 import {
-  loadRules, minPlayers, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ruleOptions, rulesLoaded, valueLabel,
+  loadRules, minPlayers, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ratedByDefault, ruleOptions, rulesLoaded, valueLabel,
 } from "./rules.js";
-import { NAME_KEY, askName, clear, focusKey, h, icon, nameCounter, restoreFocus, store, toast, tokenKey } from "./util.js";
+import { NAME_KEY, askName, clear, focusKey, h, icon, listText, nameCounter, restoreFocus, store, toast, tokenKey } from "./util.js";
 import { startTutorial } from "./tutorial.js";
 
 export function mountLobby(root) {
   document.body.dataset.view = "lobby";
-  document.title = "Flip 7: With a Vengeance";
+  document.title = t("common.game_title");
   let destroyed = false;
   let rulesSpec = [];
 
@@ -24,29 +25,33 @@ export function mountLobby(root) {
     }));
   const hero = h("section", { class: "hero" },
     h("div", { class: "hero-text" },
-      h("h1", { class: "hero-title" }, "Flip 7 ", h("span", { text: "With a Vengeance" })),
-      h("p", { class: "hero-sub", text: "Push your luck, steal, swap and sabotage. Seven different numbers and the round is yours — one duplicate and you bust." }),
-      h("button", { type: "button", class: "btn btn--secondary hero-learn", dataset: { testid: "learn" }, onclick: startTutorial }, "Learn to play")),
+      h("h1", { class: "hero-title" }, "Flip 7 ", h("span", { text: t("common.game_subtitle") })),
+      h("p", { class: "hero-sub", text: t("lobby.hero_sub") }),
+      h("button", { type: "button", class: "btn btn--secondary hero-learn", dataset: { testid: "learn" }, onclick: startTutorial }, t("lobby.learn"))),
     fan);
 
   // ---- create form -----------------------------------------------------------------
   // No maxlength: it would cut a name (in UTF-16 units, halving an emoji); the counter
   // shows the server's limit and the server refuses a longer name with its message.
-  const nameInput = h("input", { id: "create-player", class: "input", name: "player", type: "text", required: true, autocomplete: "nickname", placeholder: "e.g. Ann" });
+  const nameInput = h("input", { id: "create-player", class: "input", name: "player", type: "text", required: true, autocomplete: "nickname", placeholder: t("lobby.name_placeholder") });
   nameInput.value = store.get(NAME_KEY) || "";
-  const tableInput = h("input", { id: "create-name", class: "input", name: "name", type: "text", placeholder: "Friday night" });
+  const tableInput = h("input", { id: "create-name", class: "input", name: "name", type: "text", placeholder: t("lobby.table_placeholder") });
   const seatsSelect = h("select", { id: "create-seats", class: "select", name: "seats" });
   const targetInput = h("input", { id: "create-target", class: "input", name: "target_score", type: "number", step: "1", inputmode: "numeric" });
   const brutalInput = h("input", { id: "create-brutal", type: "checkbox", class: "switch-input", name: "brutal" });
   const timerOn = h("input", { id: "create-timer-on", type: "checkbox", class: "switch-input" });
   // The table option bust_odds: on unless the players want to judge the risk themselves.
   const oddsInput = h("input", { id: "create-bust-odds", type: "checkbox", class: "switch-input", name: "bust_odds", checked: true });
-  const timerInput = h("input", { id: "create-timer", class: "input input--short", type: "number", min: "5", max: "600", step: "1", value: "60", disabled: true, "aria-label": "Seconds per decision", inputmode: "numeric" });
+  // Rated follows the rules (the server's ratedByDefault) until the player sets it.
+  const ratedInput = h("input", { id: "create-rated", type: "checkbox", class: "switch-input", name: "rated", checked: true });
+  let ratedTouched = false;
+  ratedInput.addEventListener("change", () => { ratedTouched = true; });
+  const timerInput = h("input", { id: "create-timer", class: "input input--short", type: "number", min: "5", max: "600", step: "1", value: "60", disabled: true, "aria-label": t("lobby.timer_seconds"), inputmode: "numeric" });
   timerOn.addEventListener("change", () => { timerInput.disabled = !timerOn.checked; });
   const houseRules = h("div", { class: "house-rules" });
   const houseInputs = new Map();
   const formError = h("p", { class: "form-error", role: "alert", hidden: true });
-  const submit = h("button", { type: "submit", class: "btn btn--primary btn--big btn--block", dataset: { testid: "create" } }, "Create table");
+  const submit = h("button", { type: "submit", class: "btn btn--primary btn--big btn--block", dataset: { testid: "create" } }, t("lobby.create"));
 
   function fillSeats() {
     const two = houseInputs.get("allow_two_players");
@@ -55,7 +60,7 @@ export function mountLobby(root) {
     const low = minPlayers(allowTwo);
     clear(seatsSelect);
     for (let n = low; n <= playerLimits().table_max; n += 1) {
-      seatsSelect.appendChild(h("option", { value: String(n), text: `${n} players` }));
+      seatsSelect.appendChild(h("option", { value: String(n), text: t("lobby.n_players", { count: n }) }));
     }
     seatsSelect.value = String(Math.max(low, prev));
   }
@@ -113,33 +118,42 @@ export function mountLobby(root) {
   }
 
   const form = h("form", { class: "create-form", novalidate: true, "aria-labelledby": "create-title" },
-    h("div", { class: "field" }, h("label", { for: "create-player", class: "field-label", text: "Your name" }), nameInput,
+    h("div", { class: "field" }, h("label", { for: "create-player", class: "field-label", text: t("common.your_name") }), nameInput,
       nameCounter(nameInput, "player_name_chars")),
-    h("div", { class: "field" }, h("label", { for: "create-name", class: "field-label", text: "Table name" }), tableInput,
+    h("div", { class: "field" }, h("label", { for: "create-name", class: "field-label", text: t("lobby.table_name") }), tableInput,
       nameCounter(tableInput, "table_name_chars")),
     h("div", { class: "field-grid" },
-      h("div", { class: "field" }, h("label", { for: "create-seats", class: "field-label", text: "Seats" }), seatsSelect),
-      h("div", { class: "field" }, h("label", { for: "create-target", class: "field-label", text: "Target score" }), targetInput)),
+      h("div", { class: "field" }, h("label", { for: "create-seats", class: "field-label", text: t("lobby.seats") }), seatsSelect),
+      h("div", { class: "field" }, h("label", { for: "create-target", class: "field-label", text: t("lobby.target_score") }), targetInput)),
     switchField(brutalInput, ruleLabel("brutal"), ruleHelp("brutal")),
     h("div", { class: "switch-field switch-field--with-input" },
       timerOn,
       h("label", { for: "create-timer-on", class: "switch-label" },
         h("span", { class: "switch", "aria-hidden": "true" }),
-        h("span", { class: "switch-text" }, h("span", { text: "Turn timer" }), h("small", { class: "muted", text: "A bot decides for anyone who runs out of time." }))),
-      h("span", { class: "timer-input" }, timerInput, h("span", { class: "muted", text: "s" }))),
+        h("span", { class: "switch-text" }, h("span", { text: t("lobby.turn_timer") }), h("small", { class: "muted", text: t("lobby.turn_timer_help") }))),
+      h("span", { class: "timer-input" }, timerInput, h("span", { class: "muted", text: t("lobby.seconds_short") }))),
     // With the house rules, folded: the create button stays above the fold at 1366×800.
-    h("details", { class: "more-rules" }, h("summary", { text: "House rules" }),
-      switchField(oddsInput, "Show bust odds", "Your chance to bust on the next card, at your turn. Off: judge the risk yourself."),
+    h("details", { class: "more-rules" }, h("summary", { text: t("lobby.house_rules") }),
+      switchField(ratedInput, t("lobby.rated"), t("lobby.rated_help")),
+      switchField(oddsInput, t("lobby.bust_odds"), t("lobby.bust_odds_help")),
       houseRules),
     formError,
     submit);
+
+  // Any rule changed: the Rated switch shows the server's default for them, unless set.
+  const followRules = (ev) => {
+    if (ev.target === ratedInput) ratedTouched = true; // its "input" comes before "change"
+    if (!ratedTouched) ratedInput.checked = ratedByDefault(collectRules());
+  };
+  form.addEventListener("change", followRules);
+  form.addEventListener("input", followRules);
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     formError.hidden = true;
     const player = nameInput.value.trim();
     if (!player) {
-      formError.textContent = "Enter your name first.";
+      formError.textContent = t("lobby.error_name");
       formError.hidden = false;
       nameInput.focus();
       return;
@@ -147,7 +161,7 @@ export function mountLobby(root) {
     const target = Number(targetInput.value);
     const least = Number(targetInput.min) || 1;
     if (!Number.isInteger(target) || target < least) {
-      formError.textContent = `The target score must be a whole number of at least ${least}.`;
+      formError.textContent = t("lobby.error_target", { least });
       formError.hidden = false;
       targetInput.focus();
       return;
@@ -156,7 +170,7 @@ export function mountLobby(root) {
     if (timerOn.checked) {
       turnTimer = Number(timerInput.value);
       if (!Number.isInteger(turnTimer) || turnTimer < 5 || turnTimer > 600) {
-        formError.textContent = "The turn timer must be between 5 and 600 seconds.";
+        formError.textContent = t("lobby.error_timer", { low: 5, high: 600 });
         formError.hidden = false;
         timerInput.focus();
         return;
@@ -164,12 +178,13 @@ export function mountLobby(root) {
     }
     store.set(NAME_KEY, player);
     const body = {
-      name: tableInput.value.trim() || `${player}’s table`,
+      name: tableInput.value.trim() || t("lobby.default_table_name", { name: player }),
       player,
       seats: Number(seatsSelect.value),
       rules: collectRules(),
       turn_timer: turnTimer,
       bust_odds: oddsInput.checked,
+      rated: ratedTouched ? ratedInput.checked : null,
     };
     submit.disabled = true;
     try {
@@ -188,38 +203,38 @@ export function mountLobby(root) {
   function applyRules() {
     rulesSpec = ruleOptions();
     buildHouseRules(rulesSpec);
-    const t = rulesSpec.find((r) => r.name === "target_score");
-    if (t) {
-      targetInput.value = String(t.default);
-      if (t.min !== undefined && t.min !== null) targetInput.min = String(t.min);
+    const opt = rulesSpec.find((r) => r.name === "target_score");
+    if (opt) {
+      targetInput.value = String(opt.default);
+      if (opt.min !== undefined && opt.min !== null) targetInput.min = String(opt.min);
     }
   }
   applyRules();
   if (!rulesLoaded()) {
     loadRules().then(() => { if (!destroyed) applyRules(); }).catch(() => {
-      formError.textContent = "The server did not send the rule options: reload the page.";
+      formError.textContent = t("lobby.error_rules");
       formError.hidden = false;
     });
   }
 
   const createPanel = h("section", { class: "panel create", "aria-labelledby": "create-title" },
-    h("h2", { id: "create-title", text: "New table" }), form);
+    h("h2", { id: "create-title", text: t("lobby.new_table") }), form);
 
   // ---- open tables -----------------------------------------------------------------
   const tablesList = h("ul", { class: "table-list", "aria-live": "polite", dataset: { testid: "tables" } });
-  const tablesEmpty = h("p", { class: "muted empty", text: "No open tables yet — create one!" });
-  const refreshBtn = h("button", { type: "button", class: "btn btn--icon", "aria-label": "Refresh the list", onclick: () => { loadTables(); loadRecent(); } }, icon("refresh"));
+  const tablesEmpty = h("p", { class: "muted empty", text: t("lobby.no_tables") });
+  const refreshBtn = h("button", { type: "button", class: "btn btn--icon", "aria-label": t("lobby.refresh"), onclick: () => { loadTables(); loadRecent(); } }, icon("refresh"));
   const tablesPanel = h("section", { class: "panel tables", "aria-labelledby": "tables-title" },
-    h("div", { class: "panel-head" }, h("h2", { id: "tables-title", text: "Open tables" }), refreshBtn),
+    h("div", { class: "panel-head" }, h("h2", { id: "tables-title", text: t("lobby.open_tables") }), refreshBtn),
     tablesList, tablesEmpty);
 
-  async function join(t) {
-    const name = await askName(`Join “${t.name}”`, "Join");
+  async function join(tbl) {
+    const name = await askName(t("lobby.join_title", { name: tbl.name }), t("common.join"));
     if (!name) return;
     try {
-      const data = await api("POST", `/api/tables/${encodeURIComponent(t.id)}/join`, { body: { player: name } });
-      store.set(tokenKey(t.id), data.token);
-      navigate(`/t/${encodeURIComponent(t.id)}`);
+      const data = await api("POST", `/api/tables/${encodeURIComponent(tbl.id)}/join`, { body: { player: name } });
+      store.set(tokenKey(tbl.id), data.token);
+      navigate(`/t/${encodeURIComponent(tbl.id)}`);
     } catch (err) {
       toast(err.message);
       loadTables();
@@ -230,27 +245,28 @@ export function mountLobby(root) {
     const key = focusKey();
     clear(tablesList);
     tablesEmpty.hidden = tables.length > 0;
-    for (const t of tables) {
-      const seated = t.seats.filter((s) => s.kind !== "empty");
-      const free = t.seats.length - seated.length;
-      const mine = !!store.get(tokenKey(t.id));
-      const badges = ruleBadges(t.rules, t.turn_timer);
-      if (t.bust_odds === false) badges.push({ text: "No bust odds", cls: "no-odds" });
+    for (const tbl of tables) {
+      const seated = tbl.seats.filter((s) => s.kind !== "empty");
+      const free = tbl.seats.length - seated.length;
+      const mine = !!store.get(tokenKey(tbl.id));
+      const badges = ruleBadges(tbl.rules, tbl.turn_timer);
+      if (tbl.bust_odds === false) badges.push({ text: t("lobby.no_bust_odds"), cls: "no-odds" });
+      if (tbl.rated === false) badges.push({ text: t("lobby.unrated"), cls: "unrated" });
       const actions = [];
       if (mine) {
-        actions.push(h("a", { class: "btn btn--primary btn--small", href: `/t/${encodeURIComponent(t.id)}`, "data-link": true, dataset: { focusKey: `back:${t.id}` } }, "Back to seat"));
-      } else if (t.state === "waiting" && free > 0) {
-        actions.push(h("button", { type: "button", class: "btn btn--primary btn--small", "aria-label": `Join ${t.name}`, dataset: { focusKey: `join:${t.id}` }, onclick: () => join(t) }, "Join"));
+        actions.push(h("a", { class: "btn btn--primary btn--small", href: `/t/${encodeURIComponent(tbl.id)}`, "data-link": true, dataset: { focusKey: `back:${tbl.id}` } }, t("lobby.back_to_seat")));
+      } else if (tbl.state === "waiting" && free > 0) {
+        actions.push(h("button", { type: "button", class: "btn btn--primary btn--small", "aria-label": t("lobby.join_label", { name: tbl.name }), dataset: { focusKey: `join:${tbl.id}` }, onclick: () => join(tbl) }, t("common.join")));
       }
-      actions.push(h("a", { class: "btn btn--ghost btn--small", href: `/t/${encodeURIComponent(t.id)}`, "data-link": true, "aria-label": `Watch ${t.name}`, dataset: { focusKey: `watch:${t.id}` } }, icon("eye"), "Watch"));
-      tablesList.appendChild(h("li", { class: "table-item", dataset: { table: t.id, state: t.state } },
+      actions.push(h("a", { class: "btn btn--ghost btn--small", href: `/t/${encodeURIComponent(tbl.id)}`, "data-link": true, "aria-label": t("lobby.watch_label", { name: tbl.name }), dataset: { focusKey: `watch:${tbl.id}` } }, icon("eye"), t("lobby.watch")));
+      tablesList.appendChild(h("li", { class: "table-item", dataset: { table: tbl.id, state: tbl.state } },
         h("div", { class: "table-item-main" },
           h("div", { class: "table-item-title" },
-            h("span", { class: "table-item-name", text: t.name }),
-            h("span", { class: `chip chip--state`, dataset: { state: t.state }, text: t.state === "waiting" ? "Waiting" : t.state === "playing" ? "Playing" : "Finished" })),
-          h("div", { class: "seat-dots", role: "img", "aria-label": `${seated.length} of ${t.seats.length} seats taken` },
-            t.seats.map((s) => h("span", { class: `seat-dot seat-dot--${s.kind}` }))),
-          h("p", { class: "table-item-players muted", text: seated.map((s) => s.name).join(", ") || "Nobody yet" }),
+            h("span", { class: "table-item-name", text: tbl.name }),
+            h("span", { class: `chip chip--state`, dataset: { state: tbl.state }, text: tbl.state === "waiting" ? t("lobby.state_waiting") : tbl.state === "playing" ? t("lobby.state_playing") : t("lobby.state_finished") })),
+          h("div", { class: "seat-dots", role: "img", "aria-label": t("lobby.seats_taken", { taken: seated.length, count: tbl.seats.length }) },
+            tbl.seats.map((s) => h("span", { class: `seat-dot seat-dot--${s.kind}` }))),
+          h("p", { class: "table-item-players muted", text: seated.map((s) => s.name).join(", ") || t("lobby.nobody_yet") }),
           badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null),
         h("div", { class: "table-item-actions" }, actions)));
     }
@@ -269,19 +285,19 @@ export function mountLobby(root) {
 
   // ---- recent games: finished games of every table, each with its replay --------------
   const recentList = h("ul", { class: "recent-list", dataset: { testid: "recent-games" } });
-  const recentEmpty = h("p", { class: "muted empty", text: "No finished games yet." });
+  const recentEmpty = h("p", { class: "muted empty", text: t("lobby.no_recent") });
   const recentPanel = h("section", { class: "panel recent", "aria-labelledby": "recent-title" },
-    h("div", { class: "panel-head" }, h("h2", { id: "recent-title", text: "Recent games" })),
+    h("div", { class: "panel-head" }, h("h2", { id: "recent-title", text: t("lobby.recent_games") })),
     recentList, recentEmpty);
 
   function finishedWhen(iso) {
     const when = new Date(iso);
     const minutes = Math.round((Date.now() - when.getTime()) / 60000);
     if (!Number.isFinite(minutes)) return "";
-    const say = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+    const say = new Intl.RelativeTimeFormat(lang(), { numeric: "auto" });
     if (minutes < 60) return say.format(-Math.max(0, minutes), "minute");
     if (minutes < 24 * 60) return say.format(-Math.round(minutes / 60), "hour");
-    return when.toLocaleDateString(undefined, { day: "numeric", month: "short" });
+    return formatDate(when, { day: "numeric", month: "short" });
   }
 
   function renderRecent(games) {
@@ -293,8 +309,8 @@ export function mountLobby(root) {
       const totals = g.totals || [];
       const won = g.players.filter((_, i) => winners.has(i));
       const scores = g.players.map((name, i) => {
-        const text = `${name} ${totals[i] ?? ""}`.trim();
-        return winners.has(i) ? h("strong", { class: "recent-winner", text, title: "Won" }) : h("span", { text });
+        const text = `${name} ${totals[i] === undefined || totals[i] === null ? "" : formatNumber(totals[i])}`.trim();
+        return winners.has(i) ? h("strong", { class: "recent-winner", text, title: t("lobby.won") }) : h("span", { text });
       });
       const href = `/replay/game/${encodeURIComponent(g.id)}`;
       recentList.appendChild(h("li", { class: "recent-item", dataset: { game: g.id } },
@@ -303,9 +319,9 @@ export function mountLobby(root) {
             h("span", { class: "recent-name", text: g.table_name }),
             h("time", { class: "muted recent-when", datetime: g.finished_at, text: finishedWhen(g.finished_at) })),
           h("p", { class: "recent-scores" }, scores.flatMap((el, i) => (i ? [" · ", el] : [el]))),
-          won.length ? h("p", { class: "visually-hidden", text: `Won by ${won.join(" and ")}` }) : null),
-        h("a", { class: "btn btn--ghost btn--small", href, "data-link": true, "aria-label": `Replay of ${g.table_name}: ${g.players.join(", ")}`, dataset: { focusKey: `replay:${g.id}`, testid: "recent-replay" } },
-          icon("play"), "Replay")));
+          won.length ? h("p", { class: "visually-hidden", text: t("lobby.won_by", { names: listText(won) }) }) : null),
+        h("a", { class: "btn btn--ghost btn--small", href, "data-link": true, "aria-label": t("lobby.replay_label", { name: g.table_name, players: g.players.join(", ") }), dataset: { focusKey: `replay:${g.id}`, testid: "recent-replay" } },
+          icon("play"), t("lobby.replay"))));
     }
     restoreFocus(key, recentList);
   }
@@ -338,7 +354,7 @@ export function mountLobby(root) {
     try {
       record = JSON.parse(await file.text());
     } catch {
-      uploadError.textContent = `${file.name} is not a JSON file.`;
+      uploadError.textContent = t("lobby.not_json", { name: file.name });
       uploadError.hidden = false;
       fileInput.value = "";
       return;
@@ -354,10 +370,10 @@ export function mountLobby(root) {
     }
   });
   const replayPanel = h("section", { class: "panel replays", "aria-labelledby": "replays-title" },
-    h("h2", { id: "replays-title", text: "Watch a replay" }),
-    h("p", { class: "muted", text: "Upload a game record (flip7-record/1 JSON) to step through it card by card." }),
+    h("h2", { id: "replays-title", text: t("lobby.watch_replay") }),
+    h("p", { class: "muted", text: t("lobby.upload_help") }),
     fileInput,
-    h("label", { for: "replay-file", class: "btn btn--secondary btn--block upload-btn", tabindex: "-1" }, icon("upload"), "Upload a record"),
+    h("label", { for: "replay-file", class: "btn btn--secondary btn--block upload-btn", tabindex: "-1" }, icon("upload"), t("lobby.upload")),
     uploadError);
   // The <label> is the visible control; keep the file input keyboard-reachable.
   fileInput.addEventListener("focus", () => replayPanel.querySelector(".upload-btn").classList.add("is-focused"));
@@ -365,9 +381,9 @@ export function mountLobby(root) {
 
   // ---- the scorekeeper ---------------------------------------------------------------
   const scorekeeperPanel = h("section", { class: "panel replays", "aria-labelledby": "scorekeeper-title" },
-    h("h2", { id: "scorekeeper-title", text: "Playing with real cards?" }),
-    h("p", { class: "muted", text: "Keep score on your phone: tap each player’s cards, and the scores, the checks and the totals are worked out for you." }),
-    h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--secondary btn--block", dataset: { testid: "scorekeeper-link" } }, "Open the scorekeeper"));
+    h("h2", { id: "scorekeeper-title", text: t("lobby.real_cards") }),
+    h("p", { class: "muted", text: t("lobby.real_cards_help") }),
+    h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--secondary btn--block", dataset: { testid: "scorekeeper-link" } }, t("lobby.open_scorekeeper")));
 
   root.appendChild(h("div", { class: "lobby" }, hero,
     h("div", { class: "lobby-grid" }, createPanel, h("div", { class: "lobby-col" }, tablesPanel, recentPanel, replayPanel, scorekeeperPanel))));

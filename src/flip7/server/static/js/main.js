@@ -1,7 +1,12 @@
 // Entry point: picks the view for the current path and swaps views on navigation.
+import { mountCoach } from "./coach.js";
 import { installExplain, setExplainRules } from "./explain.js";
+import { languageSwitch, loadMessages, t } from "./i18n.js";
+import { installPlayerBar, mountClaim, placePlayerBar } from "./identity.js";
+import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
 import { mountReplay } from "./replay.js";
+import { mountProfile } from "./profile.js";
 import { loadRules } from "./rules.js";
 import { mountRulesPage } from "./rulespage.js";
 import { setRouteHandler, setTopbar } from "./router.js";
@@ -17,13 +22,25 @@ const ROUTES = [
   [/^\/scorekeeper\/?$/, () => mountScorekeeperList],
   [/^\/scorekeeper\/([^/]+)\/?$/, (m) => (root) => mountScorecard(root, { id: decodeURIComponent(m[1]) })],
   [/^\/rules\/?$/, () => mountRulesPage],
+  // Players (issue 16): profiles, the own identity, the leaderboard, the coach, a transfer link.
+  [/^\/me\/?$/, () => (root) => mountProfile(root, { me: true })],
+  [/^\/players\/([^/]+)\/?$/, (m) => (root) => mountProfile(root, { id: decodeURIComponent(m[1]) })],
+  [/^\/leaderboard\/?$/, () => mountLeaderboard],
+  [/^\/coach\/([^/]+)\/(\d+)\/?$/, (m) => (root) => mountCoach(root, { gameId: decodeURIComponent(m[1]), seat: Number(m[2]) })],
+  [/^\/link\/([^/]+)\/?$/, (m) => (root) => mountClaim(root, { code: decodeURIComponent(m[1]) })],
 ];
 
 // The header's "Rules" link, on every page. From a table it opens the rules in a new tab,
 // so that the game stays where it is.
-const rulesLink = h("a", { href: "/rules", class: "topbar-link", dataset: { testid: "rules-link" } }, "Rules");
+const rulesLink = h("a", { href: "/rules", class: "topbar-link", dataset: { testid: "rules-link" } }, t("common.rules"));
+// The language switch (i18n.js), on every page, beside the "Rules" link.
+const langSwitch = h("span", { class: "topbar-lang" }, languageSwitch());
 const topbarRight = document.getElementById("topbar-right");
-if (topbarRight) topbarRight.before(rulesLink);
+if (topbarRight) topbarRight.before(rulesLink, langSwitch);
+// index.html's own few words: data-i18n (text), data-i18n-aria-label, data-i18n-content.
+for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+for (const el of document.querySelectorAll("[data-i18n-aria-label]")) el.setAttribute("aria-label", t(el.dataset.i18nAriaLabel));
+for (const el of document.querySelectorAll("[data-i18n-content]")) el.setAttribute("content", t(el.dataset.i18nContent));
 
 function placeRulesLink(path) {
   const atTable = /^\/t\//.test(path);
@@ -51,6 +68,7 @@ function route() {
   setExplainRules(null); // a table sets its own rules for the cards' words
   const path = window.location.pathname;
   placeRulesLink(path);
+  placePlayerBar(path); // identity.js: the player chip, the leaderboard link, the welcome
   for (const [re, make] of ROUTES) {
     const m = path.match(re);
     if (m) {
@@ -59,11 +77,11 @@ function route() {
       return;
     }
   }
-  document.title = "Not found · Flip 7";
+  document.title = t("common.title_not_found");
   main.appendChild(h("section", { class: "panel notfound" },
-    h("h1", { text: "Nothing here" }),
-    h("p", { text: "This page does not exist." }),
-    h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, "Back to the lobby")));
+    h("h1", { text: t("common.not_found") }),
+    h("p", { text: t("common.not_found_text") }),
+    h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, t("common.back_to_lobby"))));
 }
 
 document.addEventListener("click", (ev) => {
@@ -80,9 +98,11 @@ document.addEventListener("click", (ev) => {
 window.addEventListener("popstate", route);
 setRouteHandler(route);
 installExplain();
+installPlayerBar();
 
 /** The rules come from the server (rules.js): the first page waits for them, a few tries. */
 async function start() {
+  await loadMessages(); // already loaded by i18n.js' own top-level await: instant
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       await loadRules();

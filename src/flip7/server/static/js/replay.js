@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { renderBoard, renderScoreSheet } from "./board.js";
 import { eventLine, lineNodes } from "./cards.js";
+import { t } from "./i18n.js";
 import { setTopbar } from "./router.js";
 import { clear, h, icon } from "./util.js";
 
@@ -16,7 +17,7 @@ const KEEP = 1500; // steps kept around the current one (at least four pages)
 
 export function mountReplay(root, { gameId, uploadId }) {
   document.body.dataset.view = "replay";
-  document.title = "Replay · Flip 7";
+  document.title = t("replay.title");
   const S = {
     record: null, total: 0, pageSize: 1, steps: new Map(), lines: new Map(),
     index: 0, want: 0, loading: false, lastMiss: -1, failed: null,
@@ -24,12 +25,15 @@ export function mountReplay(root, { gameId, uploadId }) {
     roundStarts: [],
   };
 
-  const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Loading the replay…");
+  const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("replay.loading"));
   root.appendChild(h("div", { class: "replay-page" }, loading));
 
   const url = gameId !== undefined ? `/api/games/${encodeURIComponent(gameId)}/replay` : `/api/replays/${encodeURIComponent(uploadId)}`;
-  const fetchPage = (offset) => api("GET", `${url}?offset=${offset}`).then((data) => {
-    if (!data || !Array.isArray(data.steps) || !data.steps.length) throw new Error("This replay has no steps.");
+  // ?seat=S (a finished game): the game as that seat saw it live, only what it could see.
+  const query = new URLSearchParams(window.location.search);
+  const seatView = gameId !== undefined && /^\d+$/.test(query.get("seat") || "") ? Number(query.get("seat")) : null;
+  const fetchPage = (offset) => api("GET", `${url}?${seatView !== null ? `seat=${seatView}&` : ""}offset=${offset}`).then((data) => {
+    if (!data || !Array.isArray(data.steps) || !data.steps.length) throw new Error(t("replay.no_steps"));
     return data;
   });
   fetchPage(0).then((data) => {
@@ -41,18 +45,20 @@ export function mountReplay(root, { gameId, uploadId }) {
     build();
     store(data);
     const asked = Number(new URLSearchParams(window.location.search).get("round"));
-    go(Number.isInteger(asked) && asked >= 1 && asked <= S.roundStarts.length ? S.roundStarts[asked - 1] : 0);
+    const askedStep = Number(query.get("step")); // ?step=N: the coach's link to a decision
+    if (query.has("step") && Number.isInteger(askedStep) && askedStep >= 0 && askedStep < S.total) go(askedStep);
+    else go(Number.isInteger(asked) && asked >= 1 && asked <= S.roundStarts.length ? S.roundStarts[asked - 1] : 0);
   }).catch((err) => {
     if (S.destroyed) return;
     loading.remove();
     root.firstChild.appendChild(h("section", { class: "panel notfound" },
-      h("h2", { text: "This replay cannot be shown" }),
-      h("p", { class: "muted", text: err.message || "Unknown error" }),
-      h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, "Back to the lobby")));
+      h("h2", { text: t("replay.cannot_show") }),
+      h("p", { class: "muted", text: err.message || t("error.unknown") }),
+      h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, t("common.back_to_lobby"))));
   });
 
   let els = null;
-  let names = (s) => `Seat ${s + 1}`;
+  let names = (s) => t("replay.seat", { seat: s + 1 });
 
   // A page's steps join the ones kept; those far from the current step are let go.
   function store(data) {
@@ -100,7 +106,7 @@ export function mountReplay(root, { gameId, uploadId }) {
       if (S.destroyed) return;
       S.loading = false;
       S.failed = err;
-      if (els) els.stepInfo.textContent = `Step ${S.want + 1} of ${S.total} · cannot be loaded: ${err.message || "unknown error"}`;
+      if (els) els.stepInfo.textContent = t("replay.step_failed", { step: S.want + 1, total: S.total, message: err.message || t("error.unknown") });
       if (S.playing) togglePlay(false);
     });
   }
@@ -109,56 +115,57 @@ export function mountReplay(root, { gameId, uploadId }) {
     loading.remove();
     const record = S.record;
     const players = (record && record.players) || [];
-    document.title = `Replay: ${players.join(", ")} · Flip 7`;
-    names = (s) => players[s] ?? `Seat ${s + 1}`;
+    document.title = t("replay.title_players", { players: players.join(", ") });
+    names = (s) => players[s] ?? t("replay.seat", { seat: s + 1 });
     const last = S.total - 1;
 
     // Download the record as a file.
     let download;
     if (gameId !== undefined) {
-      download = h("a", { class: "btn btn--secondary btn--small", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flip7-game-${gameId}.json`, dataset: { testid: "download" } }, icon("download"), "Download record");
+      download = h("a", { class: "btn btn--secondary btn--small", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flip7-game-${gameId}.json`, dataset: { testid: "download" } }, icon("download"), t("replay.download"));
     } else {
       S.blobUrl = URL.createObjectURL(new Blob([JSON.stringify(record, null, 2)], { type: "application/json" }));
-      download = h("a", { class: "btn btn--secondary btn--small", href: S.blobUrl, download: `flip7-replay-${uploadId}.json`, dataset: { testid: "download" } }, icon("download"), "Download record");
+      download = h("a", { class: "btn btn--secondary btn--small", href: S.blobUrl, download: `flip7-replay-${uploadId}.json`, dataset: { testid: "download" } }, icon("download"), t("replay.download"));
     }
-    setTopbar(h("a", { class: "btn btn--ghost btn--small", href: "/", "data-link": true }, "Lobby"));
+    setTopbar(h("a", { class: "btn btn--ghost btn--small", href: "/", "data-link": true }, t("common.lobby")));
 
     const boardHost = h("div", { class: "board-host" });
     const stepInfo = h("p", { class: "replay-step", "aria-live": "polite", dataset: { testid: "step-info" } });
-    const slider = h("input", { type: "range", class: "replay-slider", min: "0", max: String(last), step: "1", value: "0", "aria-label": "Step", dataset: { testid: "slider" } });
+    const slider = h("input", { type: "range", class: "replay-slider", min: "0", max: String(last), step: "1", value: "0", "aria-label": t("replay.step"), dataset: { testid: "slider" } });
     slider.addEventListener("input", () => go(Number(slider.value)));
     const ctl = (name, label, fn, testid) => h("button", { type: "button", class: "btn btn--icon btn--control", "aria-label": label, title: label, onclick: fn, dataset: { testid } }, icon(name));
-    const playBtn = ctl("play", "Play", () => togglePlay(), "play");
-    const speed = h("select", { class: "select select--small", "aria-label": "Playback speed" },
-      SPEEDS.map((s) => h("option", { value: String(s), text: `${s}×` })));
+    const playBtn = ctl("play", t("replay.play"), () => togglePlay(), "play");
+    const speed = h("select", { class: "select select--small", "aria-label": t("replay.speed") },
+      SPEEDS.map((s) => h("option", { value: String(s), text: t("replay.speed_value", { speed: s }) })));
     speed.value = "1";
     speed.addEventListener("change", () => { S.speed = Number(speed.value); if (S.playing) schedule(); });
     // Jump to a round: Round 1..N, the steps of the replay's own round_started events.
     const roundSelect = S.roundStarts.length ? h("select", {
-      id: "replay-round", class: "select select--small replay-round", title: "Jump to a round (Page Up / Page Down)",
+      id: "replay-round", class: "select select--small replay-round", title: t("replay.jump_title"),
       dataset: { testid: "round-select" },
-    }, S.roundStarts.map((_, k) => h("option", { value: String(k + 1), text: `Round ${k + 1}` }))) : null;
+    }, S.roundStarts.map((_, k) => h("option", { value: String(k + 1), text: t("replay.round", { round: k + 1 }) }))) : null;
     if (roundSelect) roundSelect.addEventListener("change", () => jumpToRound(Number(roundSelect.value)));
-    const controls = h("div", { class: "replay-controls panel", role: "group", "aria-label": "Replay controls" },
+    const controls = h("div", { class: "replay-controls panel", role: "group", "aria-label": t("replay.controls") },
       h("div", { class: "replay-buttons" },
-        ctl("first", "First step (Home)", () => go(0), "first"),
-        ctl("prev", "Previous step (Left arrow)", () => go(S.want - 1), "prev"),
+        ctl("first", t("replay.first"), () => go(0), "first"),
+        ctl("prev", t("replay.prev"), () => go(S.want - 1), "prev"),
         playBtn,
-        ctl("next", "Next step (Right arrow)", () => go(S.want + 1), "next"),
-        ctl("last", "Last step (End)", () => go(S.total - 1), "last"),
+        ctl("next", t("replay.next"), () => go(S.want + 1), "next"),
+        ctl("last", t("replay.last"), () => go(S.total - 1), "last"),
         speed,
-        roundSelect ? h("label", { for: "replay-round", class: "visually-hidden", text: "Jump to round" }) : null,
+        roundSelect ? h("label", { for: "replay-round", class: "visually-hidden", text: t("replay.jump") }) : null,
         roundSelect),
       slider, stepInfo);
-    const log = h("ol", { class: "log log--replay", "aria-label": "Events up to this step", dataset: { testid: "replay-log" } });
+    const log = h("ol", { class: "log log--replay", "aria-label": t("replay.log_label"), dataset: { testid: "replay-log" } });
     const scoresHost = h("div", { class: "scores-host" });
-    const side = h("aside", { class: "game-side panel", "aria-label": "Events and scores" },
-      h("h2", { class: "side-title", text: "Events" }), log,
-      h("h2", { class: "side-title", text: "Scores" }), scoresHost);
+    const side = h("aside", { class: "game-side panel", "aria-label": t("replay.side_label") },
+      h("h2", { class: "side-title", text: t("replay.events") }), log,
+      h("h2", { class: "side-title", text: t("replay.scores") }), scoresHost);
     const head = h("div", { class: "table-head" },
       h("div", { class: "table-head-main" },
         h("h1", { class: "table-title", text: replayTitle(record) }),
-        h("span", { class: "chip", text: players.join(" · ") })),
+        h("span", { class: "chip", text: players.join(" · ") }),
+        seatView !== null ? h("span", { class: "chip chip--watch", dataset: { testid: "seat-view" }, text: t("players.replay.seat_view", { name: names(seatView) }) }) : null),
       h("div", { class: "table-head-tools" }, download));
     root.firstChild.append(head, h("div", { class: "game-layout game-layout--replay" },
       h("div", { class: "game-main" }, boardHost, controls), side));
@@ -185,9 +192,9 @@ export function mountReplay(root, { gameId, uploadId }) {
   function replayTitle(record) {
     const meta = (record && record.meta) || {};
     if (typeof meta.table_name === "string" && meta.table_name) {
-      return `${meta.table_name}${meta.number ? ` · game ${meta.number}` : ""}`;
+      return meta.number ? t("replay.table_game", { name: meta.table_name, number: meta.number }) : meta.table_name;
     }
-    return gameId !== undefined ? "Game replay" : "Uploaded replay";
+    return gameId !== undefined ? t("replay.game_replay") : t("replay.uploaded_replay");
   }
 
   // Move to step i: shown at once when it is there, else once its page has come.
@@ -198,7 +205,7 @@ export function mountReplay(root, { gameId, uploadId }) {
     els.slider.value = String(idx);
     if (els.roundSelect) els.roundSelect.value = String(roundOf(idx));
     if (S.steps.has(idx)) show(idx);
-    else els.stepInfo.textContent = `Step ${idx + 1} of ${S.total} · loading…`;
+    else els.stepInfo.textContent = t("replay.step_loading", { step: idx + 1, total: S.total });
     pump();
   }
 
@@ -206,7 +213,7 @@ export function mountReplay(root, { gameId, uploadId }) {
     S.index = idx;
     const step = S.steps.get(idx);
     clear(els.boardHost);
-    els.boardHost.appendChild(renderBoard(step.game, { me: null }));
+    els.boardHost.appendChild(renderBoard(step.game, { me: seatView }));
     clear(els.scoresHost);
     els.scoresHost.appendChild(renderScoreSheet(step.game));
     els.slider.value = String(idx);
@@ -214,9 +221,9 @@ export function mountReplay(root, { gameId, uploadId }) {
     let what = now.length ? now[now.length - 1].text : "";
     if (!what && idx > 0 && S.steps.has(idx - 1)) {
       const before = S.steps.get(idx - 1).game;
-      if (before.to_decide !== null && before.to_decide !== undefined) what = `${names(before.to_decide)} decided`;
+      if (before.to_decide !== null && before.to_decide !== undefined) what = t("replay.decided", { name: names(before.to_decide) });
     }
-    els.stepInfo.textContent = `Step ${idx + 1} of ${S.total}${what ? ` · ${what}` : ""}`;
+    els.stepInfo.textContent = what ? t("replay.step_what", { step: idx + 1, total: S.total, what }) : t("replay.step_of", { step: idx + 1, total: S.total });
     els.stepInfo.dataset.index = String(idx);
     // The log: earlier steps' lines (most recent 150), this step's lines highlighted.
     clear(els.log);
@@ -250,8 +257,8 @@ export function mountReplay(root, { gameId, uploadId }) {
     const btn = els.playBtn;
     clear(btn);
     btn.appendChild(icon(S.playing ? "pause" : "play"));
-    btn.setAttribute("aria-label", S.playing ? "Pause" : "Play");
-    btn.title = S.playing ? "Pause (Space)" : "Play (Space)";
+    btn.setAttribute("aria-label", S.playing ? t("replay.pause") : t("replay.play"));
+    btn.title = S.playing ? t("replay.pause_key") : t("replay.play_key");
     schedule();
   }
 

@@ -2,8 +2,9 @@
 // option of RULES.md §13 with its default, its values and a line of help, the player counts
 // and decks of §1.3, Flip 7's cards and bonus, and the deck. This page keeps no copy of
 // any of them: loadRules() fetches them once (main.js waits for it before the first page),
-// and the functions below read them. Only the options' labels are the page's own.
+// and the functions below read them. The options' words come from the catalogues (i18n.js).
 import { api } from "./api.js";
+import { has, t } from "./i18n.js";
 
 let info = null; // the answer of GET /api/rules, once it came
 let pending = null;
@@ -26,38 +27,35 @@ export function loadRules() {
 
 export const rulesLoaded = () => info !== null;
 
-const LABELS = {
-  brutal: "Brutal mode",
-  target_score: "Target score",
-  lucky13_pair_flip7_count: "A Lucky 13 pair counts toward Flip 7 as",
-  unlucky7_triggers_on_transfer: "Unlucky 7 wipes a line when it arrives by Steal or Swap",
-  can_stay_with_empty_line: "Players may stay with an empty line",
-  deal_skips_inactive: "The deal skips players who already stayed or busted",
-  tie_break: "A tie for the lead",
-  brutal_busted_scoring: "Brutal: a busted player scores",
-  brutal_minus15_targets: "Brutal: the Flip 7 penalty may hit",
-  swap_allow_cross_type: "Swap may exchange a Number card with a Modifier",
-  pass_actions: "Steal, Swap and Discard may be handed to another player",
-  no_cards_left: "When no card is left anywhere",
-  allow_two_players: "Allow two-player tables",
-};
-
+// The options' words are the catalogue's (rules.option.<name>.label|help|changes and
+// rules.option.<name>.value.<value>, docs/i18n.md); the server's English (GET /api/rules)
+// is the fallback for an option the catalogue does not know yet.
 const about = (name) => (info && info.about && info.about[name]) || {};
+const optionKey = (name, part) => `rules.option.${name}.${part}`;
 
 export function ruleLabel(name) {
-  return LABELS[name] || name.replace(/_/g, " ");
+  return has(optionKey(name, "label")) ? t(optionKey(name, "label")) : name.replace(/_/g, " ");
 }
 
-/** The server's line of help for an option. */
+/** An option's line of help. */
 export function ruleHelp(name) {
+  if (has(optionKey(name, "help"))) return t(optionKey(name, "help"));
   return about(name).help || null;
 }
 
+/** What play is like away from an option's default. */
+export function ruleChanges(name) {
+  if (has(optionKey(name, "changes"))) return t(optionKey(name, "changes"));
+  return about(name).changes || null;
+}
+
 export function valueLabel(name, value) {
+  const key = optionKey(name, `value.${value}`);
+  if (has(key)) return t(key);
   const values = about(name).values;
   if (values && Object.prototype.hasOwnProperty.call(values, String(value))) return values[String(value)];
-  if (value === true) return "on";
-  if (value === false) return "off";
+  if (value === true) return t("rules.value_on");
+  if (value === false) return t("rules.value_off");
   return String(value).replace(/_/g, " ");
 }
 
@@ -95,6 +93,13 @@ export function minPlayers(allowTwo) {
   return allowTwo ? p.min_two_players : p.min;
 }
 
+/** Whether a table with these rules (the options that differ from the defaults) is rated
+ * when its creator does not say: no option outside the server's neutral ones. */
+export function ratedByDefault(rules) {
+  const neutral = (info && info.rated && info.rated.neutral_options) || [];
+  return Object.keys(rules || {}).every((name) => neutral.includes(name));
+}
+
 /** How many Number cards make a Flip 7, and its bonus (the Brutal penalty too). */
 export const flip7Cards = () => (info && info.flip7 ? info.flip7.cards : undefined);
 export const flip7Bonus = () => (info && info.flip7 ? info.flip7.bonus : undefined);
@@ -109,14 +114,14 @@ export function cardCodes(...kinds) {
 export function ruleBadges(rules, turnTimer) {
   const out = [];
   if (!rules) rules = {};
-  if (ruleValue(rules, "brutal")) out.push({ text: "Brutal", cls: "brutal" });
+  if (ruleValue(rules, "brutal")) out.push({ text: t("rules.badge_brutal"), cls: "brutal" });
   const target = ruleValue(rules, "target_score");
-  if (target !== undefined && target !== ruleDefault("target_score")) out.push({ text: `To ${target}` });
-  if (turnTimer) out.push({ text: `${turnTimer}s timer` });
+  if (target !== undefined && target !== ruleDefault("target_score")) out.push({ text: t("rules.badge_target", { target }) });
+  if (turnTimer) out.push({ text: t("rules.badge_timer", { seconds: turnTimer }) });
   for (const [k, v] of Object.entries(rules)) {
     if (k === "brutal" || k === "target_score") continue;
     if (ruleDefault(k) === v) continue;
-    out.push({ text: `${ruleLabel(k)}: ${valueLabel(k, v)}`, cls: "house" });
+    out.push({ text: t("rules.badge_house", { label: ruleLabel(k), value: valueLabel(k, v) }), cls: "house" });
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // engine's own scoring): this page only collects the cards and shows the answers.
 // User text (player and scorecard names, messages) reaches the page as text only.
 import { api } from "./api.js";
+import { formatDate, formatNumber, lang, serverText, t } from "./i18n.js";
 import { cardEl, cardName } from "./cards.js";
 import { playerColor, playerHue, totalsChart } from "./chart.js";
 import { mountLive } from "./livekeeper.js";
@@ -29,11 +30,11 @@ export function avatarEl(name, seat, small = false) {
 
 function signed(n) {
   if (n === null || n === undefined) return "–";
-  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+  return n > 0 ? `+${formatNumber(n)}` : n < 0 ? `−${formatNumber(-n)}` : formatNumber(0);
 }
 
 function plain(n) {
-  return n < 0 ? `−${-n}` : String(n);
+  return n < 0 ? `−${formatNumber(-n)}` : formatNumber(n);
 }
 
 function when(value) {
@@ -41,10 +42,10 @@ function when(value) {
   const d = typeof value === "number" ? new Date(value * (value < 1e12 ? 1000 : 1)) : new Date(value);
   if (Number.isNaN(d.getTime())) return String(value);
   const secs = (Date.now() - d.getTime()) / 1000;
-  if (secs < 60) return "just now";
-  if (secs < 3600) return `${Math.floor(secs / 60)} min ago`;
-  if (secs < 86400 && d.getDate() === new Date().getDate()) return `today ${d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
-  return d.toLocaleDateString([], { day: "numeric", month: "short", year: "numeric" });
+  if (secs < 60) return t("scorekeeper.just_now");
+  if (secs < 3600) return new Intl.RelativeTimeFormat(lang(), { numeric: "auto" }).format(-Math.floor(secs / 60), "minute");
+  if (secs < 86400 && d.getDate() === new Date().getDate()) return t("scorekeeper.today_at", { time: formatDate(d, { hour: "2-digit", minute: "2-digit" }) });
+  return formatDate(d, { day: "numeric", month: "short", year: "numeric" });
 }
 
 /** A seat number, a name, or a list of either, as a name. */
@@ -56,6 +57,15 @@ function whoText(value, players) {
   return String(value);
 }
 
+/** A round's problem (the server's check) in the page's language: its code and params. */
+function problemText(p) {
+  if (!p.code) return p.message;
+  const params = { ...(p.params || {}) };
+  if (typeof params.card === "string") params.card = cardName(params.card);
+  if (Array.isArray(params.names)) params.names = listText(params.names);
+  return serverText(`scorekeeper.problem.${p.code}`, params, p.message);
+}
+
 /** A modal yes/no question in the app's dialog style; resolves to true or false. */
 function confirmDialog(title, text, okLabel) {
   return new Promise((resolve) => {
@@ -64,7 +74,7 @@ function confirmDialog(title, text, okLabel) {
       h("h2", { id: "confirm-title", text: title }),
       h("p", { class: "muted", text }),
       h("div", { class: "dialog-actions" },
-        h("button", { type: "button", class: "btn btn--ghost", onclick: () => dialog.close("cancel") }, "Cancel"),
+        h("button", { type: "button", class: "btn btn--ghost", onclick: () => dialog.close("cancel") }, t("common.cancel")),
         h("button", { type: "submit", class: "btn btn--primary", value: "ok", dataset: { testid: "confirm-ok" } }, okLabel)));
     dialog.appendChild(form);
     dialog.addEventListener("close", () => {
@@ -90,17 +100,17 @@ function switchField(input, label, help) {
 
 export function mountScorekeeperList(root) {
   document.body.dataset.view = "scorekeeper";
-  document.title = "Scorekeeper · Flip 7";
+  document.title = t("scorekeeper.title");
   let destroyed = false;
 
   // ---- the form ----------------------------------------------------------------------
-  const playerList = h("ol", { class: "sk-names", "aria-label": "Players, in seat order" });
-  const addPlayer = h("button", { type: "button", class: "btn btn--ghost btn--small", dataset: { testid: "add-player" }, "aria-label": "Add a player" }, "+ Add player");
-  const nameInput = h("input", { id: "sk-name", class: "input", type: "text", placeholder: "Game night", autocomplete: "off" });
+  const playerList = h("ol", { class: "sk-names", "aria-label": t("scorekeeper.players_label") });
+  const addPlayer = h("button", { type: "button", class: "btn btn--ghost btn--small", dataset: { testid: "add-player" }, "aria-label": t("scorekeeper.add_player_label") }, t("scorekeeper.add_player"));
+  const nameInput = h("input", { id: "sk-name", class: "input", type: "text", placeholder: t("scorekeeper.name_placeholder"), autocomplete: "off" });
   const targetOption = ruleOptions().find((o) => o.name === "target_score") || {};
   const targetInput = h("input", { id: "sk-target", class: "input", type: "number", min: String(targetOption.min ?? ""), step: "1", value: String(targetOption.default ?? ""), inputmode: "numeric" });
   const decksSelect = h("select", { id: "sk-decks", class: "select" },
-    h("option", { value: "1", text: "1 deck" }), h("option", { value: "2", text: "2 decks" }));
+    h("option", { value: "1", text: t("scorekeeper.decks", { count: 1 }) }), h("option", { value: "2", text: t("scorekeeper.decks", { count: 2 }) }));
   const brutalInput = h("input", { id: "sk-brutal", type: "checkbox", class: "switch-input" });
   const ruleInputs = new Map();
   const rulesBox = h("div", { class: "house-rules" });
@@ -114,7 +124,7 @@ export function mountScorekeeperList(root) {
       const input = h("input", { id: idAttr, type: "checkbox", class: "switch-input", dataset: { rule: name } });
       input.checked = def;
       ruleInputs.set(name, input);
-      rulesBox.appendChild(switchField(input, ruleLabel(name), name === "allow_two_players" ? "Lets you keep score of a two-player game." : null));
+      rulesBox.appendChild(switchField(input, ruleLabel(name), name === "allow_two_players" ? t("scorekeeper.two_players_help") : null));
       input.addEventListener("change", syncPlayers);
     } else {
       const values = option.values || [def];
@@ -126,7 +136,7 @@ export function mountScorekeeperList(root) {
     }
   }
   const formError = h("p", { class: "form-error", role: "alert", hidden: true, dataset: { testid: "create-error" } });
-  const submit = h("button", { type: "submit", class: "btn btn--primary btn--big btn--block", dataset: { testid: "create-scorecard" } }, "Start keeping score");
+  const submit = h("button", { type: "submit", class: "btn btn--primary btn--big btn--block", dataset: { testid: "create-scorecard" } }, t("scorekeeper.start"));
 
   const allowTwo = () => { const input = ruleInputs.get("allow_two_players"); return input ? input.checked : !!ruleDefault("allow_two_players"); };
   const minPlayers = () => fewestPlayers(allowTwo());
@@ -143,10 +153,10 @@ export function mountScorekeeperList(root) {
     rows.forEach((li, i) => {
       li.querySelector(".sk-name-num").textContent = String(i + 1);
       const input = li.querySelector("input");
-      input.placeholder = `Player ${i + 1}`;
-      input.setAttribute("aria-label", `Player ${i + 1} name`);
+      input.placeholder = t("scorekeeper.player_n", { n: i + 1 });
+      input.setAttribute("aria-label", t("scorekeeper.player_n_name", { n: i + 1 }));
       const btn = li.querySelector("button");
-      btn.setAttribute("aria-label", `Remove player ${i + 1}`);
+      btn.setAttribute("aria-label", t("scorekeeper.remove_player_n", { n: i + 1 }));
       btn.disabled = rows.length <= minPlayers();
     });
     addPlayer.disabled = rows.length >= playerLimits().max;
@@ -171,14 +181,14 @@ export function mountScorekeeperList(root) {
 
   const form = h("form", { class: "create-form", novalidate: true, "aria-labelledby": "sk-create-title" },
     h("div", { class: "field" },
-      h("span", { class: "field-label", id: "sk-players-label", text: "Players (in seat order)" }),
+      h("span", { class: "field-label", id: "sk-players-label", text: t("scorekeeper.players_heading") }),
       playerList, h("div", { class: "sk-names-tools" }, addPlayer)),
-    h("div", { class: "field" }, h("label", { for: "sk-name", class: "field-label", text: "Name of the game" }), nameInput),
+    h("div", { class: "field" }, h("label", { for: "sk-name", class: "field-label", text: t("scorekeeper.game_name") }), nameInput),
     h("div", { class: "field-grid" },
-      h("div", { class: "field" }, h("label", { for: "sk-target", class: "field-label", text: "Target score" }), targetInput),
-      h("div", { class: "field" }, h("label", { for: "sk-decks", class: "field-label", text: "Decks" }), decksSelect)),
+      h("div", { class: "field" }, h("label", { for: "sk-target", class: "field-label", text: t("lobby.target_score") }), targetInput),
+      h("div", { class: "field" }, h("label", { for: "sk-decks", class: "field-label", text: t("scorekeeper.decks_label") }), decksSelect)),
     switchField(brutalInput, ruleLabel("brutal"), ruleHelp("brutal")),
-    h("details", { class: "more-rules" }, h("summary", { text: "Scoring rules" }), rulesBox),
+    h("details", { class: "more-rules" }, h("summary", { text: t("scorekeeper.scoring_rules") }), rulesBox),
     formError, submit);
 
   form.addEventListener("submit", async (ev) => {
@@ -187,20 +197,20 @@ export function mountScorekeeperList(root) {
     const inputs = [...playerList.querySelectorAll("input")];
     const players = inputs.map((i) => i.value.trim()).filter(Boolean);
     if (players.length < minPlayers()) {
-      fail(allowTwo() ? `Enter at least ${minPlayers()} player names.` : `Enter at least ${minPlayers()} player names (or allow two-player games in the scoring rules).`,
+      fail(allowTwo() ? t("scorekeeper.error_players", { count: minPlayers() }) : t("scorekeeper.error_players_two", { count: minPlayers() }),
         inputs.find((i) => !i.value.trim()));
       return;
     }
     const lower = players.map((p) => p.toLowerCase());
     const dup = players.find((p, i) => lower.indexOf(p.toLowerCase()) !== i);
     if (dup) {
-      fail(`Two players are called “${dup}”: give everyone a different name.`);
+      fail(t("scorekeeper.error_duplicate", { name: dup }));
       return;
     }
     const target = Number(targetInput.value);
     const least = Number(targetInput.min) || 1;
     if (!Number.isInteger(target) || target < least) {
-      fail(`The target score must be a whole number of at least ${least}.`, targetInput);
+      fail(t("lobby.error_target", { least }), targetInput);
       return;
     }
     const rules = {};
@@ -224,14 +234,14 @@ export function mountScorekeeperList(root) {
   });
 
   const createPanel = h("section", { class: "panel create", "aria-labelledby": "sk-create-title" },
-    h("h2", { id: "sk-create-title", text: "New scorecard" }), form);
+    h("h2", { id: "sk-create-title", text: t("scorekeeper.new") }), form);
 
   // ---- saved scorecards ------------------------------------------------------------
   const list = h("ul", { class: "table-list", "aria-live": "polite", dataset: { testid: "scorecards" } });
-  const empty = h("p", { class: "muted empty", text: "No scorecards yet. Start one for your next game!" });
-  const refresh = h("button", { type: "button", class: "btn btn--icon", "aria-label": "Refresh the list", onclick: () => load() }, icon("refresh"));
+  const empty = h("p", { class: "muted empty", text: t("scorekeeper.none") });
+  const refresh = h("button", { type: "button", class: "btn btn--icon", "aria-label": t("lobby.refresh"), onclick: () => load() }, icon("refresh"));
   const listPanel = h("section", { class: "panel tables", "aria-labelledby": "sk-list-title" },
-    h("div", { class: "panel-head" }, h("h2", { id: "sk-list-title", text: "Saved scorecards" }), refresh),
+    h("div", { class: "panel-head" }, h("h2", { id: "sk-list-title", text: t("scorekeeper.saved") }), refresh),
     list, empty);
 
   function render(cards) {
@@ -243,23 +253,27 @@ export function mountScorekeeperList(root) {
       const over = c.status === "over";
       const leader = whoText(c.leader, c.players);
       const rounds = Number(c.rounds) || 0;
-      const facts = [`${rounds} round${rounds === 1 ? "" : "s"}`];
+      const facts = [t("scorekeeper.rounds", { count: rounds })];
       const top = Array.isArray(c.totals) && c.totals.length ? Math.max(...c.totals) : null;
-      const tied = Array.isArray(c.totals) ? c.totals.filter((t) => t === top).length > 1 : false;
+      const tied = Array.isArray(c.totals) ? c.totals.filter((x) => x === top).length > 1 : false;
       const winners = Array.isArray(c.winners) ? c.winners.map((s) => c.players[s]) : [];
-      if (over && winners.length) facts.push(`won by ${listText(winners)}${top !== null ? ` with ${plain(top)}` : ""}`);
-      else if (leader) facts.push(`${leader} ${tied ? "lead" : "leads"}${top !== null ? ` with ${plain(top)}` : ""}`);
-      if (c.updated) facts.push(`updated ${when(c.updated)}`);
+      if (over && winners.length) {
+        facts.push(top !== null ? t("scorekeeper.won_by_with", { names: listText(winners), score: plain(top) }) : t("scorekeeper.won_by", { names: listText(winners) }));
+      } else if (leader) {
+        const count = tied ? 2 : 1;
+        facts.push(top !== null ? t("scorekeeper.leads_with", { name: leader, score: plain(top), count }) : t("scorekeeper.leads", { name: leader, count }));
+      }
+      if (c.updated) facts.push(t("scorekeeper.updated", { when: when(c.updated) }));
       list.appendChild(h("li", { class: "table-item", dataset: { scorecard: c.id } },
         h("div", { class: "table-item-main" },
           h("div", { class: "table-item-title" },
             h("a", { class: "table-item-name sk-list-link", href: pagePath(c.id), "data-link": true, text: c.name, dataset: { focusKey: `open:${c.id}` } }),
-            h("span", { class: "chip chip--state", dataset: { state: over ? "over" : "playing" }, text: over ? "Finished" : "Playing" }),
-            mine ? h("span", { class: "badge badge--you", text: "Editable here" }) : null),
+            h("span", { class: "chip chip--state", dataset: { state: over ? "over" : "playing" }, text: over ? t("lobby.state_finished") : t("lobby.state_playing") }),
+            mine ? h("span", { class: "badge badge--you", text: t("scorekeeper.editable_here") }) : null),
           h("p", { class: "table-item-players muted", text: (c.players || []).join(", ") }),
           h("p", { class: "sk-list-facts", text: facts.join(" · ") })),
         h("div", { class: "table-item-actions" },
-          h("a", { class: `btn ${mine && !over ? "btn--primary" : "btn--ghost"} btn--small`, href: pagePath(c.id), "data-link": true, "aria-label": `Open ${c.name}` }, mine && !over ? "Keep score" : "Open"))));
+          h("a", { class: `btn ${mine && !over ? "btn--primary" : "btn--ghost"} btn--small`, href: pagePath(c.id), "data-link": true, "aria-label": t("scorekeeper.open_label", { name: c.name }) }, mine && !over ? t("scorekeeper.keep_score") : t("scorekeeper.open")))));
     }
     restoreFocus(fk, list);
   }
@@ -276,10 +290,10 @@ export function mountScorekeeperList(root) {
 
   const intro = h("section", { class: "hero sk-hero" },
     h("div", { class: "hero-text" },
-      h("h1", { class: "hero-title" }, "Scorekeeper ", h("span", { text: "with real cards" })),
-      h("p", { class: "hero-sub", text: "Tap each player’s cards at the end of a round: the scores, the checks and the running totals are worked out for you, up to the winner." })),
+      h("h1", { class: "hero-title" }, t("scorekeeper.hero_title"), " ", h("span", { text: t("scorekeeper.hero_title_sub") })),
+      h("p", { class: "hero-sub", text: t("scorekeeper.hero_sub") })),
     h("div", { class: "sk-hero-cards", "aria-hidden": "true" }, ["3", "11", "5", "/2", "-4"].map((c) => cardEl(c, { small: true }))));
-  const back = h("a", { href: "/", "data-link": true, class: "btn btn--ghost btn--small" }, "Play online");
+  const back = h("a", { href: "/", "data-link": true, class: "btn btn--ghost btn--small" }, t("scorekeeper.play_online"));
   setTopbar(back);
   root.appendChild(h("div", { class: "lobby scorekeeper" }, intro,
     h("div", { class: "lobby-grid" }, createPanel, h("div", { class: "lobby-col" }, listPanel))));
@@ -303,7 +317,7 @@ function sameChoice(a, b) {
 
 export function mountScorecard(root, { id }) {
   document.body.dataset.view = "scorekeeper";
-  document.title = "Scorekeeper · Flip 7";
+  document.title = t("scorekeeper.title");
   let destroyed = false;
   let summary = null;
   let entry = null; // the round being typed: {mode, number, revision, lines, choice, selected}
@@ -335,7 +349,7 @@ export function mountScorecard(root, { id }) {
   const head = h("div", { class: "table-head sk-head" },
     h("div", { class: "table-head-main" }, title, modeChip, chips));
   const banner = h("div", { class: "sk-banner-slot", "aria-live": "polite" });
-  const totals = h("section", { class: "sk-totals", "aria-label": "Totals", dataset: { testid: "totals" } });
+  const totals = h("section", { class: "sk-totals", "aria-label": t("scorekeeper.totals"), dataset: { testid: "totals" } });
   const status = h("p", { class: "sk-status", role: "status", dataset: { testid: "status" } });
   const entryBox = h("section", { class: "panel sk-entry", id: "entry", "aria-labelledby": "entry-title", dataset: { testid: "entry" }, hidden: true });
   const historyBox = h("section", { class: "panel sk-history", "aria-labelledby": "history-title", dataset: { testid: "history" } });
@@ -345,8 +359,8 @@ export function mountScorecard(root, { id }) {
     h("div", { class: "sk-main" }, banner, totals, status, entryBox, historyBox),
     h("div", { class: "sk-side" }, chartBox, shareBox));
   root.appendChild(h("div", { class: "scorekeeper sk-card" }, head, layout));
-  root.appendChild(h("div", { class: "loading", dataset: { testid: "loading" } }, h("span", { class: "spinner", "aria-hidden": "true" }), "Loading the scorecard…"));
-  setTopbar(h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--ghost btn--small", "aria-label": "All scorecards" }, "Scorecards"));
+  root.appendChild(h("div", { class: "loading", dataset: { testid: "loading" } }, h("span", { class: "spinner", "aria-hidden": "true" }), t("scorekeeper.loading")));
+  setTopbar(h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--ghost btn--small", "aria-label": t("scorekeeper.all") }, t("scorekeeper.scorecards")));
 
   // ---- loading and polling ---------------------------------------------------------
   async function load({ quiet = false } = {}) {
@@ -359,9 +373,9 @@ export function mountScorecard(root, { id }) {
       if (err.status === 404) {
         clear(root);
         root.appendChild(h("section", { class: "panel notfound" },
-          h("h1", { text: "No such scorecard" }),
-          h("p", { text: "This scorecard does not exist (or the link is incomplete)." }),
-          h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--primary" }, "All scorecards")));
+          h("h1", { text: t("scorekeeper.no_such") }),
+          h("p", { text: t("scorekeeper.no_such_text") }),
+          h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--primary" }, t("scorekeeper.all"))));
         destroyed = true;
       } else if (!quiet) toast(err.message);
     }
@@ -436,7 +450,7 @@ export function mountScorecard(root, { id }) {
     if (entry.mode === "edit") {
       const r = summary.rounds.find((x) => x.number === entry.number);
       if (!r) { // the round was undone elsewhere: keep the lines as a new round
-        notice = { kind: "error", text: `Round ${entry.number} is gone (undone on another device). Your lines are kept as round ${nextNumber()}.` };
+        notice = { kind: "error", text: t("scorekeeper.round_gone", { round: entry.number, next: nextNumber() }) };
         const lines = entry.lines;
         entry = newEntry(lines);
         stash = null;
@@ -447,7 +461,7 @@ export function mountScorecard(root, { id }) {
     if (entry.number !== nextNumber()) {
       const typed = entry.lines.some((l) => l.cards.length || l.busted);
       if (typed && entry.number < nextNumber()) {
-        notice = { kind: "error", text: `Round ${entry.number} was saved from another device. Your lines are kept as round ${nextNumber()}: clear them if they were for round ${entry.number}.` };
+        notice = { kind: "error", text: t("scorekeeper.round_saved_elsewhere", { round: entry.number, next: nextNumber() }) };
       }
       entry.number = nextNumber();
       saveDraft();
@@ -550,7 +564,7 @@ export function mountScorecard(root, { id }) {
       resetCheck();
       summary = null; // force a full render
       setSummary(data);
-      toast(wasEdit ? `Round ${number} updated` : `Round ${number} saved`, "ok", 2200);
+      toast(wasEdit ? t("scorekeeper.round_updated", { round: number }) : t("scorekeeper.round_saved", { round: number }), "ok", 2200);
       if (!wasEdit && !over()) focusFirstPlayer();
     } catch (err) {
       saving = false;
@@ -561,7 +575,7 @@ export function mountScorecard(root, { id }) {
   async function saveFailed(err, number, wasEdit) {
     if (err.code === "invalid_round" && err.detail) {
       check = { state: "problems", result: null, problems: err.detail.problems || [{ seat: null, message: err.message }] };
-      notice = { kind: "error", text: "The round was not saved: correct the problems below and save again." };
+      notice = { kind: "error", text: t("scorekeeper.not_saved") };
     } else if (err.status === 409) {
       // Someone else changed the scorecard: take theirs, keep what is typed here.
       const fresh = err.detail && err.detail.scorecard;
@@ -571,12 +585,12 @@ export function mountScorecard(root, { id }) {
         const r = summary.rounds.find((x) => x.number === number);
         if (r) entry.revision = r.revision;
       }
-      notice = { kind: "error", text: `${err.message} Your lines are kept: check them and save again.` };
+      notice = { kind: "error", text: t("scorekeeper.conflict", { message: err.message }) };
       scheduleCheck();
     } else if (err.status === 403) {
-      notice = { kind: "error", text: "This device cannot change this scorecard: open the edit link (with its key) to keep score here." };
+      notice = { kind: "error", text: t("scorekeeper.read_only_device") };
     } else {
-      notice = { kind: "error", text: `${err.message} Nothing you typed is lost: try again.` };
+      notice = { kind: "error", text: t("scorekeeper.save_failed", { message: err.message }) };
     }
     renderEntry();
     const box = entryBox.querySelector(".sk-notice");
@@ -607,7 +621,7 @@ export function mountScorecard(root, { id }) {
   async function undoLast() {
     const last = summary.rounds[summary.rounds.length - 1];
     if (!last) return;
-    const ok = await confirmDialog(`Undo round ${last.number}?`, "The round’s cards and scores are removed; the totals go back to what they were before it.", `Undo round ${last.number}`);
+    const ok = await confirmDialog(t("scorekeeper.undo_title", { round: last.number }), t("scorekeeper.undo_text"), t("scorekeeper.undo_round", { round: last.number }));
     if (!ok) return;
     try {
       const data = await api("DELETE", `${base(id)}/rounds/${last.number}?revision=${last.revision}`, { headers: keyHeaders() });
@@ -617,7 +631,7 @@ export function mountScorecard(root, { id }) {
       }
       summary = null;
       setSummary(data);
-      toast(`Round ${last.number} undone`, "ok", 2200);
+      toast(t("scorekeeper.round_undone", { round: last.number }), "ok", 2200);
     } catch (err) {
       toast(err.message);
       if (err.status === 409) {
@@ -640,7 +654,7 @@ export function mountScorecard(root, { id }) {
     if (!entry) entry = newEntry();
     entry.lines = copyLines(lines);
     entry.selected = -1;
-    notice = { kind: "ok", text: "The live round is over: its lines are below. Check them and save the round." };
+    notice = { kind: "ok", text: t("scorekeeper.live_over") };
     stopLive(false);
     changed();
   }
@@ -660,7 +674,7 @@ export function mountScorecard(root, { id }) {
   async function leaveLive() {
     const l = summary.live;
     if (l && !l.over && l.events && l.events.length) {
-      const ok = await confirmDialog("Stop live mode?", "The cards entered live for this round are dropped. The lines typed in the entry panel stay.", "Stop live mode");
+      const ok = await confirmDialog(t("scorekeeper.stop_live_title"), t("scorekeeper.stop_live_text"), t("scorekeeper.stop_live"));
       if (!ok) return;
     }
     stopLive(true);
@@ -679,32 +693,54 @@ export function mountScorecard(root, { id }) {
   function renderAll() {
     if (!summary) return;
     const players = summary.players;
-    document.title = `${summary.name} · Scorekeeper`;
+    document.title = t("scorekeeper.title_named", { name: summary.name });
     title.textContent = summary.name;
-    modeChip.textContent = editable() ? "Keeping score" : "Read-only";
+    modeChip.textContent = editable() ? t("scorekeeper.keeping_score") : t("scorekeeper.read_only");
     modeChip.className = `chip ${editable() ? "chip--round" : "chip--watch"}`;
     clear(chips);
     const { allow_two_players: _two, ...shown } = summary.rules || {}; // not worth a badge once the players are in
     const badges = ruleBadges(shown);
     const target = summary.target;
-    if (target === ruleDefault("target_score")) badges.splice(summary.rules && summary.rules.brutal ? 1 : 0, 0, { text: `To ${target}` });
-    if ((summary.decks || 1) > 1) badges.push({ text: `${summary.decks} decks` });
+    if (target === ruleDefault("target_score")) badges.splice(summary.rules && summary.rules.brutal ? 1 : 0, 0, { text: t("rules.badge_target", { target }) });
+    if ((summary.decks || 1) > 1) badges.push({ text: t("scorekeeper.decks", { count: summary.decks }) });
     for (const b of badges) chips.appendChild(h("span", { class: `badge badge--rule${b.cls ? ` badge--${b.cls}` : ""}`, text: b.text }));
     renderBanner(players);
     renderTotals(players);
-    status.textContent = summary.message || "";
+    status.textContent = statusLine();
     renderEntry();
     renderHistory(players);
     renderChart();
     renderShare();
   }
 
+  /** Where the game stands, in one sentence: the server's status line (its ``message``),
+   * built here from the summary's fields in the page's language. */
+  function statusLine() {
+    const players = summary.players;
+    const target = summary.target;
+    if (!summary.rounds.length) return t("scorekeeper.status_none", { target });
+    const totals = summary.totals;
+    if (over()) {
+      const seats = summary.winners || [];
+      if (!seats.length) return "";
+      const score = plain(totals[seats[0]]);
+      return seats.length === 1 ? t("scorekeeper.status_wins", { name: players[seats[0]], score })
+        : t("scorekeeper.status_share", { names: listText(seats.map((s) => players[s])), score });
+    }
+    const lead = leaders();
+    if (!lead.length) return "";
+    const names = listText(lead.map((s) => players[s]));
+    const score = plain(totals[lead[0]]);
+    if (summary.extra_round) return t("scorekeeper.status_tie", { names, score });
+    return t("scorekeeper.status_leads", { names, score, target, count: lead.length });
+  }
+
   function leaders() {
     if (Array.isArray(summary.leaders)) return summary.leaders;
-    const t = summary.totals;
+    const tot = summary.totals;
     if (!summary.rounds.length) return [];
-    const best = Math.max(...t);
-    return t.map((v, s) => (v === best ? s : -1)).filter((s) => s >= 0);
+    const best = Math.max(...tot);
+    return tot.map((v, s) => (v === best ? s : -1)).filter((s) => s >= 0);
   }
 
   function renderBanner(players) {
@@ -716,19 +752,19 @@ export function mountScorecard(root, { id }) {
       const ranking = players.map((name, s) => ({ name, s, total: summary.totals[s] })).sort((a, b) => b.total - a.total);
       banner.appendChild(h("section", { class: "sk-winner", dataset: { testid: "winner" }, "aria-labelledby": "winner-title" },
         h("div", { class: "endscreen-trophy", "aria-hidden": "true" }, icon("trophy")),
-        h("p", { class: "endscreen-kicker", text: `Game over after ${summary.rounds.length} round${summary.rounds.length === 1 ? "" : "s"}` }),
-        h("h2", { id: "winner-title", class: "endscreen-title", text: names.length > 1 ? `${listText(names)} share the win!` : `${names[0]} wins!` }),
-        h("p", { class: "sk-winner-sub", text: `with ${plain(best)} points` }),
+        h("p", { class: "endscreen-kicker", text: t("scorekeeper.game_over", { count: summary.rounds.length }) }),
+        h("h2", { id: "winner-title", class: "endscreen-title", text: names.length > 1 ? t("scorekeeper.share_win", { names: listText(names) }) : t("scorekeeper.wins", { name: names[0] }) }),
+        h("p", { class: "sk-winner-sub", text: t("scorekeeper.with_points", { score: plain(best) }) }),
         h("ol", { class: "ranking" }, ranking.map((r, i) => h("li", { class: `ranking-row${winners.includes(r.s) ? " is-winner" : ""}` },
           h("span", { class: "ranking-pos", text: String(i + 1) }),
           avatarEl(r.name, r.s, true),
           h("span", { class: "ranking-name", text: r.name }),
           h("b", { class: "ranking-total", text: plain(r.total) })))),
-        editable() ? h("p", { class: "muted sk-winner-help", text: "A mistake? Edit any round below, or undo the last one, and the game goes on." }) : null));
+        editable() ? h("p", { class: "muted sk-winner-help", text: t("scorekeeper.mistake") }) : null));
     } else if (summary.extra_round) {
       banner.appendChild(h("div", { class: "sk-extra", role: "status", dataset: { testid: "extra-round" } },
-        h("strong", { text: "Tie at the top: extra round!" }),
-        h("span", { text: ` ${listText(leaders().map((s) => players[s]))} are level on ${plain(summary.totals[leaders()[0]])}; play another round until one of them leads.` })));
+        h("strong", { text: t("scorekeeper.tie") }),
+        h("span", { text: ` ${t("scorekeeper.tie_text", { names: listText(leaders().map((s) => players[s])), score: plain(summary.totals[leaders()[0]]) })}` })));
     }
   }
 
@@ -740,7 +776,7 @@ export function mountScorecard(root, { id }) {
     const last = summary.rounds[summary.rounds.length - 1];
     const target = summary.target;
     players.forEach((name, s) => {
-      const t = summary.totals[s];
+      const tot = summary.totals[s];
       const isWinner = over() && winners.includes(s);
       const isLeader = !over() && lead.length === 1 && lead[0] === s;
       totals.appendChild(h("div", {
@@ -748,13 +784,13 @@ export function mountScorecard(root, { id }) {
         style: { "--hue": String(playerHue(s)) }, dataset: { seat: String(s) },
       },
       h("div", { class: "sk-total-who" }, avatarEl(name, s, true), h("span", { class: "sk-total-name", text: name })),
-      h("b", { class: "sk-total-value", dataset: { testid: "total" }, "aria-label": `${name}: ${t} points`, text: plain(t) }),
+      h("b", { class: "sk-total-value", dataset: { testid: "total" }, "aria-label": t("scorekeeper.total_label", { name, total: tot }), text: plain(tot) }),
       h("div", { class: "sk-total-foot" },
-        last ? h("span", { class: "muted", title: "Change in the last round" },
+        last ? h("span", { class: "muted", title: t("scorekeeper.last_change") },
           signed(last.totals[s] - (summary.rounds.length > 1 ? summary.rounds[summary.rounds.length - 2].totals[s] : 0)),
-          h("span", { class: "hide-narrow", text: " last round" })) : h("span", { class: "muted", text: `${target} to win` }),
-        isWinner ? h("span", { class: "badge sk-badge-win", text: "Winner" }) : isLeader ? h("span", { class: "badge sk-badge-lead", text: "Leader" }) : null),
-      h("span", { class: "sk-total-bar", style: { width: `${Math.max(0, Math.min(100, (t / target) * 100))}%` }, "aria-hidden": "true" })));
+          h("span", { class: "hide-narrow", text: ` ${t("scorekeeper.last_round")}` })) : h("span", { class: "muted", text: t("scorekeeper.to_win", { target }) }),
+        isWinner ? h("span", { class: "badge sk-badge-win", text: t("scorekeeper.winner") }) : isLeader ? h("span", { class: "badge sk-badge-lead", text: t("scorekeeper.leader") }) : null),
+      h("span", { class: "sk-total-bar", style: { width: `${Math.max(0, Math.min(100, (tot / target) * 100))}%` }, "aria-hidden": "true" })));
     });
   }
 
@@ -769,23 +805,23 @@ export function mountScorecard(root, { id }) {
       return h("div", { class: "field" },
         h("span", { class: "field-label", text: label }),
         h("div", { class: "invite-row" }, input,
-          h("button", { type: "button", class: "btn btn--secondary", "aria-label": `Copy the ${label.toLowerCase()}`,
-            onclick: async () => toast(await copyText(value) ? "Link copied" : "Copy the link by hand", "ok", 1800) }, icon("copy"), "Copy")),
+          h("button", { type: "button", class: "btn btn--secondary", "aria-label": t("scorekeeper.copy_the", { label }),
+            onclick: async () => toast(await copyText(value) ? t("scorekeeper.link_copied") : t("scorekeeper.copy_by_hand"), "ok", 1800) }, icon("copy"), t("common.copy"))),
         help ? h("small", { class: "muted", text: help }) : null);
     };
-    add(shareBox, h("summary", { text: editable() ? "Share: edit and watch links" : "Share the read-only link" }),
-      editable() ? linkRow("Edit link", `${readLink}#key=${encodeURIComponent(key)}`, "edit-link", "Anyone with this link can change the scores: keep it among the scorekeepers.") : null,
-      linkRow("Read-only link", readLink, "read-link", "For everyone else: it shows the totals and refreshes by itself."),
+    add(shareBox, h("summary", { text: editable() ? t("scorekeeper.share_edit") : t("scorekeeper.share_read") }),
+      editable() ? linkRow(t("scorekeeper.edit_link"), `${readLink}#key=${encodeURIComponent(key)}`, "edit-link", t("scorekeeper.edit_link_help")) : null,
+      linkRow(t("scorekeeper.read_link"), readLink, "read-link", t("scorekeeper.read_link_help")),
       h("div", { class: "sk-exports" },
-        h("a", { class: "btn btn--ghost btn--small", href: `${base(id)}/export.csv`, download: "", dataset: { testid: "export-csv" }, "aria-label": "Export the scores as CSV" }, icon("download"), "Export CSV"),
-        h("a", { class: "btn btn--ghost btn--small", href: `${base(id)}/export.json`, download: "", dataset: { testid: "export-json" }, "aria-label": "Export the scorecard as JSON" }, icon("download"), "Export JSON")));
+        h("a", { class: "btn btn--ghost btn--small", href: `${base(id)}/export.csv`, download: "", dataset: { testid: "export-csv" }, "aria-label": t("scorekeeper.export_csv_label") }, icon("download"), t("scorekeeper.export_csv")),
+        h("a", { class: "btn btn--ghost btn--small", href: `${base(id)}/export.json`, download: "", dataset: { testid: "export-json" }, "aria-label": t("scorekeeper.export_json_label") }, icon("download"), t("scorekeeper.export_json"))));
   }
 
   function renderChart() {
     clear(chartBox);
-    add(chartBox, h("h2", { id: "chart-title", text: "Totals over the rounds" }));
+    add(chartBox, h("h2", { id: "chart-title", text: t("scorekeeper.chart_title") }));
     if (!summary.rounds.length) {
-      chartBox.appendChild(h("p", { class: "muted", text: "The chart appears after the first round." }));
+      chartBox.appendChild(h("p", { class: "muted", text: t("scorekeeper.chart_empty") }));
       return;
     }
     const width = chartBox.clientWidth ? chartBox.clientWidth - 32 : 600;
@@ -802,14 +838,14 @@ export function mountScorecard(root, { id }) {
     const fk = focusKey();
     clear(historyBox);
     const rounds = summary.rounds;
-    const headRow = h("div", { class: "panel-head" }, h("h2", { id: "history-title", text: "Rounds" }));
+    const headRow = h("div", { class: "panel-head" }, h("h2", { id: "history-title", text: t("scorekeeper.rounds_title") }));
     if (editable() && rounds.length) {
       headRow.appendChild(h("button", { type: "button", class: "btn btn--ghost btn--small", dataset: { testid: "undo", focusKey: "undo" },
-        "aria-label": `Undo the last round (round ${rounds.length})`, onclick: undoLast }, "Undo last round"));
+        "aria-label": t("scorekeeper.undo_last_label", { round: rounds.length }), onclick: undoLast }, t("scorekeeper.undo_last")));
     }
     historyBox.appendChild(headRow);
     if (!rounds.length) {
-      historyBox.appendChild(h("p", { class: "muted", text: editable() ? "No round yet: enter the first one above." : "No round yet." }));
+      historyBox.appendChild(h("p", { class: "muted", text: editable() ? t("scorekeeper.no_round_edit") : t("scorekeeper.no_round") }));
       return;
     }
     const list = h("ol", { class: "sk-rounds", reversed: true });
@@ -818,15 +854,15 @@ export function mountScorecard(root, { id }) {
       const minus = r.flip7_choice && r.flip7_choice.minus15 !== undefined ? r.flip7_choice.minus15 : null;
       list.appendChild(h("li", { class: `sk-round${editing ? " is-editing" : ""}`, dataset: { round: String(r.number) } },
         h("div", { class: "sk-round-head" },
-          h("span", { class: "chip chip--round", text: `Round ${r.number}` }),
-          r.live ? h("span", { class: "badge", text: "Live" }) : null,
-          r.revision > 1 ? h("span", { class: "badge", title: `Revision ${r.revision}`, text: "Edited" }) : null,
-          editing ? h("span", { class: "badge badge--you", text: "Editing" }) : null,
+          h("span", { class: "chip chip--round", text: t("replay.round", { round: r.number }) }),
+          r.live ? h("span", { class: "badge", text: t("scorekeeper.live") }) : null,
+          r.revision > 1 ? h("span", { class: "badge", title: t("scorekeeper.revision", { revision: r.revision }), text: t("scorekeeper.edited") }) : null,
+          editing ? h("span", { class: "badge badge--you", text: t("scorekeeper.editing") }) : null,
           editable() && !editing ? h("button", { type: "button", class: "btn btn--ghost btn--small sk-round-edit", dataset: { testid: "edit-round", focusKey: `edit:${r.number}` },
-            "aria-label": `Edit round ${r.number}`, onclick: () => startEdit(r) }, "Edit") : null),
+            "aria-label": t("scorekeeper.edit_round", { round: r.number }), onclick: () => startEdit(r) }, t("scorekeeper.edit")) : null),
         h("table", { class: "sk-round-table" },
           h("colgroup", {}, h("col", { class: "sk-col-name" }), h("col", {}), h("col", { class: "sk-col-score" }), h("col", { class: "sk-col-total" })),
-          h("thead", { class: "visually-hidden" }, h("tr", {}, h("th", { scope: "col", text: "Player" }), h("th", { scope: "col", text: "Cards" }), h("th", { scope: "col", text: "Score" }), h("th", { scope: "col", text: "Total" }))),
+          h("thead", { class: "visually-hidden" }, h("tr", {}, h("th", { scope: "col", text: t("scorekeeper.col_player") }), h("th", { scope: "col", text: t("scorekeeper.col_cards") }), h("th", { scope: "col", text: t("scorekeeper.col_score") }), h("th", { scope: "col", text: t("scorekeeper.col_total") }))),
           h("tbody", {}, players.map((name, s) => {
             const line = r.lines[s] || { cards: [] };
             const f7 = r.flip7_seat === s;
@@ -834,10 +870,10 @@ export function mountScorecard(root, { id }) {
               h("th", { scope: "row", class: "sk-round-name" }, h("span", { class: "chart-swatch", style: { background: playerColor(s) }, "aria-hidden": "true" }), h("span", { text: name })),
               h("td", {}, h("div", { class: "sk-round-cards" },
                 line.cards.length ? line.cards.map((c) => cardEl(c, { small: true })) : null,
-                line.busted ? h("span", { class: "status status--busted", text: "Bust" }) : null,
-                f7 ? h("span", { class: "badge sk-badge-flip7", text: "Flip 7" }) : null,
-                f7 && minus !== null ? h("span", { class: "badge badge--brutal", text: `−${flip7Bonus()} to ${players[minus]}` }) : null,
-                !line.cards.length && !line.busted ? h("span", { class: "muted", text: "no cards" }) : null)),
+                line.busted ? h("span", { class: "status status--busted", text: t("scorekeeper.bust") }) : null,
+                f7 ? h("span", { class: "badge sk-badge-flip7", text: t("scorekeeper.flip7") }) : null,
+                f7 && minus !== null ? h("span", { class: "badge badge--brutal", text: t("scorekeeper.minus_to", { points: flip7Bonus(), name: players[minus] }) }) : null,
+                !line.cards.length && !line.busted ? h("span", { class: "muted", text: t("scorekeeper.no_cards") }) : null)),
               h("td", { class: "sk-round-score", text: signed(r.scores[s]) }),
               h("td", { class: "sk-round-total", text: plain(r.totals[s]) }));
           })))));
@@ -861,18 +897,18 @@ export function mountScorecard(root, { id }) {
     const liveBtn = h("button", {
       type: "button", class: `btn btn--small ${live ? "btn--primary" : "btn--ghost"}`, "aria-pressed": live ? "true" : "false",
       dataset: { testid: "live-toggle", focusKey: "live" }, disabled: editing,
-      "aria-label": "Live: enter cards as they are flipped",
+      "aria-label": t("scorekeeper.live_label"),
       onclick: () => (live ? leaveLive() : startLive(summary.live)),
-    }, h("span", { class: "sk-live-dot", "aria-hidden": "true" }), "Live");
+    }, h("span", { class: "sk-live-dot", "aria-hidden": "true" }), t("scorekeeper.live"));
     entryBox.appendChild(h("div", { class: "panel-head sk-entry-head" },
-      h("h2", { id: "entry-title", text: editing ? `Editing round ${entry.number}` : `Round ${entry.number}` }),
+      h("h2", { id: "entry-title", text: editing ? t("scorekeeper.editing_round", { round: entry.number }) : t("replay.round", { round: entry.number }) }),
       h("div", { class: "sk-entry-tools" },
         editing ? null : liveBtn,
-        editing ? h("button", { type: "button", class: "btn btn--ghost btn--small", onclick: cancelEdit, "aria-label": `Stop editing round ${entry.number}`, dataset: { testid: "cancel-edit" } }, "Cancel") : null)));
+        editing ? h("button", { type: "button", class: "btn btn--ghost btn--small", onclick: cancelEdit, "aria-label": t("scorekeeper.stop_editing", { round: entry.number }), dataset: { testid: "cancel-edit" } }, t("common.cancel")) : null)));
     if (!live) {
       entryBox.appendChild(h("p", { class: "muted sk-entry-help", text: editing
-        ? "Change the lines and save: the totals after this round are recomputed."
-        : "Tap a player, then the cards of their final line (tap a card in the line to take it out). Mark busted players as busted." }));
+        ? t("scorekeeper.help_edit")
+        : t("scorekeeper.help_new") }));
     }
     if (notice) {
       entryBox.appendChild(h("p", { class: `sk-notice sk-notice--${notice.kind}`, role: notice.kind === "error" ? "alert" : "status", dataset: { testid: "notice" }, text: notice.text }));
@@ -888,23 +924,23 @@ export function mountScorecard(root, { id }) {
     players.forEach((name, s) => {
       const line = entry.lines[s];
       const selected = entry.selected === s;
-      const lineEl = h("div", { class: "sk-line", role: "group", "aria-label": `${name}’s line` });
-      if (!line.cards.length) lineEl.appendChild(h("span", { class: "seat-empty", text: line.busted ? "Busted (no cards listed)" : "No cards yet" }));
+      const lineEl = h("div", { class: "sk-line", role: "group", "aria-label": t("scorekeeper.line_of", { name }) });
+      if (!line.cards.length) lineEl.appendChild(h("span", { class: "seat-empty", text: line.busted ? t("scorekeeper.busted_no_cards") : t("scorekeeper.no_cards_yet") }));
       line.cards.forEach((c, i) => lineEl.appendChild(cardEl(c, {
-        button: true, small: true, label: `Remove ${cardName(c)} from ${name}’s line`, title: `Remove ${cardName(c)}`,
+        button: true, small: true, label: t("scorekeeper.remove_card_from", { card: cardName(c), name }), title: t("scorekeeper.remove_card", { card: cardName(c) }),
         dataset: { focusKey: `line:${s}:${i}`, index: String(i) },
         onClick: () => { line.cards.splice(i, 1); entry.selected = s; changed(); },
       })));
       const bust = h("button", {
         type: "button", class: `btn btn--small sk-bust${line.busted ? " is-on" : ""}`, "aria-pressed": line.busted ? "true" : "false",
-        "aria-label": `${name} busted`, dataset: { testid: "bust", focusKey: `bust:${s}` },
+        "aria-label": t("scorekeeper.name_busted", { name }), dataset: { testid: "bust", focusKey: `bust:${s}` },
         onclick: () => { line.busted = !line.busted; entry.selected = s; changed(); },
-      }, "Busted");
+      }, t("scorekeeper.busted"));
       const total = h("small", { class: "muted sk-player-total" });
-      const badge = h("span", { class: "badge sk-badge-flip7", text: "Flip 7", hidden: true });
+      const badge = h("span", { class: "badge sk-badge-flip7", text: t("scorekeeper.flip7"), hidden: true });
       const pick = h("button", {
         type: "button", class: "sk-player-pick", "aria-expanded": selected ? "true" : "false",
-        "aria-label": `Enter ${name}’s cards`, dataset: { focusKey: `pick:${s}` },
+        "aria-label": t("scorekeeper.enter_cards", { name }), dataset: { focusKey: `pick:${s}` },
         onclick: () => { entry.selected = s; renderEntry(); },
       }, avatarEl(name, s, true),
       h("span", { class: "sk-player-who" }, h("span", { class: "sk-player-name", text: name }), h("span", { class: "sk-player-meta" }, badge, total)));
@@ -928,8 +964,8 @@ export function mountScorecard(root, { id }) {
       checkState,
       h("button", {
         type: "button", class: "btn btn--primary btn--big", disabled: saving, dataset: { testid: "save-round", focusKey: "save" },
-        "aria-label": `Save round ${entry.number}`, onclick: saveRound,
-      }, saving ? "Saving…" : editing ? `Save round ${entry.number}` : "Save round")));
+        "aria-label": t("scorekeeper.save_round_n", { round: entry.number }), onclick: saveRound,
+      }, saving ? t("scorekeeper.saving") : editing ? t("scorekeeper.save_round_n", { round: entry.number }) : t("scorekeeper.save_round"))));
     entryRefs = { generalBox, refs, checkState };
     applyCheck();
     restoreFocus(fk, entryBox);
@@ -953,7 +989,7 @@ export function mountScorecard(root, { id }) {
     clear(entryRefs.generalBox);
     if (general.length) {
       entryRefs.generalBox.appendChild(h("ul", { class: "sk-problems sk-problems--general", dataset: { testid: "problems" } },
-        general.map((p) => h("li", { text: p.message }))));
+        general.map((p) => h("li", { text: problemText(p) }))));
     }
     entryRefs.refs.forEach((ref, s) => {
       const name = players[s];
@@ -965,21 +1001,21 @@ export function mountScorecard(root, { id }) {
       const blocked = check.state === "problems" || check.state === "error";
       ref.score.className = `sk-score${pending || (blocked && !mine.length) ? " is-pending" : ""}${mine.length ? " is-problem" : ""}`;
       ref.score.textContent = mine.length ? "!" : score !== null ? signed(score) : blocked ? "–" : "…";
-      ref.score.setAttribute("aria-label", mine.length ? `${name}: problem` : score !== null ? `${name} scores ${score}`
-        : blocked ? `${name}: scored once the problems are fixed` : `${name}: not checked yet`);
+      ref.score.setAttribute("aria-label", mine.length ? t("scorekeeper.score_problem", { name }) : score !== null ? t("scorekeeper.scores", { name, score })
+        : blocked ? t("scorekeeper.score_blocked", { name }) : t("scorekeeper.score_unchecked", { name }));
       ref.total.textContent = newTotals && !mine.length && !pending ? `→ ${plain(newTotals[s])}` : "";
       clear(ref.problemsBox);
       if (mine.length) {
-        ref.problemsBox.appendChild(h("ul", { class: "sk-problems", dataset: { testid: "problems" } }, mine.map((p) => h("li", { text: p.message }))));
+        ref.problemsBox.appendChild(h("ul", { class: "sk-problems", dataset: { testid: "problems" } }, mine.map((p) => h("li", { text: problemText(p) }))));
       }
       clear(ref.choiceBox);
       if (brutal && f7 === s) ref.choiceBox.appendChild(flip7Choice(name, s, players));
     });
     const state = check.state;
     entryRefs.checkState.className = `sk-check sk-check--${state}`;
-    entryRefs.checkState.textContent = state === "pending" ? "Checking…"
-      : state === "problems" ? `${problems.length} problem${problems.length === 1 ? "" : "s"} to fix before saving`
-        : state === "ok" ? "All checks pass" : state === "error" ? "Could not check the round" : "";
+    entryRefs.checkState.textContent = state === "pending" ? t("scorekeeper.checking")
+      : state === "problems" ? t("scorekeeper.problems", { count: problems.length })
+        : state === "ok" ? t("scorekeeper.checks_pass") : state === "error" ? t("scorekeeper.check_failed") : "";
     restoreFocus(fk, entryBox);
   }
 
@@ -987,32 +1023,32 @@ export function mountScorecard(root, { id }) {
     const opts = [h("button", {
       type: "button", class: `btn btn--small${sameChoice(entry.choice, "bonus") ? " btn--primary" : ""}`, "aria-pressed": sameChoice(entry.choice, "bonus") ? "true" : "false",
       dataset: { focusKey: "choice:bonus" }, onclick: () => { entry.choice = "bonus"; changed(); },
-    }, `+${flip7Bonus()} to ${name}`)];
-    players.forEach((other, t) => {
-      if (t === s) return;
-      const on = !sameChoice(entry.choice, "bonus") && entry.choice.minus15 === t;
+    }, t("scorekeeper.plus_to", { points: flip7Bonus(), name }))];
+    players.forEach((other, otherSeat) => {
+      if (otherSeat === s) return;
+      const on = !sameChoice(entry.choice, "bonus") && entry.choice.minus15 === otherSeat;
       opts.push(h("button", {
         type: "button", class: `btn btn--small${on ? " btn--primary" : ""}`, "aria-pressed": on ? "true" : "false",
-        dataset: { focusKey: `choice:${t}` }, onclick: () => { entry.choice = { minus15: t }; changed(); },
-      }, `−${flip7Bonus()} to ${other}`));
+        dataset: { focusKey: `choice:${otherSeat}` }, onclick: () => { entry.choice = { minus15: otherSeat }; changed(); },
+      }, t("scorekeeper.minus_to", { points: flip7Bonus(), name: other })));
     });
-    return h("div", { class: "sk-choice", role: "group", "aria-label": `${name}’s Flip 7: +${flip7Bonus()}, or −${flip7Bonus()} to another player` },
-      h("span", { class: "sk-choice-label", text: "Flip 7 bonus:" }), opts);
+    return h("div", { class: "sk-choice", role: "group", "aria-label": t("scorekeeper.choice_label", { name, points: flip7Bonus() }) },
+      h("span", { class: "sk-choice-label", text: t("scorekeeper.choice") }), opts);
   }
 
   function picker(name, s) {
-    const grid = h("div", { class: "sk-picker", role: "group", "aria-label": `Cards to add to ${name}’s line`, dataset: { testid: "picker" } },
+    const grid = h("div", { class: "sk-picker", role: "group", "aria-label": t("scorekeeper.picker_label", { name }), dataset: { testid: "picker" } },
       lineCards().map((c) => cardEl(c, {
-        button: true, label: `Add ${cardName(c)} to ${name}’s line`, title: cardName(c),
+        button: true, label: t("scorekeeper.add_card", { card: cardName(c), name }), title: cardName(c),
         dataset: { focusKey: `add:${s}:${c}` },
         onClick: () => { entry.lines[s].cards.push(c); changed(); },
       })));
     const n = summary.players.length;
     const tools = h("div", { class: "sk-picker-tools" },
-      h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": `Clear ${name}’s line`, disabled: !entry.lines[s].cards.length && !entry.lines[s].busted,
-        onclick: () => { entry.lines[s] = { cards: [], busted: false }; changed(); } }, "Clear"),
+      h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": t("scorekeeper.clear_line", { name }), disabled: !entry.lines[s].cards.length && !entry.lines[s].busted,
+        onclick: () => { entry.lines[s] = { cards: [], busted: false }; changed(); } }, t("scorekeeper.clear")),
       h("button", { type: "button", class: "btn btn--secondary btn--small", dataset: { testid: "next-player", focusKey: "next" },
-        "aria-label": s + 1 < n ? `Next: ${summary.players[s + 1]}` : "Done: go to Save",
+        "aria-label": s + 1 < n ? t("scorekeeper.next_player", { name: summary.players[s + 1] }) : t("scorekeeper.done_label"),
         onclick: () => {
           if (s + 1 < n) {
             entry.selected = s + 1;
@@ -1025,7 +1061,7 @@ export function mountScorecard(root, { id }) {
             const save = entryBox.querySelector("[data-testid=save-round]");
             if (save) { save.focus(); save.scrollIntoView({ block: "nearest" }); }
           }
-        } }, s + 1 < n ? `Next: ${summary.players[s + 1]}` : "Done"));
+        } }, s + 1 < n ? t("scorekeeper.next_player", { name: summary.players[s + 1] }) : t("scorekeeper.done")));
     return h("div", { class: "sk-picker-wrap" }, grid, tools);
   }
 

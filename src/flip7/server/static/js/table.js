@@ -3,15 +3,23 @@
 import { turnAlerts } from "./alerts.js";
 import { api } from "./api.js";
 import { countdownEl, renderBoard, renderScoreSheet, seatHue, tickCountdowns } from "./board.js";
-import { cardEl, cardName, decisionLabel, eventLine, kindPrompt, lineNodes, parseDecision } from "./cards.js";
+import { cardEl, cardName, decisionLabel, eventLine, kindPrompt, lineNodes, parseDecision, tparts } from "./cards.js";
 import { setExplainRules } from "./explain.js";
 import { chatPanel } from "./chat.js";
+import { mountEndSummary } from "./endscreen.js"; // H6: rating changes and the game's statistics
+import { errorText, formatNumber, has, t } from "./i18n.js";
 import { navigate, setTopbar } from "./router.js";
 import { flip7Bonus, minPlayers as fewestPlayers, ruleBadges, ruleValue } from "./rules.js";
 import { mountTutorial } from "./tutorial.js";
 import {
   add, askName, clear, copyText, focusKey, h, icon, initial, inviteLink, inviteWarning, loadServerInfo, restoreFocus, store, toast, tokenKey,
 } from "./util.js";
+
+/** A bot level's name in the reader's language ("Easy" → "Leicht"); the server's name is
+ * what is sent. Names the catalogue does not know (a spec) are shown as they are. */
+export function levelName(name) {
+  return name && has(`table.bots.level.${name}`) ? t(`table.bots.level.${name}`) : name;
+}
 
 // The bots a seat can be filled with (GET /api/bots): the levels by name, weakest first,
 // with the server's default, and the technical specs for those who want them.
@@ -36,23 +44,23 @@ function botPicker(S, canAdd, rest) {
   const blurb = h("p", { id: "bot-blurb", class: "hint bot-blurb", "aria-live": "polite", dataset: { testid: "bot-blurb" } });
   const specInput = h("input", {
     id: "bot-spec", class: "input bot-spec-input", type: "text", maxlength: "100", autocomplete: "off", spellcheck: "false",
-    placeholder: "threshold:30", "aria-describedby": "bot-spec-help", dataset: { focusKey: "bot-spec", testid: "bot-spec" },
+    placeholder: t("table.bots.spec_placeholder"), "aria-describedby": "bot-spec-help", dataset: { focusKey: "bot-spec", testid: "bot-spec" },
   });
   specInput.value = S.botSpec || "";
   let info = { bots: [], levels: [], default: null };
   const describe = () => {
     const spec = specInput.value.trim();
     const level = info.levels.find((l) => l.name === select.value);
-    if (spec) blurb.textContent = `Adds the bot ${spec} (the spec below, not the level).`;
-    else if (level) blurb.textContent = level.blurb;
-    else blurb.textContent = select.value ? `The ${select.value} bot, by its spec.` : "";
+    if (spec) blurb.textContent = t("table.bots.adds_spec", { spec });
+    else if (level) blurb.textContent = has(`table.bots.blurb.${level.name}`) ? t(`table.bots.blurb.${level.name}`) : level.blurb;
+    else blurb.textContent = select.value ? t("table.bots.by_spec_blurb", { name: select.value }) : "";
   };
   loadBots().then((data) => {
     info = data;
     const keep = S.lastBot || data.default;
     clear(select);
-    for (const l of data.levels) select.appendChild(h("option", { value: l.name, text: l.name }));
-    if (data.bots.length) select.appendChild(h("optgroup", { label: "By spec" }, data.bots.map((b) => h("option", { value: b, text: b }))));
+    for (const l of data.levels) select.appendChild(h("option", { value: l.name, text: levelName(l.name) }));
+    if (data.bots.length) select.appendChild(h("optgroup", { label: t("table.bots.by_spec") }, data.bots.map((b) => h("option", { value: b, text: b }))));
     const values = [...select.options].map((o) => o.value);
     select.value = values.includes(keep) ? keep : (data.default || values[0] || "");
     describe();
@@ -70,19 +78,19 @@ function botPicker(S, canAdd, rest) {
       const ok = await rest("POST", "/bots", bot ? { bot } : {});
       if (!ok && btn.isConnected) btn.disabled = false; // refused: the message is shown, try again
     },
-  }, icon("bot"), "Add bot");
+  }, icon("bot"), t("table.bots.add"));
   specInput.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !addBot.disabled) { ev.preventDefault(); addBot.click(); }
   });
   const advanced = h("details", { class: "bot-advanced", open: !!(S.botSpecOpen || S.botSpec), dataset: { testid: "bot-advanced" } },
-    h("summary", { text: "Advanced: bot spec", dataset: { focusKey: "bot-advanced" } }),
+    h("summary", { text: t("table.bots.advanced"), dataset: { focusKey: "bot-advanced" } }),
     h("div", { class: "bot-spec-field" },
-      h("label", { for: "bot-spec", class: "field-label", text: "Bot spec" }),
+      h("label", { for: "bot-spec", class: "field-label", text: t("table.bots.spec") }),
       specInput,
-      h("small", { id: "bot-spec-help", class: "muted", text: "A ladder bot by name, with parameters if you like (threshold:30, mcts:iters=400). While filled in, it is added instead of the level." })));
+      h("small", { id: "bot-spec-help", class: "muted", text: t("table.bots.spec_help") })));
   advanced.addEventListener("toggle", () => { S.botSpecOpen = advanced.open; });
   return [
-    h("div", { class: "control-row bot-picker" }, h("label", { for: "bot-level", class: "field-label inline", text: "Bot level" }), select, addBot),
+    h("div", { class: "control-row bot-picker" }, h("label", { for: "bot-level", class: "field-label inline", text: t("table.bots.level") }), select, addBot),
     blurb,
     advanced,
   ];
@@ -197,11 +205,11 @@ class Connection {
 }
 
 const CONN_TEXT = {
-  connecting: "Connecting…",
-  reconnecting: "Reconnecting…",
-  online: "Live",
-  offline: "Offline",
-  closed: "Closed",
+  connecting: t("table.conn.connecting"),
+  reconnecting: t("table.conn.reconnecting"),
+  online: t("table.conn.online"),
+  offline: t("table.conn.offline"),
+  closed: t("table.conn.closed"),
 };
 
 export function mountTable(root, { id }) {
@@ -222,13 +230,13 @@ export function mountTable(root, { id }) {
     destroyed: false,
   };
   document.body.dataset.view = "table";
-  document.title = "Table · Flip 7";
+  document.title = t("table.page_title", { name: t("table.table") });
 
   // ---- persistent layout -------------------------------------------------------------
-  const title = h("h1", { class: "table-title", text: "Table" });
+  const title = h("h1", { class: "table-title", text: t("table.table") });
   const stateChip = h("span", { class: "chip chip--state" });
   const connPill = h("span", { class: "conn conn--connecting", role: "status", "aria-live": "polite", dataset: { testid: "conn" } },
-    h("span", { class: "conn-dot", "aria-hidden": "true" }), h("span", { class: "conn-text", text: "Connecting…" }));
+    h("span", { class: "conn-dot", "aria-hidden": "true" }), h("span", { class: "conn-text", text: CONN_TEXT.connecting }));
   // From the address this page was opened at until the server says whether it has a
   // public URL (and, for a loopback address, where friends can reach it instead).
   let invite = inviteLink(`/t/${encodeURIComponent(id)}`, null);
@@ -237,13 +245,13 @@ export function mountTable(root, { id }) {
     invite = inviteLink(`/t/${encodeURIComponent(id)}`, info);
     if (S.table) render();
   });
-  const inviteBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": "Copy the invite link", onclick: copyInvite },
-    icon("link"), h("span", { class: "hide-narrow", text: "Invite" }));
+  const inviteBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", "aria-label": t("table.invite.copy_label"), onclick: copyInvite },
+    icon("link"), h("span", { class: "hide-narrow", text: t("table.invite.button") }));
   const resultsBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", hidden: true, onclick: () => { S.endClosedFor = null; renderEnd(); } },
-    icon("trophy"), h("span", { class: "hide-narrow", text: "Results" }));
-  const leaveGameBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", hidden: true, "aria-label": "Leave the table (a bot takes over your seat)", onclick: leaveGame },
-    h("span", { text: "Leave" }));
-  const spectatorBadge = h("span", { class: "chip chip--watch", hidden: true }, icon("eye"), "Watching");
+    icon("trophy"), h("span", { class: "hide-narrow", text: t("table.results") }));
+  const leaveGameBtn = h("button", { type: "button", class: "btn btn--ghost btn--small", hidden: true, "aria-label": t("table.leave_label"), onclick: leaveGame },
+    h("span", { text: t("table.leave") }));
+  const spectatorBadge = h("span", { class: "chip chip--watch", hidden: true }, icon("eye"), t("table.watching"));
   const alerts = turnAlerts(); // "your turn" in the tab title, a sound, a notification
   const chat = chatPanel({ send: (frame) => S.conn.send(frame) }); // the table chat (chat.js)
   const header = h("div", { class: "table-head" },
@@ -254,20 +262,20 @@ export function mountTable(root, { id }) {
   const waitingHost = h("div", { class: "waiting-host" });
   const boardHost = h("div", { class: "board-host" });
   const fxLayer = h("div", { class: "fx-layer", "aria-hidden": "true" });
-  const decisionHost = h("section", { id: "decision", class: "decision", "aria-label": "Your decision", dataset: { state: "idle" } });
-  const logList = h("ol", { class: "log", "aria-label": "Game log", dataset: { testid: "log" } });
+  const decisionHost = h("section", { id: "decision", class: "decision", "aria-label": t("table.decision.label"), dataset: { state: "idle" } });
+  const logList = h("ol", { class: "log", "aria-label": t("table.log_label"), dataset: { testid: "log" } });
   const scoresHost = h("div", { class: "scores-host" });
-  const tabLog = h("button", { type: "button", role: "tab", class: "tab", id: "tab-log", "aria-controls": "panel-log", onclick: () => setTab("log") }, "Log");
-  const tabScores = h("button", { type: "button", role: "tab", class: "tab", id: "tab-scores", "aria-controls": "panel-scores", onclick: () => setTab("scores") }, "Scores");
+  const tabLog = h("button", { type: "button", role: "tab", class: "tab", id: "tab-log", "aria-controls": "panel-log", onclick: () => setTab("log") }, t("table.tab.log"));
+  const tabScores = h("button", { type: "button", role: "tab", class: "tab", id: "tab-scores", "aria-controls": "panel-scores", onclick: () => setTab("scores") }, t("table.tab.scores"));
   const panelLog = h("div", { role: "tabpanel", id: "panel-log", "aria-labelledby": "tab-log", class: "tabpanel" }, logList);
   const panelScores = h("div", { role: "tabpanel", id: "panel-scores", "aria-labelledby": "tab-scores", class: "tabpanel" }, scoresHost);
-  const side = h("aside", { class: "game-side panel", "aria-label": "Log and scores" },
+  const side = h("aside", { class: "game-side panel", "aria-label": t("table.side_label") },
     h("div", { class: "tabs", role: "tablist" }, tabLog, tabScores), panelLog, panelScores);
   const gameMain = h("div", { class: "game-main" }, h("div", { class: "board-wrap" }, boardHost, fxLayer), decisionHost);
   const gameLayout = h("div", { class: "game-layout" }, gameMain, side);
   const endHost = h("div", { class: "end-host" });
   const announcer = h("div", { class: "visually-hidden", role: "status", "aria-live": "assertive" });
-  const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Joining the table…");
+  const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("table.joining"));
   // The chat sits in the side column during a game and under the waiting room before.
   const chatSlot = h("div", { class: "chat-slot" });
   root.append(h("div", { class: "table-page" }, header, loading, waitingHost, chatSlot, gameLayout, endHost, announcer));
@@ -286,8 +294,8 @@ export function mountTable(root, { id }) {
 
   async function copyInvite() {
     const ok = await copyText(invite.url);
-    if (ok && invite.loopback) toast(`Invite link copied, but friends cannot open it: ${invite.host} is this computer only (see Invite friends while the table waits)`, "info", 7000);
-    else toast(ok ? "Invite link copied" : invite.url, ok ? "ok" : "info");
+    if (ok && invite.loopback) toast(t("table.invite.copied_loopback", { host: invite.host }), "info", 7000);
+    else toast(ok ? t("table.invite.copied") : invite.url, ok ? "ok" : "info");
   }
 
   // ---- helpers ---------------------------------------------------------------------
@@ -298,7 +306,7 @@ export function mountTable(root, { id }) {
     const g = game();
     if (g && g.players[s]) return g.players[s].name;
     const seat = S.table && S.table.seats.find((x) => x.seat === s);
-    return seat && seat.name ? seat.name : `Seat ${s + 1}`;
+    return seat && seat.name ? seat.name : t("table.seat_n", { n: s + 1 });
   };
   const myGameSeat = () => {
     const g = game();
@@ -307,10 +315,21 @@ export function mountTable(root, { id }) {
   };
   const isSeated = () => !!S.token && (S.mySeat !== null || myGameSeat() !== null);
 
+  /** An error frame's words: the catalogue's for its code (error.<code>), the move a
+   * tutorial's lesson asks for, else the server's own message. */
+  function errorFrame(msg) {
+    const tut = S.table && S.table.tutorial;
+    if (msg.code === "tutorial_step" && tut && tut.expect && S.table.game) {
+      const move = decisionLabel(tut.expect, { names: nameOf, me: myGameSeat(), pending: S.table.game.pending_card });
+      return t("tutorial.refusal", { move });
+    }
+    return errorText(msg, t("table.error_code", { code: String(msg.code) }));
+  }
+
   function setConn(state, delay) {
     S.connState = state;
     connPill.className = `conn conn--${state}`;
-    const text = state === "offline" && delay ? `Offline · retrying in ${Math.ceil(delay / 1000)}s` : CONN_TEXT[state] || state;
+    const text = state === "offline" && delay ? t("table.conn.retrying", { count: Math.ceil(delay / 1000) }) : CONN_TEXT[state] || state;
     connPill.querySelector(".conn-text").textContent = text;
     decisionHost.classList.toggle("is-offline", state !== "online");
   }
@@ -321,7 +340,7 @@ export function mountTable(root, { id }) {
       if (data && data.table && S.table && data.table.version > S.table.version) applyTable(data.table);
       return data || {};
     } catch (err) {
-      toast(err.message || "Something went wrong");
+      toast(errorText(err, t("error.unknown")));
       if (err.status === 401) forgetToken();
       return null;
     }
@@ -453,7 +472,7 @@ export function mountTable(root, { id }) {
         break;
       case "flip7":
         fx(seatEl(ev.seat), "fx-star", 1400);
-        banner(`Flip 7! ${nameOf(ev.seat)}`, "star");
+        banner(t("table.banner.flip7", { name: nameOf(ev.seat) }), "star");
         break;
       case "action_used":
         fx(seatEl(ev.target), "fx-action", 900);
@@ -475,13 +494,13 @@ export function mountTable(root, { id }) {
         break;
       case "minus15":
         fx(seatEl(ev.target), "fx-bad", 900);
-        banner(`−${flip7Bonus()} to ${nameOf(ev.target)}`, "bad");
+        banner(t("table.banner.minus", { bonus: flip7Bonus(), name: nameOf(ev.target) }), "bad");
         break;
       case "bonus_taken":
-        banner(`+${flip7Bonus()} for ${nameOf(ev.seat)}`, "star");
+        banner(t("table.banner.bonus", { bonus: flip7Bonus(), name: nameOf(ev.seat) }), "star");
         break;
       case "round_scored":
-        banner(`Round ${ev.round} scored`, "round");
+        banner(t("table.banner.round_scored", { round: ev.round }), "round");
         break;
       case "reshuffled":
         fx(boardHost.querySelector(".pile--draw .card"), "arrive", 700);
@@ -493,7 +512,7 @@ export function mountTable(root, { id }) {
 
   /** Play the queued events at once (a new update arrived): keeps the log in order. */
   function flushAnimations() {
-    for (const t of anim.timers) clearTimeout(t);
+    for (const timer of anim.timers) clearTimeout(timer);
     anim.timers = [];
     for (const item of anim.pending) {
       logLine(item.ev);
@@ -566,18 +585,18 @@ export function mountTable(root, { id }) {
     });
     const total = items.reduce((acc, it) => acc + (WEIGHT[it.ev.type] || 0), 0);
     const unit = total > 0 ? Math.min(280, 950 / total) : 0;
-    let t = 0;
+    let at = 0;
     anim.pending = items.slice();
     for (const item of items) {
-      item.at = t;
+      item.at = at;
       const timer = setTimeout(() => {
         const i = anim.pending.indexOf(item);
         if (i >= 0) anim.pending.splice(i, 1);
         logLine(item.ev);
         visual(item.ev, item.marks);
-      }, t);
+      }, at);
       anim.timers.push(timer);
-      t += (WEIGHT[item.ev.type] || 0) * unit;
+      at += (WEIGHT[item.ev.type] || 0) * unit;
     }
     if (prev) holdScores(items, prev);
   }
@@ -602,20 +621,23 @@ export function mountTable(root, { id }) {
   }
 
   function render() {
-    const t = S.table;
-    if (!t) return;
+    const tb = S.table;
+    if (!tb) return;
     const key = focusKey();
     loading.hidden = true;
-    title.textContent = t.name || "Table";
-    document.title = `${t.name || "Table"} · Flip 7`;
-    const stateText = t.state === "waiting" ? "Waiting for players"
-      : t.state === "playing" ? `Playing${t.game_number ? ` · game ${t.game_number}` : ""}` : "Game over";
+    // A guided first game's table is named by the server, in English: its title is the
+    // reader's "Learn to play" while its lessons run.
+    const name = tb.tutorial ? t("tutorial.learn") : tb.name || t("table.table");
+    title.textContent = name;
+    document.title = t("table.page_title", { name });
+    const stateText = tb.state === "waiting" ? t("table.state.waiting")
+      : tb.state === "playing" ? (tb.game_number ? t("table.state.playing_game", { number: tb.game_number }) : t("table.state.playing")) : t("table.state.over");
     stateChip.textContent = stateText;
-    stateChip.dataset.state = t.state;
+    stateChip.dataset.state = tb.state;
     spectatorBadge.hidden = isSeated();
-    leaveGameBtn.hidden = !(isSeated() && t.state === "playing");
-    root.querySelector(".table-page").dataset.state = t.state;
-    if (t.state === "waiting" || !t.game) {
+    leaveGameBtn.hidden = !(isSeated() && tb.state === "playing");
+    root.querySelector(".table-page").dataset.state = tb.state;
+    if (tb.state === "waiting" || !tb.game) {
       waitingHost.hidden = false;
       gameLayout.hidden = true;
       renderWaiting();
@@ -626,43 +648,43 @@ export function mountTable(root, { id }) {
     }
     const chatHome = gameLayout.hidden ? chatSlot : side;
     if (chat.element.parentNode !== chatHome) chatHome.appendChild(chat.element);
-    chat.setTable(t, { seat: S.mySeat, seated: isSeated() });
+    chat.setTable(tb, { seat: S.mySeat, seated: isSeated() });
     renderEnd();
-    const g = t.game;
+    const g = tb.game;
     const mine = myTurn(g, myGameSeat());
     alerts.update({
       mine,
       title: document.title,
-      body: mine ? `${t.name || "Table"}: ${kindPrompt(g.decision_kind, g.pending_card, true)}` : "",
+      body: mine ? t("table.alert_body", { name, prompt: kindPrompt(g.decision_kind, g.pending_card, true) }) : "",
     });
-    tutorial.update(t);
+    tutorial.update(tb);
     restoreFocus(key, root);
   }
 
   // ---- waiting room ------------------------------------------------------------------
   function renderWaiting() {
-    const t = S.table;
+    const tb = S.table;
     clear(waitingHost);
-    const seated = t.seats.filter((s) => s.kind !== "empty");
-    const empty = t.seats.filter((s) => s.kind === "empty");
-    const minPlayers = fewestPlayers(ruleValue(t.rules, "allow_two_players"));
+    const seated = tb.seats.filter((s) => s.kind !== "empty");
+    const empty = tb.seats.filter((s) => s.kind === "empty");
+    const minPlayers = fewestPlayers(ruleValue(tb.rules, "allow_two_players"));
     const me = S.token ? S.mySeat : null;
 
-    const list = h("ol", { class: "seat-list", "aria-label": "Seats" }, t.seats.map((seat) => {
+    const list = h("ol", { class: "seat-list", "aria-label": t("table.waiting.seats") }, tb.seats.map((seat) => {
       const mine = seat.seat === me;
       const remove = seat.kind === "bot" && isSeated()
-        ? h("button", { type: "button", class: "btn btn--icon", "aria-label": `Remove ${seat.name || "bot"}`, dataset: { focusKey: `rm:${seat.seat}` },
+        ? h("button", { type: "button", class: "btn btn--icon", "aria-label": t("table.waiting.remove", { name: seat.name || t("table.bot") }), dataset: { focusKey: `rm:${seat.seat}` },
           onclick: () => rest("DELETE", `/seats/${seat.seat}`) }, icon("close")) : null;
       return h("li", { class: `seat-row seat-row--${seat.kind}${mine ? " is-me" : ""}`, dataset: { seat: String(seat.seat), kind: seat.kind } },
-        h("span", { class: "seat-row-num", text: String(seat.seat + 1) }),
+        h("span", { class: "seat-row-num", text: formatNumber(seat.seat + 1) }),
         seat.kind === "empty" ? h("span", { class: "avatar avatar--empty", "aria-hidden": "true" })
           : h("span", { class: "avatar", style: { "--hue": String(seatHue(seat.seat)) }, "aria-hidden": "true" },
             seat.kind === "bot" ? icon("bot") : initial(seat.name)),
         h("span", { class: "seat-row-name" },
-          seat.kind === "empty" ? h("span", { class: "muted", text: "Empty seat" }) : h("span", { text: seat.name }),
-          mine ? h("span", { class: "badge badge--you", text: "You" }) : null,
-          seat.kind === "bot" ? h("span", { class: "badge badge--bot", text: `bot · ${seat.bot || "basic"}` }) : null,
-          seat.kind === "human" && !seat.connected ? h("span", { class: "badge badge--offline", text: "offline" }) : null),
+          seat.kind === "empty" ? h("span", { class: "muted", text: t("table.waiting.empty_seat") }) : h("span", { text: seat.name }),
+          mine ? h("span", { class: "badge badge--you", text: t("table.you") }) : null,
+          seat.kind === "bot" ? h("span", { class: "badge badge--bot", text: t("table.bot_level", { level: seat.bot ? levelName(seat.bot) : t("table.waiting.basic") }) }) : null,
+          seat.kind === "human" && !seat.connected ? h("span", { class: "badge badge--offline", text: t("table.offline") }) : null),
         remove);
     }));
 
@@ -675,7 +697,7 @@ export function mountTable(root, { id }) {
           ev.currentTarget.disabled = true;
           await rest("POST", "/start");
         },
-      }, "Start game");
+      }, t("table.waiting.start"));
       const leave = h("button", {
         type: "button", class: "btn btn--ghost", dataset: { focusKey: "leave" },
         onclick: async () => {
@@ -687,41 +709,41 @@ export function mountTable(root, { id }) {
             navigate("/");
           }
         },
-      }, "Leave table");
+      }, t("table.waiting.leave"));
       add(controls, 
         botPicker(S, empty.length > 0, rest),
         h("div", { class: "control-row" }, start, leave),
-        canStart ? null : h("p", { class: "hint", text: `At least ${minPlayers} players are needed to start.` }));
+        canStart ? null : h("p", { class: "hint", text: t("table.waiting.need_players", { count: minPlayers }) }));
     } else {
-      add(controls, h("p", { class: "hint" }, icon("eye"), " You are watching this table."));
+      add(controls, h("p", { class: "hint" }, icon("eye"), " ", t("table.waiting.watching")));
       if (empty.length) {
         add(controls, h("button", {
           type: "button", class: "btn btn--primary btn--big", dataset: { testid: "take-seat", focusKey: "take-seat" },
           onclick: takeSeat,
-        }, "Take a seat"));
+        }, t("table.waiting.take_seat")));
       }
     }
 
-    const badges = ruleBadges(t.rules, t.turn_timer);
+    const badges = ruleBadges(tb.rules, tb.turn_timer);
     add(waitingHost, 
       h("section", { class: "panel waiting" },
         h("div", { class: "waiting-head" },
-          h("h2", { text: "Waiting for players" }),
-          h("span", { class: "chip", text: `${seated.length} / ${t.seats.length} seated` })),
+          h("h2", { text: t("table.state.waiting") }),
+          h("span", { class: "chip", text: t("table.waiting.seated", { n: seated.length, count: tb.seats.length }) })),
         badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null,
         list, controls),
       h("section", { class: "panel invite" },
-        h("h2", { text: "Invite friends" }),
-        h("p", { class: "muted", text: "Anyone with this link can take a free seat or watch." }),
+        h("h2", { text: t("table.invite.title") }),
+        h("p", { class: "muted", text: t("table.invite.text") }),
         inviteWarning(invite),
         h("div", { class: "invite-row" },
-          h("input", { class: "input invite-input", type: "text", readonly: true, value: invite.url, "aria-label": "Invite link", dataset: { testid: "invite-url" }, onfocus: (e) => e.target.select() }),
-          h("button", { type: "button", class: "btn btn--secondary", onclick: copyInvite, "aria-label": "Copy the invite link" }, icon("copy"), "Copy"))));
+          h("input", { class: "input invite-input", type: "text", readonly: true, value: invite.url, "aria-label": t("table.invite.link"), dataset: { testid: "invite-url" }, onfocus: (e) => e.target.select() }),
+          h("button", { type: "button", class: "btn btn--secondary", onclick: copyInvite, "aria-label": t("table.invite.copy_label") }, icon("copy"), t("table.invite.copy")))));
   }
 
   async function leaveGame() {
     // eslint-disable-next-line no-alert
-    if (!window.confirm("Leave this table? A bot plays your seat for the rest of the game.")) return;
+    if (!window.confirm(t("table.leave_confirm"))) return;
     const ok = await rest("POST", "/leave");
     if (ok) {
       store.del(tokenKey(id));
@@ -733,7 +755,7 @@ export function mountTable(root, { id }) {
   }
 
   async function takeSeat() {
-    const name = await askName("Take a seat", "Sit down");
+    const name = await askName(t("table.waiting.take_seat"), t("table.waiting.sit_down"));
     if (!name) return;
     try {
       const data = await api("POST", `/api/tables/${encodeURIComponent(id)}/join`, { body: { player: name } });
@@ -743,25 +765,25 @@ export function mountTable(root, { id }) {
       if (data.table) applyTable(data.table);
       S.conn.restart();
     } catch (err) {
-      toast(err.message);
+      toast(errorText(err));
     }
   }
 
   // ---- the game ----------------------------------------------------------------------
   function renderGame() {
-    const t = S.table;
-    const g = t.game;
+    const tb = S.table;
+    const g = tb.game;
     const me = myGameSeat();
     const picks = buildPicks(g, me);
     clear(boardHost);
-    boardHost.appendChild(renderBoard(g, { me, seatMeta, deadline: t.turn_deadline && !g.over ? t.turn_deadline : null, picks }));
+    boardHost.appendChild(renderBoard(g, { me, seatMeta, deadline: tb.turn_deadline && !g.over ? tb.turn_deadline : null, picks }));
     markAway(g, me);
     clear(scoresHost);
     scoresHost.appendChild(renderScoreSheet(g));
     renderDecision(g, me);
     keepTargetsInView(g);
     resultsBtn.hidden = !g.over;
-    const turnKey = `${t.version}:${g.to_decide}`;
+    const turnKey = `${tb.version}:${g.to_decide}`;
     if (me !== null && g.to_decide === me && !g.over && S.lastTurnKey !== turnKey) {
       S.lastTurnKey = turnKey;
       announcer.textContent = kindPrompt(g.decision_kind, g.pending_card, true);
@@ -797,6 +819,11 @@ export function mountTable(root, { id }) {
     return !!g && me !== null && g.to_decide === me && !g.over && (g.legal_decisions || []).length > 0;
   }
 
+  /** "your 5" / "Bob’s 5" (cards.whose). */
+  function whoseCard(s, code, me) {
+    return s === me ? t("cards.whose.mine", { card: cardName(code) }) : t("cards.whose.other", { name: nameOf(s), card: cardName(code) });
+  }
+
   function labelFor(g, me, d) {
     return decisionLabel(d, { names: nameOf, me, pending: g.pending_card });
   }
@@ -810,7 +837,7 @@ export function mountTable(root, { id }) {
     for (const d of legal) {
       const p = parseDecision(d);
       if (["target", "give", "pass", "minus"].includes(p.verb)) {
-        const short = p.verb === "minus" ? `−${flip7Bonus()}` : p.verb === "give" ? (p.seat === me ? "Keep" : "Give") : p.seat === me ? "Me" : "Choose";
+        const short = p.verb === "minus" ? t("table.pick.minus", { bonus: flip7Bonus() }) : p.verb === "give" ? (p.seat === me ? t("table.pick.keep") : t("table.pick.give")) : p.seat === me ? t("table.pick.me") : t("table.pick.choose");
         picks.seats.set(p.seat, { decision: d, label: labelFor(g, me, d), short, onPick: () => sendMove(d) });
       } else if ((p.verb === "steal" || p.verb === "discard") && kind !== "swap") {
         picks.cards.set(`${p.seat}|${p.card}`, { label: labelFor(g, me, d), onPick: () => sendMove(d) });
@@ -824,7 +851,7 @@ export function mountTable(root, { id }) {
             const key = `${s}|${c}`;
             if (!picks.cards.has(key)) {
               picks.cards.set(key, {
-                label: `Swap: pick ${s === me ? "your" : `${nameOf(s)}’s`} ${cardName(c)} first`,
+                label: t("table.swap.pick_first_label", { card: whoseCard(s, c, me) }),
                 onPick: () => { S.swapFirst = { seat: s, card: c }; render(); },
               });
             }
@@ -834,7 +861,7 @@ export function mountTable(root, { id }) {
         const f = S.swapFirst;
         const fKey = `${f.seat}|${f.card}`;
         picks.selected = fKey;
-        picks.cards.set(fKey, { label: `Cancel: unselect ${cardName(f.card)}`, onPick: () => { S.swapFirst = null; render(); } });
+        picks.cards.set(fKey, { label: t("table.swap.unselect", { card: cardName(f.card) }), onPick: () => { S.swapFirst = null; render(); } });
         for (const p of pairs) {
           let other = null;
           if (p.seat === f.seat && p.card === f.card) other = [p.seat2, p.card2];
@@ -869,8 +896,8 @@ export function mountTable(root, { id }) {
       decisionHost.dataset.state = "idle";
       const who = g.to_decide !== null && g.to_decide !== undefined ? nameOf(g.to_decide) : null;
       decisionHost.appendChild(h("div", { class: "decision-idle" },
-        me === null ? h("span", { class: "chip chip--watch" }, icon("eye"), "Watching live") : null,
-        h("span", { class: "muted", text: who ? `Waiting for ${who}…` : "Waiting…" })));
+        me === null ? h("span", { class: "chip chip--watch" }, icon("eye"), t("table.decision.watching_live")) : null,
+        h("span", { class: "muted", text: who ? t("table.decision.waiting_for", { name: who }) : t("table.decision.waiting") })));
       return;
     }
     const legal = g.legal_decisions;
@@ -889,10 +916,10 @@ export function mountTable(root, { id }) {
       decisionHost.classList.toggle("is-collapsed", collapsed);
       prompt.appendChild(h("button", {
         type: "button", class: "btn btn--ghost btn--small decision-toggle", "aria-expanded": String(!collapsed),
-        "aria-label": collapsed ? "Show the options" : "Hide the options to see the whole table",
+        "aria-label": collapsed ? t("table.decision.show_options") : t("table.decision.hide_options_label"),
         dataset: { focusKey: "decision-toggle", testid: "decision-toggle" },
         onclick: () => { S.collapsedFor = collapsed ? null : decisionKey; render(); },
-      }, collapsed ? "Options" : "Hide"));
+      }, collapsed ? t("table.decision.options") : t("table.decision.hide")));
     }
     const main = h("div", { class: `decision-main decision-main--${kind}` });
     let n = 0;
@@ -902,27 +929,27 @@ export function mountTable(root, { id }) {
       const hasHit = legal.includes("hit");
       const hasStay = legal.includes("stay");
       add(main, 
-        hasHit ? optionButton(g, me, "hit", { cls: "opt-main btn--hit", hint: "H", content: h("span", { class: "opt-big", text: "Hit" }) }) : null,
-        hasStay ? optionButton(g, me, "stay", { cls: "opt-main btn--stay", hint: "S", content: h("span", { class: "opt-big", text: "Stay" }) })
-          : h("button", { type: "button", class: "btn opt btn--stay", disabled: true, "aria-label": "Stay is not allowed now" }, h("span", { class: "opt-big", text: "Stay" }), h("small", { text: "not allowed" })));
+        hasHit ? optionButton(g, me, "hit", { cls: "opt-main btn--hit", hint: "H", content: h("span", { class: "opt-big", text: t("cards.decision.hit") }) }) : null,
+        hasStay ? optionButton(g, me, "stay", { cls: "opt-main btn--stay", hint: "S", content: h("span", { class: "opt-big", text: t("cards.decision.stay") }) })
+          : h("button", { type: "button", class: "btn opt btn--stay", disabled: true, "aria-label": t("table.decision.stay_not_allowed_label") }, h("span", { class: "opt-big", text: t("cards.decision.stay") }), h("small", { text: t("table.decision.not_allowed") })));
       const p = g.players[me];
       // The server works out the bust risk (flip7.analysis.advisor.bust_risk): shown as sent.
       const risk = typeof g.bust_risk === "number" ? g.bust_risk : null;
       prompt.appendChild(h("span", { class: "decision-facts" },
-        h("span", null, "Sum ", h("b", { text: String(p.number_sum) })),
-        h("span", null, "Score ", h("b", { text: String(p.round_score) })),
-        risk !== null ? h("span", { class: risk >= 0.3 ? "risk risk--high" : "risk" }, "Bust risk ", h("b", { text: `${Math.round(risk * 100)}%` })) : null));
+        h("span", null, tparts("table.decision.sum", { n: h("b", { text: formatNumber(p.number_sum) }) })),
+        h("span", null, tparts("table.decision.score", { n: h("b", { text: formatNumber(p.round_score) }) })),
+        risk !== null ? h("span", { class: risk >= 0.3 ? "risk risk--high" : "risk" }, tparts("table.decision.risk", { n: h("b", { text: formatNumber(Math.round(risk * 100) / 100, { style: "percent" }) }) })) : null));
     } else if (["target", "give", "pass"].includes(kind) || kind === "flip7_choice") {
       for (const d of legal) {
         const p = parseDecision(d);
-        const content = p.verb === "bonus" ? h("span", { class: "opt-big", text: `+${flip7Bonus()} for me` })
+        const content = p.verb === "bonus" ? h("span", { class: "opt-big", text: t("table.decision.bonus_me", { bonus: flip7Bonus() }) })
           : h("span", { class: "opt-player" },
             h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: initial(nameOf(p.seat)) }),
-            h("span", { text: p.verb === "minus" ? `−${flip7Bonus()} to ${nameOf(p.seat)}` : p.seat === me ? (p.verb === "give" ? "Keep it" : "Me") : nameOf(p.seat) }),
-            g.players[p.seat] && g.players[p.seat].status !== "active" ? h("small", { class: "muted", text: g.players[p.seat].status }) : null);
+            h("span", { text: p.verb === "minus" ? t("cards.decision.minus", { bonus: flip7Bonus(), name: nameOf(p.seat) }) : p.seat === me ? (p.verb === "give" ? t("cards.decision.keep") : t("table.decision.me")) : nameOf(p.seat) }),
+            g.players[p.seat] && g.players[p.seat].status !== "active" ? h("small", { class: "muted", text: t(`table.decision.status.${g.players[p.seat].status === "busted" ? "busted" : "stayed"}`) }) : null);
         main.appendChild(optionButton(g, me, d, { cls: `opt-main${p.verb === "bonus" ? " btn--hit" : ""}`, hint: nextHint(), content }));
       }
-      main.appendChild(h("p", { class: "hint hint--inline", text: "or click a player on the table" }));
+      main.appendChild(h("p", { class: "hint hint--inline", text: t("table.decision.or_click_player") }));
     } else if (kind === "steal" || kind === "discard") {
       const bySeat = new Map();
       for (const d of legal) {
@@ -932,12 +959,12 @@ export function mountTable(root, { id }) {
       }
       for (const [s, items] of bySeat) {
         main.appendChild(h("div", { class: "opt-group" },
-          h("span", { class: "opt-group-label", text: s === me ? "Your line" : nameOf(s) }),
+          h("span", { class: "opt-group-label", text: s === me ? t("table.decision.your_line") : nameOf(s) }),
           h("div", { class: "opt-cards" }, items.map(([d, p]) => optionButton(g, me, d, {
             cls: "opt-main opt-card", hint: nextHint(), content: cardEl(p.card, { small: true, label: cardName(p.card) }),
           })))));
       }
-      main.appendChild(h("p", { class: "hint hint--inline", text: "or click a card on the table" }));
+      main.appendChild(h("p", { class: "hint hint--inline", text: t("table.decision.or_click_card") }));
     } else if (kind === "swap") {
       const pairs = legal.map(parseDecision).filter((p) => p.verb === "swap");
       if (!S.swapFirst) {
@@ -953,20 +980,20 @@ export function mountTable(root, { id }) {
           if (!bySeat.has(s)) bySeat.set(s, []);
           bySeat.get(s).push(c);
         }
-        main.appendChild(h("p", { class: "opt-step", text: "1. Pick the first card" }));
+        main.appendChild(h("p", { class: "opt-step", text: t("table.swap.step1") }));
         for (const [s, codes] of [...bySeat.entries()].sort((a, b) => a[0] - b[0])) {
           main.appendChild(h("div", { class: "opt-group" },
-            h("span", { class: "opt-group-label", text: s === me ? "Your line" : nameOf(s) }),
+            h("span", { class: "opt-group-label", text: s === me ? t("table.decision.your_line") : nameOf(s) }),
             h("div", { class: "opt-cards" }, codes.map((c) => h("button", {
               type: "button", class: "btn opt opt-main opt-card", disabled: !!S.pendingMove,
               dataset: { swapFirst: `${s}|${c}`, focusKey: `swap1:${s}|${c}` },
-              "aria-label": `Pick ${s === me ? "your" : `${nameOf(s)}’s`} ${cardName(c)} first`,
+              "aria-label": t("table.swap.pick_first", { card: whoseCard(s, c, me) }),
               onclick: () => { S.swapFirst = { seat: s, card: c }; render(); },
             }, n < 9 ? h("kbd", { class: "key", "aria-hidden": "true", text: nextHint() }) : null, cardEl(c, { small: true, label: cardName(c) }))))));
         }
       } else {
         const f = S.swapFirst;
-        main.appendChild(h("p", { class: "opt-step" }, "2. Swap ", h("b", { text: `${f.seat === me ? "your" : `${nameOf(f.seat)}’s`} ${cardName(f.card)}` }), " with…"));
+        main.appendChild(h("p", { class: "opt-step" }, tparts("table.swap.step2", { card: h("b", { text: whoseCard(f.seat, f.card, me) }) })));
         for (const p of pairs) {
           let other = null;
           if (p.seat === f.seat && p.card === f.card) other = [p.seat2, p.card2];
@@ -975,20 +1002,20 @@ export function mountTable(root, { id }) {
           main.appendChild(optionButton(g, me, p.text, {
             cls: "opt-main opt-card opt-card--wide", hint: nextHint(),
             content: h("span", { class: "opt-player" }, cardEl(other[1], { small: true, label: cardName(other[1]) }),
-              h("span", { text: other[0] === me ? "yours" : nameOf(other[0]) })),
+              h("span", { text: other[0] === me ? t("table.swap.yours") : nameOf(other[0]) })),
           }));
         }
         main.appendChild(h("button", {
-          type: "button", class: "btn btn--ghost", dataset: { focusKey: "swap-cancel" }, "aria-label": "Pick another first card (Escape)",
+          type: "button", class: "btn btn--ghost", dataset: { focusKey: "swap-cancel" }, "aria-label": t("table.swap.back_label"),
           onclick: () => { S.swapFirst = null; render(); },
-        }, "Back"));
+        }, t("table.swap.back")));
       }
     } else {
       for (const d of legal) main.appendChild(optionButton(g, me, d, { cls: "opt-main", hint: nextHint() }));
     }
 
     const all = h("details", { class: "decision-all" },
-      h("summary", { text: `All options (${legal.length})` }),
+      h("summary", { text: t("table.decision.all_options", { count: legal.length }) }),
       h("div", { class: "option-list" }, legal.map((d) => optionButton(g, me, d, { cls: "opt-fallback btn--small" }))));
     if (S.allOpen) all.open = true;
     all.addEventListener("toggle", () => { S.allOpen = all.open; });
@@ -996,21 +1023,21 @@ export function mountTable(root, { id }) {
   }
 
   function sendMove(decision) {
-    const t = S.table;
-    const g = t && t.game;
+    const tb = S.table;
+    const g = tb && tb.game;
     if (!g || S.pendingMove) return;
     if (!(g.legal_decisions || []).includes(decision)) {
-      toast("That move is not allowed now");
+      toast(t("table.move_not_allowed"));
       return;
     }
     S.moveCounter += 1;
     const mid = `m${Date.now().toString(36)}${S.moveCounter}${Math.random().toString(36).slice(2, 6)}`;
-    const ok = S.conn.send({ v: 1, type: "move", id: mid, version: t.version, decision });
+    const ok = S.conn.send({ v: 1, type: "move", id: mid, version: tb.version, decision });
     if (!ok) {
-      toast("Not connected — reconnecting…");
+      toast(t("table.not_connected"));
       return;
     }
-    S.pendingMove = { id: mid, decision, version: t.version };
+    S.pendingMove = { id: mid, decision, version: tb.version };
     S.swapFirst = null;
     render();
     setTimeout(() => {
@@ -1034,9 +1061,9 @@ export function mountTable(root, { id }) {
       const badges = panel && panel.querySelector(".seat-badges");
       if (!badges) return;
       if (meta.stand_in) {
-        badges.appendChild(h("span", { class: "badge badge--bot", dataset: { testid: "stand-in" }, text: "away · bot plays" }));
+        badges.appendChild(h("span", { class: "badge badge--bot", dataset: { testid: "stand-in" }, text: t("table.away.bot_plays") }));
       } else if (meta.away_since !== null && meta.away_since !== undefined) {
-        badges.appendChild(h("span", { class: "badge badge--offline", dataset: { testid: "away" }, text: "away" }));
+        badges.appendChild(h("span", { class: "badge badge--offline", dataset: { testid: "away" }, text: t("table.away.away") }));
         if (isSeated() && me !== null && me !== s) badges.appendChild(handoverButton(s, meta));
       }
     });
@@ -1044,7 +1071,7 @@ export function mountTable(root, { id }) {
 
   function handoverButton(s, meta) {
     const btn = h("button", {
-      type: "button", class: "btn btn--secondary btn--small", "aria-label": `Let a bot play ${meta.name}’s seat until they are back`,
+      type: "button", class: "btn btn--secondary btn--small", "aria-label": t("table.away.handover_label", { name: meta.name }),
       dataset: { testid: "handover", handoverAt: String(meta.handover_at), focusKey: `handover:${s}` },
       onclick: async (ev) => {
         const el = ev.currentTarget;
@@ -1065,15 +1092,15 @@ export function mountTable(root, { id }) {
   function tickHandover(btn) {
     const left = Math.max(0, Math.ceil(Number(btn.dataset.handoverAt) - Date.now() / 1000));
     btn.disabled = left > 0 || !!btn.dataset.sending;
-    btn.textContent = left > 0 ? `Hand to a bot (in ${left} s)` : "Hand to a bot";
+    btn.textContent = left > 0 ? t("table.away.handover_in", { count: left }) : t("table.away.handover");
   }
 
   /** At the end screen: whether a player is ready for the rematch (bots are), or leaving. */
   function readyBadge(s) {
     const meta = seatMeta(s);
     if (!meta || meta.ready === null || meta.ready === undefined) return null;
-    const [cls, text] = meta.gone ? ["badge--offline", "leaving"] : meta.ready ? ["badge--bot", "ready"]
-      : meta.connected ? ["", "not ready"] : ["badge--offline", "away"];
+    const [cls, text] = meta.gone ? ["badge--offline", t("table.ready.leaving")] : meta.ready ? ["badge--bot", t("table.ready.ready")]
+      : meta.connected ? ["", t("table.ready.not_ready")] : ["badge--offline", t("table.away.away")];
     return h("span", { class: `badge ${cls}`.trim(), dataset: { testid: "ready-state" }, text });
   }
 
@@ -1081,29 +1108,48 @@ export function mountTable(root, { id }) {
   function lifeLine(ev) {
     switch (ev.type) {
       case "stand_in":
-        return { tone: "table", text: typeof ev.by === "number" ? `${nameOf(ev.by)} handed ${nameOf(ev.seat)}’s seat to a bot until they are back`
-          : `${nameOf(ev.seat)} is away — a bot plays their seat until they are back` };
-      case "returned": return { tone: "table", text: `${nameOf(ev.seat)} is back and plays again` };
-      case "ready": return { tone: ev.ready ? "table" : "muted", text: ev.ready ? `${nameOf(ev.seat)} is ready for a rematch` : `${nameOf(ev.seat)} is not ready yet` };
-      case "gone": return { tone: "muted", text: `${nameOf(ev.seat)} is gone — the rematch starts without them` };
+        return { tone: "table", text: typeof ev.by === "number" ? t("table.life.handed", { by: nameOf(ev.by), name: nameOf(ev.seat) })
+          : t("table.life.stand_in", { name: nameOf(ev.seat) }) };
+      case "returned": return { tone: "table", text: t("table.life.returned", { name: nameOf(ev.seat) }) };
+      case "ready": return { tone: ev.ready ? "table" : "muted", text: ev.ready ? t("table.life.ready", { name: nameOf(ev.seat) }) : t("table.life.not_ready", { name: nameOf(ev.seat) }) };
+      case "gone": return { tone: "muted", text: t("table.life.gone", { name: nameOf(ev.seat) }) };
       default: return null;
     }
   }
 
   // ---- end of the game ---------------------------------------------------------------
+  /**
+   * H6's hook (endscreen.js): the rating changes and the statistics of the game just
+   * finished. mountEndSummary fills its container once per finished game; the end screen,
+   * redrawn as players say ready, keeps showing the same container.
+   */
+  function endSummary(gameId, seat) {
+    if (gameId === null || gameId === undefined) return null;
+    if (!S.endSummary || S.endSummary.gameId !== gameId) {
+      const container = h("div", { class: "endscreen-summary", dataset: { testid: "end-summary" } });
+      S.endSummary = { gameId, container };
+      try {
+        mountEndSummary(container, { gameId, seat });
+      } catch (err) {
+        console.error(err); // the end screen works without it
+      }
+    }
+    return S.endSummary.container;
+  }
+
   function renderEnd() {
     clear(endHost);
-    const t = S.table;
-    const g = t && t.game;
-    if (!g || !g.over || S.endClosedFor === t.game_id) return;
+    const tb = S.table;
+    const g = tb && tb.game;
+    if (!g || !g.over || S.endClosedFor === tb.game_id) return;
     const winners = g.winners || [];
     const me = myGameSeat();
     const names = winners.map(nameOf);
-    const headline = winners.length > 1 ? `${names.join(" & ")} share the win!`
-      : winners[0] === me && me !== null ? "You win!" : `${names[0] || "Nobody"} wins!`;
+    const headline = winners.length > 1 ? t("table.end.share_win", { names: names.join(" & ") })
+      : winners[0] === me && me !== null ? t("table.end.you_win") : t("table.board.wins", { name: names[0] || t("cards.log.nobody") });
     const ranking = g.players.map((p) => p).sort((a, b) => b.total - a.total);
     const close = () => {
-      S.endClosedFor = t.game_id;
+      S.endClosedFor = tb.game_id;
       renderEnd();
     };
     // The ready check: the next game starts once everyone staying is ready (the server's call).
@@ -1117,33 +1163,35 @@ export function mountTable(root, { id }) {
         const ok = await rest("POST", "/ready", { ready: !iAmReady });
         if (!ok) ev.currentTarget.disabled = false;
       },
-    }, iAmReady ? "Not ready after all" : "Ready for a rematch") : null;
+    }, iAmReady ? t("table.end.not_ready") : t("table.end.ready")) : null;
     const unready = playerSeats().filter((x) => x.kind === "human" && !x.gone && !x.ready).map((x) => x.name);
-    const readyNote = t.rematch_problem ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t.rematch_problem })
+    // The server's reason is English prose: the page says it in its own words.
+    const readyNote = tb.rematch_problem ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t("table.end.rematch_problem") })
       : unready.length && playerSeats().some((x) => x.kind === "human" && x.ready)
-        ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: `The rematch starts when ${unready.join(", ")} ${unready.length > 1 ? "are" : "is"} ready` }) : null;
-    const replayLink = t.game_id !== null && t.game_id !== undefined
-      ? h("a", { class: "btn btn--secondary btn--big", href: `/replay/game/${encodeURIComponent(t.game_id)}`, "data-link": true, dataset: { testid: "replay-link" } }, icon("play"), "Watch the replay")
+        ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t("table.end.waiting_for", { names: unready.join(t("cards.list.sep")), count: unready.length }) }) : null;
+    const replayLink = tb.game_id !== null && tb.game_id !== undefined
+      ? h("a", { class: "btn btn--secondary btn--big", href: `/replay/game/${encodeURIComponent(tb.game_id)}`, "data-link": true, dataset: { testid: "replay-link" } }, icon("play"), t("table.end.replay"))
       : null;
     // The ready check redraws the end screen as players say ready: it rises in only once.
-    const again = S.endShownFor === t.game_id;
-    S.endShownFor = t.game_id;
+    const again = S.endShownFor === tb.game_id;
+    S.endShownFor = tb.game_id;
     const dialog = h("div", { class: "endscreen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title", dataset: { testid: "endscreen" } },
       h("div", { class: "endscreen-card", style: again ? { animation: "none" } : null },
-        h("button", { type: "button", class: "btn btn--icon endscreen-close", "aria-label": "Close and look at the table", onclick: close }, icon("close")),
+        h("button", { type: "button", class: "btn btn--icon endscreen-close", "aria-label": t("table.end.close"), onclick: close }, icon("close")),
         h("div", { class: "endscreen-trophy", "aria-hidden": "true" }, icon("trophy")),
-        h("p", { class: "endscreen-kicker", text: `Game over after ${g.rounds.length} round${g.rounds.length === 1 ? "" : "s"}` }),
+        h("p", { class: "endscreen-kicker", text: t("table.end.kicker", { count: g.rounds.length }) }),
         h("h2", { id: "end-title", class: "endscreen-title", text: headline }),
         h("ol", { class: "ranking" }, ranking.map((p, i) => h("li", { class: `ranking-row${winners.includes(p.seat) ? " is-winner" : ""}`, dataset: { seat: String(p.seat) } },
-          h("span", { class: "ranking-pos", text: String(i + 1) }),
+          h("span", { class: "ranking-pos", text: formatNumber(i + 1) }),
           h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: initial(p.name) }),
           h("span", { class: "ranking-name", text: p.name }),
-          p.seat === me ? h("span", { class: "badge badge--you", text: "You" }) : null,
+          p.seat === me ? h("span", { class: "badge badge--you", text: t("table.you") }) : null,
           readyBadge(p.seat),
-          h("b", { class: "ranking-total", dataset: { testid: "final-total" }, text: String(p.total) })))),
+          h("b", { class: "ranking-total", dataset: { testid: "final-total" }, text: formatNumber(p.total) })))),
         readyNote,
+        endSummary(tb.game_id, me),
         h("div", { class: "endscreen-actions" }, rematch, replayLink,
-          h("a", { class: "btn btn--ghost", href: "/", "data-link": true }, "Back to the lobby"))));
+          h("a", { class: "btn btn--ghost", href: "/", "data-link": true }, t("common.back_to_lobby")))));
     endHost.appendChild(dialog);
   }
 
@@ -1168,7 +1216,7 @@ export function mountTable(root, { id }) {
           // Reconnected: the log catches up with what happened meanwhile.
           for (const m of msg.missed) for (const ev of m.events || []) logLine(ev);
         } else if (!history && before !== null && msg.table && msg.table.version !== before) {
-          logLine({ type: "_note", text: "Reconnected — the table moved on meanwhile" });
+          logLine({ type: "_note", key: "table.reconnected_note" });
         }
         applyTable(msg.table);
         if (history) logHistory(history); // a reload, a reconnect, a late spectator
@@ -1194,15 +1242,15 @@ export function mountTable(root, { id }) {
         if (msg.code === "no_table" || msg.code === "closed") {
           S.conn.stop();
           setConn("closed");
-          toast(msg.message || "This table no longer exists");
+          toast(errorText(msg, t("table.gone")));
           return;
         }
         if (msg.code === "unauthorized") {
-          toast("Your seat could not be restored; you are now watching.");
+          toast(t("table.seat_lost"));
           forgetToken();
           return;
         }
-        toast(msg.message || `Error: ${msg.code}`);
+        toast(errorFrame(msg));
         if (S.pendingMove && (msg.id === S.pendingMove.id || msg.id === null)) S.pendingMove = null;
         if (msg.table) applyTable(msg.table);
         else render();
@@ -1257,9 +1305,9 @@ export function mountTable(root, { id }) {
       loading.hidden = true;
       setConn("closed");
       root.querySelector(".table-page").appendChild(h("section", { class: "panel notfound" },
-        h("h2", { text: "This table does not exist" }),
-        h("p", { class: "muted", text: "It may have been closed, or the link is mistyped." }),
-        h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, "Back to the lobby")));
+        h("h2", { text: t("table.not_found") }),
+        h("p", { class: "muted", text: t("table.not_found_text") }),
+        h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, t("common.back_to_lobby"))));
       return;
     }
     S.conn.start();

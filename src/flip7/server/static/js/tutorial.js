@@ -1,15 +1,18 @@
 // The guided first game: the lobby's "Learn to play" (POST /api/tutorial), and at its table
 // the lesson the server sends in the table state's `tutorial` (docs/protocol.md), with
 // "Got it" where the lesson waits to be read, "Skip tutorial" always, and the move the
-// lesson asks for highlighted. The browser only shows what the server says.
+// lesson asks for highlighted. The browser only shows what the server says: a lesson's
+// words are the catalogue's "tutorial.lesson.<id>" with the server's params filled in
+// (the server's English text where the catalogue has no such lesson).
 import { api } from "./api.js";
+import { has, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { askName, h, store, toast, tokenKey } from "./util.js";
 
 /** The lobby's "Learn to play": a private table against bots, its game started at once. */
 export async function startTutorial(ev) {
   const button = ev && ev.currentTarget;
-  const player = await askName("Learn to play", "Start");
+  const player = await askName(t("tutorial.learn"), t("tutorial.start"));
   if (!player) return;
   if (button) button.disabled = true;
   try {
@@ -23,6 +26,14 @@ export async function startTutorial(ev) {
   }
 }
 
+/** A lesson's words in the reader's language: "tutorial.lesson.<id>" with the names and
+ * numbers the server sends (params), else the server's English text. */
+export function lessonText(lesson) {
+  const key = `tutorial.lesson.${lesson.id}`;
+  if (!has(key) || !lesson.params || typeof lesson.params !== "object") return lesson.text;
+  return t(key, lesson.params);
+}
+
 /** The coach banner at the top of a table page (`page`, its header first). */
 export function mountTutorial(page, tableId) {
   const text = h("p", { class: "tutor-text", dataset: { testid: "tutor-text" } });
@@ -30,18 +41,18 @@ export function mountTutorial(page, tableId) {
   const gotIt = h("button", {
     type: "button", class: "btn btn--primary btn--small", hidden: true,
     dataset: { testid: "tutor-next", focusKey: "tutor-next" }, onclick: () => send({ read: shown.number }),
-  }, "Got it");
+  }, t("tutorial.got_it"));
   const skip = h("button", {
     type: "button", class: "btn btn--ghost btn--small tutor-skip",
     dataset: { testid: "tutor-skip", focusKey: "tutor-skip" }, onclick: () => send({ skip: true }),
-  }, "Skip tutorial");
+  }, t("tutorial.skip"));
   // "Got it" has a row of its own only when a lesson waits for it: on a phone every line
   // the banner takes is a line of the board less.
   const actions = h("div", { class: "tutor-actions", hidden: true }, gotIt);
   const box = h("section", {
-    class: "tutor", hidden: true, "aria-label": "Tutorial", dataset: { testid: "tutorial" },
+    class: "tutor", hidden: true, "aria-label": t("tutorial.label"), dataset: { testid: "tutorial" },
   },
-  h("div", { class: "tutor-head" }, h("span", { class: "tutor-kicker", text: "Learn to play" }), progress, skip),
+  h("div", { class: "tutor-head" }, h("span", { class: "tutor-kicker", text: t("tutorial.learn") }), progress, skip),
   h("div", { class: "tutor-live", role: "status", "aria-live": "polite" }, text),
   actions);
   page.insertBefore(box, page.firstElementChild ? page.firstElementChild.nextSibling : null);
@@ -65,29 +76,29 @@ export function mountTutorial(page, tableId) {
 
   /** After every render of the table: the lesson on screen, and the move it asks for. */
   function update(table) {
-    const t = table && table.tutorial;
+    const tut = table && table.tutorial;
     const g = table && table.game;
-    const mine = !!(t && g && g.viewer === t.seat && store.get(tokenKey(tableId)));
-    const done = t && !t.lesson && (t.step >= t.steps || g.over);
-    box.hidden = !mine || t.skipped || done;
+    const mine = !!(tut && g && g.viewer === tut.seat && store.get(tokenKey(tableId)));
+    const done = tut && !tut.lesson && (tut.step >= tut.steps || g.over);
+    box.hidden = !mine || tut.skipped || done;
     document.body.classList.toggle("has-tutor", !box.hidden);
     if (box.hidden) return;
-    const lesson = t.lesson;
-    const key = lesson ? `${lesson.number}` : `watch:${t.step}`;
+    const lesson = tut.lesson;
+    const key = lesson ? `${lesson.number}` : `watch:${tut.step}`;
     if (shown.key !== key) {
       shown = { number: lesson ? lesson.number : null, key };
-      text.textContent = lesson ? lesson.text : "Watch the bots play…";
+      text.textContent = lesson ? lessonText(lesson) : t("tutorial.watch");
       box.dataset.lesson = lesson ? lesson.id : "";
       box.classList.remove("tutor--new");
       void box.offsetWidth; // restart the animation
       box.classList.add("tutor--new");
     }
     gotIt.hidden = actions.hidden = !(lesson && lesson.next);
-    progress.textContent = `Step ${Math.min(t.step + 1, t.steps)} of ${t.steps}`;
-    box.dataset.expect = t.expect || "";
-    if (t.expect) {
+    progress.textContent = t("tutorial.progress", { n: Math.min(tut.step + 1, tut.steps), count: tut.steps });
+    box.dataset.expect = tut.expect || "";
+    if (tut.expect) {
       for (const el of document.querySelectorAll("#decision .decision-main [data-decision], .board [data-decision]")) {
-        el.classList.toggle("is-expected", el.dataset.decision === t.expect);
+        el.classList.toggle("is-expected", el.dataset.decision === tut.expect);
       }
     }
   }

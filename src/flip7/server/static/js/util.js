@@ -2,6 +2,7 @@
 // User-provided text (player and table names) only ever reaches the page through
 // textContent / attribute setters here: never through innerHTML.
 import { api } from "./api.js";
+import { formatList, t } from "./i18n.js";
 
 /**
  * Build an element: h("button", {class: "btn", onclick: fn, "aria-label": "Hit"}, "Hit").
@@ -118,7 +119,7 @@ export function toast(message, kind = "error", ms = 4200) {
   const el = h("div", { class: `toast toast--${kind}`, role: kind === "error" ? "alert" : "status" },
     h("span", { class: "toast-text", text: message }),
     h("button", {
-      class: "toast-close", type: "button", "aria-label": "Dismiss",
+      class: "toast-close", type: "button", "aria-label": t("common.dismiss"),
       onclick: () => el.remove(),
     }, icon("close")));
   box.appendChild(el);
@@ -207,7 +208,7 @@ export function nameCounter(input, limitName) {
     const n = nameLength(input.value);
     const over = n > most;
     counter.hidden = false;
-    counter.textContent = over ? `${n} / ${most} characters: ${n - most} too many` : `${n} / ${most}`;
+    counter.textContent = over ? t("common.name_count_over", { n, most, count: n - most }) : t("common.name_count", { n, most });
     counter.style.setProperty("color", over ? "#ffb3aa" : "");
     counter.dataset.over = String(over);
     if (over) input.setAttribute("aria-invalid", "true");
@@ -273,46 +274,46 @@ export function inviteLink(path, info) {
 export function inviteWarning(invite) {
   if (!invite.loopback) return null;
   const box = h("div", { class: "form-error invite-warning", role: "status", dataset: { testid: "invite-warning" } },
-    h("p", { text: `Friends cannot open this link: ${invite.host} is this computer's own address.` }));
+    h("p", { text: t("common.invite_loopback", { host: invite.host }) }));
   const copy = async (link) => {
     const ok = await copyText(link);
-    toast(ok ? "Invite link copied" : link, ok ? "ok" : "info");
+    toast(ok ? t("common.invite_copied") : link, ok ? "ok" : "info");
   };
   if (invite.others.length) {
-    add(box, h("p", { text: "Friends on your network can use:" }),
+    add(box, h("p", { text: t("common.invite_network") }),
       invite.others.map((link) => h("div", { class: "invite-row" },
-        h("input", { class: "input invite-input", type: "text", readonly: true, value: link, "aria-label": "Invite link for your network", onfocus: (e) => e.target.select() }),
-        h("button", { type: "button", class: "btn btn--secondary", onclick: () => copy(link), "aria-label": `Copy ${link}` }, icon("copy"), "Copy"))));
+        h("input", { class: "input invite-input", type: "text", readonly: true, value: link, "aria-label": t("common.invite_network_label"), onfocus: (e) => e.target.select() }),
+        h("button", { type: "button", class: "btn btn--secondary", onclick: () => copy(link), "aria-label": t("common.copy_this", { text: link }) }, icon("copy"), t("common.copy")))));
   } else if (invite.loopbackOnly === false) {
-    add(box, h("p", { text: "The server listens on every network but found no address for this machine: connect it to a network, restart the server and open the address it prints." }));
+    add(box, h("p", { text: t("common.invite_no_address") }));
   } else {
     add(box, h("p", {},
-      "The server listens on this computer only. Restart it with ",
-      h("code", { text: "make serve HOST=0.0.0.0" }), " (or ", h("code", { text: "flip7 serve --host 0.0.0.0" }),
-      ") so that friends on your Wi-Fi can join, then open the address it prints."));
+      t("common.invite_local_1"),
+      h("code", { text: "make serve HOST=0.0.0.0" }), t("common.invite_local_2"), h("code", { text: "flip7 serve --host 0.0.0.0" }),
+      t("common.invite_local_3")));
   }
   return box;
 }
 
 /** Ask for a display name in a modal dialog; resolves to the trimmed name or null. */
-export function askName(title, confirmLabel = "Join") {
+export function askName(title, confirmLabel = null) {
   return new Promise((resolve) => {
     const input = h("input", {
       id: "name-dialog-input", name: "player", type: "text", required: true,
-      autocomplete: "nickname", placeholder: "Your name", "aria-label": "Your display name",
+      autocomplete: "nickname", placeholder: t("common.your_name"), "aria-label": t("common.your_display_name"),
     });
     input.value = store.get(NAME_KEY) || "";
     const counter = nameCounter(input, "player_name_chars");
     const dialog = h("dialog", { class: "dialog", "aria-labelledby": "name-dialog-title" });
     const form = h("form", { method: "dialog", class: "dialog-form" },
       h("h2", { id: "name-dialog-title", text: title }),
-      h("label", { for: "name-dialog-input", class: "field-label", text: "Display name" }),
+      h("label", { for: "name-dialog-input", class: "field-label", text: t("common.display_name") }),
       input, counter,
       h("div", { class: "dialog-actions" },
         h("button", { type: "button", class: "btn btn--ghost", value: "cancel",
-          onclick: () => dialog.close("cancel") }, "Cancel"),
+          onclick: () => dialog.close("cancel") }, t("common.cancel")),
         h("button", { type: "submit", class: "btn btn--primary", value: "ok",
-          "data-testid": "name-dialog-ok" }, confirmLabel)));
+          "data-testid": "name-dialog-ok" }, confirmLabel || t("common.join"))));
     dialog.appendChild(form);
     form.addEventListener("submit", (ev) => {
       const name = input.value.trim();
@@ -338,10 +339,10 @@ export function askName(title, confirmLabel = "Join") {
   });
 }
 
-/** "a, b and c" */
+/** "a, b and c" ("a, b und c"): the current language's list. */
 export function listText(items) {
   if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+  return formatList(items);
 }
 
 /** Keep keyboard focus across a re-render: elements carry data-focus-key. */

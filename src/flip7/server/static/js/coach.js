@@ -1,0 +1,247 @@
+// The coach (/coach/<game_id>/<seat>): every decision of one seat of a finished game graded
+// by the strongest bots from what that seat could see. The page asks for the analysis
+// (POST /api/games/{id}/coach), shows its progress (GET … every second), then the summary
+// (accuracy, how many of each grade) and each decision: its grade (a colour, a sign and a
+// word), the move made and the better one, their values, and a link to that moment of the
+// seat's replay. Every word is built here from the JSON's fields (the "note" is the CLI's).
+import { api } from "./api.js";
+import { decisionLabel } from "./cards.js";
+import { errorText, formatNumber, has, t } from "./i18n.js";
+import { navigate } from "./router.js";
+import { clear, h, icon } from "./util.js";
+
+export const GRADES = ["best", "inaccuracy", "mistake", "blunder"];
+// The sign next to each grade's colour and word (the chess annotator's marks).
+const MARKS = { best: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
+const POLL_MS = 1000;
+
+export function gradeBadge(grade, count = null) {
+  const g = GRADES.includes(grade) ? grade : "best";
+  return h("span", { class: `grade grade--${g}`, dataset: { grade: g, testid: "grade" } },
+    h("span", { class: "grade-mark", "aria-hidden": "true", text: MARKS[g] }),
+    h("span", { class: "grade-word", text: t(`players.coach.grade.${g}`) }),
+    count !== null ? h("b", { class: "grade-count", text: formatNumber(count) }) : null);
+}
+
+/** A value of the measure: a win chance (in percent, as the coach gives it), else expected
+ * points. */
+function value(measure, x) {
+  if (x === null || x === undefined || !Number.isFinite(Number(x))) return "–";
+  if (measure === "win") return formatNumber(Number(x) / 100, { style: "percent", maximumFractionDigits: 1 });
+  return formatNumber(Number(x), { maximumFractionDigits: 1 });
+}
+
+function lossText(measure, loss) {
+  const x = Math.abs(Number(loss) || 0);
+  const key = measure === "win" ? "players.coach.loss_win" : "players.coach.loss_points";
+  return t(key, { loss: formatNumber(x, { maximumFractionDigits: 1 }) });
+}
+
+export function mountCoach(root, { gameId, seat }) {
+  document.body.dataset.view = "coach";
+  document.title = `${t("players.coach.title")} · Flip 7`;
+  const S = { destroyed: false, timer: null, record: null, result: null, onlyImprove: false };
+  const gid = encodeURIComponent(gameId);
+  const names = (s) => (S.record && Array.isArray(S.record.players) && S.record.players[s]) || t("players.seat", { seat: s + 1 });
+
+  const picker = h("select", { id: "coach-seat", class: "select select--small", dataset: { testid: "coach-seat" } });
+  picker.addEventListener("change", () => navigate(`/coach/${gid}/${Number(picker.value)}`));
+  const title = h("h1", { class: "page-title", dataset: { testid: "coach-title" } }, t("players.coach.title"));
+  const sub = h("p", { class: "muted coach-sub" });
+  const body = h("div", { class: "coach-body" });
+  const live = h("p", { class: "visually-hidden", role: "status" });
+  root.appendChild(h("div", { class: "players-page coach-page", dataset: { testid: "coach" } },
+    h("div", { class: "page-head coach-head" },
+      h("div", {}, title, sub),
+      h("div", { class: "coach-tools" },
+        h("label", { for: "coach-seat", class: "field-label", text: t("players.coach.seat_picker") }), picker,
+        h("a", { class: "btn btn--ghost btn--small", href: `/replay/game/${gid}?seat=${seat}`, "data-link": true, dataset: { testid: "coach-replay" } }, icon("play"), t("players.coach.replay")))),
+    live, body));
+
+  function heading() {
+    const who = names(seat);
+    clear(title);
+    title.append(t("players.coach.title_for", { name: who }));
+    document.title = `${t("players.coach.title_for", { name: who })} · Flip 7`;
+    const meta = (S.record && S.record.meta) || {};
+    sub.textContent = meta.table_name ? t("players.coach.sub", { table: meta.table_name }) : t("players.coach.sub_plain");
+    clear(picker);
+    const players = (S.record && S.record.players) || [];
+    players.forEach((name, s) => picker.appendChild(h("option", { value: String(s), text: name })));
+    if (!players.length) picker.appendChild(h("option", { value: String(seat), text: names(seat) }));
+    picker.value = String(seat);
+  }
+  heading();
+
+  // The record: the seats' names (and the table's) for the picker and the moves' words.
+  api("GET", `/api/games/${gid}/record`).then((record) => {
+    if (S.destroyed) return;
+    S.record = record;
+    heading();
+    if (S.result) showResult(S.result);
+  }).catch(() => { /* the names stay "Seat N" */ });
+
+  // The progress: one panel, updated in place; the screen reader hears each phase once.
+  let wait = null;
+  let said = "";
+  function say(text) {
+    if (text !== said) live.textContent = text;
+    said = text;
+  }
+
+  function progressView(p, status) {
+    const done = p && Number.isFinite(p.done) ? p.done : 0;
+    const total = p && Number.isFinite(p.total) && p.total > 0 ? p.total : null;
+    if (!wait || !wait.section.isConnected) {
+      const text = h("p", { id: "coach-progress-label", class: "coach-wait-text", dataset: { testid: "coach-status" } });
+      const bar = h("progress", { class: "coach-progress", dataset: { testid: "coach-progress" }, "aria-labelledby": "coach-progress-label" });
+      const section = h("section", { class: "panel coach-wait" }, text, bar,
+        h("p", { class: "muted", text: t("players.coach.wait_hint") }));
+      wait = { section, text, bar };
+      clear(body);
+      body.appendChild(section);
+    }
+    wait.text.textContent = status === "queued" ? t("players.coach.queued")
+      : total ? t("players.coach.progress", { done, count: total }) : t("players.coach.starting");
+    if (total) {
+      wait.bar.max = total;
+      wait.bar.value = done;
+    } else wait.bar.removeAttribute("value"); // indeterminate while queued
+    say(status === "queued" ? t("players.coach.queued") : t("players.coach.starting"));
+  }
+
+  function failedView(message) {
+    clear(body);
+    say(t("players.coach.failed"));
+    body.appendChild(h("section", { class: "panel notfound", dataset: { testid: "coach-failed" } },
+      h("h2", { text: t("players.coach.failed") }),
+      h("p", { class: "muted", text: message || "" }),
+      h("button", { type: "button", class: "btn btn--primary", onclick: start }, icon("refresh"), t("players.coach.retry"))));
+  }
+
+  function decisionItem(d) {
+    const grade = GRADES.includes(d.grade) ? d.grade : "best";
+    const opts = { names, me: seat, pending: d.card || d.pending || null };
+    const made = decisionLabel(d.made, opts);
+    const better = d.best && d.best !== d.made ? decisionLabel(d.best, opts) : null;
+    const measure = d.measure === "points" ? "points" : "win";
+    const step = Number.isInteger(d.step) ? d.step : null;
+    const where = [
+      Number.isInteger(d.round) ? t("players.coach.round", { round: d.round }) : null,
+      Number.isInteger(d.draw) ? t("players.coach.draw", { count: d.draw }) : null,
+    ].filter(Boolean).join(" · ");
+    return h("li", { class: `coach-item coach-item--${grade}`, dataset: { grade, index: String(d.index), testid: "coach-decision" } },
+      h("div", { class: "coach-item-head" },
+        gradeBadge(grade),
+        h("span", { class: "coach-kind", text: has(`players.coach.kind.${d.kind}`) ? t(`players.coach.kind.${d.kind}`) : t("players.coach.kind.other") }),
+        h("span", { class: "muted coach-where", text: where })),
+      h("dl", { class: "coach-moves" },
+        h("div", { class: "coach-move" },
+          h("dt", { text: t("players.coach.made") }),
+          h("dd", { dataset: { testid: "coach-made" } }, h("span", { class: "coach-move-name", text: made }),
+            h("span", { class: "coach-value", text: value(measure, d.value_made) }))),
+        better ? h("div", { class: "coach-move coach-move--better" },
+          h("dt", { text: t("players.coach.better") }),
+          h("dd", { dataset: { testid: "coach-better" } }, h("span", { class: "coach-move-name", text: better }),
+            h("span", { class: "coach-value", text: value(measure, d.value_best) }))) : null),
+      h("p", { class: "coach-measure muted" },
+        t(measure === "win" ? "players.coach.measure_win" : "players.coach.measure_points"),
+        better && Number(d.loss) > 0 ? ` · ${lossText(measure, d.loss)}` : ""),
+      Array.isArray(d.options) && d.options.length > 1 ? h("details", { class: "coach-options" },
+        h("summary", { text: t("players.coach.options", { count: d.options.length }) }),
+        h("ul", {}, [...d.options].sort((a, b) => Number(b.value) - Number(a.value)).map((o) => h("li", { class: o.decision === d.made ? "is-made" : null },
+          h("span", { text: decisionLabel(o.decision, opts) }),
+          h("span", { class: "coach-value", text: value(measure, o.value) }))))) : null,
+      step !== null ? h("a", { class: "coach-step-link", href: `/replay/game/${gid}?seat=${seat}&step=${step}`, "data-link": true, dataset: { testid: "coach-step" } }, icon("play"), t("players.coach.see_step")) : null);
+  }
+
+  function showResult(res) {
+    S.result = res;
+    clear(body);
+    say(t("players.coach.done"));
+    const sum = res.summary || {};
+    const decisions = Array.isArray(res.decisions) ? res.decisions : [];
+    const acc = Number(sum.accuracy);
+    const list = h("ol", { class: "coach-list", dataset: { testid: "coach-decisions" } });
+    const fill = () => {
+      clear(list);
+      for (const d of decisions) if (!S.onlyImprove || d.grade !== "best") list.appendChild(decisionItem(d));
+      if (!list.firstChild) list.appendChild(h("li", { class: "muted empty", text: t("players.coach.nothing_to_improve") }));
+    };
+    const only = h("input", { id: "coach-only", type: "checkbox", class: "switch-input", dataset: { testid: "coach-only" } });
+    only.checked = S.onlyImprove;
+    only.addEventListener("change", () => { S.onlyImprove = only.checked; fill(); });
+    const th = res.thresholds && typeof res.thresholds === "object" ? res.thresholds : null;
+    const thresholdRows = th ? GRADES.slice(1).filter((g) => th[g] !== undefined).map((g) => h("li", {}, gradeBadge(g), " ",
+      typeof th[g] === "number" ? t("players.coach.threshold", { value: formatNumber(th[g], { maximumFractionDigits: 3 }) }) : h("code", { text: JSON.stringify(th[g]) }))) : [];
+    body.append(
+      h("section", { class: "panel coach-summary", "aria-labelledby": "coach-summary-title", dataset: { testid: "coach-summary" } },
+        h("h2", { id: "coach-summary-title", class: "visually-hidden", text: t("players.coach.summary") }),
+        h("div", { class: "coach-accuracy" },
+          h("span", { class: "coach-accuracy-value", dataset: { testid: "coach-accuracy" }, text: Number.isFinite(acc) ? formatNumber(acc / 100, { style: "percent", maximumFractionDigits: 0 }) : "–" }),
+          h("span", { class: "stat-label", text: t("players.coach.accuracy") })),
+        h("div", { class: "coach-counts" },
+          h("p", { class: "coach-count-total", text: t("players.coach.decisions", { count: Number(sum.decisions) || decisions.length }) }),
+          h("div", { class: "coach-grades" }, GRADES.map((g) => gradeBadge(g, Number(sum[g]) || 0)))),
+        thresholdRows.length ? h("details", { class: "coach-about" },
+          h("summary", { text: t("players.coach.how") }),
+          h("p", { class: "muted", text: t("players.coach.how_text") }),
+          h("ul", { class: "coach-thresholds" }, thresholdRows)) : h("p", { class: "muted coach-about", text: t("players.coach.how_text") })),
+      h("section", { class: "panel", "aria-labelledby": "coach-list-title" },
+        h("div", { class: "panel-head" },
+          h("h2", { id: "coach-list-title", text: t("players.coach.list") }),
+          h("div", { class: "switch-field coach-only" }, only,
+            h("label", { for: "coach-only", class: "switch-label" }, h("span", { class: "switch", "aria-hidden": "true" }),
+              h("span", { class: "switch-text", text: t("players.coach.only_improve") })))),
+        list));
+    fill();
+  }
+
+  function poll() {
+    clearTimeout(S.timer);
+    S.timer = setTimeout(async () => {
+      if (S.destroyed) return;
+      try {
+        const data = await api("GET", `/api/games/${gid}/coach?seat=${seat}`);
+        if (S.destroyed) return;
+        handle(data);
+      } catch (err) {
+        if (S.destroyed) return;
+        if (err.status === 0) poll(); // the network blinked: ask again
+        else failedView(errorText(err));
+      }
+    }, POLL_MS);
+  }
+
+  function handle(data) {
+    if (!data) return failedView("");
+    if (data.status === "done" && data.result) return showResult(data.result);
+    if (data.status === "failed") return failedView(data.message ? String(data.message) : "");
+    progressView(data.progress, data.status);
+    return poll();
+  }
+
+  async function start() {
+    progressView(null, "queued");
+    try {
+      const data = await api("POST", `/api/games/${gid}/coach`, { body: { seat } });
+      if (!S.destroyed) handle(data);
+    } catch (err) {
+      if (S.destroyed) return;
+      if (err.code === "busy" || err.status === 503) {
+        // The coach's queue is full: try again in a moment.
+        progressView(null, "queued");
+        clearTimeout(S.timer);
+        S.timer = setTimeout(() => { if (!S.destroyed) start(); }, 3000);
+      } else failedView(errorText(err));
+    }
+  }
+  start();
+
+  return {
+    destroy() {
+      S.destroyed = true;
+      clearTimeout(S.timer);
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// The end screen's summary of the game just finished (GET /api/games/{id}/summary): each
+// seat's rating change (+12 / −8) on a rated table, and the game's figures (round score
+// average, busts, Flip 7s, attack points given and received), with links to the coach for
+// your seat and to the profiles. table.js calls mountEndSummary from its end screen, which
+// it redraws as players say ready: the summary is fetched once per game and kept here.
+import { api } from "./api.js";
+import { num, percent, ratingDeltaEl, ratingText } from "./history.js";
+import { formatNumber, t } from "./i18n.js";
+import { getIdentity, profilePath } from "./identity.js";
+import { clear, h } from "./util.js";
+
+const cache = new Map(); // game id -> {data, promise, tries}
+const TRIES = 8; // the ratings are written as the game ends: a few short waits at most
+
+function settled(data) {
+  // A rated game whose ratings are not in yet (no seat has one) is asked again.
+  return !data.rated || data.seats.some((s) => s.rating);
+}
+
+function fetchSummary(gameId) {
+  let entry = cache.get(gameId);
+  if (entry && (entry.data || entry.promise)) return entry;
+  entry = entry || { data: null, promise: null, tries: 0 };
+  cache.set(gameId, entry);
+  const attempt = async () => {
+    for (;;) {
+      entry.tries += 1;
+      try {
+        const data = await api("GET", `/api/games/${encodeURIComponent(gameId)}/summary`);
+        if (data && Array.isArray(data.seats) && (settled(data) || entry.tries >= TRIES)) return data;
+      } catch (err) {
+        // 404 / 409: the game is being written; anything else: give up.
+        if (!(err && (err.status === 404 || err.status === 409 || err.status === 0)) || entry.tries >= TRIES) throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 400 * entry.tries));
+    }
+  };
+  entry.promise = attempt().then((data) => {
+    entry.data = data;
+    return data;
+  }).finally(() => { entry.promise = null; });
+  entry.promise.catch(() => { /* shown as nothing; the next mount tries again */ });
+  return entry;
+}
+
+function render(box, data, { gameId, seat }) {
+  clear(box);
+  const me = getIdentity();
+  const rows = data.seats.map((s) => {
+    const st = s.stats || {};
+    const mine = seat !== null && seat !== undefined && s.seat === seat;
+    const target = st.favourite_target !== null && st.favourite_target !== undefined
+      ? (data.seats.find((x) => x.seat === st.favourite_target) || {}).name : null;
+    const who = s.player_id
+      ? h("a", { href: profilePath(s.player_id), "data-link": true, text: s.name })
+      : h("span", { text: s.name });
+    return h("tr", { class: `${mine ? "is-self" : ""}${s.winner ? " is-winner" : ""}`.trim() || null, dataset: { seat: String(s.seat), testid: "end-seat" } },
+      h("th", { scope: "row", class: "end-name" }, who,
+        mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
+      !data.rated ? null : h("td", { class: "end-num" }, s.rating && Number.isFinite(Number(s.rating.delta))
+        ? h("span", { class: "end-rating" }, ratingDeltaEl(s.rating.delta, { testid: "end-rating-delta" }),
+          h("small", { class: "muted end-rating-after", text: ratingText(s.rating.after) }))
+        : h("span", { class: "muted", text: "–" })),
+      h("td", { class: "end-num", text: num(st.round_score_avg) }),
+      h("td", { class: "end-num", text: `${formatNumber(st.busts || 0)}`, title: percent(st.bust_rate) }),
+      h("td", { class: "end-num", text: formatNumber(st.flip7s || 0) }),
+      h("td", { class: "end-num", text: `${formatNumber(st.attack_points_given || 0)} / ${formatNumber(st.attack_points_received || 0)}`, title: target ? t("players.end.target", { name: target }) : null }));
+  });
+  const mine = data.seats.find((s) => s.seat === seat);
+  const links = [];
+  if (mine) {
+    links.push(h("a", { class: "btn btn--secondary btn--small", href: `/coach/${encodeURIComponent(gameId)}/${seat}`, "data-link": true, dataset: { testid: "end-coach" } }, t("players.end.coach")));
+  }
+  if (me) links.push(h("a", { class: "btn btn--ghost btn--small", href: "/me", "data-link": true, dataset: { testid: "end-profile" } }, t("players.end.profile")));
+  else if (mine) links.push(h("a", { class: "btn btn--ghost btn--small", href: "/me", "data-link": true, dataset: { testid: "end-identity" } }, t("players.end.keep")));
+  box.append(
+    h("p", { class: "end-summary-head" },
+      h("strong", { text: t("players.end.title") }),
+      h("span", { class: `badge${data.rated ? " badge--rated" : ""}`, dataset: { testid: "end-rated" }, text: data.rated ? t("players.end.rated") : t("players.end.unrated") })),
+    h("div", { class: "end-table-wrap" }, h("table", { class: "end-table" },
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col", text: t("players.end.player") }),
+        data.rated ? h("th", { scope: "col", class: "end-num", text: t("players.end.rating") }) : null,
+        h("th", { scope: "col", class: "end-num", title: t("players.stats.round_avg"), text: t("players.end.round_avg") }),
+        h("th", { scope: "col", class: "end-num", title: t("players.end.busts_long"), text: t("players.end.busts") }),
+        h("th", { scope: "col", class: "end-num", title: t("players.stats.flip7s"), text: t("players.end.flip7s") }),
+        h("th", { scope: "col", class: "end-num", title: t("players.end.attack_long"), text: t("players.end.attack") }))),
+      h("tbody", {}, rows))),
+    links.length ? h("div", { class: "end-summary-links" }, links) : null);
+}
+
+/**
+ * Show the summary of the game `gameId` in `container` (the end screen); `seat`: the viewer's
+ * seat, or null for a spectator. Safe to call on every redraw of the end screen.
+ */
+export function mountEndSummary(container, { gameId, seat = null }) {
+  if (gameId === null || gameId === undefined || !container) return;
+  const box = h("div", { class: "end-summary", dataset: { testid: "end-figures" } });
+  container.appendChild(box);
+  const entry = fetchSummary(gameId);
+  if (entry.data) {
+    render(box, entry.data, { gameId, seat });
+    return;
+  }
+  box.appendChild(h("p", { class: "muted end-summary-wait", text: t("players.loading") }));
+  entry.promise.then((data) => {
+    if (box.isConnected) render(box, data, { gameId, seat });
+  }).catch(() => {
+    cache.delete(gameId);
+    if (box.isConnected) box.remove();
+  });
+}

@@ -1,0 +1,64 @@
+// The leaderboard (/leaderboard): the players with at least one rated game and the bot
+// levels, by rating (GET /api/leaderboard): rank, name, rating, games, wins.
+import { api } from "./api.js";
+import { errorText, formatNumber, t } from "./i18n.js";
+import { ratingText } from "./history.js";
+import { getIdentity, profilePath } from "./identity.js";
+import { clear, h, icon, initial } from "./util.js";
+
+function board({ id, title, rows, kind, me }) {
+  const body = h("tbody", {}, rows.map((r) => {
+    const mine = kind === "players" && me && r.id === me.id;
+    const name = kind === "players"
+      ? h("a", { href: profilePath(r.id), "data-link": true, class: "board-name", text: r.name })
+      : h("span", { class: "board-name", text: t("players.leaderboard.bot_level", { level: r.level }) });
+    return h("tr", { class: mine ? "is-self" : null, dataset: { testid: `board-${kind}-row`, id: r.id || r.level } },
+      h("td", { class: "board-rank", text: formatNumber(r.rank) }),
+      h("th", { scope: "row", class: "board-who" },
+        h("span", { class: `avatar avatar--small${kind === "bots" ? " avatar--bot" : ""}`, "aria-hidden": "true" }, kind === "bots" ? icon("bot") : initial(r.name)),
+        name, mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
+      h("td", { class: "board-num board-rating", dataset: { testid: "board-rating" }, text: ratingText(r.display) }),
+      h("td", { class: "board-num", text: formatNumber(r.games) }),
+      h("td", { class: "board-num", text: formatNumber(r.wins) }));
+  }));
+  return h("section", { class: "panel board", "aria-labelledby": id, dataset: { testid: `board-${kind}` } },
+    h("h2", { id, text: title }),
+    rows.length
+      ? h("div", { class: "board-wrap" }, h("table", { class: "board-table" },
+        h("caption", { class: "visually-hidden", text: title }),
+        h("thead", {}, h("tr", {},
+          h("th", { scope: "col", class: "board-rank", text: t("players.leaderboard.rank") }),
+          h("th", { scope: "col", text: t("players.leaderboard.name") }),
+          h("th", { scope: "col", class: "board-num", text: t("players.leaderboard.rating") }),
+          h("th", { scope: "col", class: "board-num", text: t("players.leaderboard.games") }),
+          h("th", { scope: "col", class: "board-num", text: t("players.leaderboard.wins") }))),
+        body))
+      : h("p", { class: "muted empty", text: kind === "players" ? t("players.leaderboard.no_players") : t("players.leaderboard.no_bots") }));
+}
+
+export function mountLeaderboard(root) {
+  document.body.dataset.view = "leaderboard";
+  document.title = `${t("players.leaderboard.title")} · Flip 7`;
+  let destroyed = false;
+  const host = h("div", { class: "board-grid" },
+    h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("players.loading")));
+  const me = getIdentity();
+  root.appendChild(h("div", { class: "players-page leaderboard-page", dataset: { testid: "leaderboard" } },
+    h("div", { class: "page-head" },
+      h("h1", { class: "page-title" }, icon("trophy"), t("players.leaderboard.title")),
+      h("p", { class: "muted", text: t("players.leaderboard.about") }),
+      me ? null : h("p", { class: "hint" }, h("a", { href: "/me", "data-link": true, text: t("players.leaderboard.join") }))),
+    host));
+  api("GET", "/api/leaderboard?limit=100").then((data) => {
+    if (destroyed) return;
+    clear(host);
+    host.append(
+      board({ id: "board-players-title", title: t("players.leaderboard.players"), rows: (data && data.players) || [], kind: "players", me }),
+      board({ id: "board-bots-title", title: t("players.leaderboard.bots"), rows: (data && data.bots) || [], kind: "bots", me }));
+  }).catch((err) => {
+    if (destroyed) return;
+    clear(host);
+    host.appendChild(h("p", { class: "form-error", role: "alert", text: errorText(err) }));
+  });
+  return { destroy() { destroyed = true; } };
+}
