@@ -4,6 +4,8 @@ repository root."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,6 +13,9 @@ from typing import Any
 
 import pytest
 from conftest import missing
+
+from flip7.core.rules import Rules
+from flip7.engine.game import Game
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 TIMEOUT_MS = 15_000
@@ -77,3 +82,46 @@ REACHABLE = """(el) => {
 def shot(target: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     target.screenshot(path=str(ARTIFACTS / name))
+
+
+def playing_table(table_id: str, name: str, names: list[str], game: Game,
+                  rules: Rules) -> dict[str, Any]:
+    """A table's JSON (as GET /api/tables/{id} and the welcome send it) with ``names``
+    seated, playing ``game`` as seat 0 sees it."""
+    return {
+        "id": table_id, "name": name, "state": "playing",
+        "seats": [
+            {"seat": s, "name": seated, "kind": "human", "bot": None, "left": False,
+             "connected": True}
+            for s, seated in enumerate(names)
+        ],
+        "rules": rules.to_json(), "turn_timer": None, "created_at": "2026-01-01T00:00:00Z",
+        "game_number": 1, "version": 30, "game": game.view(0).to_json(), "game_id": "g1",
+        "turn_deadline": None, "finished_games": [],
+    }  # fmt: skip
+
+
+def open_table(page: Any, url: str, table: dict[str, Any], events: list[Any],
+               connected: str) -> None:
+    """The table page of ``table`` as seat 0, its WebSocket answered by the test with
+    ``table`` and a history of ``events``; waits until the connection shows ``connected``
+    (the page's own words for it)."""
+    from playwright.sync_api import expect
+
+    table_id = table["id"]
+    page.add_init_script(f"localStorage.setItem('flip7.token.{table_id}', 'tok')")
+    page.route(f"**/api/tables/{table_id}", lambda route: route.fulfill(json={"table": table}))
+
+    def on_socket(ws: Any) -> None:
+        def on_message(text: str | bytes) -> None:
+            if json.loads(text)["type"] == "hello":
+                ws.send(json.dumps({
+                    "v": 1, "type": "welcome", "seat": 0, "table": table, "missed": [],
+                    "history": [{"version": 1, "events": events}], "chat": [],
+                }))  # fmt: skip
+
+        ws.on_message(on_message)
+
+    page.route_web_socket(re.compile(rf".*/ws/tables/{re.escape(table_id)}$"), on_socket)
+    page.goto(f"{url}/t/{table_id}")
+    expect(page.locator("[data-testid=conn]")).to_have_text(re.compile(connected))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from flip7 import Card, Game, deck_counts
@@ -48,3 +49,17 @@ def conserved(game: Game) -> bool:
         held += Counter(game.line(seat)) + Counter(game.modifiers(seat))
     held += Counter(game.set_aside())
     return held == deck_counts(game.decks)
+
+
+def reshuffled(game: Game, seed: int) -> Game:
+    """A clone with the same public state but a different hidden draw pile order (when the
+    pile holds two different cards) and another random state."""
+    other = game.clone()
+    pile: list[Card] = other._draw_pile
+    before = list(pile)
+    random.Random(seed).shuffle(pile)
+    if len(set(before)) > 1:
+        while pile == before:
+            random.Random(seed := seed + 1).shuffle(pile)
+    other._rng = random.Random(seed + 1)
+    return other

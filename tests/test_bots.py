@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from engine_helpers import play
+from engine_helpers import play, reshuffled
 
 from flip7 import Card, Game
 from flip7.bots import (
@@ -106,19 +106,6 @@ def _decision_points(games: int, per_game: int) -> Iterator[Game]:
             game.apply(options[rng.randrange(len(options))])
 
 
-def _scrambled(game: Game, seed: int) -> Game:
-    """The same public state with a different hidden draw pile order and random state."""
-    other = game.clone()
-    pile: list[Card] = other._draw_pile
-    before = list(pile)
-    random.Random(seed).shuffle(pile)
-    if len(set(before)) > 1:
-        while pile == before:
-            random.Random(seed := seed + 1).shuffle(pile)
-    other._rng = random.Random(seed + 1)
-    return other
-
-
 def test_the_public_pile_is_the_real_composition() -> None:
     for game in _decision_points(6, 30):
         view = PublicView(game)
@@ -133,7 +120,7 @@ def test_no_bot_reads_the_hidden_pile(spec: str) -> None:
     points = 0
     for game in _decision_points(5, 12):
         seed = 7 + points
-        scrambled = _scrambled(game, seed)
+        scrambled = reshuffled(game, seed)
         assert view_of_public(scrambled) == view_of_public(game)
         assert make_bot(spec, seed).choose(game) == make_bot(spec, seed).choose(scrambled)
         points += 1

@@ -8,13 +8,12 @@ tests/test_browser_ux.py. Debian's chromium, Playwright (sync API); screenshots 
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import browser_server, new_page, shot
+from browser_helpers import browser_server, new_page, open_table, playing_table, shot
 
 from flip7.core.cards import Card
 from flip7.core.explain import card_name, explain
@@ -194,43 +193,6 @@ def _game(rules: Rules) -> tuple[Game, list[dict[str, Any]]]:
     return game, events
 
 
-def _table(game: Game, rules: Rules) -> dict[str, Any]:
-    view = game.view(0).to_json()
-    return {
-        "id": "learn", "name": "Learning", "state": "playing",
-        "seats": [
-            {"seat": s, "name": name, "kind": "human", "bot": None, "left": False,
-             "connected": True}
-            for s, name in enumerate(NAMES)
-        ],
-        "rules": rules.to_json(), "turn_timer": None, "created_at": "2026-01-01T00:00:00Z",
-        "game_number": 1, "version": 30, "game": view, "game_id": "g1", "turn_deadline": None,
-        "finished_games": [],
-    }  # fmt: skip
-
-
-def _open_table(page: Any, url: str, table: dict[str, Any], events: list[dict[str, Any]]) -> None:
-    """The table page, its WebSocket answered with ``table`` and a history of ``events``."""
-    from playwright.sync_api import expect
-
-    page.add_init_script("localStorage.setItem('flip7.token.learn', 'tok')")
-    page.route("**/api/tables/learn", lambda route: route.fulfill(json={"table": table}))
-
-    def on_socket(ws: Any) -> None:
-        def on_message(text: str | bytes) -> None:
-            if json.loads(text)["type"] == "hello":
-                ws.send(json.dumps({
-                    "v": 1, "type": "welcome", "seat": 0, "table": table, "missed": [],
-                    "history": [{"version": 1, "events": events}], "chat": [],
-                }))  # fmt: skip
-
-        ws.on_message(on_message)
-
-    page.route_web_socket(re.compile(r".*/ws/tables/learn$"), on_socket)
-    page.goto(url + "/t/learn")
-    expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Live"))
-
-
 def test_the_log_gives_reasons_and_its_cards_explain_themselves(
     chromium_browser: Any, live_server: str
 ) -> None:
@@ -238,9 +200,9 @@ def test_the_log_gives_reasons_and_its_cards_explain_themselves(
 
     rules = Rules(brutal=True)
     game, events = _game(rules)
-    table = _table(game, rules)
+    table = playing_table("learn", "Learning", NAMES, game, rules)
     page, errors = new_page(chromium_browser, 1280, 900)
-    _open_table(page, live_server, table, events)
+    open_table(page, live_server, table, events, "Live")
     log = page.locator("[data-testid=log]")
     expect(log).to_contain_text("Bob busted: a second 5")
     expect(log).to_contain_text("Ann must stay: Just One More!")
@@ -276,7 +238,7 @@ def test_the_log_gives_reasons_and_its_cards_explain_themselves(
     # On a phone the header still holds the brand, the Rules link and the connection.
     phone, phone_errors = new_page(chromium_browser, 360, 740, device_scale_factor=2,
                                    is_mobile=True, has_touch=True)
-    _open_table(phone, live_server, table, events)
+    open_table(phone, live_server, table, events, "Live")
     boxes = [phone.locator(sel).bounding_box()
              for sel in (".brand", "[data-testid=rules-link]", "[data-testid=conn]")]
     assert all(box is not None for box in boxes)

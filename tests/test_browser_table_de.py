@@ -7,13 +7,12 @@ Playwright (sync API); screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import browser_server, new_page, shot
+from browser_helpers import browser_server, new_page, open_table, playing_table, shot
 
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
@@ -51,38 +50,6 @@ def _game(rules: Rules) -> tuple[Game, list[dict[str, Any]]]:
     return game, events
 
 
-def _open_table(page: Any, url: str, game: Game, rules: Rules, events: list[Any]) -> None:
-    from playwright.sync_api import expect
-
-    table = {
-        "id": "de", "name": "Spieleabend", "state": "playing",
-        "seats": [
-            {"seat": s, "name": name, "kind": "human", "bot": None, "left": False,
-             "connected": True}
-            for s, name in enumerate(NAMES)
-        ],
-        "rules": rules.to_json(), "turn_timer": None, "created_at": "2026-01-01T00:00:00Z",
-        "game_number": 1, "version": 30, "game": game.view(0).to_json(), "game_id": "g1",
-        "turn_deadline": None, "finished_games": [],
-    }  # fmt: skip
-    page.add_init_script("localStorage.setItem('flip7.token.de', 'tok')")
-    page.route("**/api/tables/de", lambda route: route.fulfill(json={"table": table}))
-
-    def on_socket(ws: Any) -> None:
-        def on_message(text: str | bytes) -> None:
-            if json.loads(text)["type"] == "hello":
-                ws.send(json.dumps({
-                    "v": 1, "type": "welcome", "seat": 0, "table": table, "missed": [],
-                    "history": [{"version": 1, "events": events}], "chat": [],
-                }))  # fmt: skip
-
-        ws.on_message(on_message)
-
-    page.route_web_socket(re.compile(r".*/ws/tables/de$"), on_socket)
-    page.goto(url + "/t/de")
-    expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Verbunden"))
-
-
 def test_the_log_and_the_decision_in_german(chromium_browser: Any, live_server: str) -> None:
     from playwright.sync_api import expect
 
@@ -93,7 +60,8 @@ def test_the_log_and_the_decision_in_german(chromium_browser: Any, live_server: 
     busted = next(e for e in events if e["type"] == "busted")
     assert busted["reason"] == "a second 5" and busted["reason_code"] == "copy_2"
     page, errors = german_page(chromium_browser)
-    _open_table(page, live_server, game, rules, events)
+    table = playing_table("de", "Spieleabend", NAMES, game, rules)
+    open_table(page, live_server, table, events, "Verbunden")
     log = page.locator("[data-testid=log]")
     expect(log).to_contain_text("Bob ist raus: eine zweite 5")
     expect(log).to_contain_text("Ann muss stoppen: Noch eine!")

@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from engine_helpers import play
+from engine_helpers import play, reshuffled
 
 from flip7 import Card, Game, Record, replay_game
 from flip7.bots import make_bot
@@ -192,20 +192,6 @@ def test_forced_choices_are_not_graded() -> None:
 # ---------------------------------------------------------------------------- public only
 
 
-def _scrambled(game: Game, seed: int) -> Game:
-    """The same public state with another hidden pile order and random state (as the bots'
-    test does)."""
-    other = game.clone()
-    pile: list[Card] = other._draw_pile
-    before = list(pile)
-    random.Random(seed).shuffle(pile)
-    if len(set(before)) > 1:
-        while pile == before:
-            random.Random(seed := seed + 1).shuffle(pile)
-    other._rng = random.Random(seed + 1)
-    return other
-
-
 def test_grades_do_not_read_the_hidden_pile() -> None:
     kinds: set[str] = set()
     for g in range(4):
@@ -220,7 +206,7 @@ def test_grades_do_not_read_the_hidden_pile() -> None:
             if kind.value not in kinds or rng.random() < 0.05:
                 kinds.add(kind.value)
                 made = options[rng.randrange(len(options))]
-                scrambled = _scrambled(game, g)
+                scrambled = reshuffled(game, g)
                 assert scrambled.view(game.to_decide) == game.view(game.to_decide)
                 one = grade_position(game, made, seed=11).to_json()
                 two = grade_position(scrambled, made, seed=11).to_json()

@@ -157,16 +157,7 @@ class SeatStats:
         return {
             "seat": self.seat,
             "name": self.name,
-            "rounds": self.rounds,
-            "points": self.points,
-            "round_score_avg": round(self.round_score_avg, 4),
-            "busts": self.busts,
-            "bust_rate": round(self.bust_rate, 4),
-            "flip7s": self.flip7s,
-            "attacks_given": self.attacks_given,
-            "attacks_received": self.attacks_received,
-            "attack_points_given": self.attack_points_given,
-            "attack_points_received": self.attack_points_received,
+            **_figures_json(self),
             "favourite_target": self.favourite_target,
             "targets": [
                 {"seat": s, "count": self.targets[s], "points": self.target_points[s]}
@@ -406,17 +397,25 @@ class StatsTotals:
         return {
             "games": self.games,
             "wins": self.wins,
-            "rounds": self.rounds,
-            "points": self.points,
-            "round_score_avg": round(self.round_score_avg, 4),
-            "busts": self.busts,
-            "bust_rate": round(self.bust_rate, 4),
-            "flip7s": self.flip7s,
-            "attacks_given": self.attacks_given,
-            "attacks_received": self.attacks_received,
-            "attack_points_given": self.attack_points_given,
-            "attack_points_received": self.attack_points_received,
+            **_figures_json(self),
         }
+
+
+def _figures_json(f: SeatStats | StatsTotals) -> JSONObject:
+    """The figures a seat's game and a player's totals share, as JSON (the mean round
+    score and the bust rate rounded to 4 places)."""
+    return {
+        "rounds": f.rounds,
+        "points": f.points,
+        "round_score_avg": round(f.round_score_avg, 4),
+        "busts": f.busts,
+        "bust_rate": round(f.bust_rate, 4),
+        "flip7s": f.flip7s,
+        "attacks_given": f.attacks_given,
+        "attacks_received": f.attacks_received,
+        "attack_points_given": f.attack_points_given,
+        "attack_points_received": f.attack_points_received,
+    }
 
 
 def seat_stats_from_json(data: JSONObject) -> SeatStats:

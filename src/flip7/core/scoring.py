@@ -30,6 +30,7 @@ __all__ = [
     "round_score",
     "score_reason",
     "score_reason_code",
+    "score_reason_words",
     "score_round",
     "total_score",
 ]
@@ -165,6 +166,16 @@ def score_reason(
     code = score_reason_code(
         numbers, modifiers, rules, busted=busted, flip7=flip7, bonus=bonus
     )
+    return score_reason_words(code)
+
+
+def score_reason_words(code: str | None) -> str | None:
+    """The words of a :func:`score_reason_code` (``None`` for ``None``): what
+    :func:`score_reason` says.
+
+    >>> score_reason_words("zero"), score_reason_words(None)
+    ('The Zero without a Flip 7', None)
+    """
     return None if code is None else _SCORE_WORDS[code]
 
 

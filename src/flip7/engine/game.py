@@ -97,8 +97,8 @@ from flip7.core.scoring import (
     busted_score,
     game_winners,
     round_score,
-    score_reason,
     score_reason_code,
+    score_reason_words,
 )
 from flip7.engine.state import (
     Draw,
@@ -1388,13 +1388,6 @@ class Game:
         self._rounds.append(row)
         if self._events_on:
             rules = self.rules
-            reasons = tuple(
-                score_reason(
-                    numbers[s], modifiers[s], rules, busted=status[s] == _BUSTED,
-                    flip7=s == flip7, bonus=minus15 is None,
-                )
-                for s in range(n)
-            )  # fmt: skip
             codes = tuple(
                 score_reason_code(
                     numbers[s], modifiers[s], rules, busted=status[s] == _BUSTED,
@@ -1402,6 +1395,7 @@ class Game:
                 )
                 for s in range(n)
             )  # fmt: skip
+            reasons = tuple(score_reason_words(code) for code in codes)
             self._events.append(
                 RoundScored(
                     self._round, self._dealer, row[1], row[2], flip7, minus15,

@@ -37,11 +37,12 @@ from typing import Annotated, Any
 import sqlalchemy as sa
 from fastapi import FastAPI, Header, Request
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
+from pydantic import BaseModel, ConfigDict, Field
 
 from flip7.analysis.stats import StatsTotals, seat_stats_from_json
 from flip7.server import replays
 from flip7.server.limits import AddressBudget, client_address
+from flip7.server.protocol import Text
 from flip7.server.ratings import Results, display, entrants_of, stats_of
 from flip7.server.settings import Settings
 from flip7.server.store import (
@@ -421,17 +422,6 @@ class Players:
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-
-
-def _unicode(value: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("the text is not valid Unicode (a lone surrogate)") from None
-    return value
-
-
-Text = Annotated[StrictStr, AfterValidator(_unicode)]
 
 
 class NewPlayer(_Body):

@@ -15,7 +15,8 @@ export function playerColor(seat) {
   return `hsl(${playerHue(seat)} 78% 62%)`;
 }
 
-function svg(tag, attrs, ...children) {
+/** An SVG element: attrs (null and undefined left out; "text" is its text), then children. */
+export function svg(tag, attrs, ...children) {
   const el = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined) continue;
@@ -27,7 +28,7 @@ function svg(tag, attrs, ...children) {
 }
 
 /** A round number that makes a good grid step for a range of `span` points. */
-function niceStep(span, lines) {
+export function niceStep(span, lines) {
   const raw = Math.max(1, span / lines);
   const mag = 10 ** Math.floor(Math.log10(raw));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * mag >= raw) return m * mag;

@@ -114,29 +114,46 @@ export function identityForm({ idPrefix, onDone, compact = false, extra = null }
     h("label", { for: input.id, class: compact ? "visually-hidden" : "field-label", text: t("players.identity.name_label") }),
     h("div", { class: "identity-row" }, input, save, extra),
     counter, error);
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    error.hidden = true;
-    const name = input.value.trim();
-    if (!name) {
-      input.focus();
-      error.textContent = t("players.identity.name_needed");
-      error.hidden = false;
-      return;
-    }
-    save.disabled = true;
-    try {
+  onTextSubmit(form, {
+    input, button: save, error,
+    empty: () => t("players.identity.name_needed"),
+    run: async (name) => {
       const me = await createIdentity(name);
       toast(t("players.identity.created", { name: me.name }), "ok");
       if (onDone) onDone(me);
-    } catch (err) {
-      error.textContent = errorText(err);
-      error.hidden = false;
-    } finally {
-      save.disabled = false;
-    }
+    },
   });
   return form;
+}
+
+/**
+ * The submit of a one-field form: the field's trimmed text (through read), an empty one
+ * focusing the field (and showing empty(), when given); else run(value) with the button
+ * disabled, a failure shown in `error` as failText(err).
+ */
+function onTextSubmit(form, { input, button, error, run, read = (text) => text, empty = null, failText = errorText }) {
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    error.hidden = true;
+    const value = read(input.value.trim());
+    if (!value) {
+      input.focus();
+      if (empty) {
+        error.textContent = empty();
+        error.hidden = false;
+      }
+      return;
+    }
+    button.disabled = true;
+    try {
+      await run(value);
+    } catch (err) {
+      error.textContent = failText(err);
+      error.hidden = false;
+    } finally {
+      button.disabled = false;
+    }
+  });
 }
 
 // ---- the top bar: the welcome strip, the leaderboard link and the player chip -------------
@@ -285,25 +302,13 @@ export function renameForm(currentName, onDone) {
   const form = h("form", { class: "identity-form", novalidate: true },
     h("label", { for: "rename-name", class: "field-label", text: t("players.rename.label") }),
     h("div", { class: "identity-row" }, input, save), counter, error);
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    error.hidden = true;
-    const name = input.value.trim();
-    if (!name) {
-      input.focus();
-      return;
-    }
-    save.disabled = true;
-    try {
+  onTextSubmit(form, {
+    input, button: save, error,
+    run: async (name) => {
       await renameIdentity(name);
       toast(t("players.rename.done", { name }), "ok");
       if (onDone) onDone(name);
-    } catch (err) {
-      error.textContent = errorText(err);
-      error.hidden = false;
-    } finally {
-      save.disabled = false;
-    }
+    },
   });
   return form;
 }
@@ -316,29 +321,24 @@ export function claimForm(onDone) {
   const form = h("form", { class: "identity-form", novalidate: true },
     h("label", { for: "claim-code", class: "field-label", text: t("players.claim.code_label") }),
     h("div", { class: "identity-row" }, input, go), error);
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    error.hidden = true;
-    let code = input.value.trim();
-    const m = code.match(/\/link\/([^/?#\s]+)/); // a whole link pasted
-    if (m) code = decodeURIComponent(m[1]);
-    if (!code) {
-      input.focus();
-      return;
-    }
-    go.disabled = true;
-    try {
+  onTextSubmit(form, {
+    input, button: go, error, failText: claimErrorText,
+    read: (code) => {
+      const m = code.match(/\/link\/([^/?#\s]+)/); // a whole link pasted
+      return m ? decodeURIComponent(m[1]) : code;
+    },
+    run: async (code) => {
       const me = await claimIdentity(code);
       toast(t("players.claim.done", { name: me.name }), "ok");
       if (onDone) onDone(me);
-    } catch (err) {
-      error.textContent = err && err.code === "bad_code" ? t("players.claim.bad_code") : errorText(err);
-      error.hidden = false;
-    } finally {
-      go.disabled = false;
-    }
+    },
   });
   return form;
+}
+
+/** Why a transfer code was refused, in words. */
+function claimErrorText(err) {
+  return err && err.code === "bad_code" ? t("players.claim.bad_code") : errorText(err);
 }
 
 // ---- /link/<code>: take the identity onto this device ---------------------------------------
@@ -357,7 +357,7 @@ export function mountClaim(root, { code }) {
       toast(t("players.claim.done", { name: data.name }), "ok");
       navigate("/me", { replace: true });
     } catch (err) {
-      error.textContent = err && err.code === "bad_code" ? t("players.claim.bad_code") : errorText(err);
+      error.textContent = claimErrorText(err);
       error.hidden = false;
       use.disabled = false;
     }

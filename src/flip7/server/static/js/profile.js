@@ -4,7 +4,7 @@
 // history (a chart), games, wins, round score average, bust rate, Flip 7s, attack points
 // given and received, favourite targets; then the finished games (history.js).
 import { api } from "./api.js";
-import { playerColor } from "./chart.js";
+import { niceStep, playerColor, svg } from "./chart.js";
 import { historyPanel, num, percent, ratingText } from "./history.js";
 import { errorText, formatDate, formatNumber, t } from "./i18n.js";
 import {
@@ -12,19 +12,6 @@ import {
 } from "./identity.js";
 import { navigate } from "./router.js";
 import { clear, h, icon, initial } from "./util.js";
-
-const NS = "http://www.w3.org/2000/svg";
-
-function svg(tag, attrs, ...children) {
-  const el = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined) continue;
-    if (k === "text") el.textContent = v;
-    else el.setAttribute(k, String(v));
-  }
-  for (const c of children) if (c) el.appendChild(c);
-  return el;
-}
 
 /**
  * The rating after each rated game, as a line (chart.js' look: its classes and colours,
@@ -43,9 +30,7 @@ export function ratingChart(points, width = 640) {
     lo -= 10;
     hi += 10;
   }
-  const raw = (hi - lo) / 4;
-  const mag = 10 ** Math.floor(Math.log10(Math.max(1, raw)));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || 10 * mag;
+  const step = niceStep(hi - lo, 4);
   lo = Math.floor(lo / step) * step;
   hi = Math.ceil(hi / step) * step;
   const n = Math.max(1, series.length - 1);
