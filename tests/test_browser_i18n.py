@@ -92,7 +92,8 @@ def test_the_browser_language_picks_german(chromium_browser: Any, live_server: s
     assert formatted == ["1.234.567,5", "05.03.2026, 14:07", "1 Runde", "1.500 Runden",
                          "Anna, Jörg und Lena", "de"]
 
-    # A table with a target of 1500 shows "Bis 1.500" in the list of open tables.
+    # A table with a target of 1500 shows "Bis 1.500" in the list of open tables, and is
+    # unrated (a target score changes the game): "Ungewertet".
     page.fill("#create-player", NAMES[0])
     page.fill("#create-name", "Spieleabend")
     page.fill("#create-target", "1500")
@@ -102,7 +103,7 @@ def test_the_browser_language_picks_german(chromium_browser: Any, live_server: s
     lobby.goto(live_server + "/")
     row = lobby.locator("[data-testid=tables] .table-item")
     expect(row).to_have_count(1)
-    expect(row.locator(".badge--rule")).to_have_text(["Bis 1.500"])
+    expect(row.locator(".badge--rule")).to_have_text(["Bis 1.500", "Ungewertet"])
     expect(row.locator(".chip--state")).to_have_text("Wartet")
     assert english_left(lobby, ("Spieleabend",)) == []
 
