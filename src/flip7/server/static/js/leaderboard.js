@@ -10,28 +10,28 @@ function board({ id, title, rows, kind, me }) {
   const body = h("tbody", {}, rows.map((r) => {
     const mine = kind === "players" && me && r.id === me.id;
     const name = kind === "players"
-      ? h("a", { href: profilePath(r.id), "data-link": true, class: "board-name", text: r.name })
-      : h("span", { class: "board-name", text: t("players.leaderboard.bot_level", { level: r.level }) });
+      ? h("a", { href: profilePath(r.id), "data-link": true, class: "standings-name", text: r.name })
+      : h("span", { class: "standings-name", text: t("players.leaderboard.bot_level", { level: r.level }) });
     return h("tr", { class: mine ? "is-self" : null, dataset: { testid: `board-${kind}-row`, id: r.id || r.level } },
-      h("td", { class: "board-rank", text: formatNumber(r.rank) }),
-      h("th", { scope: "row", class: "board-who" },
+      h("td", { class: "standings-rank", text: formatNumber(r.rank) }),
+      h("th", { scope: "row", class: "standings-who" },
         h("span", { class: `avatar avatar--small${kind === "bots" ? " avatar--bot" : ""}`, "aria-hidden": "true" }, kind === "bots" ? icon("bot") : initial(r.name)),
         name, mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
-      h("td", { class: "board-num board-rating", dataset: { testid: "board-rating" }, text: ratingText(r.display) }),
-      h("td", { class: "board-num", text: formatNumber(r.games) }),
-      h("td", { class: "board-num", text: formatNumber(r.wins) }));
+      h("td", { class: "standings-num standings-rating", dataset: { testid: "board-rating" }, text: ratingText(r.display) }),
+      h("td", { class: "standings-num", text: formatNumber(r.games) }),
+      h("td", { class: "standings-num", text: formatNumber(r.wins) }));
   }));
-  return h("section", { class: "panel board", "aria-labelledby": id, dataset: { testid: `board-${kind}` } },
+  return h("section", { class: "panel standings", "aria-labelledby": id, dataset: { testid: `board-${kind}` } },
     h("h2", { id, text: title }),
     rows.length
-      ? h("div", { class: "board-wrap" }, h("table", { class: "board-table" },
+      ? h("div", { class: "standings-wrap" }, h("table", { class: "standings-table" },
         h("caption", { class: "visually-hidden", text: title }),
         h("thead", {}, h("tr", {},
-          h("th", { scope: "col", class: "board-rank", text: t("players.leaderboard.rank") }),
+          h("th", { scope: "col", class: "standings-rank", text: t("players.leaderboard.rank") }),
           h("th", { scope: "col", text: t("players.leaderboard.name") }),
-          h("th", { scope: "col", class: "board-num", text: t("players.leaderboard.rating") }),
-          h("th", { scope: "col", class: "board-num", text: t("players.leaderboard.games") }),
-          h("th", { scope: "col", class: "board-num", text: t("players.leaderboard.wins") }))),
+          h("th", { scope: "col", class: "standings-num", text: t("players.leaderboard.rating") }),
+          h("th", { scope: "col", class: "standings-num", text: t("players.leaderboard.games") }),
+          h("th", { scope: "col", class: "standings-num", text: t("players.leaderboard.wins") }))),
         body))
       : h("p", { class: "muted empty", text: kind === "players" ? t("players.leaderboard.no_players") : t("players.leaderboard.no_bots") }));
 }
@@ -40,7 +40,7 @@ export function mountLeaderboard(root) {
   document.body.dataset.view = "leaderboard";
   document.title = `${t("players.leaderboard.title")} · Flip 7`;
   let destroyed = false;
-  const host = h("div", { class: "board-grid" },
+  const host = h("div", { class: "standings-grid" },
     h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("players.loading")));
   const me = getIdentity();
   root.appendChild(h("div", { class: "players-page leaderboard-page", dataset: { testid: "leaderboard" } },
