@@ -25,6 +25,7 @@ settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "d
 
 # ---------------------------------------------------------------------- services
 
+import importlib  # noqa: E402
 import itertools  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
@@ -279,3 +280,13 @@ def redis_url(redis_server: RedisServer) -> str:
     """``redis://127.0.0.1:PORT/N``: a logical database of its own for this test, empty.
     The server is started again first if an earlier test left it stopped."""
     return redis_server.fresh_db(next(_redis_dbs) % REDIS_DATABASES)
+
+
+def require(module: str) -> Any:
+    """Import an optional dependency (an extra such as ``fast`` or ``gymnasium``): skip the test
+    when it is not installed, except in CI, where ``make test`` installs every extra it tests."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        missing(f"the Python package {module!r}")
+        raise

@@ -27,6 +27,10 @@ LAYERS: dict[str, frozenset[str]] = {
     "bots": frozenset({"core", "engine", "analysis", "bots", "flip7"}),
     "coach": frozenset({"core", "engine", "analysis", "bots", "coach", "flip7"}),
     "tournament": frozenset({"core", "engine", "analysis", "bots", "tournament", "flip7"}),
+    # Research: the compiled simulator (numba), the RL environments, training R6 (torch).
+    "fast": frozenset({"core", "engine", "analysis", "bots", "fast", "flip7"}),
+    "envs": frozenset({"core", "engine", "analysis", "bots", "envs", "flip7"}),
+    "learn": frozenset({"core", "engine", "analysis", "bots", "fast", "envs", "learn", "flip7"}),
     "client": frozenset({"core", "engine", "client", "flip7"}),
     "server": frozenset(
         {"core", "engine", "analysis", "scorekeeper", "bots", "coach", "server", "flip7"}
@@ -34,7 +38,7 @@ LAYERS: dict[str, frozenset[str]] = {
     "cli": frozenset(
         {
             "core", "engine", "analysis", "scorekeeper", "bots", "coach", "tournament",
-            "client", "server", "cli", "flip7",
+            "client", "server", "fast", "envs", "learn", "cli", "flip7",
         }
     ),
     "__main__": frozenset({"cli"}),
