@@ -13,7 +13,7 @@ import itertools
 import json
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -23,14 +23,18 @@ import pytest
 from flip7.analysis.solver import (
     BUST,
     DECKS,
+    VENGEANCE_EXACT,
     Deck,
+    ExactModel,
     LineModel,
     LineRules,
     always_hit_flip7,
+    exact_solution,
     key_cards,
     line_key,
     receive,
     solve,
+    solve_exact,
 )
 from flip7.cli import solve as solve_cli
 from flip7.core.cards import Card
@@ -522,6 +526,24 @@ def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert "hit while the number sum is below 23" in out
 
 
+def test_cli_prints_the_rules_optimum_and_the_put_back_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert solve_cli.run(run_cli(["--thresholds", "26:28"])) == 0
+    out = capsys.readouterr().out
+    rules, put_back = out.split("Put-back model")
+    assert "optimal expected round score  20.7502  (Flip 7 1.10%, bust 33.53%)" in rules
+    assert "below 27: 20.6490 (99.51% of the optimum)" in rules
+    assert "computed ahead" in rules
+    assert "optimal expected round score  20.7495" in put_back
+    assert "below 27: 20.6484" in put_back
+    assert solve_cli.run(run_cli(["--json", "--thresholds", "27:27"])) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["exact"]["optimum"] == VENGEANCE_EXACT.optimum
+    assert data["exact"]["best_threshold"] == 27 and data["exact"]["cached"]
+    assert round(data["optimum"], 4) == 20.7495  # the put-back model, as before
+
+
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     args = run_cli(["--deck", "base-numbers", "--json", "--thresholds", "20:25"])
     assert solve_cli.run(args) == 0
@@ -529,6 +551,9 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert round(data["optimum"], 4) == 18.5652
     assert [t["threshold"] for t in data["thresholds"]] == list(range(20, 26))
     assert data["best_threshold"] == 23 and data["share"] < 1
+    # No Unlucky 7: the rules' game is the put-back one.
+    assert data["exact"]["optimum"] == pytest.approx(data["optimum"], abs=1e-12)
+    assert not data["exact"]["cached"]
 
 
 @pytest.mark.parametrize(
@@ -546,6 +571,164 @@ def test_cli_help_documents_the_decks() -> None:
     solve_cli.add_arguments(parser)
     text = parser.format_help()
     assert "base-numbers" in text and "vengeance" in text and "--json" in text
+
+
+# ---------------------------------------------------------------------------- the rules' wipes
+#
+# ExactModel solves the game as the rules have it: the cards an Unlucky 7 wipes go to the
+# discard pile (§4.4.1, §3.5.2). Checked against backward induction over every order, the
+# general recursion of LineModel(exact_wipe=True), and a Monte Carlo that deals the deck.
+
+
+@pytest.mark.parametrize(("name", "counts", "the_zero"), TINY_DECKS, ids=[d[0] for d in TINY_DECKS])
+def test_exact_optimum_matches_every_order(name: str, counts: list[int], the_zero: bool) -> None:
+    model = ExactModel(Deck(name, tuple(counts), the_zero))
+    assert model.optimum()[0] == pytest.approx(float(brute_optimum(counts, the_zero)), abs=1e-12)
+    for threshold in (0, 7, 12):
+        expected = threshold_by_orders(counts, threshold, the_zero)
+        assert model.threshold(threshold)[0] == pytest.approx(float(expected), abs=1e-12)
+
+
+def random_deck(rng: random.Random, name: str) -> Deck:
+    counts = [rng.choice((0, 0, 1, 1, 2)) for _ in range(16)]
+    for special in (ZERO, U7, L13):
+        counts[int(special)] = rng.randint(0, 1)
+    return Deck(name, tuple(counts), rng.random() < 0.7)
+
+
+def test_exact_model_matches_the_general_recursion_on_random_decks() -> None:
+    # Decks of about a dozen cards: long enough for every shortcut (lines whose stay wins
+    # whatever was wiped, five-card lines in closed form, the states shared between wipes).
+    rng = random.Random(17)
+    for i in range(12):
+        deck = random_deck(rng, f"random {i}")
+        model = ExactModel(deck)
+        rules = LineRules(the_zero=deck.the_zero)
+        walk = LineModel(deck.counts, rules, exact_wipe=True)
+        value = walk.value(0)
+        assert model.optimum() == pytest.approx((value, *walk.outcomes(0)), abs=1e-12)
+        for threshold in (9, 20, 31):
+            walk = LineModel(deck.counts, rules, exact_wipe=True)
+            value = walk.value(0, threshold=threshold)
+            expected = (value, *walk.outcomes(0))
+            assert model.threshold(threshold) == pytest.approx(expected, abs=1e-12)
+
+
+def test_exact_wipes_beat_the_put_back_policy_on_a_small_deck() -> None:
+    small = Deck("small", (1, 1, 2, 3, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0), True)
+    exact = solve_exact(small, thresholds=range(0, 15))
+    put_back = solve(small, thresholds=range(0, 15), check_wipes=True)
+    assert put_back.optimum_policy_exact_wipe is not None
+    assert put_back.optimum_policy_exact_wipe <= exact.optimum + 1e-12
+    assert exact.best.ev <= exact.optimum
+    assert exact.best_threshold == 5 and not exact.cached
+    # The threshold search finds the best of every threshold.
+    searched = solve_exact(small, start=12)
+    assert searched.best == exact.best and len(searched.thresholds) < len(exact.thresholds)
+    data = json.loads(json.dumps(exact.to_json()))
+    assert data["optimum"] == exact.optimum and data["best_threshold"] == 5
+
+
+def play_rounds(
+    deck: Deck, hits: Callable[[int, int | None], bool], rounds: int, seed: int
+) -> list[int]:
+    """Round scores of the policy ``hits`` (asked with the line's key, and the key of the line
+    an Unlucky 7 wiped, if any), each round dealt from the whole deck shuffled. Wiped cards
+    go to the discard pile: they are simply never drawn again. Only line_key comes from the
+    solver (to ask the policy); the rules are the engine's (has_duplicate, is_flip7,
+    round_score)."""
+    rng = random.Random(seed)
+    cards = pile_cards(deck.counts)
+    asked: dict[tuple[tuple[Card, ...], tuple[Card, ...] | None], bool] = {}
+    scores = []
+    for _ in range(rounds):
+        pile = cards[:]
+        numbers: list[Card] = []
+        wiped: tuple[Card, ...] | None = None
+        result = 0
+        while True:
+            forced = not numbers or (deck.the_zero and ZERO in numbers)
+            if not forced:
+                state = (tuple(sorted(numbers)), wiped)
+                hit = asked.get(state)
+                if hit is None:
+                    key = None if wiped is None else line_key(wiped)
+                    hit = asked[state] = hits(line_key(numbers), key)
+                if not hit:
+                    result = score(tuple(numbers), False, deck.the_zero)
+                    break
+            if not pile:
+                result = score(tuple(numbers), False, deck.the_zero)
+                break
+            i = rng.randrange(len(pile))
+            pile[i], pile[-1] = pile[-1], pile[i]
+            card = pile.pop()
+            if card is U7:
+                wiped = tuple(sorted(numbers))
+                numbers = [U7]
+                continue
+            numbers.append(card)
+            if has_duplicate(numbers):
+                break
+            if is_flip7(numbers):
+                result = score(tuple(numbers), True, deck.the_zero)
+                break
+        scores.append(result)
+    return scores
+
+
+def interval(scores: Sequence[int], z: float = 3.2905) -> tuple[float, float]:
+    """The 99.9% confidence interval of the mean (normal approximation)."""
+    n = len(scores)
+    mean = sum(scores) / n
+    var = sum((x - mean) ** 2 for x in scores) / (n - 1)
+    half = z * (var / n) ** 0.5
+    return mean - half, mean + half
+
+
+def test_monte_carlo_of_the_exact_policy_on_a_small_deck() -> None:
+    # Seven cards, where a wipe takes much of the pile: the put-back model is far off, and the
+    # dealt rounds tell the two apart.
+    deck = Deck("unlucky", tuple(counts_of(U7, 7, 1, 2, 3, 4, 5)), True)
+    model = ExactModel(deck)
+    optimum = model.optimum()[0]
+    low, high = interval(play_rounds(deck, model.hits, 100_000, seed=5))
+    assert low <= optimum <= high
+    put_back = LineModel(deck.counts).value(0)
+    assert not low <= put_back <= high
+
+
+@pytest.fixture(scope="module")
+def vengeance_exact() -> ExactModel:
+    # The full solve: about 30 s and 600 MB (2.8 million states), shared by the tests below.
+    model = ExactModel("vengeance")
+    model.optimum()
+    return model
+
+
+def test_the_figures_computed_ahead_are_the_exact_optimum(vengeance_exact: ExactModel) -> None:
+    expected = VENGEANCE_EXACT
+    assert vengeance_exact.optimum() == (expected.optimum, expected.p_flip7, expected.p_bust)
+    assert vengeance_exact.states == expected.states
+    # The thresholds around the best, exactly as solve_exact plays them.
+    for t in expected.thresholds:
+        assert ExactModel("vengeance").threshold(t.threshold)[0] == t.ev
+    assert expected.best_threshold == 27 and round(expected.optimum, 4) == 20.7502
+    # Above the put-back optimum's policy played by the rules (20.7501), as an optimum must be.
+    assert exact_solution() is VENGEANCE_EXACT
+    assert expected.optimum > solve("vengeance", thresholds=[27]).optimum
+
+
+def test_monte_carlo_of_the_exact_optimum_on_the_vengeance_deck(
+    vengeance_exact: ExactModel,
+) -> None:
+    deck = DECKS["vengeance"]
+    optimum = vengeance_exact.optimum()[0]
+    # About 13 s: 400,000 rounds give an interval about 0.16 wide (scores' sd is about 15).
+    scores = play_rounds(deck, vengeance_exact.hits, 400_000, seed=7)
+    low, high = interval(scores)
+    assert low <= optimum <= high
+    assert high - low < 0.2
 
 
 # ---------------------------------------------------------------------------- standard library only
