@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from browser_helpers import browser_server, new_page, shot
 
-from flip7.bots import DEFAULT_LEVEL, LEVELS
+from flip7.bots import DEFAULT_LEVEL, LEVELS, bot_names
 
 PAGE = 20  # replay_page_steps: the later rounds start on later pages
 
@@ -85,7 +85,7 @@ def test_bots_by_level_in_the_waiting_room(live_server: str, chromium_browser: A
     blurb = page.locator("[data-testid=bot-blurb]")
     expect(blurb).to_have_text(DEFAULT_LEVEL.blurb)
     # The technical specs are there too, apart.
-    expect(level.locator("optgroup option")).to_have_count(7)
+    expect(level.locator("optgroup option")).to_have_count(len(bot_names()))
     shot(page, "bot-levels-waiting.png")
 
     page.click("[data-testid=add-bot]")  # the default, as offered

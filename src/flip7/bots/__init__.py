@@ -13,6 +13,7 @@ R2    targeting    R1 plus leader-focused targeting of every Action and Modifier
 R3    ev           R2 plus card counting and the exact expected value of Hit vs Stay
 R4    winprob      R3 playing to win: the chance to win, not the score, near the end
 R5    mcts         R4 checked by search over re-sampled draw piles near the end
+R6    learned      R4 with a chance to win learned by self-play (needs numpy)
 ====  ===========  ===========================================================
 
 ``basic`` is the project's first bot, kept as it was (the bench and the web app's stand-in
@@ -46,6 +47,7 @@ from typing import Any, Protocol
 from flip7.bots.base import LadderBot, Param
 from flip7.bots.basic import BasicBot
 from flip7.bots.ladder import EVBot, RandomBot, TargetingBot, ThresholdBot
+from flip7.bots.learned import LearnedBot
 from flip7.bots.levels import DEFAULT_LEVEL, LEVELS, Level, level_named
 from flip7.bots.mcts import MCTSBot
 from flip7.bots.public import PublicView
@@ -62,6 +64,7 @@ __all__ = [
     "BotSpec",
     "EVBot",
     "LadderBot",
+    "LearnedBot",
     "Level",
     "MCTSBot",
     "Param",
@@ -86,7 +89,16 @@ class Bot(Player, Protocol):
 
 LADDER: dict[str, type[LadderBot]] = {
     cls.name: cls
-    for cls in (RandomBot, ThresholdBot, TargetingBot, EVBot, WinProbBot, MCTSBot, BasicBot)
+    for cls in (
+        RandomBot,
+        ThresholdBot,
+        TargetingBot,
+        EVBot,
+        WinProbBot,
+        MCTSBot,
+        LearnedBot,
+        BasicBot,
+    )
 }
 
 # Plain names only (the web server lists them); a spec adds parameters or names a class.
