@@ -242,12 +242,43 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         help="players per game (default 4)",
     )  # fmt: skip
     ben.add_argument(
-        "--games", type=_int_range(1), default=5000, metavar="K", help="games (default 5000)"
-    )
+        "--games", type=_int_range(1), metavar="K",
+        help="games (default 5000; with --fast, 200000 per compiled process)",
+    )  # fmt: skip
     ben.add_argument("--bot", choices=bots, default="basic", help="the bot (default basic)")
     ben.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed (default 0)")
     ben.add_argument("--rules", metavar="JSON", help="rule options as a JSON object")
     ben.add_argument("--json", action="store_true", help="print the result as JSON")
+    fast = ben.add_argument_group(
+        "compiled simulator (flip7[fast])",
+        "--fast times flip7.fast.simulate and, in the same run, the engine (--bot) on the "
+        "same workload, and prints both games/s (wall and per CPU second) and their ratio. "
+        "See flip7.fast.bench.",
+    )
+    fast.add_argument("--fast", action="store_true", help="time the compiled simulator too")
+    fast.add_argument(
+        "--policy", metavar="SPEC", help="its policy in every seat (default targeting: t=27)"
+    )
+    fast.add_argument(
+        "--engine-games", type=_int_range(0), metavar="K",
+        help="games for the engine beside it (default 2000; 0: skip the engine)",
+    )  # fmt: skip
+    fast.add_argument(
+        "--jobs", type=_int_range(1, 256), metavar="N",
+        help="also N processes at once, K games each; prints the aggregate games/s",
+    )  # fmt: skip
+    fast.add_argument(
+        "--peer", metavar="PATH",
+        help="also run this program and read its games/s ('N games/s', 'N ns/game', ...)",
+    )  # fmt: skip
+    fast.add_argument(
+        "--peer-args", metavar="ARGS", default="",
+        help="its arguments, one string (--peer-args='-x 4 ...' when it starts with -)",
+    )  # fmt: skip
+    fast.add_argument(
+        "--peer-regex", metavar="REGEX",
+        help="where its figure is: a regex whose group 'rate' (or group 1) is games/s",
+    )  # fmt: skip
     ben.set_defaults(func=_cmd_bench)
 
     play = sub.add_parser(
@@ -268,7 +299,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     play.add_argument("--bot", choices=bots, default="basic", help="the bots (default basic)")
     play.set_defaults(func=_cmd_play)
 
-    from flip7.cli import advise, analyse, scorecard, solve, tournament
+    from flip7.cli import advise, analyse, scorecard, solve, tournament, train
 
     # Each command module has HELP, DESCRIPTION, EPILOG, add_arguments and run.
     commands: tuple[tuple[str, Any], ...] = (
@@ -278,6 +309,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         ("tournament", tournament),
         ("ladder", tournament.ladder),
         ("scorecard", scorecard),
+        ("train", train),
     )
     for name, module in commands:
         part = sub.add_parser(
@@ -440,9 +472,18 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    fast_only = (args.jobs, args.peer, args.peer_args, args.peer_regex, args.policy)
+    if args.fast or any(fast_only) or args.engine_games is not None:
+        try:
+            from flip7.fast.bench import bench_command
+        except ImportError as exc:  # numba or numpy missing: the extra is not installed
+            raise CommandError(str(exc)) from None
+        return bench_command(args, _rules(args.rules))
+
     from flip7.tournament.selfplay import bench
 
-    result = bench(args.players, args.games, args.bot, _rules(args.rules), args.seed)
+    games = 5000 if args.games is None else args.games
+    result = bench(args.players, games, args.bot, _rules(args.rules), args.seed)
     if args.json:
         print(json.dumps(result.to_json()))
     else:

@@ -141,19 +141,38 @@ _KINDS = tuple(DecisionKind)
 _PHASES = (Phase.DEAL, Phase.TURNS, Phase.ROUND_END, Phase.OVER)
 _STATUSES = (Status.ACTIVE, Status.STAYED, Status.BUSTED)
 
-RULE_SWITCHES: tuple[str, ...] = (
+_SWITCH_OPTIONS = (
     "brutal",
-    "lucky13_pair_flip7_count == 1",
+    "lucky13_pair_flip7_count",
     "unlucky7_triggers_on_transfer",
     "can_stay_with_empty_line",
     "deal_skips_inactive",
-    "tie_break == 'shared_win'",
-    "brutal_busted_scoring == 'zero'",
-    "brutal_minus15_targets == 'non_busted_others'",
+    "tie_break",
+    "brutal_busted_scoring",
+    "brutal_minus15_targets",
     "swap_allow_cross_type",
     "pass_actions",
 )
+
+
+def _other_choice(name: str) -> int | str:
+    """The value of a two-way choice option that is not its default (core/rules.py's schema:
+    the encoding names no option's value itself)."""
+    option = Rules.option(name)
+    (other,) = [c for c in option.choices or () if c != option.default]
+    return other
+
+
+RULE_SWITCHES: tuple[str, ...] = tuple(
+    name if Rules.option(name).type == "bool" else f"{name} == {_other_choice(name)!r}"
+    for name in _SWITCH_OPTIONS
+)
 """The rule switches at the end of an observation, in order (1 when the text is true)."""
+
+_SWITCH_VALUES = tuple(
+    (name, None if Rules.option(name).type == "bool" else _other_choice(name))
+    for name in _SWITCH_OPTIONS
+)
 
 PER_SEAT: tuple[tuple[str, int], ...] = (
     ("status", 3),
@@ -405,18 +424,10 @@ class ObservationEncoding:
         t = _SEAT_SIZE * self.players
         out[t + _T["target_score"]] = min(rules.target_score / 200, 5.0)
         out[t + _T["two_decks"]] = decks == 2
-        switches = (
-            rules.brutal,
-            rules.lucky13_pair_flip7_count == 1,
-            rules.unlucky7_triggers_on_transfer,
-            rules.can_stay_with_empty_line,
-            rules.deal_skips_inactive,
-            rules.tie_break == "shared_win",
-            rules.brutal_busted_scoring == "zero",
-            rules.brutal_minus15_targets == "non_busted_others",
-            rules.swap_allow_cross_type,
-            rules.pass_actions,
-        )
+        switches = [
+            getattr(rules, name) == (True if Rules.option(name).type == "bool" else other)
+            for name, other in _SWITCH_VALUES
+        ]
         r = t + _T["rules"]
         out[r : r + len(switches)] = switches
 

@@ -1,0 +1,402 @@
+"""The compiled batch simulator: many games of *Flip 7: With a Vengeance* per call, with
+built-in policies, at hundreds of thousands of games a second (numba).
+
+It plays the full rules of RULES.md with every option of §13, 1 or 2 decks, 3 to 36
+players (2 with ``allow_two_players``), and mirrors :mod:`flip7.engine.game` step for step:
+every record it writes (``records=True``) replays through :func:`flip7.engine.record.replay`
+to the same rounds, totals and winners (``tests/test_fast.py`` checks thousands).
+
+Policies, one per seat (a spec string; ``name:t=25`` or ``name:25`` sets ``t``):
+
+- ``random``: a uniformly random legal option, Hit and Stay alike.
+- ``threshold`` (``t`` = 27): Hit while the number sum is below ``t``; every other
+  choice at random among the options aimed at others (as ``flip7.bots.ladder.ThresholdBot``:
+  a Target, Give, Discard or −15 on another seat, any Steal or Swap, a Pass to itself).
+- ``targeting`` (``t`` = 27): the same Hit/Stay; Modifiers, Just One More and Flip Four on
+  the leader (the other seat with the highest total), Steal, Swap and Discard by a quick
+  judge of each option (its own line's gain, less the leader's and a third of the others'),
+  a Pass kept for itself, the Brutal −15 on the leader when the leader is not behind.
+- ``ev``: ``targeting``'s choices, and Hit while one more card's expected gain over the
+  draw pile's exact contents beats what a bust would throw away.
+
+Each game is seeded from (``seed``, its index), so results do not depend on batching.
+:func:`play_record` runs a record's draws and decisions through the same compiled loop
+(a scripted game): the conformance scenarios check it against their expected results.
+
+Speed: about 110,000 games a second on one core of the project's 2-core VM for 4 players to
+200 with ``targeting`` (t = 27), records off, about 125,000 with ``threshold`` (the tests do
+not time it: read ``games_per_second``, or run ``flip7 bench --fast``). The compiled code is
+cached by numba (``cache=True``): next to the sources in ``__pycache__`` when that is
+writable, otherwise in numba's user-wide cache (``~/.cache/numba``), or wherever
+``NUMBA_CACHE_DIR`` says. A first compile takes about two minutes there; a later process
+loads it in about half a second (:func:`warm`), after numba's own import (another half
+second).
+
+Wins: each winner of a game counts one win (a shared win, possible with
+``tie_break="shared_win"``, counts for every co-winner; ``shared`` says how many games
+ended so).
+
+>>> parse_policy("threshold:t=25"), parse_policy("ev")
+(('threshold', 25), ('ev', 27))
+>>> parse_policy("nobody")
+Traceback (most recent call last):
+...
+flip7.fast.FastError: unknown policy 'nobody'; policies are random, threshold, targeting, ev ...
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from flip7.core.cards import CODE, Card
+from flip7.core.errors import Flip7Error
+from flip7.core.rules import Rules, decks_for, players_problem
+
+try:
+    import numpy as np
+
+    from flip7.fast import _kernel as _k
+except ImportError as exc:  # pragma: no cover - only without the extra
+    raise ImportError(
+        f"flip7.fast needs numba and numpy ({exc.name} is missing): pip install flip7[fast]"
+    ) from exc
+
+__all__ = [
+    "POLICIES",
+    "FastError",
+    "FastResult",
+    "parse_policy",
+    "play_record",
+    "simulate",
+    "warm",
+]
+
+POLICIES: dict[str, int] = {
+    "random": _k.POL_RANDOM,
+    "threshold": _k.POL_THRESHOLD,
+    "targeting": _k.POL_TARGETING,
+    "ev": _k.POL_EV,
+}
+_DEFAULT_T = 27
+_MAX_T = 200
+# Log capacities per call (games are played on in further calls when they fill).
+_DRAWS_CAP = 1 << 20
+_ROUNDS_CAP = 1 << 20
+_CHUNK = 1 << 16  # games per compiled call without records
+
+
+class FastError(Flip7Error):
+    """A bad argument to the compiled simulator: a policy spec, a player count, a seed."""
+
+
+@dataclass(frozen=True)
+class FastResult:
+    """What :func:`simulate` played.
+
+    ``wins[s]``: games seat ``s`` won (a shared win counts for each co-winner);
+    ``shared``: games won by several seats; ``mean_rounds``: rounds per game;
+    ``seconds``: time in the compiled loop (records conversion excluded);
+    ``records``: with ``records=True``, each game's ``flip7-record/1`` object, and
+    ``results`` its replay result (RECORD.md §6) as the simulator scored it."""
+
+    games: int
+    players: int
+    wins: tuple[int, ...]
+    shared: int
+    mean_rounds: float
+    seconds: float
+    games_per_second: float
+    records: tuple[dict[str, Any], ...] | None = None
+    results: tuple[dict[str, Any], ...] | None = None
+
+
+def parse_policy(spec: str) -> tuple[str, int]:
+    """A policy spec (``threshold``, ``threshold:t=25``, ``threshold:25``) as (name, t)."""
+    if not isinstance(spec, str):
+        raise FastError(f"a policy spec must be a string, not {spec!r}")
+    name, _, arg = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in POLICIES:
+        raise FastError(
+            f"unknown policy {spec!r}; policies are {', '.join(POLICIES)} "
+            "(threshold, targeting take t: 'threshold:t=25')"
+        )
+    t = _DEFAULT_T
+    if arg:
+        key, eq, value = arg.partition("=")
+        if not eq:
+            key, value = "t", key
+        if key.strip() != "t" or name == "random":
+            raise FastError(
+                f"policy {spec!r}: {name} takes "
+                + ("no parameter" if name == "random" else "only t (an integer 0-200)")
+            )
+        try:
+            t = int(value)
+        except ValueError:
+            raise FastError(f"policy {spec!r}: t must be an integer 0-{_MAX_T}") from None
+        if not 0 <= t <= _MAX_T:
+            raise FastError(f"policy {spec!r}: t must be an integer 0-{_MAX_T}, got {t}")
+    return name, t
+
+
+def _rules_array(rules: Rules, decks: int, scripted: bool, log: bool) -> Any:
+    rl = np.zeros(_k.NRL, dtype=np.int64)
+    rl[_k.R_BRUTAL] = rules.brutal
+    rl[_k.R_TARGET] = rules.target_score
+    rl[_k.R_L13] = rules.lucky13_pair_flip7_count
+    rl[_k.R_U7T] = rules.unlucky7_triggers_on_transfer
+    rl[_k.R_EMPTY] = rules.can_stay_with_empty_line
+    rl[_k.R_SKIPS] = rules.deal_skips_inactive
+    rl[_k.R_SHARED] = rules.tie_break == "shared_win"
+    rl[_k.R_BMODS] = rules.busted_modifiers_count
+    rl[_k.R_M15ANY] = rules.minus15_may_hit_busted
+    rl[_k.R_CROSS] = rules.swap_allow_cross_type
+    rl[_k.R_PASS] = rules.pass_actions
+    rl[_k.R_DECKS] = decks
+    rl[_k.R_SCRIPTED] = scripted
+    rl[_k.R_LOG] = log
+    return rl
+
+
+def _policies(policies: str | Sequence[str] | None, players: int) -> list[tuple[str, int]]:
+    if policies is None:
+        policies = "threshold"
+    if isinstance(policies, str):
+        return [parse_policy(policies)] * players
+    specs = list(policies)
+    if len(specs) != players:
+        raise FastError(f"{players} players need {players} policies, got {len(specs)}")
+    return [parse_policy(spec) for spec in specs]
+
+
+def _state(
+    n: int, rl: Any, pols: list[tuple[str, int]], dcap: int, rcap: int,
+    sdraws: Any = None, sdecs: Any = None,
+) -> Any:  # fmt: skip
+    ptype = np.array([POLICIES[name] for name, _ in pols], dtype=np.int64)
+    pparam = np.array([t for _, t in pols], dtype=np.int64)
+    if sdraws is None:
+        sdraws = np.zeros(0, dtype=np.int64)
+        sdecs = np.zeros(0, dtype=np.int64)
+    return _k.make_state(n, rl, ptype, pparam, dcap, dcap, rcap, sdraws, sdecs)
+
+
+def simulate(
+    n_games: int,
+    players: int = 4,
+    rules: Rules | None = None,
+    policies: str | Sequence[str] | None = None,
+    seed: int = 0,
+    records: bool = False,
+    dealer: int | None = None,
+    decks: int | None = None,
+) -> FastResult:
+    """Play ``n_games`` games of ``players`` seats under ``rules`` (default: standard),
+    seat ``s`` following ``policies[s]`` (one spec for all seats, or one per seat; default
+    ``threshold``). ``dealer``: every game's first dealer (default: random per game);
+    ``decks``: 1 or 2 (default: 1 up to 18 players). ``records=True`` also returns each
+    game's record and result (slower: for checking and for data)."""
+    rules = rules if rules is not None else Rules()
+    if type(n_games) is not int or n_games < 0:
+        raise FastError(f"n_games must be an integer >= 0, got {n_games!r}")
+    if type(players) is not int:
+        raise FastError(f"players must be an integer, got {players!r}")
+    problem = players_problem(players, rules, decks)
+    if problem is not None:
+        raise FastError(problem)
+    decks = decks if decks is not None else decks_for(players)
+    if dealer is not None and (type(dealer) is not int or not 0 <= dealer < players):
+        raise FastError(f"dealer must be a seat from 0 to {players - 1}, got {dealer!r}")
+    if type(seed) is not int or seed < 0:
+        raise FastError(f"seed must be an integer >= 0, got {seed!r}")
+    seed &= (1 << 63) - 1
+    pols = _policies(policies, players)
+    rl = _rules_array(rules, decks, False, records)
+    dcap = _DRAWS_CAP if records else 1
+    rcap = _ROUNDS_CAP if records else 1
+    S = _state(players, rl, pols, dcap, rcap)
+    wins = np.zeros(players, dtype=np.int64)
+    out = np.zeros(3, dtype=np.int64)
+    first = -1 if dealer is None else dealer
+    recs: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    spent = 0.0
+    g = 0
+    while g < n_games:
+        g1 = min(n_games, g + _CHUNK)
+        offs = np.zeros((g1 - g, 4), dtype=np.int64)
+        start = time.perf_counter()
+        done = int(_k.run_batch(S, seed, g, g1, first, wins, out, offs))
+        spent += time.perf_counter() - start
+        if done < 0:  # pragma: no cover - a kernel limit (stack depth) was exceeded
+            raise FastError(f"game {g - done - 1}: the simulator's stack overflowed")
+        if records:
+            if done == 0:  # one game longer than the logs: give it more room
+                dcap *= 4
+                rcap *= 4
+                S = _state(players, rl, pols, dcap, rcap)
+                continue
+            _collect(S, offs[:done], players, rules, decks, pols, seed, g, recs, results)
+        g += done
+    games = int(out[2])
+    return FastResult(
+        games=games,
+        players=players,
+        wins=tuple(int(w) for w in wins),
+        shared=int(out[1]),
+        mean_rounds=float(out[0]) / games if games else 0.0,
+        seconds=spent,
+        games_per_second=games / spent if spent > 0 else 0.0,
+        records=tuple(recs) if records else None,
+        results=tuple(results) if records else None,
+    )
+
+
+def _decision_text(code: int) -> str:
+    kind = code & 15
+    s1, c1, s2, c2 = (code >> 4) & 63, (code >> 10) & 31, (code >> 15) & 63, (code >> 21) & 31
+    if kind == _k.K_HIT:
+        return "hit"
+    if kind == _k.K_STAY:
+        return "stay"
+    if kind == _k.K_BONUS:
+        return "bonus"
+    if kind == _k.K_STEAL:
+        return f"steal {s1} {CODE[c1]}"
+    if kind == _k.K_DISCARD:
+        return f"discard {s1} {CODE[c1]}"
+    if kind == _k.K_SWAP:
+        if s2 < s1:
+            s1, c1, s2, c2 = s2, c2, s1, c1
+        return f"swap {s1} {CODE[c1]} {s2} {CODE[c2]}"
+    word = {_k.K_TARGET: "target", _k.K_GIVE: "give", _k.K_PASS: "pass", _k.K_MINUS: "minus"}
+    return f"{word[kind]} {s1}"
+
+
+def _rounds_json(rlog: Any, n: int) -> list[dict[str, Any]]:
+    rows = []
+    width = 3 + 2 * n
+    for r in range(0, len(rlog), width):
+        row = [int(x) for x in rlog[r : r + width]]
+        rows.append(
+            {
+                "dealer": row[0],
+                "scores": row[3 : 3 + n],
+                "busted": [s for s in range(n) if row[3 + n + s]],
+                "flip7": None if row[1] < 0 else row[1],
+                "minus15": None if row[2] < 0 else row[2],
+            }
+        )
+    return rows
+
+
+def _result_json(rounds: list[dict[str, Any]], n: int, rules: Rules, over: bool) -> dict[str, Any]:
+    totals = [0] * n
+    for row in rounds:
+        for s in range(n):
+            totals[s] += row["scores"][s]
+        if row["minus15"] is not None:
+            totals[row["minus15"]] -= 15
+    winners: list[int] = []
+    if over:
+        best = max(totals)
+        winners = [s for s in range(n) if totals[s] == best]
+    return {"over": over, "rounds": rounds, "totals": totals, "winners": winners}
+
+
+def _collect(
+    S: Any, offs: Any, n: int, rules: Rules, decks: int, pols: list[tuple[str, int]],
+    seed: int, g0: int, recs: list[dict[str, Any]], results: list[dict[str, Any]],
+) -> None:  # fmt: skip
+    dlog, clog, rlog = _k.logs(S)
+    names = [f"Player {s + 1}" for s in range(n)]
+    specs = [name if name == "random" else f"{name}:t={t}" for name, t in pols]
+    d0 = c0 = r0 = 0
+    for i, (d1, c1, r1, dealer) in enumerate(offs.tolist()):
+        recs.append(
+            {
+                "format": "flip7-record/1",
+                "players": names,
+                "rules": rules.to_json(),
+                "decks": decks,
+                "dealer": dealer,
+                "draws": [CODE[c] for c in dlog[d0:d1].tolist()],
+                "decisions": [_decision_text(c) for c in clog[c0:c1].tolist()],
+                "meta": {"generator": "flip7.fast", "seed": seed, "game": g0 + i,
+                         "policies": specs},
+            }
+        )  # fmt: skip
+        results.append(_result_json(_rounds_json(rlog[r0:r1], n), n, rules, True))
+        d0, c0, r0 = d1, c1, r1
+
+
+def _decision_code(text: str) -> int:
+    from flip7.core.decisions import (
+        Discard,
+        Give,
+        Hit,
+        Minus,
+        Pass,
+        Steal,
+        Swap,
+        Target,
+        parse_decision,
+    )
+
+    d = parse_decision(text)
+    enc = _k.enc.py_func
+    if isinstance(d, Hit):
+        return int(enc(_k.K_HIT, 0, 0, 0, 0))
+    if isinstance(d, Target):
+        return int(enc(_k.K_TARGET, d.seat, 0, 0, 0))
+    if isinstance(d, Give):
+        return int(enc(_k.K_GIVE, d.seat, 0, 0, 0))
+    if isinstance(d, Pass):
+        return int(enc(_k.K_PASS, d.seat, 0, 0, 0))
+    if isinstance(d, Minus):
+        return int(enc(_k.K_MINUS, d.seat, 0, 0, 0))
+    if isinstance(d, Steal):
+        return int(enc(_k.K_STEAL, d.seat, int(d.card), 0, 0))
+    if isinstance(d, Discard):
+        return int(enc(_k.K_DISCARD, d.seat, int(d.card), 0, 0))
+    if isinstance(d, Swap):
+        return int(enc(_k.K_SWAP, d.seat1, int(d.card1), d.seat2, int(d.card2)))
+    kind = _k.K_STAY if str(d) == "stay" else _k.K_BONUS
+    return int(enc(kind, 0, 0, 0, 0))
+
+
+def play_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Play a ``flip7-record/1`` object's draws and decisions through the compiled loop
+    (scripted mode: the draws are the card order, the decisions the choices) and return
+    the replay result of RECORD.md §6 as the compiled loop reaches it. Only for valid
+    records: entries are not checked the way :func:`flip7.engine.record.replay` checks
+    them (a draw that is not in the draw pile is a :class:`FastError`)."""
+    from flip7.engine.record import Record
+
+    rec = Record.from_json(dict(record))
+    n = len(rec.players)
+    sdraws = np.array([int(Card.parse(c)) for c in rec.draws], dtype=np.int64)
+    sdecs = np.array([_decision_code(d) for d in rec.decisions], dtype=np.int64)
+    rl = _rules_array(rec.rules, rec.decks, True, True)
+    pols = [("threshold", _DEFAULT_T)] * n
+    S = _state(n, rl, pols, max(1, len(sdraws)), 64 * (3 + 2 * n) + 4096, sdraws, sdecs)
+    error = int(_k.run_script(S, rec.dealer))
+    if error > 0:
+        raise FastError(f"draws[{error - 1}]: {rec.draws[error - 1]} is not in the draw pile")
+    sc = S
+    over = int(sc[_k.S_PHASE]) == _k.PH_OVER and not sc[_k.S_HALT]
+    rounds = _rounds_json(_k.logs(S)[2][: int(sc[_k.S_NR])], n)
+    return _result_json(rounds, n, rec.rules, over)
+
+
+def warm() -> float:
+    """Compile the simulator (or load it from numba's cache) by playing one tiny game of
+    every kind; returns the seconds it took."""
+    start = time.perf_counter()
+    simulate(1, 3, policies=("random", "targeting", "ev"), records=True)
+    simulate(1, 3, Rules(brutal=True, pass_actions=True), seed=1)
+    return time.perf_counter() - start

@@ -1,0 +1,1549 @@
+# mypy: ignore-errors
+# ruff: noqa: SIM102, SIM108, SIM109, SIM114  (numba: explicit comparisons and branches compile plainest)
+"""The compiled game loop of :mod:`flip7.fast` (numba ``@njit(cache=True)``).
+
+It mirrors :mod:`flip7.engine.game` step for step (RULES.md §3–§11): the same resolution
+stack (draws, Flip Four steps and frames, forced Stays, set-aside cards to resolve, used
+Actions to discard), the same points where a choice with two or more legal options is
+asked, and the same end of round, scoring and end of game. A game's cards are card codes
+(the values of :class:`flip7.core.cards.Card`), its piles and lines are counts per code
+(only which cards lie where matters: the draw pile is drawn from at random, a lazy
+Fisher–Yates), and its decisions are made inline by the seat's built-in policy.
+
+A game's whole state is one preallocated int64 array ``M`` (layout below), so that every
+function takes one argument and nothing in the loop allocates or counts references. Decisions are
+int-coded (:func:`enc`): kind in the low 4 bits, then seat 1 (6 bits), card 1 (5 bits),
+seat 2, card 2. Not a public module: :mod:`flip7.fast` is its interface.
+"""
+
+# numba compiles these untyped functions: "mypy: ignore-errors" above keeps --strict to the
+# typed interface, flip7.fast.
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+from numba.core.types import unliteral
+
+# ------------------------------------------------------------------ card codes (Card values)
+ZERO = 0
+SEVEN = 7
+THIRTEEN = 13
+U7 = 14
+L13 = 15
+DIV2 = 16
+FIRST_MOD = 16
+FIRST_ACTION = 22
+JOM = 22
+FLIP4 = 23
+STEAL = 24
+SWAP = 25
+DISCARD = 26
+NCODES = 27
+
+VALUE = np.array([*range(14), 7, 13, *(0,) * 11], dtype=np.int64)
+PENALTY = np.array([*(0,) * 17, 2, 4, 6, 8, 10, *(0,) * 5], dtype=np.int64)
+# Number cards whose only bust check is a copy of the same code (all but the 7s and 13s).
+PLAIN = np.array([c < 16 and c not in (7, 13, 14, 15) for c in range(27)], dtype=np.bool_)
+ONE_DECK = np.array(
+    [1, *range(1, 7), 6, *range(8, 13), 12, 1, 1, *(1,) * 6, *(2,) * 5], dtype=np.int64
+)
+
+# ------------------------------------------------------------------ statuses, tasks, phases
+ACTIVE, STAYED, BUSTED = 0, 1, 2
+T_DRAW, T_STEP, T_FORCE, T_RESOLVE, T_FINISH = 1, 2, 3, 4, 5
+P_DEAL, P_BURN, P_HIT, P_JOM, P_F4 = 0, 1, 2, 3, 4
+PH_DEAL, PH_TURNS, PH_ROUND_END, PH_OVER = 0, 1, 2, 3
+
+# ------------------------------------------------------------------ decision kinds
+K_HIT, K_STAY, K_TARGET, K_GIVE, K_PASS = 1, 2, 3, 4, 5
+K_STEAL, K_SWAP, K_DISCARD, K_BONUS, K_MINUS = 6, 7, 8, 9, 10
+
+# ------------------------------------------------------------------ policies
+POL_RANDOM, POL_THRESHOLD, POL_TARGETING, POL_EV = 0, 1, 2, 3
+
+# ------------------------------------------------------------------ scalar slots of sc
+S_N, S_NPILE, S_NDISC, S_SP, S_PHASE, S_DEALER, S_DEAL_I, S_TURN = 0, 1, 2, 3, 4, 5, 6, 7
+S_FLIP7, S_ROUND, S_HALT, S_ND, S_NC, S_NR, S_SDI, S_SCI = 8, 9, 10, 11, 12, 13, 14, 15
+S_FTOP, S_OVERFLOW, S_ERROR, S_NLIVE, S_MINUS15 = 16, 17, 18, 19, 20
+RNG = 21  # the xorshift64* state (its bits, as an int64)
+# Where the logs lie in M (they follow the fixed part) and how long each is.
+H_DLOG, H_DCAP, H_CLOG, H_CCAP, H_RLOG, H_RCAP = 22, 23, 24, 25, 26, 27
+H_SDRAWS, H_NSDRAWS, H_SDECS, H_NSDECS = 28, 29, 30, 31
+
+# ------------------------------------------------------------------ rule slots of rl
+R_BRUTAL, R_TARGET, R_L13, R_U7T, R_EMPTY, R_SKIPS, R_SHARED = 0, 1, 2, 3, 4, 5, 6
+R_BMODS, R_M15ANY, R_CROSS, R_PASS, R_DECKS, R_SCRIPTED, R_LOG = 7, 8, 9, 10, 11, 12, 13
+NRL = 16
+
+# Every function: cached; no reference counting (nothing here allocates, and M outlives every
+# call: counting references cost a third of the time); integer division without Python's
+# checks. The smallest ones are inlined where they are called.
+_njit = njit(cache=True, _nrt=False, error_model="numpy")
+
+
+def jit(fn):
+    """``_njit`` compiling one version per argument types, never one per constant: numba
+    would otherwise compile (and cache) a callee again for each literal a call passes it
+    (``arrive(M, P_HIT, ...)``, ``leader_among(M, me, K_TARGET)``, ...), each copy with its
+    whole tree of callees, which made a cold compile several times longer for no gain."""
+    disp = _njit(fn)
+    typed = disp.get_call_template
+
+    def get_call_template(args, kws):
+        return typed(tuple(unliteral(a) for a in args), {k: unliteral(v) for k, v in kws.items()})
+
+    disp.get_call_template = get_call_template
+    return disp
+
+
+jit_inline = njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+
+STACK_CAP = 512
+FRAME_CAP = 16
+MAXP = 40
+
+# The whole state of a game is one int64 array M (one argument to every function, so that a
+# call costs nothing): scalars, rules, per-seat rows of MAXP, piles, stack, frames, then logs.
+RL = 32
+CNT = RL + NRL  # MAXP rows of NCODES: how many of each card code a seat's line holds
+NNUM = CNT + MAXP * NCODES  # Number cards in the line
+NMOD = NNUM + MAXP  # Modifiers in the line
+SUMS = NMOD + MAXP  # the line's number sum
+STATUS = SUMS + MAXP
+TOTALS = STATUS + MAXP
+PTYPE = TOTALS + MAXP  # the seat's policy
+PPARAM = PTYPE + MAXP  # its t
+MASK = PPARAM + MAXP  # bit c set: the line holds card code c
+OPTS = MASK + MAXP  # scratch: the seats a decision may name
+PILE = OPTS + 64  # the draw pile's cards (in no order: draws pick at random)
+PCNT = PILE + 216  # the draw pile's count of each code
+DCNT = PCNT + 32  # the discard pile's count of each code
+STK = DCNT + 32  # the stack: STACK_CAP items of (type, a, b, c)
+FR = STK + 4 * STACK_CAP  # Flip Four frames: target, card, left, set-aside count, 4 cards
+FIXED = FR + 8 * FRAME_CAP
+
+# Every index into M and the tables is a uint64 (``M[np.uint64(SUMS + s)]``): numba wraps
+# a signed index that might be negative (a compare and a select on every access, about a
+# tenth of the run time); none ever is. The hot loops keep uint64 offsets and seats.
+U0, U1 = np.uint64(0), np.uint64(1)
+U_CNT, U_NCODES, U_NNUM, U_NMOD = (
+    np.uint64(CNT),
+    np.uint64(NCODES),
+    np.uint64(NNUM),
+    np.uint64(NMOD),
+)
+U_SUMS, U_STATUS, U_PTYPE, U_PPARAM = (
+    np.uint64(SUMS),
+    np.uint64(STATUS),
+    np.uint64(PTYPE),
+    np.uint64(PPARAM),
+)
+U_MASK, U_PILE, U_PCNT, U_DCNT = np.uint64(MASK), np.uint64(PILE), np.uint64(PCNT), np.uint64(DCNT)
+U_ZERO, U_SEVEN, U_THIRTEEN, U_U7, U_L13 = (np.uint64(c) for c in (ZERO, SEVEN, THIRTEEN, U7, L13))
+
+
+@jit_inline
+def enc(kind, s1, c1, s2, c2):
+    return kind | (s1 << 4) | (c1 << 10) | (s2 << 15) | (c2 << 21)
+
+
+# ------------------------------------------------------------------ random numbers
+
+
+@jit_inline
+def _next(M):
+    # xorshift64*: state never 0 (seeded through splitmix64 with a nonzero fallback).
+    x = np.uint64(M[RNG])
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    M[RNG] = np.int64(x)
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@jit_inline
+def below(M, k):
+    """A uniform integer in [0, k) (Lemire's multiply; bias below 2**-24 for k <= 256)."""
+    return np.int64(((_next(M) >> np.uint64(32)) * np.uint64(k)) >> np.uint64(32))
+
+
+@jit
+def seed_game(M, seed, game):
+    """Seed ``rng`` for game number ``game`` of a run seeded ``seed`` (splitmix64), so that a
+    game's cards and choices depend only on (seed, game), never on the batching."""
+    z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(game) + np.uint64(1)
+    for _ in range(2):
+        z += np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    if z == np.uint64(0):
+        z = np.uint64(0x9E3779B97F4A7C15)
+    M[RNG] = np.int64(z)
+
+
+# ------------------------------------------------------------------ logs
+
+
+@jit_inline
+def log_decision(M, code):
+    if M[RL + R_LOG]:
+        i = M[S_NC]
+        if i < M[H_CCAP]:
+            M[np.uint64(M[H_CLOG] + i)] = code
+        else:
+            M[S_OVERFLOW] = 1
+        M[S_NC] = i + 1
+
+
+# ------------------------------------------------------------------ lines
+
+
+@jit_inline
+def add_card(M, s, c):
+    M[np.uint64(CNT + NCODES * (s) + c)] += 1
+    M[np.uint64(MASK + s)] |= 1 << c
+    if c < FIRST_MOD:
+        M[np.uint64(NNUM + s)] += 1
+    else:
+        M[np.uint64(NMOD + s)] += 1
+
+
+@jit_inline
+def remove_card(M, s, c):
+    M[np.uint64(CNT + NCODES * (s) + c)] -= 1
+    if M[np.uint64(CNT + NCODES * (s) + c)] == 0:
+        M[np.uint64(MASK + s)] &= ~(1 << c)
+    if c < FIRST_MOD:
+        M[np.uint64(NNUM + s)] -= 1
+        M[np.uint64(SUMS + s)] -= VALUE[np.uint64(c)]
+    else:
+        M[np.uint64(NMOD + s)] -= 1
+
+
+@jit_inline
+def discard_card(M, c):
+    M[np.uint64(DCNT + c)] += 1
+    M[S_NDISC] += 1
+
+
+DEBRUIJN = np.array(
+    [0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22,
+     45, 39, 33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32,
+     23, 11, 46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6], dtype=np.int64
+)  # fmt: skip
+
+
+@jit_inline
+def low_bit(m):
+    """The index of the lowest set bit of ``m`` > 0 (a de Bruijn multiply)."""
+    b = np.uint64(m & -m)
+    return DEBRUIJN[(b * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58)]
+
+
+@jit
+def clear_line(M, s):
+    """Every card of seat ``s``'s line to the discard pile."""
+    if M[np.uint64(NNUM + s)] == 0 and M[np.uint64(NMOD + s)] == 0:
+        return
+    moved = 0
+    m = M[np.uint64(MASK + s)]
+    row = U_CNT + U_NCODES * np.uint64(s)
+    while m:
+        c = np.uint64(low_bit(m))
+        m &= m - 1
+        k = M[np.uint64(row + c)]
+        M[U_DCNT + c] += k
+        moved += k
+        M[np.uint64(row + c)] = 0
+    M[np.uint64(MASK + s)] = 0
+    M[S_NDISC] += moved
+    M[np.uint64(NNUM + s)] = 0
+    M[np.uint64(NMOD + s)] = 0
+
+
+@jit
+def busts(M, s, c):
+    """Whether Number card ``c`` arriving busts seat ``s``'s line (core.lines.busts)."""
+    if PLAIN[np.uint64(c)]:
+        return M[np.uint64(CNT + NCODES * (s) + c)] > 0
+    if c == SEVEN or c == U7:
+        return M[np.uint64(CNT + NCODES * (s) + SEVEN)] + M[np.uint64(CNT + NCODES * (s) + U7)] > 0
+    same = 1 + M[np.uint64(CNT + NCODES * (s) + THIRTEEN)] + M[np.uint64(CNT + NCODES * (s) + L13)]
+    lucky = (1 if c == L13 else 0) + M[np.uint64(CNT + NCODES * (s) + L13)]
+    return same > 2 or (same == 2 and lucky == 0)
+
+
+@jit
+def is_flip7(M, s):
+    if M[RL + R_L13] == 2:
+        return M[np.uint64(NNUM + s)] >= 7
+    values = 0
+    for c in range(14):
+        if c == SEVEN:
+            if M[np.uint64(CNT + NCODES * (s) + SEVEN)] + M[np.uint64(CNT + NCODES * (s) + U7)] > 0:
+                values += 1
+        elif c == THIRTEEN:
+            if (
+                M[np.uint64(CNT + NCODES * (s) + THIRTEEN)] + M[np.uint64(CNT + NCODES * (s) + L13)]
+                > 0
+            ):
+                values += 1
+        elif (M[np.uint64(MASK + s)] >> c) & 1:
+            values += 1
+    return values >= 7
+
+
+# ------------------------------------------------------------------ the draw pile
+
+
+@jit_inline
+def draw_fast(M, npile):
+    """:func:`take`'s common case, inline in the hot loops: a random card off a draw pile
+    of ``npile`` > 0 cards, unlogged (uint64 indices: see :func:`offer_turn`)."""
+    un = np.uint64(npile)
+    j = ((_next(M) >> np.uint64(32)) * un) >> np.uint64(32)  # below(M, npile)
+    c = M[U_PILE + j]
+    un -= U1
+    M[U_PILE + j] = M[U_PILE + un]
+    M[S_NPILE] = np.int64(un)
+    M[U_PCNT + np.uint64(c)] -= 1
+    return c
+
+
+@jit
+def take(M):
+    """The next card off the draw pile (reshuffling the discard pile into it when empty,
+    §3.5.1): its code, -1 when no card is left anywhere (§3.5.3), -2 when a scripted game
+    has run out of draws (it halts there)."""
+    npile = M[S_NPILE]
+    if npile == 0:
+        if M[S_NDISC] == 0:
+            return -1
+        for c in range(NCODES):
+            k = M[np.uint64(DCNT + c)]
+            for _ in range(k):
+                M[np.uint64(PILE + npile)] = c
+                npile += 1
+            M[np.uint64(PCNT + c)] += k
+            M[np.uint64(DCNT + c)] = 0
+        M[S_NDISC] = 0
+    if M[RL + R_SCRIPTED]:
+        i = M[S_SDI]
+        if i >= M[H_NSDRAWS]:
+            M[S_NPILE] = npile
+            M[S_HALT] = 1
+            return -2
+        c = M[np.uint64(M[H_SDRAWS] + i)]
+        j = 0
+        while j < npile and M[np.uint64(PILE + j)] != c:
+            j += 1
+        if j == npile:
+            M[S_NPILE] = npile
+            M[S_HALT] = 1
+            M[S_ERROR] = 1 + i  # draws[i] is not in the draw pile
+            return -2
+        M[S_SDI] = i + 1
+    else:
+        j = below(M, npile)
+        c = M[np.uint64(PILE + j)]
+    npile -= 1
+    M[np.uint64(PILE + j)] = M[np.uint64(PILE + npile)]
+    M[S_NPILE] = npile
+    M[np.uint64(PCNT + c)] -= 1
+    if M[RL + R_LOG]:
+        i = M[S_ND]
+        if i < M[H_DCAP]:
+            M[np.uint64(M[H_DLOG] + i)] = c
+        else:
+            M[S_OVERFLOW] = 1
+        M[S_ND] = i + 1
+    return c
+
+
+# ------------------------------------------------------------------ the stack
+
+
+@jit_inline
+def push(M, t, a, b, c):
+    sp = M[S_SP]
+    if sp >= STACK_CAP:
+        M[S_ERROR] = -1
+        M[S_HALT] = 1
+        return
+    M[np.uint64(STK + 4 * (sp) + 0)] = t
+    M[np.uint64(STK + 4 * (sp) + 1)] = a
+    M[np.uint64(STK + 4 * (sp) + 2)] = b
+    M[np.uint64(STK + 4 * (sp) + 3)] = c
+    M[S_SP] = sp + 1
+
+
+@jit
+def drop_set_aside(M, seat):
+    """§6.3.2, §11: a bust discards at once every card set aside for ``seat`` (its
+    Resolve items, its Flip Four frames with their own card and draws still due)."""
+    sp = M[S_SP]
+    out = 0
+    for i in range(sp):
+        t = M[np.uint64(STK + 4 * (i) + 0)]
+        keep = True
+        if t == T_RESOLVE:
+            if M[np.uint64(STK + 4 * (i) + 2)] == seat:
+                discard_card(M, M[np.uint64(STK + 4 * (i) + 1)])
+                keep = False
+        elif t == T_STEP:
+            f = M[np.uint64(STK + 4 * (i) + 1)]
+            if M[np.uint64(FR + 8 * (f) + 0)] == seat:
+                discard_card(M, M[np.uint64(FR + 8 * (f) + 1)])
+                for k in range(M[np.uint64(FR + 8 * (f) + 3)]):
+                    discard_card(M, M[np.uint64(FR + 8 * (f) + 4 + k)])
+                M[np.uint64(FR + 8 * (f) + 3)] = 0
+                keep = False
+                if f == M[S_FTOP] - 1:
+                    M[S_FTOP] = f
+        elif t == T_DRAW:
+            if (
+                M[np.uint64(STK + 4 * (i) + 1)] == P_F4
+                and M[np.uint64(FR + 8 * M[STK + 4 * i + 3])] == seat
+            ):
+                keep = False
+        if keep:
+            if out != i:
+                for k in range(4):
+                    M[np.uint64(STK + 4 * (out) + k)] = M[np.uint64(STK + 4 * (i) + k)]
+            out += 1
+    M[S_SP] = out
+
+
+@jit
+def bust(M, seat):
+    M[np.uint64(STATUS + seat)] = BUSTED
+    M[S_NLIVE] -= 1
+    if M[S_SP]:
+        drop_set_aside(M, seat)
+
+
+@jit
+def receive(M, seat, c, transfer, check):
+    """``c`` enters ``seat``'s line by any route (§2.5): Unlucky 7, bust, Flip 7."""
+    if c >= FIRST_MOD:
+        add_card(M, seat, c)
+        return
+    if PLAIN[np.uint64(c)]:
+        if M[np.uint64(CNT + NCODES * (seat) + c)] > 0:
+            add_card(M, seat, c)
+            bust(M, seat)
+            return
+        add_card(M, seat, c)
+        M[np.uint64(SUMS + seat)] += c
+    elif c == U7 and (not transfer or M[RL + R_U7T]):
+        clear_line(M, seat)  # §4.4.1: no bust on Unlucky 7 itself
+        add_card(M, seat, c)
+        M[np.uint64(SUMS + seat)] = 7
+    else:
+        dup = busts(M, seat, c)
+        add_card(M, seat, c)
+        if dup:
+            bust(M, seat)
+            return
+        M[np.uint64(SUMS + seat)] += VALUE[np.uint64(c)]
+    if check and M[np.uint64(NNUM + seat)] >= 7:
+        check_flip7(M, seat)
+
+
+@jit
+def check_flip7(M, seat):
+    if is_flip7(M, seat):
+        M[S_FLIP7] = seat
+        end_round(M)
+
+
+# ------------------------------------------------------------------ end of round
+
+
+@jit
+def end_round(M):
+    """Flip 7, no Active player, or no cards left: drop every pending effect, then score
+    (after the Brutal Flip 7 choice)."""
+    for i in range(M[S_SP]):
+        t = M[np.uint64(STK + 4 * (i) + 0)]
+        if t == T_RESOLVE or t == T_FINISH:
+            discard_card(M, M[np.uint64(STK + 4 * (i) + 1)])
+        elif t == T_FORCE:
+            discard_card(M, M[np.uint64(STK + 4 * (i) + 2)])
+        elif t == T_STEP:
+            f = M[np.uint64(STK + 4 * (i) + 1)]
+            discard_card(M, M[np.uint64(FR + 8 * (f) + 1)])
+            for k in range(M[np.uint64(FR + 8 * (f) + 3)]):
+                discard_card(M, M[np.uint64(FR + 8 * (f) + 4 + k)])
+            M[np.uint64(FR + 8 * (f) + 3)] = 0
+    M[S_SP] = 0
+    M[S_FTOP] = 0
+    seat = M[S_FLIP7]
+    n = M[S_N]
+    if M[RL + R_BRUTAL] and seat >= 0:
+        M[S_PHASE] = PH_ROUND_END
+        others = 0
+        for s in range(n):
+            if s != seat and (M[RL + R_M15ANY] or M[np.uint64(STATUS + s)] != BUSTED):
+                others += 1
+        minus = -1
+        if others:
+            minus = choose_flip7(M, seat, others)
+            if M[S_HALT]:
+                return
+        score_round(M, minus)
+    else:
+        score_round(M, -1)
+
+
+@jit
+def line_score(M, s, flip7, bonus):
+    """RULES.md §8 / §10 for a line that has not busted (core.scoring.round_score)."""
+    total = M[np.uint64(SUMS + s)]
+    for _ in range(M[np.uint64(CNT + NCODES * (s) + DIV2)]):
+        total //= 2
+    for c in range(17, 22):
+        total -= PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * (s) + c)]
+    if total < 0 and not M[RL + R_BRUTAL]:
+        total = 0
+    if flip7:
+        return total + 15 if bonus else total
+    if M[np.uint64(CNT + NCODES * (s) + ZERO)] > 0:
+        return 0
+    return total
+
+
+@jit
+def score_round(M, minus15):
+    if M[S_HALT]:
+        return
+    n = M[S_N]
+    flip7 = M[S_FLIP7]
+    log = M[RL + R_LOG]
+    r0 = M[S_NR]
+    if log:
+        if r0 + 3 + 2 * n > M[H_RCAP]:
+            M[S_OVERFLOW] = 1
+            log = 0
+        else:
+            M[np.uint64(M[H_RLOG] + r0)] = M[S_DEALER]
+            M[np.uint64(M[H_RLOG] + r0 + 1)] = flip7
+            M[np.uint64(M[H_RLOG] + r0 + 2)] = minus15
+    for s in range(n):
+        if M[np.uint64(STATUS + s)] == BUSTED:
+            score = 0
+            if M[RL + R_BMODS]:
+                for c in range(17, 22):
+                    score -= PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * (s) + c)]
+        elif (
+            s != flip7
+            and (M[np.uint64(MASK + s)] >> FIRST_MOD) == 0
+            and not M[np.uint64(MASK + s)] & 1
+        ):
+            # The common line (no Modifier, no Zero): just its numbers.
+            score = M[np.uint64(SUMS + s)]
+        else:
+            score = line_score(M, s, s == flip7, minus15 < 0)
+        M[np.uint64(TOTALS + s)] += score
+        if log:
+            M[np.uint64(M[H_RLOG] + r0 + 3 + s)] = score
+            M[np.uint64(M[H_RLOG] + r0 + 3 + n + s)] = (
+                1 if M[np.uint64(STATUS + s)] == BUSTED else 0
+            )
+    if log:
+        M[S_NR] = r0 + 3 + 2 * n
+    if minus15 >= 0:
+        M[np.uint64(TOTALS + minus15)] -= 15
+    M[S_MINUS15] = minus15
+    best = M[TOTALS + 0]
+    for s in range(1, n):
+        if M[np.uint64(TOTALS + s)] > best:
+            best = M[np.uint64(TOTALS + s)]
+    if best >= M[RL + R_TARGET]:
+        leaders = 0
+        for s in range(n):
+            if M[np.uint64(TOTALS + s)] == best:
+                leaders += 1
+        if leaders == 1 or M[RL + R_SHARED]:
+            M[S_PHASE] = PH_OVER
+            return
+    M[S_PHASE] = PH_ROUND_END
+
+
+@jit
+def next_round(M):
+    n = M[S_N]
+    for s in range(n):
+        clear_line(M, s)
+        M[np.uint64(STATUS + s)] = ACTIVE
+        M[np.uint64(SUMS + s)] = 0
+    M[S_DEALER] = (M[S_DEALER] + 1) % n
+    start_round(M)
+
+
+@jit
+def start_round(M):
+    M[S_ROUND] += 1
+    M[S_NLIVE] = M[S_N]
+    M[S_FLIP7] = -1
+    M[S_PHASE] = PH_DEAL
+    M[S_DEAL_I] = 0
+
+
+# ------------------------------------------------------------------ drawing and resolving
+
+
+@jit
+def draw_for(M, purpose, seat, frame):
+    """A Draw task: take the card and let it arrive."""
+    arrive(M, purpose, seat, frame, take(M))
+
+
+@jit
+def arrive(M, purpose, seat, frame, c):
+    """Card ``c`` drawn (a code from :func:`take`) arrives (engine ``_drawn``)."""
+    if c < 0:
+        if c == -1:
+            end_round(M)  # no_cards_left = "end_round" (§3.5.3)
+        return
+    if purpose == P_F4:
+        if c < FIRST_MOD:
+            receive(M, seat, c, False, True)
+        else:
+            k = M[np.uint64(FR + 8 * (frame) + 3)]
+            M[np.uint64(FR + 8 * (frame) + 4 + k)] = c
+            M[np.uint64(FR + 8 * (frame) + 3)] = k + 1
+        return
+    if purpose == P_BURN:
+        discard_card(M, c)
+        return
+    if c < FIRST_MOD:
+        receive(M, seat, c, False, True)
+    else:
+        resolve(M, c, seat)
+
+
+@jit
+def resolve(M, c, user):
+    """A revealed Modifier or Action reaches ``user`` (§3.3)."""
+    n = M[S_N]
+    if c < FIRST_MOD:
+        receive(M, user, c, False, True)
+    elif c < FIRST_ACTION:
+        # §7.2–7.3, §10.2: any non-busted player, or anyone in Brutal.
+        if M[RL + R_BRUTAL]:
+            k = n
+        else:
+            k = M[S_NLIVE]
+        if k == 1:
+            to = user
+            for s in range(n):
+                if M[RL + R_BRUTAL] or M[np.uint64(STATUS + s)] != BUSTED:
+                    to = s
+        else:
+            to = choose_seat(M, K_GIVE, user, c, k)
+            if M[S_HALT]:
+                return
+        add_card(M, to, c)
+    elif c == JOM or c == FLIP4:
+        k = M[S_NLIVE]
+        if k == 1:
+            target = user
+            for s in range(n):
+                if M[np.uint64(STATUS + s)] != BUSTED:
+                    target = s
+        else:
+            target = choose_seat(M, K_TARGET, user, c, k)
+            if M[S_HALT]:
+                return
+        if c == JOM:
+            push(M, T_FORCE, target, c, user)
+            push(M, T_DRAW, P_JOM, target, 0)
+        else:
+            f = M[S_FTOP]
+            if f >= FRAME_CAP:
+                M[S_ERROR] = -2
+                M[S_HALT] = 1
+                return
+            M[S_FTOP] = f + 1
+            M[np.uint64(FR + 8 * (f) + 0)] = target
+            M[np.uint64(FR + 8 * (f) + 1)] = c
+            M[np.uint64(FR + 8 * (f) + 2)] = 4
+            M[np.uint64(FR + 8 * (f) + 3)] = 0
+            push(M, T_STEP, f, 0, 0)
+    elif M[RL + R_PASS]:
+        k = 0
+        only = -1
+        for s in range(n):
+            if M[np.uint64(STATUS + s)] != BUSTED and has_use(M, c, s):
+                k += 1
+                only = s
+        if k == 0:
+            discard_card(M, c)
+        elif k == 1:
+            use(M, c, only)
+        else:
+            to = choose_seat(M, K_PASS, user, c, k)
+            if M[S_HALT]:
+                return
+            use(M, c, to)
+    else:
+        use(M, c, user)
+
+
+@jit
+def distinct(M, s):
+    """(distinct Number codes, distinct Modifier codes) in seat ``s``'s line."""
+    m = M[np.uint64(MASK + s)]
+    a = 0
+    b = 0
+    numbers = m & 0xFFFF
+    while numbers:
+        numbers &= numbers - 1
+        a += 1
+    mods = m >> 16
+    while mods:
+        mods &= mods - 1
+        b += 1
+    return a, b
+
+
+@jit
+def has_use(M, c, user):
+    n = M[S_N]
+    holders = 0
+    with_numbers = 0
+    with_mods = 0
+    other = False
+    for s in range(n):
+        if M[np.uint64(STATUS + s)] != BUSTED and (
+            M[np.uint64(NNUM + s)] or M[np.uint64(NMOD + s)]
+        ):
+            holders += 1
+            if M[np.uint64(NNUM + s)]:
+                with_numbers += 1
+            if M[np.uint64(NMOD + s)]:
+                with_mods += 1
+            if s != user:
+                other = True
+    if c == STEAL:
+        return other
+    if c == DISCARD:
+        return holders > 0
+    if M[RL + R_CROSS]:
+        return holders >= 2
+    return with_numbers >= 2 or with_mods >= 2
+
+
+@jit
+def count_moves(M, c, user, cap):
+    """How many legal options Steal, Swap or Discard has (engine ``_count_moves``),
+    counting no further than ``cap``."""
+    n = M[S_N]
+    count = 0
+    sa = 0
+    sb = 0
+    cross = M[RL + R_CROSS]
+    for s in range(n):
+        if M[np.uint64(STATUS + s)] == BUSTED:
+            continue
+        a, b = distinct(M, s)
+        if a + b == 0:
+            continue
+        if c == SWAP:
+            if cross:
+                count += (a + b) * (sa + sb)
+            else:
+                count += a * sa + b * sb
+            sa += a
+            sb += b
+        elif c == DISCARD or s != user:
+            count += a + b
+        if count >= cap:
+            return cap
+    return count
+
+
+@jit
+def use(M, c, user):
+    """Steal, Swap or Discard used by ``user`` (engine ``_use``)."""
+    count = count_moves(M, c, user, 2)
+    if count == 0:
+        discard_card(M, c)  # §6.1.1
+        return
+    if count == 1:
+        s1, c1, s2, c2 = nth_move(M, c, user, 0)
+    else:
+        s1, c1, s2, c2 = choose_move(M, c, user)
+        if M[S_HALT]:
+            return
+    do_move(M, c, user, s1, c1, s2, c2)
+
+
+@jit
+def do_move(M, c, user, s1, c1, s2, c2):
+    discard_card(M, c)  # the used Action leaves play first (§6.1.5)
+    if c == STEAL:
+        remove_card(M, s1, c1)
+        receive(M, user, c1, True, True)
+    elif c == DISCARD:
+        remove_card(M, s1, c1)
+        discard_card(M, c1)
+    else:
+        remove_card(M, s1, c1)
+        remove_card(M, s2, c2)
+        # §6.5.4: both placements first, then the checks; Flip 7 last.
+        receive(M, s1, c2, True, False)
+        receive(M, s2, c1, True, False)
+        if M[np.uint64(STATUS + s1)] != BUSTED and M[S_FLIP7] < 0:
+            check_flip7(M, s1)
+        if M[np.uint64(STATUS + s2)] != BUSTED and M[S_FLIP7] < 0:
+            check_flip7(M, s2)
+
+
+@jit
+def nth_move(M, c, user, k):
+    """The ``k``-th legal option of Steal, Swap or Discard for ``user`` (seat order, then
+    card code; a Swap's lower seat first): (s1, c1, s2, c2)."""
+    n = M[S_N]
+    cross = M[RL + R_CROSS]
+    if c != SWAP:
+        for s in range(n):
+            if M[np.uint64(STATUS + s)] == BUSTED or (c == STEAL and s == user):
+                continue
+            m = M[np.uint64(MASK + s)]
+            while m:
+                x = low_bit(m)
+                m &= m - 1
+                if k == 0:
+                    return s, x, -1, -1
+                k -= 1
+        return -1, -1, -1, -1
+    for s in range(n):
+        if M[np.uint64(STATUS + s)] == BUSTED or M[np.uint64(MASK + s)] == 0:
+            continue
+        for t in range(s + 1, n):
+            if M[np.uint64(STATUS + t)] == BUSTED or M[np.uint64(MASK + t)] == 0:
+                continue
+            m = M[np.uint64(MASK + s)]
+            while m:
+                x = low_bit(m)
+                m &= m - 1
+                m2 = M[np.uint64(MASK + t)]
+                while m2:
+                    y = low_bit(m2)
+                    m2 &= m2 - 1
+                    if not cross and (x < FIRST_MOD) != (y < FIRST_MOD):
+                        continue
+                    if k == 0:
+                        return s, x, t, y
+                    k -= 1
+    return -1, -1, -1, -1
+
+
+# ------------------------------------------------------------------ policies
+
+
+@jit
+def leader_among(M, me, kind):
+    """The seat other than ``me`` with the highest running total (then the highest number
+    sum) among those a decision of ``kind`` may name; -1 if none."""
+    n = M[S_N]
+    best = -1
+    for s in range(n):
+        if s == me:
+            continue
+        if M[np.uint64(STATUS + s)] == BUSTED:
+            if kind == K_GIVE and M[RL + R_BRUTAL]:
+                pass
+            elif kind == K_MINUS and M[RL + R_M15ANY]:
+                pass
+            else:
+                continue
+        if (
+            best < 0
+            or M[np.uint64(TOTALS + s)] > M[np.uint64(TOTALS + best)]
+            or (
+                M[np.uint64(TOTALS + s)] == M[np.uint64(TOTALS + best)]
+                and M[np.uint64(SUMS + s)] > M[np.uint64(SUMS + best)]
+            )
+        ):
+            best = s
+    return best
+
+
+@jit
+def seat_options(M, kind, user, c):
+    """The seats a Give, Target or Pass decision may name, into M[OPTS:]; their number."""
+    n = M[S_N]
+    k = 0
+    for s in range(n):
+        if kind == K_GIVE:
+            ok = M[RL + R_BRUTAL] != 0 or M[np.uint64(STATUS + s)] != BUSTED
+        elif kind == K_TARGET:
+            ok = M[np.uint64(STATUS + s)] != BUSTED
+        else:
+            ok = M[np.uint64(STATUS + s)] != BUSTED and has_use(M, c, s)
+        if ok:
+            M[np.uint64(OPTS + k)] = s
+            k += 1
+    return k
+
+
+@jit
+def scripted(M):
+    """The next decision of a scripted game, or -1 (and halt) when they are used up."""
+    i = M[S_SCI]
+    if i >= M[H_NSDECS]:
+        M[S_HALT] = 1
+        return np.int64(-1)
+    M[S_SCI] = i + 1
+    return M[np.uint64(M[H_SDECS] + i)]
+
+
+@jit
+def choose_seat(M, kind, user, c, k):
+    """``user`` names a seat for a Give, Target or Pass with ``k`` >= 2 options."""
+    if M[RL + R_SCRIPTED]:
+        d = scripted(M)
+        return (d >> 4) & 63 if d >= 0 else user
+    k = seat_options(M, kind, user, c)
+    p = M[np.uint64(PTYPE + user)]
+    if p == POL_RANDOM:
+        pick = M[np.uint64(OPTS + below(M, k))]
+    elif p == POL_THRESHOLD:
+        # An option aimed at others: a Target or Give to another seat; a Pass to itself.
+        if kind == K_PASS:
+            pick = M[np.uint64(OPTS + below(M, k))]
+            for i in range(k):
+                if M[np.uint64(OPTS + i)] == user:
+                    pick = user
+        else:
+            m = 0
+            for i in range(k):
+                if M[np.uint64(OPTS + i)] != user:
+                    M[np.uint64(OPTS + m)] = M[np.uint64(OPTS + i)]
+                    m += 1
+            pick = M[np.uint64(OPTS + below(M, m))] if m else user
+    else:
+        # Targeting: every Modifier is bad for its holder, and Just One More / Flip Four
+        # push a line toward a bust: both go to the leader; a Steal/Swap/Discard is kept.
+        if kind == K_PASS:
+            pick = M[OPTS + 0]
+            for i in range(k):
+                if M[np.uint64(OPTS + i)] == user:
+                    pick = user
+        else:
+            pick = leader_among(M, user, kind)
+            if pick < 0:
+                pick = user
+    log_decision(M, enc(kind, pick, 0, 0, 0))
+    return pick
+
+
+@jit
+def choose_flip7(M, seat, others):
+    """Brutal Flip 7: -1 for the +15 bonus, else the seat that loses 15."""
+    if M[RL + R_SCRIPTED]:
+        d = scripted(M)
+        if d < 0 or (d & 15) == K_BONUS:
+            return -1
+        return (d >> 4) & 63
+    p = M[np.uint64(PTYPE + seat)]
+    leader = leader_among(M, seat, K_MINUS)
+    if p == POL_RANDOM:
+        i = below(M, others + 1)
+        if i == 0:
+            pick = -1
+        else:
+            pick = -1
+            n = M[S_N]
+            for s in range(n):
+                if s != seat and (M[RL + R_M15ANY] or M[np.uint64(STATUS + s)] != BUSTED):
+                    i -= 1
+                    if i == 0:
+                        pick = s
+                        break
+    elif p == POL_THRESHOLD:
+        # Aimed at others: a -15 on a random other player.
+        i = below(M, others)
+        pick = -1
+        n = M[S_N]
+        for s in range(n):
+            if s != seat and (M[RL + R_M15ANY] or M[np.uint64(STATUS + s)] != BUSTED):
+                if i == 0:
+                    pick = s
+                    break
+                i -= 1
+    else:
+        # The -15 on the leader when the leader is ahead of this seat, else the +15.
+        pick = leader if M[np.uint64(TOTALS + leader)] >= M[np.uint64(TOTALS + seat)] else -1
+    if pick < 0:
+        log_decision(M, enc(K_BONUS, 0, 0, 0, 0))
+    else:
+        log_decision(M, enc(K_MINUS, pick, 0, 0, 0))
+    return pick
+
+
+@jit
+def choose_hit(M, seat):
+    """Hit (True) or Stay for an Active seat that may stay."""
+    if M[RL + R_SCRIPTED]:
+        d = scripted(M)
+        return d >= 0 and (d & 15) == K_HIT
+    p = M[np.uint64(PTYPE + seat)]
+    if p == POL_RANDOM:
+        hit = below(M, 2) == 0
+    elif p == POL_EV:
+        hit = ev_hit(M, seat)
+    else:
+        hit = M[np.uint64(SUMS + seat)] < M[np.uint64(PPARAM + seat)]
+    log_decision(M, enc(K_HIT if hit else K_STAY, 0, 0, 0, 0))
+    return hit
+
+
+@jit
+def ev_hit(M, seat):
+    """Hit when one more card's expected gain beats what a bust would lose: over the
+    draw pile's exact contents (after a reshuffle when it is empty), the chance of each
+    Number card, the value it adds (+15 for the seventh), and the line's round score that
+    a busting card throws away. Modifiers and Actions count as adding nothing."""
+    base = PCNT if M[S_NPILE] > 0 else DCNT
+    total = 0
+    for c in range(NCODES):
+        total += M[np.uint64(base + c)]
+    if total == 0:
+        return False
+    score = line_score(M, seat, False, True)
+    gain = 0.0
+    lose = 0.0
+    seventh = M[np.uint64(NNUM + seat)] == 6
+    for c in range(16):
+        k = M[np.uint64(base + c)]
+        if k == 0:
+            continue
+        if c == U7:
+            gain += k * (7.0 - score)
+        elif busts(M, seat, c):
+            lose += k * score
+        else:
+            gain += k * (VALUE[np.uint64(c)] + (15.0 + score if seventh else 0.0))
+    return gain > lose
+
+
+@jit_inline
+def move_value(M, s, rem, add):
+    """A rough round score of seat ``s``'s line with card ``rem`` taken out and ``add``
+    coming in (either may be -1): the judge of the targeting policy."""
+    if M[np.uint64(STATUS + s)] == BUSTED:
+        return 0
+    total = M[np.uint64(SUMS + s)]
+    nn = M[np.uint64(NNUM + s)]
+    c7 = M[np.uint64(CNT + NCODES * (s) + SEVEN)] + M[np.uint64(CNT + NCODES * (s) + U7)]
+    c13 = M[np.uint64(CNT + NCODES * (s) + THIRTEEN)]
+    cl = M[np.uint64(CNT + NCODES * (s) + L13)]
+    zero = M[np.uint64(CNT + NCODES * (s) + ZERO)]
+    divs = M[np.uint64(CNT + NCODES * (s) + DIV2)]
+    pen = 0
+    if M[np.uint64(MASK + s)] >> 17:
+        for c in range(17, 22):
+            pen += PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * (s) + c)]
+    if rem >= 0:
+        if rem < FIRST_MOD:
+            total -= VALUE[np.uint64(rem)]
+            nn -= 1
+            if rem == SEVEN or rem == U7:
+                c7 -= 1
+            elif rem == THIRTEEN:
+                c13 -= 1
+            elif rem == L13:
+                cl -= 1
+            elif rem == ZERO:
+                zero -= 1
+        elif rem == DIV2:
+            divs -= 1
+        else:
+            pen -= PENALTY[np.uint64(rem)]
+    if add >= 0:
+        if add < FIRST_MOD:
+            if add == U7 and M[RL + R_U7T]:
+                total = 7
+                nn = 1
+                divs = 0
+                pen = 0
+                zero = 0
+            else:
+                if add == SEVEN or add == U7:
+                    dup = c7 > 0
+                elif add == THIRTEEN or add == L13:
+                    same = 1 + c13 + cl
+                    lucky = (1 if add == L13 else 0) + cl
+                    dup = same > 2 or (same == 2 and lucky == 0)
+                else:
+                    dup = M[np.uint64(CNT + NCODES * (s) + add)] - (1 if rem == add else 0) > 0
+                if dup:
+                    return -pen if M[RL + R_BRUTAL] else 0
+                total += VALUE[np.uint64(add)]
+                nn += 1
+                if add == ZERO:
+                    zero += 1
+        elif add == DIV2:
+            divs += 1
+        else:
+            pen += PENALTY[np.uint64(add)]
+    for _ in range(divs):
+        total //= 2
+    total -= pen
+    if total < 0 and not M[RL + R_BRUTAL]:
+        total = 0
+    if nn >= 7:
+        return total + 15
+    if zero > 0:
+        return 0
+    return total
+
+
+@jit_inline
+def weight(M, user, leader, s):
+    if s == user:
+        return 1.0
+    if s == leader:
+        return -1.0
+    return -0.3
+
+
+@jit_inline
+def lose_delta(M, s, x):
+    """Roughly how seat ``s``'s round score changes when card ``x`` leaves its line (from
+    its score M[OPTS + s]): a Number takes its value (nothing while The Zero holds the line
+    at 0), The Zero gives the numbers back, ÷2 doubles, a −N gives N back."""
+    base = M[np.uint64(OPTS + s)]
+    if x < FIRST_MOD:
+        if x == ZERO:
+            return M[np.uint64(SUMS + s)] - base
+        return -VALUE[np.uint64(x)] if base > 0 else 0
+    if x == DIV2:
+        return base
+    return PENALTY[np.uint64(x)]
+
+
+@jit_inline
+def gain_delta(M, s, x, out):
+    """Roughly how seat ``s``'s round score changes when card ``x`` arrives (``out``: a card
+    leaving the line at the same time, or -1): a bust loses the score, Unlucky 7 wipes it to
+    7, The Zero zeroes it, a Number adds its value (halved under ÷2, +15 as the seventh), a
+    Modifier subtracts."""
+    base = M[np.uint64(OPTS + s)]
+    if x < FIRST_MOD:
+        if x == U7 and M[RL + R_U7T]:
+            return 7 - base
+        if (out < 0 or VALUE[np.uint64(out)] != VALUE[np.uint64(x)]) and busts(M, s, x):
+            return -base
+        if x == ZERO:
+            return -base
+        g = VALUE[np.uint64(x)]
+        if M[np.uint64(CNT + NCODES * s + DIV2)]:
+            g //= 2
+        if M[np.uint64(CNT + NCODES * s + ZERO)]:
+            g = 0
+        if M[np.uint64(NNUM + s)] + 1 - (1 if 0 <= out < FIRST_MOD else 0) >= 7:
+            g += 15
+        return g
+    if x == DIV2:
+        return -(base - base // 2)
+    if M[RL + R_BRUTAL]:
+        return -PENALTY[np.uint64(x)]
+    return -min(PENALTY[np.uint64(x)], base)
+
+
+@jit_inline
+def judge_move(M, c, user, s1, c1, s2, c2, leader):
+    """What an option of Steal, Swap or Discard is worth to ``user``: its change to its
+    own line less the changes to the others' lines, the leader's weighing most."""
+    if c == STEAL:
+        return gain_delta(M, user, c1, -1) + weight(M, user, leader, s1) * lose_delta(M, s1, c1)
+    if c == DISCARD:
+        return weight(M, user, leader, s1) * lose_delta(M, s1, c1)
+    d1 = lose_delta(M, s1, c1) + gain_delta(M, s1, c2, c1)
+    d2 = lose_delta(M, s2, c2) + gain_delta(M, s2, c1, c2)
+    return weight(M, user, leader, s1) * d1 + weight(M, user, leader, s2) * d2
+
+
+@jit
+def choose_move(M, c, user):
+    """``user`` picks one of two or more options of Steal, Swap or Discard."""
+    if M[RL + R_SCRIPTED]:
+        d = scripted(M)
+        if d < 0:
+            return -1, -1, -1, -1
+        return (d >> 4) & 63, (d >> 10) & 31, (d >> 15) & 63, (d >> 21) & 31
+    p = M[np.uint64(PTYPE + user)]
+    n = M[S_N]
+    s1 = c1 = s2 = c2 = -1
+    if p == POL_RANDOM or (p == POL_THRESHOLD and c != DISCARD):
+        total = count_moves(M, c, user, 1 << 40)
+        s1, c1, s2, c2 = nth_move(M, c, user, below(M, total))
+    elif p == POL_THRESHOLD:
+        # A Discard aimed at another seat's card when there is one.
+        aimed = 0
+        for s in range(n):
+            if s != user and M[np.uint64(STATUS + s)] != BUSTED:
+                for x in range(FIRST_ACTION):
+                    if (M[np.uint64(MASK + s)] >> x) & 1:
+                        aimed += 1
+        if aimed == 0:
+            total = count_moves(M, c, user, 1 << 40)
+            s1, c1, s2, c2 = nth_move(M, c, user, below(M, total))
+        else:
+            k = below(M, aimed)
+            for s in range(n):
+                if s != user and M[np.uint64(STATUS + s)] != BUSTED:
+                    for x in range(FIRST_ACTION):
+                        if (M[np.uint64(MASK + s)] >> x) & 1:
+                            if k == 0 and s1 < 0:
+                                s1 = s
+                                c1 = x
+                            k -= 1
+    else:
+        leader = leader_among(M, user, K_TARGET)
+        for s in range(n):
+            M[np.uint64(OPTS + s)] = move_value(M, s, -1, -1)
+        best = -1e18
+        if c != SWAP:
+            for s in range(n):
+                if M[np.uint64(STATUS + s)] == BUSTED or (c == STEAL and s == user):
+                    continue
+                m = M[np.uint64(MASK + s)]
+                while m:
+                    x = low_bit(m)
+                    m &= m - 1
+                    v = judge_move(M, c, user, s, x, -1, -1, leader)
+                    if v > best:
+                        best = v
+                        s1, c1 = s, x
+        elif leader >= 0 and M[np.uint64(MASK + user)] and M[np.uint64(MASK + leader)]:
+            # Swaps between its own line and the leader's (any other pair at random).
+            a, b = (user, leader) if user < leader else (leader, user)
+            m = M[np.uint64(MASK + a)]
+            while m:
+                x = low_bit(m)
+                m &= m - 1
+                m2 = M[np.uint64(MASK + b)]
+                while m2:
+                    y = low_bit(m2)
+                    m2 &= m2 - 1
+                    if not M[RL + R_CROSS] and (x < FIRST_MOD) != (y < FIRST_MOD):
+                        continue
+                    v = judge_move(M, c, user, a, x, b, y, leader)
+                    if v > best:
+                        best = v
+                        s1, c1, s2, c2 = a, x, b, y
+        if s1 < 0:
+            total = count_moves(M, c, user, 1 << 40)
+            s1, c1, s2, c2 = nth_move(M, c, user, below(M, total))
+    if c == STEAL:
+        log_decision(M, enc(K_STEAL, s1, c1, 0, 0))
+    elif c == DISCARD:
+        log_decision(M, enc(K_DISCARD, s1, c1, 0, 0))
+    else:
+        log_decision(M, enc(K_SWAP, s1, c1, s2, c2))
+    return s1, c1, s2, c2
+
+
+@jit
+def cnt_any(M, s):
+    return M[np.uint64(NNUM + s)] + M[np.uint64(NMOD + s)] > 0
+
+
+# ------------------------------------------------------------------ the engine loop
+
+
+@jit
+def offer_turn(M):
+    """Hit/Stay turns (§3.2), one after another while each leaves nothing to resolve: a
+    Stay, or a Hit that brings a plain Number card the line can hold short of Flip 7 (the
+    hot path of every simulation, as the engine's ``_threshold_turns``). Anything else
+    goes to the general machinery and back to the engine loop."""
+    n = np.uint64(M[S_N])
+    seat = np.uint64(M[S_TURN])
+    scripted_game = M[RL + R_SCRIPTED] != 0
+    fast_draws = not scripted_game and M[RL + R_LOG] == 0
+    empty_may_stay = M[RL + R_EMPTY] != 0
+    while True:
+        seat = seat + U1 if seat + U1 < n else U0
+        left = n
+        while M[U_STATUS + seat] != ACTIVE:
+            left -= U1
+            if left == U0:
+                M[S_TURN] = np.int64(seat)
+                end_round(M)
+                return
+            seat = seat + U1 if seat + U1 < n else U0
+        M[S_TURN] = np.int64(seat)
+        row = U_CNT + U_NCODES * seat
+        if M[row + U_ZERO] > 0 or (
+            M[U_NNUM + seat] == 0 and M[U_NMOD + seat] == 0 and not empty_may_stay
+        ):
+            hit = True  # The Zero (§4.3.3) or an empty line (§3.2.3): no choice
+        else:
+            p = M[U_PTYPE + seat]
+            if not scripted_game and (p == POL_THRESHOLD or p == POL_TARGETING):
+                hit = M[U_SUMS + seat] < M[U_PPARAM + seat]
+                if M[RL + R_LOG]:
+                    log_decision(M, K_HIT if hit else K_STAY)
+            else:
+                hit = choose_hit(M, np.int64(seat))
+                if M[S_HALT]:
+                    return
+        if not hit:
+            M[U_STATUS + seat] = STAYED
+            continue
+        npile = M[S_NPILE]
+        if npile > 0 and fast_draws:
+            # take()'s common case, inline: a random card off a non-empty pile.
+            c = draw_fast(M, npile)
+            uc = np.uint64(c)
+        else:
+            c = take(M)
+            uc = np.uint64(c)
+        if c >= 0 and c < FIRST_MOD and c != U7:
+            # A Number card that cannot wipe: a bust, or a card short of the seventh. The
+            # stack is empty here, so a bust has no set-aside cards to drop.
+            if PLAIN[np.uint64(uc)]:
+                dup = M[np.uint64(row + uc)] > 0
+            elif c == SEVEN:
+                dup = M[row + U_SEVEN] + M[row + U_U7] > 0
+            else:
+                same = 1 + M[row + U_THIRTEEN] + M[row + U_L13]
+                lucky = (1 if c == L13 else 0) + M[row + U_L13]
+                dup = same > 2 or (same == 2 and lucky == 0)
+            if dup:
+                M[np.uint64(row + uc)] += 1
+                M[U_MASK + seat] |= 1 << c
+                M[U_NNUM + seat] += 1
+                M[U_STATUS + seat] = BUSTED
+                M[S_NLIVE] -= 1
+                continue
+            if M[U_NNUM + seat] < 6:
+                M[np.uint64(row + uc)] += 1
+                M[U_MASK + seat] |= 1 << c
+                M[U_NNUM + seat] += 1
+                M[U_SUMS + seat] += VALUE[np.uint64(uc)]
+                continue
+        arrive(M, P_HIT, np.int64(seat), 0, c)
+        return
+
+
+@jit
+def deal_next(M):
+    n = M[S_N]
+    i = M[S_DEAL_I]
+    first = M[S_DEALER] + 1
+    fast_draws = M[RL + R_SCRIPTED] == 0 and M[RL + R_LOG] == 0
+    while i < n:
+        seat = first + i if first + i < n else first + i - n  # first <= n, i < n
+        i += 1
+        if M[np.uint64(STATUS + seat)] == ACTIVE:
+            M[S_DEAL_I] = i
+            npile = M[S_NPILE]
+            if npile > 0 and fast_draws:
+                c = draw_fast(M, npile)
+            else:
+                c = take(M)
+            us = np.uint64(seat)
+            if c >= 0 and c < U7 and M[U_NNUM + us] == 0:
+                # A first Number worth its code: nothing to check (the engine's shortcut).
+                M[U_CNT + U_NCODES * us + np.uint64(c)] = 1
+                M[U_MASK + us] |= 1 << c
+                M[U_NNUM + us] = 1
+                M[U_SUMS + us] += c
+                continue
+            arrive(M, P_DEAL, seat, 0, c)
+            if M[S_SP] or M[S_PHASE] != PH_DEAL or M[S_HALT]:
+                return
+            continue
+        if not M[RL + R_SKIPS]:
+            M[S_DEAL_I] = i
+            draw_for(M, P_BURN if M[np.uint64(STATUS + seat)] == BUSTED else P_DEAL, seat, 0)
+            return
+    M[S_DEAL_I] = i
+    M[S_PHASE] = PH_TURNS
+    M[S_TURN] = M[S_DEALER]
+
+
+@jit
+def run_game(M):
+    """Play the game set up in ``M`` to its end (or, scripted, to where the script stops)."""
+    while not M[S_HALT]:
+        sp = M[S_SP]
+        if sp:
+            sp -= 1
+            M[S_SP] = sp
+            t = M[np.uint64(STK + 4 * (sp) + 0)]
+            a = M[np.uint64(STK + 4 * (sp) + 1)]
+            b = M[np.uint64(STK + 4 * (sp) + 2)]
+            c = M[np.uint64(STK + 4 * (sp) + 3)]
+            if t == T_DRAW:
+                draw_for(M, a, b, c)
+            elif t == T_STEP:
+                f = a
+                if M[np.uint64(FR + 8 * (f) + 2)]:
+                    M[np.uint64(FR + 8 * (f) + 2)] -= 1
+                    push(M, T_STEP, f, 0, 0)
+                    push(M, T_DRAW, P_F4, M[np.uint64(FR + 8 * (f) + 0)], f)
+                else:
+                    # §6.3.4: the set-aside cards resolve in the order they appeared; the
+                    # Flip Four card itself goes once all it caused has resolved (§6.1.5).
+                    target = M[np.uint64(FR + 8 * (f) + 0)]
+                    push(M, T_FINISH, M[np.uint64(FR + 8 * (f) + 1)], target, 0)
+                    for k in range(M[np.uint64(FR + 8 * (f) + 3)] - 1, -1, -1):
+                        push(M, T_RESOLVE, M[np.uint64(FR + 8 * (f) + 4 + k)], target, 0)
+                    M[np.uint64(FR + 8 * (f) + 3)] = 0
+                    M[S_FTOP] = f
+            elif t == T_FORCE:
+                discard_card(M, b)
+                if M[np.uint64(STATUS + a)] == ACTIVE:
+                    M[np.uint64(STATUS + a)] = STAYED
+            elif t == T_RESOLVE:
+                resolve(M, a, b)
+            else:
+                discard_card(M, a)
+        else:
+            ph = M[S_PHASE]
+            if ph == PH_TURNS:
+                offer_turn(M)
+            elif ph == PH_DEAL:
+                deal_next(M)
+            elif ph == PH_ROUND_END:
+                next_round(M)
+            else:
+                return
+
+
+@jit
+def new_game(M, dealer):
+    """Set up a new game: full deck in the draw pile, empty lines, ``dealer`` deals."""
+    n = M[S_N]
+    decks = M[RL + R_DECKS]
+    k = 0
+    for c in range(NCODES):
+        m = ONE_DECK[c] * decks
+        M[np.uint64(PCNT + c)] = m
+        M[np.uint64(DCNT + c)] = 0
+        for _ in range(m):
+            M[np.uint64(PILE + k)] = c
+            k += 1
+    M[S_NPILE] = k
+    M[S_NDISC] = 0
+    M[S_SP] = 0
+    M[S_FTOP] = 0
+    M[S_ROUND] = 0
+    M[S_HALT] = 0
+    M[S_ERROR] = 0
+    M[S_MINUS15] = -1
+    for s in range(n):
+        for c in range(NCODES):
+            M[np.uint64(CNT + NCODES * (s) + c)] = 0
+        M[np.uint64(NNUM + s)] = 0
+        M[np.uint64(NMOD + s)] = 0
+        M[np.uint64(MASK + s)] = 0
+        M[np.uint64(SUMS + s)] = 0
+        M[np.uint64(STATUS + s)] = ACTIVE
+        M[np.uint64(TOTALS + s)] = 0
+    M[S_DEALER] = dealer
+    start_round(M)
+
+
+def make_state(
+    n: int, rules: Any, ptype: Any, pparam: Any, dcap: int, ccap: int, rcap: int,
+    sdraws: Any, sdecs: Any,
+) -> Any:  # fmt: skip
+    """The state array of a game (reused game after game): ``rules`` by the R_ slots,
+    each seat's policy and t, room for the logs, the scripted draws and decisions."""
+    dlog = FIXED
+    clog = dlog + dcap
+    rlog = clog + ccap
+    sd = rlog + rcap
+    sk = sd + len(sdraws)
+    M = np.zeros(sk + len(sdecs), dtype=np.int64)
+    M[S_N] = n
+    M[RL : RL + NRL] = rules
+    M[PTYPE : PTYPE + n] = ptype
+    M[PPARAM : PPARAM + n] = pparam
+    M[H_DLOG], M[H_DCAP], M[H_CLOG], M[H_CCAP], M[H_RLOG], M[H_RCAP] = (
+        dlog,
+        dcap,
+        clog,
+        ccap,
+        rlog,
+        rcap,
+    )
+    M[H_SDRAWS], M[H_NSDRAWS], M[H_SDECS], M[H_NSDECS] = sd, len(sdraws), sk, len(sdecs)
+    M[sd:sk] = sdraws
+    M[sk:] = sdecs
+    return M
+
+
+def logs(M: Any) -> tuple[Any, Any, Any]:
+    """The (draws, decisions, rounds) logs of M, as views."""
+    d, c, r = M[H_DLOG], M[H_CLOG], M[H_RLOG]
+    return M[d : d + M[H_DCAP]], M[c : c + M[H_CCAP]], M[r : r + M[H_RCAP]]
+
+
+@jit
+def run_batch(M, seed, g0, g1, dealer, wins, out, offs):
+    """Play games ``g0`` … ``g1 - 1`` of the run seeded ``seed``. ``wins[s]`` counts the
+    games seat ``s`` won (each co-winner of a shared win), ``out`` gets (rounds, shared
+    wins, games) added. With logging on, each game's draws, decisions and rounds go on
+    after the previous game's, ``offs[g - g0]`` getting where they end; the batch stops
+    before a game that overflows the logs. Returns how many games were played."""
+    n = M[S_N]
+    M[S_ND] = 0
+    M[S_NC] = 0
+    M[S_NR] = 0
+    for g in range(g0, g1):
+        seed_game(M, seed, g)
+        d = dealer if dealer >= 0 else below(M, n)
+        nd, nc, nr = M[S_ND], M[S_NC], M[S_NR]
+        M[S_OVERFLOW] = 0
+        new_game(M, d)
+        run_game(M)
+        if M[S_ERROR]:
+            return -(g - g0) - 1
+        if M[S_OVERFLOW]:
+            M[S_ND], M[S_NC], M[S_NR] = nd, nc, nr
+            return g - g0
+        if M[RL + R_LOG]:
+            i = g - g0
+            offs[i, 0] = M[S_ND]
+            offs[i, 1] = M[S_NC]
+            offs[i, 2] = M[S_NR]
+            offs[i, 3] = d
+        best = M[TOTALS + 0]
+        for s in range(1, n):
+            if M[np.uint64(TOTALS + s)] > best:
+                best = M[np.uint64(TOTALS + s)]
+        k = 0
+        for s in range(n):
+            if M[np.uint64(TOTALS + s)] == best:
+                wins[s] += 1
+                k += 1
+        out[0] += M[S_ROUND]
+        if k > 1:
+            out[1] += 1
+        out[2] += 1
+    return g1 - g0
+
+
+@jit
+def run_script(M, dealer):
+    """Replay a scripted game (its draws and decisions given): the state it reaches."""
+    new_game(M, dealer)
+    M[S_ND] = 0
+    M[S_NC] = 0
+    M[S_NR] = 0
+    run_game(M)
+    return M[S_ERROR]
