@@ -29,8 +29,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
 
+# Two workers (the CI machine has two cores), a test file per worker at a time, so that a
+# file's server, browser or database fixture is started once. TEST_WORKERS=0 runs in-process.
+TEST_WORKERS ?= 2
+
 test: lint typecheck
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 bench: $(STAMP)
 	$(BIN)/flip7 bench --players 4 --bot basic
