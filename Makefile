@@ -34,7 +34,7 @@ typecheck: $(STAMP)
 TEST_WORKERS ?= 2
 
 test: lint typecheck
-	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) --durations=20
 
 bench: $(STAMP)
 	$(BIN)/flip7 bench --players 4 --bot basic

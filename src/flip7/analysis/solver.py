@@ -1931,23 +1931,12 @@ class ThresholdResult:
         return {"threshold": self.threshold, "ev": self.ev}
 
 
-@dataclass(frozen=True, slots=True)
-class Solution:
-    """What :func:`solve` found: the optimal expected round score and its policy, the
-    probabilities of Flip 7 and of a bust under it, and every fixed threshold tried."""
+class _BestThreshold:
+    """The best of a solution's fixed thresholds, and its share of the optimum."""
 
-    deck: str
-    exact_wipe: bool
+    __slots__ = ()
     optimum: float
-    p_flip7: float
-    p_bust: float
-    policy_rows: tuple[PolicyRow, ...]
     thresholds: tuple[ThresholdResult, ...]
-    states: int
-    seconds: float
-    # With ``check_wipes``: the optimal policy and the best threshold played with exact wipes.
-    optimum_policy_exact_wipe: float | None = None
-    threshold_exact_wipe: float | None = None
 
     @property
     def best(self) -> ThresholdResult:
@@ -1965,6 +1954,25 @@ class Solution:
     def share(self) -> float:
         """The best threshold's expected score as a share of the optimum."""
         return self.threshold_ev / self.optimum
+
+
+@dataclass(frozen=True, slots=True)
+class Solution(_BestThreshold):
+    """What :func:`solve` found: the optimal expected round score and its policy, the
+    probabilities of Flip 7 and of a bust under it, and every fixed threshold tried."""
+
+    deck: str
+    exact_wipe: bool
+    optimum: float
+    p_flip7: float
+    p_bust: float
+    policy_rows: tuple[PolicyRow, ...]
+    thresholds: tuple[ThresholdResult, ...]
+    states: int
+    seconds: float
+    # With ``check_wipes``: the optimal policy and the best threshold played with exact wipes.
+    optimum_policy_exact_wipe: float | None = None
+    threshold_exact_wipe: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -2101,7 +2109,7 @@ def _best_split(entries: list[tuple[int, bool]]) -> tuple[int, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class ExactSolution:
+class ExactSolution(_BestThreshold):
     """The solitaire as the rules have it: the cards an Unlucky 7 wipes go to the discard
     pile and stay out of the draw pile for the rest of the round (§4.4.1, §3.5.2).
 
@@ -2120,23 +2128,6 @@ class ExactSolution:
     states: int
     seconds: float
     cached: bool = False
-
-    @property
-    def best(self) -> ThresholdResult:
-        return max(self.thresholds, key=lambda t: (t.ev, -t.threshold))
-
-    @property
-    def best_threshold(self) -> int:
-        return self.best.threshold
-
-    @property
-    def threshold_ev(self) -> float:
-        return self.best.ev
-
-    @property
-    def share(self) -> float:
-        """The best threshold's expected score as a share of the optimum."""
-        return self.threshold_ev / self.optimum
 
     def to_json(self) -> dict[str, Any]:
         return {

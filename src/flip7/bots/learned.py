@@ -33,10 +33,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from flip7.bots.base import Param
 from flip7.bots.judge import Judge
 from flip7.bots.ladder import EVBot, ev_hit, keeps_modifiers
-from flip7.bots.lines import BUST, NUMBER_SLOTS, score, try_key
+from flip7.bots.lines import score
 from flip7.bots.public import PublicView
-from flip7.bots.winprob import _Search, _Utility, endgame
-from flip7.core.cards import PENALTY, Card
+from flip7.bots.winprob import _Search, _Utility, endgame, own_line
 from flip7.core.decisions import HIT, STAY, Decision, DecisionKind
 from flip7.core.errors import Flip7Error
 
@@ -66,7 +65,6 @@ WEIGHTS = Path(__file__).with_name("data") / "r6_value.npz"
 
 # A seat missing from a smaller table counts as this far behind the target, in targets.
 _ABSENT = 1.5
-_DIVIDE_2 = Card.DIVIDE_2
 _K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
 
 
@@ -276,21 +274,11 @@ class _LearnedUtility(_Utility):
 def learned_hit(view: PublicView, net: ValueNet, depth: int = 3) -> bool:
     """Hit or Stay by the network's chance to win, looking ``depth`` cards ahead over the
     draw pile's composition (R4's search, :func:`flip7.bots.winprob.winprob_hit`)."""
-    me = view.seat
-    key = try_key(view.lines[me])
-    if key == BUST:
+    line = own_line(view)
+    if line is None:
         return False
-    divides = penalty = 0
-    for card in view.modifiers[me]:
-        if card is _DIVIDE_2:
-            divides += 1
-        else:
-            penalty += PENALTY[card]
-    brutal = view.rules.brutal
-    distinct = view.rules.lucky13_pair_flip7_count == 1
-    counts = list(view.draw_counts[:NUMBER_SLOTS])
-    if not sum(counts):
-        return False
+    key, divides, penalty = line.key, line.divides, line.penalty
+    brutal, distinct, counts = line.brutal, line.distinct, line.counts
     utility = _LearnedUtility(view, net)
     bust = -penalty if brutal else 0
     stay_score = score(key, divides=divides, penalty=penalty, brutal=brutal)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from flip7.analysis.solver import flip7_reached
@@ -219,25 +220,49 @@ def endgame(view: PublicView, reach: int = 70) -> bool:
     return max(view.totals) + reach >= view.target_score
 
 
-def winprob_hit(view: PublicView, depth: int = 3) -> bool:
-    """Hit or Stay by the chance to win (see the module docstring), looking ``depth``
-    cards ahead and judging the line after them by one more card."""
+@dataclass(frozen=True, slots=True)
+class OwnLine:
+    """The bot's own line as the Hit/Stay searches read it: its key, ÷2 count and penalty,
+    and the Number cards' counts in the draw pile."""
+
+    key: int
+    divides: int
+    penalty: int
+    brutal: bool
+    distinct: bool
+    counts: list[int]
+
+
+def own_line(view: PublicView) -> OwnLine | None:
+    """The bot's line for a Hit/Stay search, or ``None`` when there is nothing to search
+    (the line is bust, or no Number card is left to draw): then it stays."""
     me = view.seat
     key = try_key(view.lines[me])
     if key == BUST:
-        return False
+        return None
     divides = penalty = 0
     for card in view.modifiers[me]:
         if card is _DIVIDE_2:
             divides += 1
         else:
             penalty += PENALTY[card]
-    rules = view.rules
-    brutal = rules.brutal
-    distinct = rules.lucky13_pair_flip7_count == 1
     counts = list(view.draw_counts[:NUMBER_SLOTS])
     if not sum(counts):
+        return None
+    rules = view.rules
+    return OwnLine(
+        key, divides, penalty, rules.brutal, rules.lucky13_pair_flip7_count == 1, counts
+    )
+
+
+def winprob_hit(view: PublicView, depth: int = 3) -> bool:
+    """Hit or Stay by the chance to win (see the module docstring), looking ``depth``
+    cards ahead and judging the line after them by one more card."""
+    line = own_line(view)
+    if line is None:
         return False
+    key, divides, penalty = line.key, line.divides, line.penalty
+    brutal, distinct, counts = line.brutal, line.distinct, line.counts
     utility = _Utility(view)
     bust_score = -penalty if brutal else 0
     search = _Search(utility, counts, brutal, distinct, bust_score)
