@@ -54,6 +54,7 @@ from typing import Any
 from flip7.core.cards import CODE, Card
 from flip7.core.errors import Flip7Error
 from flip7.core.rules import Rules, decks_for, players_problem
+from flip7.core.scoring import add_round, game_winners
 
 try:
     import numpy as np
@@ -295,17 +296,12 @@ def _rounds_json(rlog: Any, n: int) -> list[dict[str, Any]]:
 
 
 def _result_json(rounds: list[dict[str, Any]], n: int, rules: Rules, over: bool) -> dict[str, Any]:
-    totals = [0] * n
+    # The totals and the winners by core's own rules (§3.4.2, §10.3, §9), as replay has them.
+    totals: tuple[int, ...] = (0,) * n
     for row in rounds:
-        for s in range(n):
-            totals[s] += row["scores"][s]
-        if row["minus15"] is not None:
-            totals[row["minus15"]] -= 15
-    winners: list[int] = []
-    if over:
-        best = max(totals)
-        winners = [s for s in range(n) if totals[s] == best]
-    return {"over": over, "rounds": rounds, "totals": totals, "winners": winners}
+        totals = add_round(totals, row["scores"], row["minus15"])
+    winners = list(game_winners(totals, rules)) if over else []
+    return {"over": over, "rounds": rounds, "totals": list(totals), "winners": winners}
 
 
 def _collect(
