@@ -60,6 +60,7 @@ try:
     import numpy as np
 
     from flip7.fast import _kernel as _k
+    from flip7.fast import _layout as _l
 except ImportError as exc:  # pragma: no cover - only without the extra
     raise ImportError(
         f"flip7.fast needs numba and numpy ({exc.name} is missing): pip install flip7[fast]"
@@ -76,10 +77,10 @@ __all__ = [
 ]
 
 POLICIES: dict[str, int] = {
-    "random": _k.POL_RANDOM,
-    "threshold": _k.POL_THRESHOLD,
-    "targeting": _k.POL_TARGETING,
-    "ev": _k.POL_EV,
+    "random": _l.POL_RANDOM,
+    "threshold": _l.POL_THRESHOLD,
+    "targeting": _l.POL_TARGETING,
+    "ev": _l.POL_EV,
 }
 _DEFAULT_T = 27
 _MAX_T = 200
@@ -145,21 +146,21 @@ def parse_policy(spec: str) -> tuple[str, int]:
 
 
 def _rules_array(rules: Rules, decks: int, scripted: bool, log: bool) -> Any:
-    rl = np.zeros(_k.NRL, dtype=np.int64)
-    rl[_k.R_BRUTAL] = rules.brutal
-    rl[_k.R_TARGET] = rules.target_score
-    rl[_k.R_L13] = rules.lucky13_pair_flip7_count
-    rl[_k.R_U7T] = rules.unlucky7_triggers_on_transfer
-    rl[_k.R_EMPTY] = rules.can_stay_with_empty_line
-    rl[_k.R_SKIPS] = rules.deal_skips_inactive
-    rl[_k.R_SHARED] = rules.tie_break == "shared_win"
-    rl[_k.R_BMODS] = rules.busted_modifiers_count
-    rl[_k.R_M15ANY] = rules.minus15_may_hit_busted
-    rl[_k.R_CROSS] = rules.swap_allow_cross_type
-    rl[_k.R_PASS] = rules.pass_actions
-    rl[_k.R_DECKS] = decks
-    rl[_k.R_SCRIPTED] = scripted
-    rl[_k.R_LOG] = log
+    rl = np.zeros(_l.NRL, dtype=np.int64)
+    rl[_l.R_BRUTAL] = rules.brutal
+    rl[_l.R_TARGET] = rules.target_score
+    rl[_l.R_L13] = rules.lucky13_pair_flip7_count
+    rl[_l.R_U7T] = rules.unlucky7_triggers_on_transfer
+    rl[_l.R_EMPTY] = rules.can_stay_with_empty_line
+    rl[_l.R_SKIPS] = rules.deal_skips_inactive
+    rl[_l.R_SHARED] = rules.tie_break == "shared_win"
+    rl[_l.R_BMODS] = rules.busted_modifiers_count
+    rl[_l.R_M15ANY] = rules.minus15_may_hit_busted
+    rl[_l.R_CROSS] = rules.swap_allow_cross_type
+    rl[_l.R_PASS] = rules.pass_actions
+    rl[_l.R_DECKS] = decks
+    rl[_l.R_SCRIPTED] = scripted
+    rl[_l.R_LOG] = log
     return rl
 
 
@@ -183,7 +184,7 @@ def _state(
     if sdraws is None:
         sdraws = np.zeros(0, dtype=np.int64)
         sdecs = np.zeros(0, dtype=np.int64)
-    return _k.make_state(n, rl, ptype, pparam, dcap, dcap, rcap, sdraws, sdecs)
+    return _l.make_state(n, rl, ptype, pparam, dcap, dcap, rcap, sdraws, sdecs)
 
 
 def simulate(
@@ -260,21 +261,21 @@ def simulate(
 def _decision_text(code: int) -> str:
     kind = code & 15
     s1, c1, s2, c2 = (code >> 4) & 63, (code >> 10) & 31, (code >> 15) & 63, (code >> 21) & 31
-    if kind == _k.K_HIT:
+    if kind == _l.K_HIT:
         return "hit"
-    if kind == _k.K_STAY:
+    if kind == _l.K_STAY:
         return "stay"
-    if kind == _k.K_BONUS:
+    if kind == _l.K_BONUS:
         return "bonus"
-    if kind == _k.K_STEAL:
+    if kind == _l.K_STEAL:
         return f"steal {s1} {CODE[c1]}"
-    if kind == _k.K_DISCARD:
+    if kind == _l.K_DISCARD:
         return f"discard {s1} {CODE[c1]}"
-    if kind == _k.K_SWAP:
+    if kind == _l.K_SWAP:
         if s2 < s1:
             s1, c1, s2, c2 = s2, c2, s1, c1
         return f"swap {s1} {CODE[c1]} {s2} {CODE[c2]}"
-    word = {_k.K_TARGET: "target", _k.K_GIVE: "give", _k.K_PASS: "pass", _k.K_MINUS: "minus"}
+    word = {_l.K_TARGET: "target", _l.K_GIVE: "give", _l.K_PASS: "pass", _l.K_MINUS: "minus"}
     return f"{word[kind]} {s1}"
 
 
@@ -308,7 +309,7 @@ def _collect(
     S: Any, offs: Any, n: int, rules: Rules, decks: int, pols: list[tuple[str, int]],
     seed: int, g0: int, recs: list[dict[str, Any]], results: list[dict[str, Any]],
 ) -> None:  # fmt: skip
-    dlog, clog, rlog = _k.logs(S)
+    dlog, clog, rlog = _l.logs(S)
     names = [f"Player {s + 1}" for s in range(n)]
     specs = [name if name == "random" else f"{name}:t={t}" for name, t in pols]
     d0 = c0 = r0 = 0
@@ -344,24 +345,24 @@ def _decision_code(text: str) -> int:
     )
 
     d = parse_decision(text)
-    enc = _k.enc.py_func
+    enc = _l.enc
     if isinstance(d, Hit):
-        return int(enc(_k.K_HIT, 0, 0, 0, 0))
+        return int(enc(_l.K_HIT, 0, 0, 0, 0))
     if isinstance(d, Target):
-        return int(enc(_k.K_TARGET, d.seat, 0, 0, 0))
+        return int(enc(_l.K_TARGET, d.seat, 0, 0, 0))
     if isinstance(d, Give):
-        return int(enc(_k.K_GIVE, d.seat, 0, 0, 0))
+        return int(enc(_l.K_GIVE, d.seat, 0, 0, 0))
     if isinstance(d, Pass):
-        return int(enc(_k.K_PASS, d.seat, 0, 0, 0))
+        return int(enc(_l.K_PASS, d.seat, 0, 0, 0))
     if isinstance(d, Minus):
-        return int(enc(_k.K_MINUS, d.seat, 0, 0, 0))
+        return int(enc(_l.K_MINUS, d.seat, 0, 0, 0))
     if isinstance(d, Steal):
-        return int(enc(_k.K_STEAL, d.seat, int(d.card), 0, 0))
+        return int(enc(_l.K_STEAL, d.seat, int(d.card), 0, 0))
     if isinstance(d, Discard):
-        return int(enc(_k.K_DISCARD, d.seat, int(d.card), 0, 0))
+        return int(enc(_l.K_DISCARD, d.seat, int(d.card), 0, 0))
     if isinstance(d, Swap):
-        return int(enc(_k.K_SWAP, d.seat1, int(d.card1), d.seat2, int(d.card2)))
-    kind = _k.K_STAY if str(d) == "stay" else _k.K_BONUS
+        return int(enc(_l.K_SWAP, d.seat1, int(d.card1), d.seat2, int(d.card2)))
+    kind = _l.K_STAY if str(d) == "stay" else _l.K_BONUS
     return int(enc(kind, 0, 0, 0, 0))
 
 
@@ -384,8 +385,8 @@ def play_record(record: Mapping[str, Any]) -> dict[str, Any]:
     if error > 0:
         raise FastError(f"draws[{error - 1}]: {rec.draws[error - 1]} is not in the draw pile")
     sc = S
-    over = int(sc[_k.S_PHASE]) == _k.PH_OVER and not sc[_k.S_HALT]
-    rounds = _rounds_json(_k.logs(S)[2][: int(sc[_k.S_NR])], n)
+    over = int(sc[_l.S_PHASE]) == _l.PH_OVER and not sc[_l.S_HALT]
+    rounds = _rounds_json(_l.logs(S)[2][: int(sc[_l.S_NR])], n)
     return _result_json(rounds, n, rec.rules, over)
 
 
