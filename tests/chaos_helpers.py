@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import random
+import secrets
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -305,7 +306,8 @@ class Player:
 
 
 async def rest(http: httpx.AsyncClient, method: str, path: str, **kwargs: Any) -> Any:
-    """A REST call through the proxy, retried on a connection error or a 5xx."""
+    """A REST call through the proxy, retried on a connection error or a 5xx (each retry
+    printed with its cause)."""
     delay = BACKOFF_FIRST
     for _ in range(12):
         try:
@@ -313,8 +315,9 @@ async def rest(http: httpx.AsyncClient, method: str, path: str, **kwargs: Any) -
             if r.status_code < 500:
                 assert r.status_code in (200, 201), f"{method} {path}: {r.status_code} {r.text}"
                 return r.json()
-        except httpx.HTTPError:
-            pass
+            print(f"  retry {method} {path}: {r.status_code} {r.text[:200]}", flush=True)
+        except httpx.HTTPError as exc:
+            print(f"  retry {method} {path}: {exc!r}", flush=True)
         await asyncio.sleep(delay)
         delay = min(BACKOFF_CAP, delay * 2)
     raise AssertionError(f"{method} {path} kept failing")
@@ -332,8 +335,9 @@ async def open_table(run: Run, index: int, seats: int, rng: random.Random,
     table_id = made["table"]["id"]
     tokens = [made["token"]]
     for n in range(1, seats):
-        joined = await rest(http, "POST", f"/api/tables/{table_id}/join",
-                            json={"player": f"P{index}-{n}"})  # fmt: skip
+        # The seat's token chosen here: a join retried after a lost answer gets its seat.
+        body = {"player": f"P{index}-{n}", "token": secrets.token_urlsafe(24)}
+        joined = await rest(http, "POST", f"/api/tables/{table_id}/join", json=body)
         tokens.append(joined["token"])
     return [Player(run, index, table_id, t, random.Random(rng.random()), http) for t in tokens]
 

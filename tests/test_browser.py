@@ -486,7 +486,20 @@ def test_join_from_the_lobby_and_take_a_seat(live_server: str, chromium_browser:
     assert made.ok, made.text()
     table_id = made.json()["table"]["id"]
 
-    # The lobby lists it (escaped); Join asks for a name and seats us.
+    # The lobby lists it (escaped); Join asks for a name and seats us. The first join's
+    # answer is lost on the way back (the server did seat us): the page sends it again with
+    # the same token and gets that seat, not "someone is already called Bea".
+    joins: list[dict[str, Any]] = []
+
+    def lose_first_answer(route: Any) -> None:
+        joins.append(route.request.post_data_json)
+        if len(joins) == 1:
+            route.fetch()
+            route.abort()
+        else:
+            route.continue_()
+
+    host.route(f"**/api/tables/{table_id}/join", lose_first_answer)
     host.goto(live_server + "/")
     item = host.locator(f'.table-item[data-table="{table_id}"]')
     expect(item.locator(".table-item-name")).to_have_text("Open <i>table</i>")
@@ -495,6 +508,8 @@ def test_join_from_the_lobby_and_take_a_seat(live_server: str, chromium_browser:
     host.click("[data-testid=name-dialog-ok]")
     host.wait_for_url(re.compile(rf"/t/{table_id}$"))
     expect(host.locator(".seat-row.is-me")).to_contain_text("Bea")
+    assert len(joins) == 2 and joins[0] == joins[1] and len(joins[0]["token"]) >= 22
+    expect(host.locator('.seat-row[data-kind="human"]')).to_have_count(2)
     expect(host.locator("[data-testid=add-bot]")).to_be_enabled()
 
     # A spectator takes the last seat; everyone sees it.

@@ -107,6 +107,38 @@ def test_limits_are_the_servers_own(tmp_path: Path) -> None:
         assert "/api/limits" in client.get("/openapi.json").json()["paths"]
 
 
+def test_a_join_sent_again_with_its_token_gets_the_same_seat(tmp_path: Path) -> None:
+    """A phone whose join went through but whose answer was lost sends it again: with the
+    token it chose, it gets its seat back, not 409 name_taken; anyone else still cannot."""
+    mine = "Abc_def-ghij0123456789xyz"
+    with app_client(tmp_path / "db.sqlite") as client:
+        table_id, ann = _table(client, seats=3)
+        url = f"/api/tables/{table_id}/join"
+        first = client.post(url, json={"player": "Bob", "token": mine})
+        assert first.status_code == 200, first.text
+        assert first.json()["token"] == mine and first.json()["seat"] == 1
+        again = client.post(url, json={"player": "Bob", "token": mine})
+        assert again.status_code == 200, again.text
+        assert (again.json()["seat"], again.json()["token"]) == (1, mine)
+        assert len([s for s in again.json()["table"]["seats"] if s["kind"] != "empty"]) == 2
+        # Another token, or none, is someone else wanting the name.
+        other = client.post(url, json={"player": "Bob", "token": "Z" * 22})
+        assert other.status_code == 409 and other.json()["detail"]["code"] == "name_taken"
+        plain = client.post(url, json={"player": "Bob"})
+        assert plain.status_code == 409 and plain.json()["detail"]["code"] == "name_taken"
+        # The token chosen is the seat's: it acts with it.
+        assert client.post(f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                           headers=auth(mine)).status_code == 200
+        # Once the game has started, the retry still finds its seat.
+        assert client.post(f"/api/tables/{table_id}/start", headers=auth(ann)).status_code == 200
+        late = client.post(url, json={"player": "Bob", "token": mine})
+        assert late.status_code == 200 and late.json()["seat"] == 1
+        # A token that is not a random secret's shape is refused before anything happens.
+        for bad in ("short", "x" * 65, "has space in it 1234567", 123):
+            r = client.post(url, json={"player": "Cyd", "token": bad})
+            assert r.status_code == 422, (bad, r.text)
+
+
 def test_lobby_flow_and_its_errors(tmp_path: Path) -> None:
     with app_client(tmp_path / "db.sqlite") as client:
         table_id, ann = _table(client, name="Friday", seats=3, rules={"brutal": True})

@@ -50,6 +50,7 @@ import os
 import platform
 import pwd
 import random
+import secrets
 import shutil
 import signal
 import socket
@@ -1820,8 +1821,11 @@ async def _failover(
                 table.id = str(made["table"]["id"])
                 tokens = [str(made["token"])]
                 for seat in range(1, clients):
+                    # Its own token: a join _post sends again after a 5xx gets its seat.
                     joined = await _post(
-                        http, f"/api/tables/{table.id}/join", {"player": f"fo{table.index}-{seat}"}
+                        http,
+                        f"/api/tables/{table.id}/join",
+                        {"player": f"fo{table.index}-{seat}", "token": secrets.token_urlsafe(24)},
                     )
                     tokens.append(str(joined["token"]))
                 table.seats = [_Seat(table, i, t) for i, t in enumerate(tokens)]

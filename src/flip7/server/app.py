@@ -524,10 +524,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, body: JoinTable, request: Request, x_player_key: str | None = Header(None)
     ) -> Any:
         """Take the lowest empty seat; the answer holds the seat's secret token. With
-        ``X-Player-Key`` the seat counts for that identity (flip7.server.players)."""
+        ``X-Player-Key`` the seat counts for that identity (flip7.server.players). A join
+        that brings its own ``token`` may be sent again: the same name and token get the
+        same seat back (a retry whose first answer was lost)."""
         return await act(request, table_id, None, "join",
                          {"player": body.player, "address": client_address(request.client),
-                          "player_id": await players.player_of(request, x_player_key)})
+                          "player_id": await players.player_of(request, x_player_key),
+                          "token": body.token})
 
     @app.post("/api/tables/{table_id}/bots", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)

@@ -31,7 +31,7 @@ async def _state(lobby: Lobby, table: Table, token: str | None, args: dict[str, 
 async def _join(lobby: Lobby, table: Table, token: str | None, args: dict[str, Any]
                 ) -> dict[str, Any]:
     seat, granted = await lobby.join(table, args["player"], args.get("address"),
-                                     args.get("player_id"))
+                                     args.get("player_id"), args.get("token"))
     return {"table": await state_of(table, table.seats[seat]), "seat": seat, "token": granted}
 
 

@@ -484,7 +484,13 @@ class CreateTable(_Strict):
 
 
 class JoinTable(_Strict):
+    """Take a seat as ``player``. ``token``: the seat's secret, chosen by the client (22 to
+    64 characters of ``A-Z a-z 0-9 _ -``, random: it is the seat's password). With it the
+    join may be sent again when its answer was lost: the same name and token get the same
+    seat back instead of 409 ``name_taken``. Without it the server picks the token."""
+
     player: Annotated[Text, Field(max_length=200)]
+    token: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")] | None = None
 
 
 class StartTutorial(_Strict):

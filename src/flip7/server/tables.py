@@ -1300,15 +1300,22 @@ class Lobby:
 
     async def join(
         self, table: Table, player: str, address: str | None = None,
-        player_id: str | None = None,
+        player_id: str | None = None, token: str | None = None,
     ) -> tuple[int, str]:
         """Seat ``player`` in the lowest empty seat; ``address`` is held to
         ``joins_per_minute`` (every attempt counts; None is not counted). ``player_id``: the
         identity the seat counts for (one seat per identity at a table: 409
-        ``already_seated``)."""
+        ``already_seated``). ``token``: the seat's secret as the client chose it (else a new
+        one); a join sent again with the same name and token gets the same seat back."""
         spend(self.joins, address, "seats taken", "joins_per_minute")
         player = clean_name(player, "player name", self.settings.player_name_chars)
         async with table.lock:
+            if token is not None and not table.closed:
+                again = self._seated_with(table, player, token)
+                if again is not None:
+                    # The first join went through and its answer was lost on the way: a
+                    # player on a phone would otherwise be locked out by their own name.
+                    return again, token
             seat = self._free_seat(table, player)
             if player_id is not None and any(
                 s is not None and s.player_id == player_id for s in table.seats
@@ -1316,12 +1323,29 @@ class Lobby:
                 raise TableError(
                     "already_seated", "your identity already has a seat at this table", 409
                 )
-            token = secrets.token_urlsafe(24)
+            if token is None:
+                token = secrets.token_urlsafe(24)
             data: dict[str, Any] = {"seat": seat, "name": player, "token": hash_token(token)}
             if player_id is not None:
                 data["player"] = player_id
             await table.change("join", data)
         return seat, token
+
+    @staticmethod
+    def _seated_with(table: Table, name: str, token: str) -> int | None:
+        """The seat ``name`` holds at ``table`` under ``token`` (a join sent twice), if any."""
+        digest = hash_token(token)
+        for index, seat in enumerate(table.seats):
+            if (
+                seat is not None
+                and seat.kind == "human"
+                and seat.name == name
+                and not seat.left
+                and seat.token_hash is not None
+                and secrets.compare_digest(seat.token_hash, digest)
+            ):
+                return index
+        return None
 
     def _free_seat(self, table: Table, name: str) -> int:
         if table.closed:

@@ -81,3 +81,32 @@ export async function api(method, path, { body, token, headers: extra } = {}) {
   }
   return data;
 }
+
+// The seat token a join asks for, per table and name, kept until a join succeeds: a join
+// whose answer was lost (a phone between networks) is sent again with the same token and
+// gets its seat back instead of "someone is already called ..." (protocol.md, join).
+const joinTokens = new Map();
+
+function newSeatToken() {
+  const bytes = new Uint8Array(24);
+  window.crypto.getRandomValues(bytes);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Take a seat at table `id` as `name`: {table, seat, token}. A network failure or a 5xx
+ * is tried once more at once, with the same token; so is a second press of Join. */
+export async function joinTable(id, name) {
+  const key = `${id}\u0000${name}`;
+  if (!joinTokens.has(key)) joinTokens.set(key, newSeatToken());
+  const body = { player: name, token: joinTokens.get(key) };
+  const path = `/api/tables/${encodeURIComponent(id)}/join`;
+  let data;
+  try {
+    data = await api("POST", path, { body });
+  } catch (err) {
+    if (!(err instanceof ApiError) || !(err.status === 0 || err.status >= 500)) throw err;
+    data = await api("POST", path, { body });
+  }
+  joinTokens.delete(key);
+  return data;
+}

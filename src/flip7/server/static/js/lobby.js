@@ -1,6 +1,6 @@
 // The lobby (/): create a table, list open tables, upload a record to watch, and a way to
 // the scorekeeper.
-import { api } from "./api.js";
+import { api, joinTable } from "./api.js";
 import { formatDate, formatNumber, lang, t } from "./i18n.js";
 import { cardEl } from "./cards.js";
 import { navigate } from "./router.js";
@@ -232,7 +232,7 @@ export function mountLobby(root) {
     const name = await askName(t("lobby.join_title", { name: tbl.name }), t("common.join"));
     if (!name) return;
     try {
-      const data = await api("POST", `/api/tables/${encodeURIComponent(tbl.id)}/join`, { body: { player: name } });
+      const data = await joinTable(tbl.id, name);
       store.set(tokenKey(tbl.id), data.token);
       navigate(`/t/${encodeURIComponent(tbl.id)}`);
     } catch (err) {

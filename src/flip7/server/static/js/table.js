@@ -1,7 +1,7 @@
 // The table page (/t/{id}): the WebSocket connection, the waiting room, the live game,
 // decisions, the event animations and log, the score sheet and the end-of-game screen.
 import { turnAlerts } from "./alerts.js";
-import { api } from "./api.js";
+import { api, joinTable } from "./api.js";
 import { countdownEl, renderBoard, renderScoreSheet, seatHue, tickCountdowns } from "./board.js";
 import { cardEl, cardName, decisionLabel, eventLine, kindPrompt, lineNodes, parseDecision, tparts } from "./cards.js";
 import { setExplainRules } from "./explain.js";
@@ -758,7 +758,7 @@ export function mountTable(root, { id }) {
     const name = await askName(t("table.waiting.take_seat"), t("table.waiting.sit_down"));
     if (!name) return;
     try {
-      const data = await api("POST", `/api/tables/${encodeURIComponent(id)}/join`, { body: { player: name } });
+      const data = await joinTable(id, name);
       store.set(tokenKey(id), data.token);
       S.token = data.token;
       S.mySeat = data.seat;
