@@ -72,10 +72,19 @@ def key_count(key: int) -> int:
 
 
 def try_key(cards: Sequence[Card]) -> int:
-    """The key of a line of Number cards, or ``BUST`` if it holds a duplicate."""
+    """The key of a line of Number cards in the order they arrived, or ``BUST`` if it
+    holds a duplicate. An Unlucky 7 that wiped the line is its first card; one after the
+    first arrived by Steal or Swap without its wipe (``unlucky7_triggers_on_transfer``
+    off, RULES.md §4.4.5) and counts as a plain 7.
+
+    >>> key_sum(try_key([Card.THIRTEEN, Card.UNLUCKY_7, Card.NINE]))
+    29
+    >>> key_sum(try_key([Card.UNLUCKY_7, Card.NINE])), try_key([Card.UNLUCKY_7, Card.SEVEN])
+    (16, -1)
+    """
     key = 0
-    for card in cards:
-        key = receive(key, card)
+    for i, card in enumerate(cards):
+        key = receive(key, Card.SEVEN if i and card == _U7 else card)
         if key == BUST:
             return BUST
     return key
