@@ -932,16 +932,72 @@ def ev_hit(M, seat):
 
 # ------------------------------------------------------------------ the learned policy
 
+# The network's sums may be added in any order (so that they run several at a time): its
+# chance moves by about 1e-16, as numpy's own matrix products do against a plain sum.
+_jit_net = njit(
+    cache=True, _nrt=False, error_model="numpy", fastmath={"reassoc", "contract", "arcp"}
+)
 
-@jit
-def net_chance(M, net, mine, t1, t2, t3, k):
-    """A seat's chance to win by the network at ``net`` (R6's ValueNet.chance) from the
-    totals at the end of a round: its own ``mine``, the others' three highest ``t1`` >=
-    ``t2`` >= ``t3`` of ``k`` others (those past ``k`` are not read). A total at or over
-    the target that is the only highest has won: exact, not the network's."""
-    target = M[RL + R_TARGET]
+
+@jit_inline
+def net_tanh(x):
+    """tanh by one exp (libm's tanh costs three times as much); exact to about 1e-16."""
+    if x > 20.0:
+        return 1.0
+    if x < -20.0:
+        return -1.0
+    return 1.0 - 2.0 / (np.exp(2.0 * x) + 1.0)
+
+
+@_jit_net
+def net_base(M, net, t1, t2, t3, k):
+    """Set the network at ``net`` up for a seat whose ``k`` others end the round with the
+    three highest totals ``t1`` >= ``t2`` >= ``t3`` (those past ``k`` are not read): its
+    first layer at an own total of 0, and how that moves per point of the own total (only
+    the own total moves it: features 0 and 4-6), into the first two scratch rows."""
+    F = M.view(np.float64)
+    layers = M[np.uint64(net + NET_LAYERS)]
+    widest = M[np.uint64(net + NET_WIDEST)]
+    sc = net + M[np.uint64(net + NET_SCRATCH)]
+    rows = M[np.uint64(net + NET_SHAPES)]
+    cols = M[np.uint64(net + NET_SHAPES + 1)]
+    w = net + NET_SHAPES + 2 * layers
+    b = w + rows * cols
+    # The features of flip7.bots.learned.features at an own total of 0.
+    scale = float(M[RL + R_TARGET])
+    pad = scale * (1.0 - NET_ABSENT)
+    o1 = float(t1) if k >= 1 else pad
+    o2 = float(t2) if k >= 2 else pad
+    o3 = float(t3) if k >= 3 else pad
+    x1 = (scale - o1) / scale
+    x2 = (scale - o2) / scale
+    x3 = (scale - o3) / scale
+    x4 = (0.0 - o1) / scale * 2.0
+    x5 = (0.0 - o2) / scale * 2.0
+    x6 = (0.0 - o3) / scale * 2.0
+    x7 = max(0, k + 1 - 4) / 4.0
+    for c in range(cols):
+        u = w + c * rows  # the weights into unit c
+        z = F[np.uint64(u)]  # x0 = 1 at an own total of 0
+        z += x1 * F[np.uint64(u + 1)]
+        z += x2 * F[np.uint64(u + 2)]
+        z += x3 * F[np.uint64(u + 3)]
+        z += x4 * F[np.uint64(u + 4)]
+        z += x5 * F[np.uint64(u + 5)]
+        z += x6 * F[np.uint64(u + 6)]
+        z += x7 * F[np.uint64(u + 7)]
+        F[np.uint64(sc + c)] = z + F[np.uint64(b + c)]
+        slope = 2.0 * (F[np.uint64(u + 4)] + F[np.uint64(u + 5)] + F[np.uint64(u + 6)])
+        F[np.uint64(sc + widest + c)] = (slope - F[np.uint64(u)]) / scale
+
+
+@_jit_net
+def net_chance(M, net, mine, t1, t2, k):
+    """The chance to win by the network at ``net``, set up by :func:`net_base` for the
+    same others, of a seat that ends the round at ``mine`` (R6's ValueNet.chance). A total
+    at or over the target that is the only highest has won: exact, not the network's."""
     top = mine if mine > t1 else t1
-    if top >= target:
+    if top >= M[RL + R_TARGET]:
         if mine > t1:
             return 1.0
         if mine < t1 and (k < 2 or t1 > t2):
@@ -949,38 +1005,27 @@ def net_chance(M, net, mine, t1, t2, t3, k):
     F = M.view(np.float64)
     layers = M[np.uint64(net + NET_LAYERS)]
     widest = M[np.uint64(net + NET_WIDEST)]
-    at = net + NET_SHAPES + 2 * layers  # the first layer's weights
-    for i in range(layers):
-        at += M[np.uint64(net + NET_SHAPES + 2 * i)] * M[np.uint64(net + NET_SHAPES + 2 * i + 1)]
-        at += M[np.uint64(net + NET_SHAPES + 2 * i + 1)]
-    src = at  # two scratch rows after the last layer
-    dst = at + widest
-    # The features (flip7.bots.learned.features), in the same operations' order.
-    scale = float(target)
-    pad = scale * (1.0 - NET_ABSENT)
+    sc = net + M[np.uint64(net + NET_SCRATCH)]
+    src = sc + 2 * widest
+    dst = sc + 3 * widest
+    rows = M[np.uint64(net + NET_SHAPES)]
+    cols = M[np.uint64(net + NET_SHAPES + 1)]
     me = float(mine)
-    o1 = float(t1) if k >= 1 else pad
-    o2 = float(t2) if k >= 2 else pad
-    o3 = float(t3) if k >= 3 else pad
-    F[np.uint64(src + 0)] = (scale - me) / scale
-    F[np.uint64(src + 1)] = (scale - o1) / scale
-    F[np.uint64(src + 2)] = (scale - o2) / scale
-    F[np.uint64(src + 3)] = (scale - o3) / scale
-    F[np.uint64(src + 4)] = (me - o1) / scale * 2.0
-    F[np.uint64(src + 5)] = (me - o2) / scale * 2.0
-    F[np.uint64(src + 6)] = (me - o3) / scale * 2.0
-    F[np.uint64(src + 7)] = max(0, k + 1 - 4) / 4.0
-    w = net + NET_SHAPES + 2 * layers
-    for i in range(layers):
-        rows = M[np.uint64(net + NET_SHAPES + 2 * i)]
+    for c in range(cols):
+        F[np.uint64(src + c)] = F[np.uint64(sc + c)] + me * F[np.uint64(sc + widest + c)]
+    w = net + NET_SHAPES + 2 * layers + rows * cols + cols
+    for i in range(1, layers):
+        rows = cols
         cols = M[np.uint64(net + NET_SHAPES + 2 * i + 1)]
+        for r in range(rows):
+            F[np.uint64(src + r)] = net_tanh(F[np.uint64(src + r)])
         b = w + rows * cols
         for c in range(cols):
+            u = w + c * rows  # the weights into unit c, along memory
             acc = 0.0
             for r in range(rows):
-                acc += F[np.uint64(src + r)] * F[np.uint64(w + r * cols + c)]
-            acc += F[np.uint64(b + c)]
-            F[np.uint64(dst + c)] = np.tanh(acc) if i < layers - 1 else acc
+                acc += F[np.uint64(src + r)] * F[np.uint64(u + r)]
+            F[np.uint64(dst + c)] = acc + F[np.uint64(b + c)]
         w = b + cols
         src, dst = dst, src
     return 1.0 / (1.0 + np.exp(-F[np.uint64(src)]))
@@ -1011,7 +1056,8 @@ def finals_chance(M, net, seat):
     """``seat``'s chance to win by the network at ``net`` from the totals at the end of a
     round written in M[OPTS:OPTS + n] (for the tests: the same path as a decision's)."""
     t1, t2, t3, k = top_others(M, seat)
-    return net_chance(M, net, M[np.uint64(OPTS + seat)], t1, t2, t3, k)
+    net_base(M, net, t1, t2, t3, k)
+    return net_chance(M, net, M[np.uint64(OPTS + seat)], t1, t2, k)
 
 
 @jit
@@ -1093,8 +1139,9 @@ def learned_hit(M, seat):
     for s in range(n):
         M[np.uint64(OPTS + s)] = M[np.uint64(TOTALS + s)] + round_score_now(M, s)
     t1, t2, t3, k = top_others(M, seat)
+    net_base(M, net, t1, t2, t3, k)
     mine = M[np.uint64(TOTALS + seat)]
-    stay = net_chance(M, net, mine + line_score(M, seat, False, True), t1, t2, t3, k)
+    stay = net_chance(M, net, mine + line_score(M, seat, False, True), t1, t2, k)
     bust_score = 0
     if M[RL + R_BMODS]:
         for c in range(17, 22):
@@ -1106,13 +1153,13 @@ def learned_hit(M, seat):
         if count == 0:
             continue
         if c == U7:
-            v = net_chance(M, net, mine + 7, t1, t2, t3, k)
+            v = net_chance(M, net, mine + 7, t1, t2, k)
         elif busts(M, seat, c):
             if busted < 0.0:
-                busted = net_chance(M, net, mine + bust_score, t1, t2, t3, k)
+                busted = net_chance(M, net, mine + bust_score, t1, t2, k)
             v = busted
         else:
-            v = net_chance(M, net, mine + score_after(M, seat, c), t1, t2, t3, k)
+            v = net_chance(M, net, mine + score_after(M, seat, c), t1, t2, k)
         hit += count * v
     hit /= numbers
     if hit > stay + 1e-9:

@@ -170,12 +170,13 @@ def logs(M: Any) -> tuple[Any, Any, Any]:
 # scripted decisions: rule slot R_NETS says where the networks begin, and a learned seat's
 # PPARAM where its own begins from there. A network, in int64 slots from its start: the
 # reach of its endgame (R6's ``reach``), its layer count L, the width of its widest layer,
-# then (inputs, outputs) of each layer, then each layer's weights (inputs x outputs, row by
-# row) and biases as float64 bits, then two float64 scratch rows of that widest width for
-# the activations (so that evaluating it allocates nothing).
+# where its scratch rows begin, then (inputs, outputs) of each layer, then each layer's
+# weights (transposed: those into its first unit, then its second, ...) and biases as
+# float64 bits, then four float64 scratch rows of that widest width (the first layer as a
+# line in the seat's own total, and the activations), so that evaluating allocates nothing.
 POL_LEARNED = 4
 R_NETS = 14
-NET_REACH, NET_LAYERS, NET_WIDEST, NET_SHAPES = 0, 1, 2, 3
+NET_REACH, NET_LAYERS, NET_WIDEST, NET_SCRATCH, NET_SHAPES = 0, 1, 2, 3, 4
 NET_FEATURES = 8  # flip7.bots.learned.FEATURES
 NET_ABSENT = 1.5  # a seat missing from a table of fewer than four: this far behind, in targets
 
@@ -188,8 +189,10 @@ def net_blob(layers: Any, reach: int) -> Any:
     for w, b in layers:
         shapes += [int(w.shape[0]), int(w.shape[1])]
         widest = max(widest, int(w.shape[0]), int(w.shape[1]))
-        data += [np.ascontiguousarray(w, dtype=np.float64).ravel(),
+        data += [np.ascontiguousarray(np.transpose(w), dtype=np.float64).ravel(),
                  np.ascontiguousarray(b, dtype=np.float64).ravel()]  # fmt: skip
-    head = np.array([reach, len(layers), widest, *shapes], dtype=np.int64)
-    floats = np.concatenate([*data, np.zeros(2 * widest)]).astype(np.float64)
+    weights = sum(len(x) for x in data)
+    scratch = NET_SHAPES + len(shapes) + weights
+    head = np.array([reach, len(layers), widest, scratch, *shapes], dtype=np.int64)
+    floats = np.concatenate([*data, np.zeros(4 * widest)]).astype(np.float64)
     return np.concatenate([head, floats.view(np.int64)])
