@@ -18,6 +18,23 @@ Policies, one per seat (a spec string; ``name:t=25`` or ``name:25`` sets ``t``):
   a Pass kept for itself, the Brutal −15 on the leader when the leader is not behind.
 - ``ev``: ``targeting``'s choices, and Hit while one more card's expected gain over the
   draw pile's exact contents beats what a bust would throw away.
+- ``learned`` (``reach`` = 70, ``weights`` = R6's shipped network): R6's value network
+  (:class:`flip7.bots.learned.ValueNet`) on ``ev``'s play. Near the end of the game (a
+  total within ``reach`` of the target, R6's ``endgame``; unless a Modifier would stay in
+  its own line, R6's ``keeps_modifiers``) it hits when the network's chance to win after
+  one more card beats staying. One more card: each Number card of the draw pile's exact
+  contents, weighted by its count (a bust scores as a busted line does: 0, or the
+  Modifiers' penalty under Brutal's ``modifiers_only``; Unlucky 7 makes 7, The Zero 0, the
+  seventh +15); every other seat's round ends at its line's score now; the game-over rule
+  is exact (:func:`learned_chance` is the compiled network's chance). A tie, and every Hit
+  or Stay before the end, is ``ev``'s; every other choice ``targeting``'s. R6 itself looks
+  three cards ahead, spreads each Active line over a bust or its expected score, breaks
+  ties and aims Actions and Modifiers with its judge weighed by the network's slopes: the
+  compiled policy does none of that. ``learned:weights=PATH`` plays another ``flip7
+  train`` network, ``learned:reach=50`` another reach (``learned:reach=50,weights=PATH``:
+  both); a file is read once per process (``FLIP7_LEARNED_WEIGHTS`` is not read). Each
+  endgame Hit/Stay values a dozen or so ends of round (about 1 µs each): one ``learned``
+  seat among three ``targeting`` plays about 10,000 games a second (docs/strength.md).
 
 Each game is seeded from (``seed``, its index), so results do not depend on batching.
 :func:`play_record` runs a record's draws and decisions through the same compiled loop
@@ -36,12 +53,12 @@ Wins: each winner of a game counts one win (a shared win, possible with
 ``tie_break="shared_win"``, counts for every co-winner; ``shared`` says how many games
 ended so).
 
->>> parse_policy("threshold:t=25"), parse_policy("ev")
-(('threshold', 25), ('ev', 27))
+>>> parse_policy("threshold:t=25"), parse_policy("ev"), parse_policy("learned")
+(('threshold', 25), ('ev', 27), ('learned', 70))
 >>> parse_policy("nobody")
 Traceback (most recent call last):
 ...
-flip7.fast.FastError: unknown policy 'nobody'; policies are random, threshold, targeting, ev ...
+flip7.fast.FastError: unknown policy 'nobody'; policies are random, threshold, targeting, ev, ...
 """
 
 from __future__ import annotations
@@ -49,7 +66,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from flip7.core.cards import CODE, Card
 from flip7.core.errors import Flip7Error
@@ -70,6 +87,7 @@ __all__ = [
     "POLICIES",
     "FastError",
     "FastResult",
+    "learned_chance",
     "parse_policy",
     "play_record",
     "simulate",
@@ -81,9 +99,12 @@ POLICIES: dict[str, int] = {
     "threshold": _l.POL_THRESHOLD,
     "targeting": _l.POL_TARGETING,
     "ev": _l.POL_EV,
+    "learned": _l.POL_LEARNED,
 }
 _DEFAULT_T = 27
 _MAX_T = 200
+_DEFAULT_REACH = 70  # R6's (LearnedBot's reach)
+_MAX_REACH = 1000
 # Log capacities per call (games are played on in further calls when they fill).
 _DRAWS_CAP = 1 << 20
 _ROUNDS_CAP = 1 << 20
@@ -115,8 +136,24 @@ class FastResult:
     results: tuple[dict[str, Any], ...] | None = None
 
 
+class _Policy(NamedTuple):
+    """A parsed policy spec: its name, its integer parameter (``t``, or ``learned``'s
+    reach) and, for ``learned``, the network file (``None``: R6's shipped one)."""
+
+    name: str
+    t: int
+    weights: str | None = None
+
+
 def parse_policy(spec: str) -> tuple[str, int]:
-    """A policy spec (``threshold``, ``threshold:t=25``, ``threshold:25``) as (name, t)."""
+    """A policy spec (``threshold``, ``threshold:t=25``, ``threshold:25``) as (name, t);
+    for ``learned`` (``learned:reach=50``, ``learned:weights=PATH``, both with a comma), t
+    is its reach, and a weights file is read and checked here."""
+    policy = _parse(spec)
+    return policy.name, policy.t
+
+
+def _parse(spec: str) -> _Policy:
     if not isinstance(spec, str):
         raise FastError(f"a policy spec must be a string, not {spec!r}")
     name, _, arg = spec.strip().partition(":")
@@ -124,8 +161,11 @@ def parse_policy(spec: str) -> tuple[str, int]:
     if name not in POLICIES:
         raise FastError(
             f"unknown policy {spec!r}; policies are {', '.join(POLICIES)} "
-            "(threshold, targeting take t: 'threshold:t=25')"
+            "(threshold, targeting take t: 'threshold:t=25'; "
+            "learned takes reach and weights: 'learned:weights=PATH')"
         )
+    if name == "learned":
+        return _parse_learned(spec, arg)
     t = _DEFAULT_T
     if arg:
         key, eq, value = arg.partition("=")
@@ -142,7 +182,58 @@ def parse_policy(spec: str) -> tuple[str, int]:
             raise FastError(f"policy {spec!r}: t must be an integer 0-{_MAX_T}") from None
         if not 0 <= t <= _MAX_T:
             raise FastError(f"policy {spec!r}: t must be an integer 0-{_MAX_T}, got {t}")
-    return name, t
+    return _Policy(name, t)
+
+
+def _parse_learned(spec: str, arg: str) -> _Policy:
+    reach = _DEFAULT_REACH
+    weights: str | None = None
+    for part in arg.split(",") if arg.strip() else ():
+        key, eq, value = part.partition("=")
+        if not eq:
+            key, value = "reach", key
+        key = key.strip()
+        if key == "reach":
+            try:
+                reach = int(value)
+            except ValueError:
+                reach = -1
+            if not 0 <= reach <= _MAX_REACH:
+                got = value.strip()
+                raise FastError(
+                    f"policy {spec!r}: reach must be an integer 0-{_MAX_REACH}, got {got!r}"
+                )
+        elif key == "weights" and value.strip():
+            weights = value.strip()
+        else:
+            raise FastError(
+                f"policy {spec!r}: learned takes reach (an integer 0-{_MAX_REACH}) and "
+                "weights (a network file): 'learned:reach=70,weights=PATH'"
+            )
+    _network(spec, weights)  # a bad file is said now, not in the middle of a run
+    return _Policy("learned", reach, weights)
+
+
+def _network(spec: str, weights: str | None) -> list[tuple[Any, Any]]:
+    """The layers of a learned seat's network (R6's shipped one when ``weights`` is
+    ``None``), read by R6's own loader and checked to chain."""
+    from flip7.bots.learned import FEATURES, WEIGHTS, LearnedBotError, load_net
+
+    try:
+        net = load_net(WEIGHTS if weights is None else weights)
+    except LearnedBotError as exc:
+        raise FastError(f"policy {spec!r}: {exc}") from None
+    width = FEATURES
+    for i, (w, b) in enumerate(net.layers):
+        if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
+            raise FastError(
+                f"policy {spec!r}: not R6's value network: layer {i} is {w.shape} with "
+                f"biases {b.shape} after a layer of {width}"
+            )
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise FastError(f"policy {spec!r}: layer {i} of the network is not finite")
+        width = int(w.shape[1])
+    return net.layers
 
 
 def _rules_array(rules: Rules, decks: int, scripted: bool, log: bool) -> Any:
@@ -164,27 +255,78 @@ def _rules_array(rules: Rules, decks: int, scripted: bool, log: bool) -> Any:
     return rl
 
 
-def _policies(policies: str | Sequence[str] | None, players: int) -> list[tuple[str, int]]:
+def _policies(policies: str | Sequence[str] | None, players: int) -> list[_Policy]:
     if policies is None:
         policies = "threshold"
     if isinstance(policies, str):
-        return [parse_policy(policies)] * players
+        return [_parse(policies)] * players
     specs = list(policies)
     if len(specs) != players:
         raise FastError(f"{players} players need {players} policies, got {len(specs)}")
-    return [parse_policy(spec) for spec in specs]
+    return [_parse(spec) for spec in specs]
+
+
+def _spec_text(policy: _Policy) -> str:
+    """A parsed policy as the spec a record's meta names it by."""
+    if policy.name == "random":
+        return "random"
+    if policy.name == "learned":
+        weights = "" if policy.weights is None else f",weights={policy.weights}"
+        return f"learned:reach={policy.t}{weights}"
+    return f"{policy.name}:t={policy.t}"
 
 
 def _state(
-    n: int, rl: Any, pols: list[tuple[str, int]], dcap: int, rcap: int,
+    n: int, rl: Any, pols: list[_Policy], dcap: int, rcap: int,
     sdraws: Any = None, sdecs: Any = None,
 ) -> Any:  # fmt: skip
-    ptype = np.array([POLICIES[name] for name, _ in pols], dtype=np.int64)
-    pparam = np.array([t for _, t in pols], dtype=np.int64)
+    ptype = np.array([POLICIES[p.name] for p in pols], dtype=np.int64)
+    # A learned seat's t is where its network lies among the networks (one per file and
+    # reach), which follow everything else in the state.
+    pparam = np.zeros(n, dtype=np.int64)
+    blobs: list[Any] = []
+    where: dict[tuple[str | None, int], int] = {}
+    size = 0
+    for s, p in enumerate(pols):
+        if p.name != "learned":
+            pparam[s] = p.t
+            continue
+        key = (p.weights, p.t)
+        if key not in where:
+            where[key] = size
+            blobs.append(_l.net_blob(_network(p.weights or "learned", p.weights), p.t))
+            size += len(blobs[-1])
+        pparam[s] = where[key]
+    nets = np.concatenate(blobs) if blobs else None
     if sdraws is None:
         sdraws = np.zeros(0, dtype=np.int64)
         sdecs = np.zeros(0, dtype=np.int64)
-    return _l.make_state(n, rl, ptype, pparam, dcap, dcap, rcap, sdraws, sdecs)
+    return _l.make_state(n, rl, ptype, pparam, dcap, dcap, rcap, sdraws, sdecs, nets)
+
+
+def learned_chance(
+    totals: Sequence[int], seat: int, target: int = 200, weights: str | None = None
+) -> float:
+    """``seat``'s chance to win from ``totals`` at the end of a round by the compiled
+    network of a ``learned`` seat (R6's :meth:`flip7.bots.learned.ValueNet.chance`: the
+    network, or 1 or 0 when a total at or over ``target`` is the only highest);
+    ``weights``: a network file (default: R6's shipped one)."""
+    n = len(totals)
+    if not 2 <= n <= _l.MAXP or not all(type(t) is int for t in totals):
+        raise FastError(f"totals must be 2 to {_l.MAXP} integers, got {totals!r}")
+    if type(seat) is not int or not 0 <= seat < n:
+        raise FastError(f"seat must be a seat from 0 to {n - 1}, got {seat!r}")
+    if type(target) is not int or target < 1:
+        raise FastError(f"target must be an integer >= 1, got {target!r}")
+    spec = "learned" if weights is None else f"learned:weights={weights}"
+    rl = np.zeros(_l.NRL, dtype=np.int64)
+    rl[_l.R_TARGET] = target
+    nets = _l.net_blob(_network(spec, weights), _DEFAULT_REACH)
+    none = np.zeros(0, dtype=np.int64)
+    zeros = np.zeros(n, dtype=np.int64)
+    M = _l.make_state(n, rl, zeros, zeros, 1, 1, 1, none, none, nets)
+    M[_l.OPTS : _l.OPTS + n] = totals
+    return float(_k.finals_chance(M, M[_l.RL + _l.R_NETS], seat))
 
 
 def simulate(
@@ -306,12 +448,12 @@ def _result_json(rounds: list[dict[str, Any]], n: int, rules: Rules, over: bool)
 
 
 def _collect(
-    S: Any, offs: Any, n: int, rules: Rules, decks: int, pols: list[tuple[str, int]],
+    S: Any, offs: Any, n: int, rules: Rules, decks: int, pols: list[_Policy],
     seed: int, g0: int, recs: list[dict[str, Any]], results: list[dict[str, Any]],
 ) -> None:  # fmt: skip
     dlog, clog, rlog = _l.logs(S)
     names = [f"Player {s + 1}" for s in range(n)]
-    specs = [name if name == "random" else f"{name}:t={t}" for name, t in pols]
+    specs = [_spec_text(p) for p in pols]
     d0 = c0 = r0 = 0
     for i, (d1, c1, r1, dealer) in enumerate(offs.tolist()):
         recs.append(
@@ -379,7 +521,7 @@ def play_record(record: Mapping[str, Any]) -> dict[str, Any]:
     sdraws = np.array([int(Card.parse(c)) for c in rec.draws], dtype=np.int64)
     sdecs = np.array([_decision_code(d) for d in rec.decisions], dtype=np.int64)
     rl = _rules_array(rec.rules, rec.decks, True, True)
-    pols = [("threshold", _DEFAULT_T)] * n
+    pols = [_Policy("threshold", _DEFAULT_T)] * n
     S = _state(n, rl, pols, max(1, len(sdraws)), 64 * (3 + 2 * n) + 4096, sdraws, sdecs)
     error = int(_k.run_script(S, rec.dealer))
     if error > 0:

@@ -893,6 +893,8 @@ def choose_hit(M, seat):
         hit = below(M, 2) == 0
     elif p == POL_EV:
         hit = ev_hit(M, seat)
+    elif p == POL_LEARNED:
+        hit = learned_hit(M, seat)
     else:
         hit = M[np.uint64(SUMS + seat)] < M[np.uint64(PPARAM + seat)]
     log_decision(M, enc(K_HIT if hit else K_STAY, 0, 0, 0, 0))
@@ -926,6 +928,245 @@ def ev_hit(M, seat):
         else:
             gain += k * (VALUE[np.uint64(c)] + (15.0 + score if seventh else 0.0))
     return gain > lose
+
+
+# ------------------------------------------------------------------ the learned policy
+
+# The network's sums may be added in any order (so that they run several at a time): its
+# chance moves by about 1e-16, as numpy's own matrix products do against a plain sum.
+_jit_net = njit(
+    cache=True, _nrt=False, error_model="numpy", fastmath={"reassoc", "contract", "arcp"}
+)
+
+
+@jit_inline
+def net_tanh(x):
+    """tanh by one exp (libm's tanh costs three times as much); exact to about 1e-16."""
+    if x > 20.0:
+        return 1.0
+    if x < -20.0:
+        return -1.0
+    return 1.0 - 2.0 / (np.exp(2.0 * x) + 1.0)
+
+
+@_jit_net
+def net_base(M, net, t1, t2, t3, k):
+    """Set the network at ``net`` up for a seat whose ``k`` others end the round with the
+    three highest totals ``t1`` >= ``t2`` >= ``t3`` (those past ``k`` are not read): its
+    first layer at an own total of 0, and how that moves per point of the own total (only
+    the own total moves it: features 0 and 4-6), into the first two scratch rows."""
+    F = M.view(np.float64)
+    layers = M[np.uint64(net + NET_LAYERS)]
+    widest = M[np.uint64(net + NET_WIDEST)]
+    sc = net + M[np.uint64(net + NET_SCRATCH)]
+    rows = M[np.uint64(net + NET_SHAPES)]
+    cols = M[np.uint64(net + NET_SHAPES + 1)]
+    w = net + NET_SHAPES + 2 * layers
+    b = w + rows * cols
+    # The features of flip7.bots.learned.features at an own total of 0.
+    scale = float(M[RL + R_TARGET])
+    pad = scale * (1.0 - NET_ABSENT)
+    o1 = float(t1) if k >= 1 else pad
+    o2 = float(t2) if k >= 2 else pad
+    o3 = float(t3) if k >= 3 else pad
+    x1 = (scale - o1) / scale
+    x2 = (scale - o2) / scale
+    x3 = (scale - o3) / scale
+    x4 = (0.0 - o1) / scale * 2.0
+    x5 = (0.0 - o2) / scale * 2.0
+    x6 = (0.0 - o3) / scale * 2.0
+    x7 = max(0, k + 1 - 4) / 4.0
+    for c in range(cols):
+        u = w + c * rows  # the weights into unit c
+        z = F[np.uint64(u)]  # x0 = 1 at an own total of 0
+        z += x1 * F[np.uint64(u + 1)]
+        z += x2 * F[np.uint64(u + 2)]
+        z += x3 * F[np.uint64(u + 3)]
+        z += x4 * F[np.uint64(u + 4)]
+        z += x5 * F[np.uint64(u + 5)]
+        z += x6 * F[np.uint64(u + 6)]
+        z += x7 * F[np.uint64(u + 7)]
+        F[np.uint64(sc + c)] = z + F[np.uint64(b + c)]
+        slope = 2.0 * (F[np.uint64(u + 4)] + F[np.uint64(u + 5)] + F[np.uint64(u + 6)])
+        F[np.uint64(sc + widest + c)] = (slope - F[np.uint64(u)]) / scale
+
+
+@_jit_net
+def net_chance(M, net, mine, t1, t2, k):
+    """The chance to win by the network at ``net``, set up by :func:`net_base` for the
+    same others, of a seat that ends the round at ``mine`` (R6's ValueNet.chance). A total
+    at or over the target that is the only highest has won: exact, not the network's."""
+    top = mine if mine > t1 else t1
+    if top >= M[RL + R_TARGET]:
+        if mine > t1:
+            return 1.0
+        if mine < t1 and (k < 2 or t1 > t2):
+            return 0.0
+    F = M.view(np.float64)
+    layers = M[np.uint64(net + NET_LAYERS)]
+    widest = M[np.uint64(net + NET_WIDEST)]
+    sc = net + M[np.uint64(net + NET_SCRATCH)]
+    src = sc + 2 * widest
+    dst = sc + 3 * widest
+    rows = M[np.uint64(net + NET_SHAPES)]
+    cols = M[np.uint64(net + NET_SHAPES + 1)]
+    me = float(mine)
+    for c in range(cols):
+        F[np.uint64(src + c)] = F[np.uint64(sc + c)] + me * F[np.uint64(sc + widest + c)]
+    w = net + NET_SHAPES + 2 * layers + rows * cols + cols
+    for i in range(1, layers):
+        rows = cols
+        cols = M[np.uint64(net + NET_SHAPES + 2 * i + 1)]
+        for r in range(rows):
+            F[np.uint64(src + r)] = net_tanh(F[np.uint64(src + r)])
+        b = w + rows * cols
+        for c in range(cols):
+            u = w + c * rows  # the weights into unit c, along memory
+            acc = 0.0
+            for r in range(rows):
+                acc += F[np.uint64(src + r)] * F[np.uint64(u + r)]
+            F[np.uint64(dst + c)] = acc + F[np.uint64(b + c)]
+        w = b + cols
+        src, dst = dst, src
+    return 1.0 / (1.0 + np.exp(-F[np.uint64(src)]))
+
+
+@jit
+def top_others(M, seat):
+    """The three highest of M[OPTS + s] over the seats other than ``seat``, highest first
+    (a missing one: the lowest int64), and how many others there are."""
+    n = M[S_N]
+    low = -(1 << 62)
+    t1 = t2 = t3 = low
+    for s in range(n):
+        if s == seat:
+            continue
+        f = M[np.uint64(OPTS + s)]
+        if f > t1:
+            t1, t2, t3 = f, t1, t2
+        elif f > t2:
+            t2, t3 = f, t2
+        elif f > t3:
+            t3 = f
+    return t1, t2, t3, n - 1
+
+
+@jit
+def finals_chance(M, net, seat):
+    """``seat``'s chance to win by the network at ``net`` from the totals at the end of a
+    round written in M[OPTS:OPTS + n] (for the tests: the same path as a decision's)."""
+    t1, t2, t3, k = top_others(M, seat)
+    net_base(M, net, t1, t2, t3, k)
+    return net_chance(M, net, M[np.uint64(OPTS + seat)], t1, t2, k)
+
+
+@jit
+def round_score_now(M, s):
+    """Seat ``s``'s round score if the round ended now (as score_round, without Flip 7)."""
+    if M[np.uint64(STATUS + s)] == BUSTED:
+        score = 0
+        if M[RL + R_BMODS]:
+            for c in range(17, 22):
+                score -= PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * s + c)]
+        return score
+    return line_score(M, s, False, True)
+
+
+@jit
+def score_after(M, s, c):
+    """Seat ``s``'s round score once Number card ``c`` (not Unlucky 7, not a bust)
+    joins its line: Flip 7's +15 when it makes seven, The Zero's 0 otherwise."""
+    total = M[np.uint64(SUMS + s)] + VALUE[np.uint64(c)]
+    if M[RL + R_L13] == 2:
+        flip7 = M[np.uint64(NNUM + s)] + 1 >= 7
+    else:
+        values = 0
+        row = CNT + NCODES * s
+        for x in range(14):
+            if x == SEVEN:
+                has = M[np.uint64(row + SEVEN)] + M[np.uint64(row + U7)]
+                has += 1 if c == SEVEN else 0
+            elif x == THIRTEEN:
+                has = M[np.uint64(row + THIRTEEN)] + M[np.uint64(row + L13)]
+                has += 1 if c == THIRTEEN or c == L13 else 0
+            else:
+                has = M[np.uint64(row + x)] + (1 if c == x else 0)
+            if has > 0:
+                values += 1
+        flip7 = values >= 7
+    for _ in range(M[np.uint64(CNT + NCODES * s + DIV2)]):
+        total //= 2
+    for x in range(17, 22):
+        total -= PENALTY[np.uint64(x)] * M[np.uint64(CNT + NCODES * s + x)]
+    if total < 0 and not M[RL + R_BRUTAL]:
+        total = 0
+    if flip7:
+        return total + 15
+    if c == ZERO or M[np.uint64(CNT + NCODES * s + ZERO)] > 0:
+        return 0
+    return total
+
+
+@jit
+def learned_hit(M, seat):
+    """R6's Hit or Stay with a one-card look-ahead: near the end of the game (a total
+    within the network's reach of the target), while another seat's line is still in
+    play or under Brutal, the network's chance to win of staying (this round's score)
+    against that of one more Number card, each weighted by its count in the draw pile
+    (a bust, Unlucky 7's 7, The Zero's 0, the seventh's +15), every other line ending at
+    its score now; a tie goes to ``ev_hit``, as everything before the end of the game."""
+    n = M[S_N]
+    net = M[RL + R_NETS] + M[np.uint64(PPARAM + seat)]
+    best = M[TOTALS + 0]
+    for s in range(1, n):
+        if M[np.uint64(TOTALS + s)] > best:
+            best = M[np.uint64(TOTALS + s)]
+    if best + M[np.uint64(net + NET_REACH)] < M[RL + R_TARGET]:
+        return ev_hit(M, seat)
+    if not M[RL + R_BRUTAL]:
+        alone = True  # R6's keeps_modifiers: a Modifier drawn would stay in its own line
+        for s in range(n):
+            if s != seat and M[np.uint64(STATUS + s)] != BUSTED:
+                alone = False
+        if alone:
+            return ev_hit(M, seat)
+    base = PCNT if M[S_NPILE] > 0 else DCNT
+    numbers = 0
+    for c in range(16):
+        numbers += M[np.uint64(base + c)]
+    if numbers == 0:
+        return False  # R6's own_line: no Number card to draw, nothing to search
+    for s in range(n):
+        M[np.uint64(OPTS + s)] = M[np.uint64(TOTALS + s)] + round_score_now(M, s)
+    t1, t2, t3, k = top_others(M, seat)
+    net_base(M, net, t1, t2, t3, k)
+    mine = M[np.uint64(TOTALS + seat)]
+    stay = net_chance(M, net, mine + line_score(M, seat, False, True), t1, t2, k)
+    bust_score = 0
+    if M[RL + R_BMODS]:
+        for c in range(17, 22):
+            bust_score -= PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * seat + c)]
+    busted = -1.0
+    hit = 0.0
+    for c in range(16):
+        count = M[np.uint64(base + c)]
+        if count == 0:
+            continue
+        if c == U7:
+            v = net_chance(M, net, mine + 7, t1, t2, k)
+        elif busts(M, seat, c):
+            if busted < 0.0:
+                busted = net_chance(M, net, mine + bust_score, t1, t2, k)
+            v = busted
+        else:
+            v = net_chance(M, net, mine + score_after(M, seat, c), t1, t2, k)
+        hit += count * v
+    hit /= numbers
+    if hit > stay + 1e-9:
+        return True
+    if abs(hit - stay) < 1e-6:
+        return ev_hit(M, seat)  # nothing to choose between on the chance to win
+    return False
 
 
 @jit_inline

@@ -125,18 +125,22 @@ def enc(kind: int, s1: int, c1: int, s2: int, c2: int) -> int:
 
 def make_state(
     n: int, rules: Any, ptype: Any, pparam: Any, dcap: int, ccap: int, rcap: int,
-    sdraws: Any, sdecs: Any,
+    sdraws: Any, sdecs: Any, nets: Any = None,
 ) -> Any:  # fmt: skip
     """The state array of a game (reused game after game): ``rules`` by the R_ slots,
-    each seat's policy and t, room for the logs, the scripted draws and decisions."""
+    each seat's policy and t, room for the logs, the scripted draws and decisions, and
+    the learned seats' networks (``nets``: their :func:`net_blob` slots, one after
+    another; a learned seat's t is where its network begins in them)."""
     dlog = FIXED
     clog = dlog + dcap
     rlog = clog + ccap
     sd = rlog + rcap
     sk = sd + len(sdraws)
-    M = np.zeros(sk + len(sdecs), dtype=np.int64)
+    nk = sk + len(sdecs)
+    M = np.zeros(nk + (0 if nets is None else len(nets)), dtype=np.int64)
     M[S_N] = n
     M[RL : RL + NRL] = rules
+    M[RL + R_NETS] = nk
     M[PTYPE : PTYPE + n] = ptype
     M[PPARAM : PPARAM + n] = pparam
     M[H_DLOG], M[H_DCAP], M[H_CLOG], M[H_CCAP], M[H_RLOG], M[H_RCAP] = (
@@ -149,7 +153,9 @@ def make_state(
     )
     M[H_SDRAWS], M[H_NSDRAWS], M[H_SDECS], M[H_NSDECS] = sd, len(sdraws), sk, len(sdecs)
     M[sd:sk] = sdraws
-    M[sk:] = sdecs
+    M[sk:nk] = sdecs
+    if nets is not None:
+        M[nk:] = nets
     return M
 
 
@@ -157,3 +163,36 @@ def logs(M: Any) -> tuple[Any, Any, Any]:
     """The (draws, decisions, rounds) logs of M, as views."""
     d, c, r = M[H_DLOG], M[H_CLOG], M[H_RLOG]
     return M[d : d + M[H_DCAP]], M[c : c + M[H_CCAP]], M[r : r + M[H_RCAP]]
+
+
+# ------------------------------------------------------------------ the learned policy
+# A ``learned`` seat plays with a value network (R6's ValueNet) that lies in M after the
+# scripted decisions: rule slot R_NETS says where the networks begin, and a learned seat's
+# PPARAM where its own begins from there. A network, in int64 slots from its start: the
+# reach of its endgame (R6's ``reach``), its layer count L, the width of its widest layer,
+# where its scratch rows begin, then (inputs, outputs) of each layer, then each layer's
+# weights (transposed: those into its first unit, then its second, ...) and biases as
+# float64 bits, then four float64 scratch rows of that widest width (the first layer as a
+# line in the seat's own total, and the activations), so that evaluating allocates nothing.
+POL_LEARNED = 4
+R_NETS = 14
+NET_REACH, NET_LAYERS, NET_WIDEST, NET_SCRATCH, NET_SHAPES = 0, 1, 2, 3, 4
+NET_FEATURES = 8  # flip7.bots.learned.FEATURES
+NET_ABSENT = 1.5  # a seat missing from a table of fewer than four: this far behind, in targets
+
+
+def net_blob(layers: Any, reach: int) -> Any:
+    """A network's slots (see above) from its layers, a sequence of (weights, biases)."""
+    shapes: list[int] = []
+    data: list[Any] = []
+    widest = NET_FEATURES
+    for w, b in layers:
+        shapes += [int(w.shape[0]), int(w.shape[1])]
+        widest = max(widest, int(w.shape[0]), int(w.shape[1]))
+        data += [np.ascontiguousarray(np.transpose(w), dtype=np.float64).ravel(),
+                 np.ascontiguousarray(b, dtype=np.float64).ravel()]  # fmt: skip
+    weights = sum(len(x) for x in data)
+    scratch = NET_SHAPES + len(shapes) + weights
+    head = np.array([reach, len(layers), widest, scratch, *shapes], dtype=np.int64)
+    floats = np.concatenate([*data, np.zeros(4 * widest)]).astype(np.float64)
+    return np.concatenate([head, floats.view(np.int64)])
