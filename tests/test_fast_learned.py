@@ -119,10 +119,9 @@ def _reference(view: PublicView, net: ValueNet, reach: int) -> bool | None:
     if line is None:
         return False
     me = view.seat
-    if key_sum(line.key) != view.sums[me] or key_count(line.key) != len(view.lines[me]):
-        # R6's line keys read an Unlucky 7 that came by a Swap or Steal and did not wipe
-        # (unlucky7_triggers_on_transfer false) as a wipe: the kernel scores the line as it is.
-        return None
+    # The line as the kernel scores it, an Unlucky 7 that came by a Swap or Steal without
+    # its wipe (unlucky7_triggers_on_transfer false) included.
+    assert key_sum(line.key) == view.sums[me] and key_count(line.key) == len(view.lines[me])
     target, brutal = view.target_score, line.brutal
     finals = [view.totals[s] + view.scores[s] for s in range(view.n)]
 
