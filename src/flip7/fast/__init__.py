@@ -46,6 +46,7 @@ flip7.fast.FastError: unknown policy 'nobody'; policies are random, threshold, t
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -59,17 +60,24 @@ from flip7.core.scoring import add_round, game_winners
 try:
     import numpy as np
 
-    from flip7.fast import _kernel as _k
     from flip7.fast import _layout as _l
+
+    # numba is imported only to build the loop (or to run it by its JIT), not here: a
+    # process that finds the precompiled loop in the cache never imports it.
+    if importlib.util.find_spec("numba") is None:
+        raise ModuleNotFoundError("No module named 'numba'", name="numba")
 except ImportError as exc:  # pragma: no cover - only without the extra
     raise ImportError(
         f"flip7.fast needs numba and numpy ({exc.name} is missing): pip install flip7[fast]"
     ) from exc
 
+from flip7.fast import _aot
+
 __all__ = [
     "POLICIES",
     "FastError",
     "FastResult",
+    "kernel_kind",
     "parse_policy",
     "play_record",
     "simulate",
@@ -232,7 +240,7 @@ def simulate(
         g1 = min(n_games, g + _CHUNK)
         offs = np.zeros((g1 - g, 4), dtype=np.int64)
         start = time.perf_counter()
-        done = int(_k.run_batch(S, seed, g, g1, first, wins, out, offs))
+        done = int(_loop().run_batch(S, seed, g, g1, first, wins, out, offs))
         spent += time.perf_counter() - start
         if done < 0:  # pragma: no cover - a kernel limit (stack depth) was exceeded
             raise FastError(f"game {g - done - 1}: the simulator's stack overflowed")
@@ -381,7 +389,7 @@ def play_record(record: Mapping[str, Any]) -> dict[str, Any]:
     rl = _rules_array(rec.rules, rec.decks, True, True)
     pols = [("threshold", _DEFAULT_T)] * n
     S = _state(n, rl, pols, max(1, len(sdraws)), 64 * (3 + 2 * n) + 4096, sdraws, sdecs)
-    error = int(_k.run_script(S, rec.dealer))
+    error = int(_loop().run_script(S, rec.dealer))
     if error > 0:
         raise FastError(f"draws[{error - 1}]: {rec.draws[error - 1]} is not in the draw pile")
     sc = S
@@ -390,10 +398,33 @@ def play_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return _result_json(rounds, n, rec.rules, over)
 
 
+# ---------------------------------------------------------------------- the compiled loop
+
+_LOOP: Any = None  # the module with run_batch and run_script, once loaded
+_KIND = ""
+
+
+def _loop() -> Any:
+    global _LOOP, _KIND
+    if _LOOP is None:
+        _LOOP, _KIND = _aot.load()
+    return _LOOP
+
+
+def kernel_kind() -> str:
+    """How the compiled loop this process uses was compiled (loading it if need be):
+    ``"aot"``, precompiled and loaded without numba, or ``"jit"``, numba's JIT (when
+    ``FLIP7_FAST_AOT=0``, or when the precompiled one cannot be built here)."""
+    _loop()
+    return _KIND
+
+
 def warm() -> float:
-    """Compile the simulator (or load it from numba's cache) by playing one tiny game of
-    every kind; returns the seconds it took."""
+    """Make sure the compiled loop is ready (load the precompiled one, or build it, or
+    compile it by numba's JIT) and play one tiny game of every kind through it; returns
+    the seconds it took."""
     start = time.perf_counter()
+    _loop()
     simulate(1, 3, policies=("random", "targeting", "ev"), records=True)
     simulate(1, 3, Rules(brutal=True, pass_actions=True), seed=1)
     return time.perf_counter() - start
