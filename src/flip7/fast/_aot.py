@@ -66,7 +66,8 @@ class AotUnavailable(Exception):
 
 def cpu_id() -> str:
     """This CPU as the compiled code depends on it: on Linux its model and instruction-set
-    flags from ``/proc/cpuinfo``; elsewhere what :mod:`platform` says."""
+    flags from ``/proc/cpuinfo``, on macOS from ``sysctl``; elsewhere what :mod:`platform`
+    says."""
     keys = ("vendor_id", "model name", "flags", "CPU implementer", "CPU part", "Features")
     found: dict[str, str] = {}
     with (
@@ -82,6 +83,16 @@ def cpu_id() -> str:
                 break  # the first processor's block is enough
     if found:
         return "; ".join(f"{k}={found[k]}" for k in keys if k in found)
+    if sys.platform == "darwin":  # the model and its features, as sysctl has them
+        import subprocess
+
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            names = ["machdep.cpu.brand_string", "machdep.cpu.features", "hw.cputype"]
+            out = subprocess.run(
+                ["sysctl", *names], capture_output=True, text=True, timeout=10, check=False
+            )
+            if out.stdout.strip():
+                return out.stdout.strip()
     return f"{platform.processor()} {platform.machine()} {platform.system()}"
 
 
