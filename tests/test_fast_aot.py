@@ -145,3 +145,10 @@ def test_the_jit_plays_the_same_games(built: Path, monkeypatch: pytest.MonkeyPat
     assert [_games(**w) for w in WORKLOADS] == aot
     assert fast.simulate(3, players=4, records=True, seed=7).records == record
     assert [fast.play_record(r) for r in record] == aot_results
+
+
+def test_the_bench_times_a_new_process_start(built: Path) -> None:
+    from flip7.fast.bench import time_start
+
+    seconds, kind = time_start(runs=1)
+    assert seconds > 0 and kind == "aot"

@@ -25,12 +25,20 @@ Each game is seeded from (``seed``, its index), so results do not depend on batc
 
 Speed: about 110,000 games a second on one core of the project's 2-core VM for 4 players to
 200 with ``targeting`` (t = 27), records off, about 125,000 with ``threshold`` (the tests do
-not time it: read ``games_per_second``, or run ``flip7 bench --fast``). The compiled code is
-cached by numba (``cache=True``): next to the sources in ``__pycache__`` when that is
-writable, otherwise in numba's user-wide cache (``~/.cache/numba``), or wherever
-``NUMBA_CACHE_DIR`` says. A first compile takes about two minutes there; a later process
-loads it in about half a second (:func:`warm`), after numba's own import (another half
-second).
+not time it: read ``games_per_second``, or run ``flip7 bench --fast``).
+
+Start: the compiled loop is built once ahead of time (``numba.pycc``, for this CPU) into an
+extension module and cached: in ``__pycache__`` next to the sources when that is writable,
+otherwise in ``~/.cache/flip7``, or wherever ``FLIP7_CACHE_DIR`` says, under a name that
+changes with the sources, numba's and numpy's versions, the interpreter and the CPU
+(:mod:`flip7.fast._aot`). The first build takes about 50 s there (as long as numba's first
+compile, which it takes the place of); a later process loads it in a few milliseconds
+without importing numba, so that a new process imports :mod:`flip7.fast` and plays its first
+games in about 0.4 s, most of it numpy's import and flip7's own (2 s through numba's cache,
+on the same busy machine). Where the build cannot run (no C compiler, a numba without
+``pycc``) the loop is numba's JIT, cached by numba as before, with a warning saying so;
+``FLIP7_FAST_AOT=0`` asks for the JIT; :func:`kernel_kind` says which this process has.
+:func:`warm` makes it ready (loads, builds or compiles it).
 
 Wins: each winner of a game counts one win (a shared win, possible with
 ``tie_break="shared_win"``, counts for every co-winner; ``shared`` says how many games

@@ -5,7 +5,7 @@ every seat hitting while its number sum is below 27 and aiming its Actions and M
 leader), and prints side by side:
 
 * **compiled**: :func:`flip7.fast.simulate` in this process. It first plays a few games so that
-  numba loads (or compiles) its kernels; only the timed call counts.
+  the loop is loaded (or built, or compiled); only the timed call counts.
 * **engine**: the pure-Python engine, :meth:`flip7.engine.game.Game.play` without events, as
   ``flip7 bench`` times it (default bot ``basic``: hits below 27, aims at the leader), and the
   ratio compiled / engine.
