@@ -53,11 +53,17 @@ _PACKAGES = ("numba", "llvmlite", "numpy")
 _VERSION_FILES = ("_version.py", "version.py")
 _PREFIX = "_flip7_loop_"
 # The exported functions and their argument types, as flip7.fast calls them: the state M,
-# then run_batch's seed, g0, g1, dealer, wins, out (rounds, shared, games) and offs.
+# then run_batch's seed, g0, g1, dealer, wins, out (rounds, shared, games) and offs. A change
+# of their parameters in _kernel.py must be made here too (else the build fails: JIT, with a
+# warning, and tests/test_fast_aot.py fails saying why).
 _EXPORTS = {
     "run_batch": "i8(i8[::1], i8, i8, i8, i8, i8[::1], i8[::1], i8[:, ::1])",
     "run_script": "i8(i8[::1], i8)",
 }
+
+
+why_jit = ""
+"""Why :func:`load` last fell back to numba's JIT against ``FLIP7_FAST_AOT`` ("" if never)."""
 
 
 class AotUnavailable(Exception):
@@ -283,6 +289,8 @@ def load() -> tuple[Any, str]:
         try:
             return build(key), "aot"
         except AotUnavailable as exc:
+            global why_jit
+            why_jit = str(exc)
             warnings.warn(
                 f"flip7.fast: no precompiled simulator ({exc}); using numba's JIT, which adds "
                 "about a second to every process's start. The precompiled one needs "
