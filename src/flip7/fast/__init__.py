@@ -34,11 +34,11 @@ changes with the sources, numba's and numpy's versions, the interpreter and the 
 (:mod:`flip7.fast._aot`). The first build takes about 50 s there (as long as numba's first
 compile, which it takes the place of); a later process loads it in a few milliseconds
 without importing numba, so that a new process imports :mod:`flip7.fast` and plays its first
-games in about 0.4 s, most of it numpy's import and flip7's own (2 s through numba's cache,
-on the same busy machine). Where the build cannot run (no C compiler, a numba without
-``pycc``) the loop is numba's JIT, cached by numba as before, with a warning saying so;
-``FLIP7_FAST_AOT=0`` asks for the JIT; :func:`kernel_kind` says which this process has.
-:func:`warm` makes it ready (loads, builds or compiles it).
+games in about 0.3 s, most of it numpy's import and flip7's own (about 1.4 s through numba's
+cache; 0.4–0.55 s against 2.1–2.3 s while the other core is busy). Where the build cannot
+run (no C compiler, a numba without ``pycc``) the loop is numba's JIT, cached by numba as
+before, with a warning saying so; ``FLIP7_FAST_AOT=0`` asks for the JIT; :func:`kernel_kind`
+says which this process has. :func:`warm` makes it ready (loads, builds or compiles it).
 
 Wins: each winner of a game counts one win (a shared win, possible with
 ``tie_break="shared_win"``, counts for every co-winner; ``shared`` says how many games
