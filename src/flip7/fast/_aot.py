@@ -236,8 +236,10 @@ def compile_module(name: str, folder: Path, fname: str) -> None:
         cc.export(export, sig)(getattr(_kernel, export).py_func)
     # pycc takes the features the CPU model implies; a VM may hide some of them (AVX-512,
     # say), so ask for the host's own, as the JIT does.
-    aot = codegen.AOTCPUCodegen
-    features = aot._customize_tm_features
+    aot: Any = getattr(codegen, "AOTCPUCodegen", None)
+    features = getattr(aot, "_customize_tm_features", None)
+    if features is None or not hasattr(aot, "_get_host_cpu_features"):
+        raise AotUnavailable("numba's AOT code generator is not the one this recipe knows")
     aot._customize_tm_features = lambda self: self._get_host_cpu_features()
     try:
         with warnings.catch_warnings():
@@ -288,7 +290,7 @@ def load() -> tuple[Any, str]:
             return module, "aot"
         try:
             return build(key), "aot"
-        except AotUnavailable as exc:
+        except (AotUnavailable, OSError) as exc:  # OSError: a full disk, a file in use
             global why_jit
             why_jit = str(exc)
             warnings.warn(
