@@ -42,12 +42,20 @@ Each game is seeded from (``seed``, its index), so results do not depend on batc
 
 Speed: about 110,000 games a second on one core of the project's 2-core VM for 4 players to
 200 with ``targeting`` (t = 27), records off, about 125,000 with ``threshold`` (the tests do
-not time it: read ``games_per_second``, or run ``flip7 bench --fast``). The compiled code is
-cached by numba (``cache=True``): next to the sources in ``__pycache__`` when that is
-writable, otherwise in numba's user-wide cache (``~/.cache/numba``), or wherever
-``NUMBA_CACHE_DIR`` says. A first compile takes about two minutes there; a later process
-loads it in about half a second (:func:`warm`), after numba's own import (another half
-second).
+not time it: read ``games_per_second``, or run ``flip7 bench --fast``).
+
+Start: the compiled loop is built once ahead of time (``numba.pycc``, for this CPU) into an
+extension module and cached: in ``__pycache__`` next to the sources when that is writable,
+otherwise in ``~/.cache/flip7``, or wherever ``FLIP7_CACHE_DIR`` says, under a name that
+changes with the sources, numba's and numpy's versions, the interpreter and the CPU
+(:mod:`flip7.fast._aot`). The first build takes about 50 s there (as long as numba's first
+compile, which it takes the place of); a later process loads it in a few milliseconds
+without importing numba, so that a new process imports :mod:`flip7.fast` and plays its first
+games in about 0.3 s, most of it numpy's import and flip7's own (about 1.4 s through numba's
+cache; 0.4–0.55 s against 2.1–2.3 s while the other core is busy). Where the build cannot
+run (no C compiler, a numba without ``pycc``) the loop is numba's JIT, cached by numba as
+before, with a warning saying so; ``FLIP7_FAST_AOT=0`` asks for the JIT; :func:`kernel_kind`
+says which this process has. :func:`warm` makes it ready (loads, builds or compiles it).
 
 Wins: each winner of a game counts one win (a shared win, possible with
 ``tie_break="shared_win"``, counts for every co-winner; ``shared`` says how many games
@@ -63,6 +71,7 @@ flip7.fast.FastError: unknown policy 'nobody'; policies are random, threshold, t
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -76,17 +85,24 @@ from flip7.core.scoring import add_round, game_winners
 try:
     import numpy as np
 
-    from flip7.fast import _kernel as _k
     from flip7.fast import _layout as _l
+
+    # numba is imported only to build the loop (or to run it by its JIT), not here: a
+    # process that finds the precompiled loop in the cache never imports it.
+    if importlib.util.find_spec("numba") is None:
+        raise ModuleNotFoundError("No module named 'numba'", name="numba")
 except ImportError as exc:  # pragma: no cover - only without the extra
     raise ImportError(
         f"flip7.fast needs numba and numpy ({exc.name} is missing): pip install flip7[fast]"
     ) from exc
 
+from flip7.fast import _aot
+
 __all__ = [
     "POLICIES",
     "FastError",
     "FastResult",
+    "kernel_kind",
     "learned_chance",
     "parse_policy",
     "play_record",
@@ -326,7 +342,7 @@ def learned_chance(
     zeros = np.zeros(n, dtype=np.int64)
     M = _l.make_state(n, rl, zeros, zeros, 1, 1, 1, none, none, nets)
     M[_l.OPTS : _l.OPTS + n] = totals
-    return float(_k.finals_chance(M, M[_l.RL + _l.R_NETS], seat))
+    return float(_loop().finals_chance(M, M[_l.RL + _l.R_NETS], seat))
 
 
 def simulate(
@@ -374,7 +390,7 @@ def simulate(
         g1 = min(n_games, g + _CHUNK)
         offs = np.zeros((g1 - g, 4), dtype=np.int64)
         start = time.perf_counter()
-        done = int(_k.run_batch(S, seed, g, g1, first, wins, out, offs))
+        done = int(_loop().run_batch(S, seed, g, g1, first, wins, out, offs))
         spent += time.perf_counter() - start
         if done < 0:  # pragma: no cover - a kernel limit (stack depth) was exceeded
             raise FastError(f"game {g - done - 1}: the simulator's stack overflowed")
@@ -523,7 +539,7 @@ def play_record(record: Mapping[str, Any]) -> dict[str, Any]:
     rl = _rules_array(rec.rules, rec.decks, True, True)
     pols = [_Policy("threshold", _DEFAULT_T)] * n
     S = _state(n, rl, pols, max(1, len(sdraws)), 64 * (3 + 2 * n) + 4096, sdraws, sdecs)
-    error = int(_k.run_script(S, rec.dealer))
+    error = int(_loop().run_script(S, rec.dealer))
     if error > 0:
         raise FastError(f"draws[{error - 1}]: {rec.draws[error - 1]} is not in the draw pile")
     sc = S
@@ -532,10 +548,33 @@ def play_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return _result_json(rounds, n, rec.rules, over)
 
 
+# ---------------------------------------------------------------------- the compiled loop
+
+_LOOP: Any = None  # the module with run_batch and run_script, once loaded
+_KIND = ""
+
+
+def _loop() -> Any:
+    global _LOOP, _KIND
+    if _LOOP is None:
+        _LOOP, _KIND = _aot.load()
+    return _LOOP
+
+
+def kernel_kind() -> str:
+    """How the compiled loop this process uses was compiled (loading it if need be):
+    ``"aot"``, precompiled and loaded without numba, or ``"jit"``, numba's JIT (when
+    ``FLIP7_FAST_AOT=0``, or when the precompiled one cannot be built here)."""
+    _loop()
+    return _KIND
+
+
 def warm() -> float:
-    """Compile the simulator (or load it from numba's cache) by playing one tiny game of
-    every kind; returns the seconds it took."""
+    """Make sure the compiled loop is ready (load the precompiled one, or build it, or
+    compile it by numba's JIT) and play one tiny game of every kind through it; returns
+    the seconds it took."""
     start = time.perf_counter()
+    _loop()
     simulate(1, 3, policies=("random", "targeting", "ev"), records=True)
     simulate(1, 3, Rules(brutal=True, pass_actions=True), seed=1)
     return time.perf_counter() - start

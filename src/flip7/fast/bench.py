@@ -5,10 +5,13 @@ every seat hitting while its number sum is below 27 and aiming its Actions and M
 leader), and prints side by side:
 
 * **compiled**: :func:`flip7.fast.simulate` in this process. It first plays a few games so that
-  numba loads (or compiles) its kernels; only the timed call counts.
+  the loop is loaded (or built, or compiled); only the timed call counts.
 * **engine**: the pure-Python engine, :meth:`flip7.engine.game.Game.play` without events, as
   ``flip7 bench`` times it (default bot ``basic``: hits below 27, aims at the leader), and the
   ratio compiled / engine.
+* **start**: the wall time a new Python process takes to import :mod:`flip7.fast` and play
+  10 games, the loop being cached (the median of :data:`START_RUNS`), and how the loop was
+  compiled: ``aot`` (precompiled, loaded without numba) or ``jit`` (numba's JIT).
 * **jobs** (``jobs=N``): N worker processes (``spawn``), each loading the kernels and playing a
   few games first, then all starting together and each playing ``games`` games. The figure is
   every game played over the wall time from the common start to the last finish; the sum of
@@ -48,6 +51,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.util
 import json
 import math
 import multiprocessing
@@ -76,6 +80,7 @@ __all__ = [
     "DEFAULT_ENGINE_GAMES",
     "DEFAULT_GAMES",
     "DEFAULT_POLICY",
+    "START_RUNS",
     "BenchError",
     "FastBench",
     "Rate",
@@ -86,6 +91,7 @@ __all__ = [
     "time_engine",
     "time_fast",
     "time_jobs",
+    "time_start",
 ]
 
 DEFAULT_POLICY = "targeting"
@@ -96,6 +102,8 @@ DEFAULT_GAMES = 200_000
 """Games the compiled simulator plays per process (about a second)."""
 DEFAULT_ENGINE_GAMES = 2_000
 """Games the engine plays (about a second: it is some 70 times slower)."""
+START_RUNS = 3
+"""New processes :func:`time_start` times (the median counts)."""
 PEER_TIMEOUT = 900.0
 """Seconds a peer program may run before the bench gives up on it."""
 _WARM_GAMES = 64
@@ -148,6 +156,8 @@ class FastBench:
     engine: Rate | None = None
     jobs: Rate | None = None
     peer: Rate | None = None
+    start: float | None = None
+    kernel: str = ""
 
     @property
     def ratio(self) -> float | None:
@@ -182,6 +192,8 @@ class FastBench:
     def lines(self) -> list[str]:
         """The report, a line per figure."""
         out = [self.workload(), _rate_line(self.compiled)]
+        if self.start is not None:
+            out.append(_start_line(self.start, self.kernel))
         if self.engine is not None:
             out.append(_rate_line(self.engine))
             out.extend(_ratio_line("engine", self.ratio, self.cpu_ratio))
@@ -200,6 +212,8 @@ class FastBench:
             "bot": self.bot,
             "seed": self.seed,
             "compiled": self.compiled.to_json(),
+            "start_seconds": self.start,
+            "kernel": self.kernel or None,
             "engine": None if self.engine is None else self.engine.to_json(),
             "ratio": self.ratio,
             "cpu_ratio": self.cpu_ratio,
@@ -208,6 +222,14 @@ class FastBench:
             "peer_ratio": self.peer_ratio,
             "peer_cpu_ratio": self.peer_cpu_ratio,
         }
+
+
+def _start_line(seconds: float, kernel: str) -> str:
+    how = {"aot": "precompiled (aot)", "jit": "numba's JIT (jit)"}.get(kernel, kernel)
+    return (
+        f"start: {seconds:.2f} s for a new process to import flip7.fast and play 10 games "
+        f"(wall, median of {START_RUNS}); its loop {how}"
+    )
 
 
 def _ratio(a: Rate, b: Rate | None, cpu: bool = False) -> float | None:
@@ -248,8 +270,10 @@ def _ratio_line(other: str, ratio: float | None, cpu: float | None = None) -> li
 def _load_fast() -> ModuleType:
     """``flip7.fast``, or a :class:`BenchError` naming the missing dependency."""
     try:
-        importlib.import_module("numpy")
-        importlib.import_module("numba")
+        # Found, not imported: flip7.fast imports numba only when it must compile.
+        for name in ("numpy", "numba"):
+            if importlib.util.find_spec(name) is None:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         module = importlib.import_module("flip7.fast")
     except ImportError as exc:
         missing = exc.name or str(exc)
@@ -322,6 +346,32 @@ def time_fast(
         "compiled (flip7.fast)", games, seconds, games / seconds, 1,
         _summary(result, games, players), _per(games, cpu),
     )  # fmt: skip
+
+
+def time_start(runs: int = START_RUNS) -> tuple[float, str]:
+    """The wall seconds a new Python process takes to import :mod:`flip7.fast` and play 10
+    games (the median of ``runs``; warm the loop first, or the first one builds it), and
+    how its loop was compiled (``"aot"`` or ``"jit"``)."""
+    import flip7
+
+    # The same flip7 as this process's, wherever it was imported from.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(flip7.__file__)))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    code = "import flip7.fast as f; f.simulate(10, players=4); print(f.kernel_kind())"
+    times, kind = [], ""
+    for _ in range(max(1, runs)):
+        start = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True,
+            env=dict(os.environ, PYTHONPATH=path), timeout=PEER_TIMEOUT, check=False,
+        )  # fmt: skip
+        times.append(time.perf_counter() - start)
+        if out.returncode != 0:
+            tail = (out.stderr.strip().splitlines() or ["no output"])[-1]
+            raise BenchError(f"a new process could not play flip7.fast: {tail}")
+        kind = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "?"
+    times.sort()
+    return times[len(times) // 2], kind
 
 
 def _per(games: int, seconds: float) -> float:
@@ -625,6 +675,8 @@ def run_fast_bench(
     say(bench.workload())
     compiled = time_fast(games, players, rules, policy, seed)
     say(_rate_line(compiled))
+    start, kernel = time_start()
+    say(_start_line(start, kernel))
     engine = None
     if engine_games is not None:
         engine = time_engine(engine_games, players, rules, bot, seed)
@@ -636,7 +688,9 @@ def run_fast_bench(
         parallel = time_jobs(jobs, games, players, rules, policy, seed)
         say(_rate_line(parallel))
     peer_rate = None if peer is None else run_peer(peer, peer_args, peer_regex)
-    result = FastBench(players, rules, policy, bot, seed, compiled, engine, parallel, peer_rate)
+    result = FastBench(
+        players, rules, policy, bot, seed, compiled, engine, parallel, peer_rate, start, kernel
+    )
     if peer_rate is not None:
         say(_rate_line(peer_rate))
         for line in _ratio_line("peer", result.peer_ratio, result.peer_cpu_ratio):
