@@ -710,9 +710,11 @@ def test_the_figures_computed_ahead_are_the_exact_optimum(vengeance_exact: Exact
     expected = VENGEANCE_EXACT
     assert vengeance_exact.optimum() == (expected.optimum, expected.p_flip7, expected.p_bust)
     assert vengeance_exact.states == expected.states
-    # The thresholds around the best, exactly as solve_exact plays them.
-    for t in expected.thresholds:
-        assert ExactModel("vengeance").threshold(t.threshold)[0] == t.ev
+    # The best threshold, exactly as solve_exact plays it (each costs about 8 s; the ones
+    # around it are stored by the same code, and flip7 solve --exact-wipes recomputes all).
+    best = next(t for t in expected.thresholds if t.threshold == expected.best_threshold)
+    assert ExactModel("vengeance").threshold(best.threshold)[0] == best.ev
+    assert best.ev == max(t.ev for t in expected.thresholds)
     assert expected.best_threshold == 27 and round(expected.optimum, 4) == 20.7502
     # Above the put-back optimum's policy played by the rules (20.7501), as an optimum must be.
     assert exact_solution() is VENGEANCE_EXACT

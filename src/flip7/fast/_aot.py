@@ -227,7 +227,7 @@ def compile_module(name: str, folder: Path, fname: str) -> None:
             pycc: Any = importlib.import_module("numba.pycc")
     except Exception as exc:  # whatever stops pycc's import
         raise AotUnavailable(f"numba.pycc does not import ({exc})") from exc
-    from flip7.fast import _kernel
+    import flip7.fast._kernel as _kernel
 
     cc = pycc.CC(name)
     cc.output_dir = str(folder)
@@ -303,6 +303,6 @@ def load() -> tuple[Any, str]:
                 RuntimeWarning,
                 stacklevel=3,
             )
-    from flip7.fast import _kernel
+    import flip7.fast._kernel as _kernel
 
     return _kernel, "jit"
