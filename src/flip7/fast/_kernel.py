@@ -137,7 +137,7 @@ def low_bit(m):
     return DEBRUIJN[(b * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58)]
 
 
-@jit
+@jit_inline
 def clear_line(M, s):
     """Every card of seat ``s``'s line to the discard pile."""
     if M[np.uint64(NNUM + s)] == 0 and M[np.uint64(NMOD + s)] == 0:
@@ -158,7 +158,7 @@ def clear_line(M, s):
     M[np.uint64(NMOD + s)] = 0
 
 
-@jit
+@jit_inline
 def busts(M, s, c):
     """Whether Number card ``c`` arriving busts seat ``s``'s line (core.lines.busts)."""
     if PLAIN[np.uint64(c)]:
@@ -311,7 +311,7 @@ def drop_set_aside(M, seat):
     M[S_SP] = out
 
 
-@jit
+@jit_inline
 def bust(M, seat):
     M[np.uint64(STATUS + seat)] = BUSTED
     M[S_NLIVE] -= 1
@@ -490,10 +490,15 @@ def start_round(M):
 # ------------------------------------------------------------------ drawing and resolving
 
 
-@jit
+@jit_inline
 def draw_for(M, purpose, seat, frame):
     """A Draw task: take the card and let it arrive."""
-    arrive(M, purpose, seat, frame, take(M))
+    npile = M[S_NPILE]
+    if npile > 0 and M[RL + R_SCRIPTED] == 0 and M[RL + R_LOG] == 0:
+        c = draw_fast(M, npile)
+    else:
+        c = take(M)
+    arrive(M, purpose, seat, frame, c)
 
 
 @jit
@@ -588,7 +593,7 @@ def resolve(M, c, user):
         use(M, c, user)
 
 
-@jit
+@jit_inline
 def distinct(M, s):
     """(distinct Number codes, distinct Modifier codes) in seat ``s``'s line."""
     m = M[np.uint64(MASK + s)]
@@ -741,7 +746,7 @@ def nth_move(M, c, user, k):
 # ------------------------------------------------------------------ policies
 
 
-@jit
+@jit_inline
 def leader_among(M, me, kind):
     """The seat other than ``me`` with the highest running total (then the highest number
     sum) among those a decision of ``kind`` may name; -1 if none."""
@@ -804,8 +809,10 @@ def choose_seat(M, kind, user, c, k):
     if M[RL + R_SCRIPTED]:
         d = scripted(M)
         return (d >> 4) & 63 if d >= 0 else user
-    k = seat_options(M, kind, user, c)
     p = M[np.uint64(PTYPE + user)]
+    if p == POL_RANDOM or p == POL_THRESHOLD or kind == K_PASS:
+        # The options only matter to these: aiming at the leader needs none.
+        k = seat_options(M, kind, user, c)
     if p == POL_RANDOM:
         pick = M[np.uint64(OPTS + below(M, k))]
     elif p == POL_THRESHOLD:
