@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from numba.core.types import unliteral
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from flip7.fast._layout import *
 from flip7.fast._layout import enc as _layout_enc
@@ -132,9 +133,8 @@ def discard_card(M, c):
 
 @jit_inline
 def low_bit(m):
-    """The index of the lowest set bit of ``m`` > 0 (a de Bruijn multiply)."""
-    b = np.uint64(m & -m)
-    return DEBRUIJN[(b * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58)]
+    """The index of the lowest set bit of ``m`` > 0 (one count-trailing-zeros instruction)."""
+    return trailing_zeros(m)
 
 
 @jit_inline
@@ -347,7 +347,7 @@ def receive(M, seat, c, transfer, check):
         check_flip7(M, seat)
 
 
-@jit
+@jit_inline
 def check_flip7(M, seat):
     if is_flip7(M, seat):
         M[S_FLIP7] = seat
@@ -393,7 +393,7 @@ def end_round(M):
         score_round(M, -1)
 
 
-@jit
+@jit_inline
 def line_score(M, s, flip7, bonus):
     """RULES.md §8 / §10 for a line that has not busted (core.scoring.round_score)."""
     total = M[np.uint64(SUMS + s)]
@@ -467,18 +467,20 @@ def score_round(M, minus15):
     M[S_PHASE] = PH_ROUND_END
 
 
-@jit
+@jit_inline
 def next_round(M):
     n = M[S_N]
     for s in range(n):
         clear_line(M, s)
         M[np.uint64(STATUS + s)] = ACTIVE
         M[np.uint64(SUMS + s)] = 0
-    M[S_DEALER] = (M[S_DEALER] + 1) % n
+    # The next seat deals (no division: a modulo is the slowest instruction here).
+    d = M[S_DEALER] + 1
+    M[S_DEALER] = d if d < n else 0
     start_round(M)
 
 
-@jit
+@jit_inline
 def start_round(M):
     M[S_ROUND] += 1
     M[S_NLIVE] = M[S_N]
@@ -501,7 +503,7 @@ def draw_for(M, purpose, seat, frame):
     arrive(M, purpose, seat, frame, c)
 
 
-@jit
+@jit_inline
 def arrive(M, purpose, seat, frame, c):
     """Card ``c`` drawn (a code from :func:`take`) arrives (engine ``_drawn``)."""
     if c < 0:
@@ -666,7 +668,7 @@ def count_moves(M, c, user, cap):
     return count
 
 
-@jit
+@jit_inline
 def use(M, c, user):
     """Steal, Swap or Discard used by ``user`` (engine ``_use``)."""
     count = count_moves(M, c, user, 2)
