@@ -410,7 +410,7 @@ def line_score(M, s, flip7, bonus):
     return total
 
 
-@jit
+@jit_inline
 def score_round(M, minus15):
     if M[S_HALT]:
         return
@@ -639,7 +639,7 @@ def has_use(M, c, user):
     return with_numbers >= 2 or with_mods >= 2
 
 
-@jit
+@jit_inline
 def count_moves(M, c, user, cap):
     """How many legal options Steal, Swap or Discard has (engine ``_count_moves``),
     counting no further than ``cap``."""
@@ -684,7 +684,7 @@ def use(M, c, user):
     do_move(M, c, user, s1, c1, s2, c2)
 
 
-@jit
+@jit_inline
 def do_move(M, c, user, s1, c1, s2, c2):
     discard_card(M, c)  # the used Action leaves play first (§6.1.5)
     if c == STEAL:
@@ -805,7 +805,7 @@ def scripted(M):
     return M[np.uint64(M[H_SDECS] + i)]
 
 
-@jit
+@jit_inline
 def choose_seat(M, kind, user, c, k):
     """``user`` names a seat for a Give, Target or Pass with ``k`` >= 2 options."""
     if M[RL + R_SCRIPTED]:
@@ -1164,7 +1164,7 @@ def cnt_any(M, s):
 # ------------------------------------------------------------------ the engine loop
 
 
-@jit
+@jit_inline
 def offer_turn(M):
     """Hit/Stay turns (§3.2), one after another while each leaves nothing to resolve: a
     Stay, or a Hit that brings a plain Number card the line can hold short of Flip 7 (the
@@ -1240,7 +1240,7 @@ def offer_turn(M):
         return
 
 
-@jit
+@jit_inline
 def deal_next(M):
     n = M[S_N]
     i = M[S_DEAL_I]
