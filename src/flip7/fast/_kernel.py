@@ -529,70 +529,66 @@ def arrive(M, purpose, seat, frame, c):
 
 @jit
 def resolve(M, c, user):
-    """A revealed Modifier or Action reaches ``user`` (§3.3)."""
+    """A revealed Modifier or Action reaches ``user`` (§3.3).
+
+    Each function called here (not inline) costs this one two zeroed stack slots on every
+    call (numba's calling convention), so each callee is named at one place only."""
     n = M[S_N]
     if c < FIRST_MOD:
         receive(M, user, c, False, True)
-    elif c < FIRST_ACTION:
-        # §7.2–7.3, §10.2: any non-busted player, or anyone in Brutal.
-        if M[RL + R_BRUTAL]:
-            k = n
-        else:
-            k = M[S_NLIVE]
-        if k == 1:
-            to = user
+        return
+    if c >= STEAL:
+        # Steal, Swap, Discard: used by the revealer, or handed over to a player who can
+        # use it (pass_actions, §6.1.4 O-3).
+        who = user
+        if M[RL + R_PASS]:
+            k = 0
+            only = -1
             for s in range(n):
-                if M[RL + R_BRUTAL] or M[np.uint64(STATUS + s)] != BUSTED:
-                    to = s
-        else:
-            to = choose_seat(M, K_GIVE, user, c, k)
-            if M[S_HALT]:
+                if M[np.uint64(STATUS + s)] != BUSTED and has_use(M, c, s):
+                    k += 1
+                    only = s
+            if k == 0:
+                discard_card(M, c)
                 return
-        add_card(M, to, c)
-    elif c == JOM or c == FLIP4:
-        k = M[S_NLIVE]
-        if k == 1:
-            target = user
-            for s in range(n):
-                if M[np.uint64(STATUS + s)] != BUSTED:
-                    target = s
-        else:
-            target = choose_seat(M, K_TARGET, user, c, k)
-            if M[S_HALT]:
-                return
-        if c == JOM:
-            push(M, T_FORCE, target, c, user)
-            push(M, T_DRAW, P_JOM, target, 0)
-        else:
-            f = M[S_FTOP]
-            if f >= FRAME_CAP:
-                M[S_ERROR] = -2
-                M[S_HALT] = 1
-                return
-            M[S_FTOP] = f + 1
-            M[np.uint64(FR + 8 * (f) + 0)] = target
-            M[np.uint64(FR + 8 * (f) + 1)] = c
-            M[np.uint64(FR + 8 * (f) + 2)] = 4
-            M[np.uint64(FR + 8 * (f) + 3)] = 0
-            push(M, T_STEP, f, 0, 0)
-    elif M[RL + R_PASS]:
-        k = 0
-        only = -1
+            if k == 1:
+                who = only
+            else:
+                who = choose_seat(M, K_PASS, user, c, k)
+                if M[S_HALT]:
+                    return
+        use(M, c, who)
+        return
+    # A Modifier goes to any non-busted player, or anyone in Brutal (§7.2–7.3, §10.2);
+    # Just One More and Flip Four to a non-busted player.
+    anyone = c < FIRST_ACTION and M[RL + R_BRUTAL] != 0
+    k = n if anyone else M[S_NLIVE]
+    if k == 1:
+        to = user
         for s in range(n):
-            if M[np.uint64(STATUS + s)] != BUSTED and has_use(M, c, s):
-                k += 1
-                only = s
-        if k == 0:
-            discard_card(M, c)
-        elif k == 1:
-            use(M, c, only)
-        else:
-            to = choose_seat(M, K_PASS, user, c, k)
-            if M[S_HALT]:
-                return
-            use(M, c, to)
+            if anyone or M[np.uint64(STATUS + s)] != BUSTED:
+                to = s
     else:
-        use(M, c, user)
+        to = choose_seat(M, K_GIVE if c < FIRST_ACTION else K_TARGET, user, c, k)
+        if M[S_HALT]:
+            return
+    if c < FIRST_ACTION:
+        add_card(M, to, c)
+    elif c == JOM:
+        push(M, T_FORCE, to, c, user)
+        push(M, T_DRAW, P_JOM, to, 0)
+    else:
+        f = M[S_FTOP]
+        if f >= FRAME_CAP:
+            M[S_ERROR] = -2
+            M[S_HALT] = 1
+            return
+        M[S_FTOP] = f + 1
+        M[np.uint64(FR + 8 * (f) + 0)] = to
+        M[np.uint64(FR + 8 * (f) + 1)] = c
+        M[np.uint64(FR + 8 * (f) + 2)] = 4
+        M[np.uint64(FR + 8 * (f) + 3)] = 0
+        push(M, T_STEP, f, 0, 0)
 
 
 @jit_inline
@@ -684,7 +680,7 @@ def use(M, c, user):
     do_move(M, c, user, s1, c1, s2, c2)
 
 
-@jit_inline
+@jit
 def do_move(M, c, user, s1, c1, s2, c2):
     discard_card(M, c)  # the used Action leaves play first (§6.1.5)
     if c == STEAL:
