@@ -40,8 +40,8 @@ Each game is seeded from (``seed``, its index), so results do not depend on batc
 :func:`play_record` runs a record's draws and decisions through the same compiled loop
 (a scripted game): the conformance scenarios check it against their expected results.
 
-Speed: about 110,000 games a second on one core of the project's 2-core VM for 4 players to
-200 with ``targeting`` (t = 27), records off, about 125,000 with ``threshold`` (the tests do
+Speed: about 130,000 games a second on one core of the project's 2-core VM for 4 players to
+200 with ``targeting`` (t = 27), records off, about 145,000 with ``threshold`` (the tests do
 not time it: read ``games_per_second``, or run ``flip7 bench --fast``).
 
 Start: the compiled loop is built once ahead of time (``numba.pycc``, for this CPU) into an

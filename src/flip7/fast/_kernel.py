@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from numba.core.types import unliteral
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from flip7.fast._layout import *
 from flip7.fast._layout import enc as _layout_enc
@@ -132,12 +133,11 @@ def discard_card(M, c):
 
 @jit_inline
 def low_bit(m):
-    """The index of the lowest set bit of ``m`` > 0 (a de Bruijn multiply)."""
-    b = np.uint64(m & -m)
-    return DEBRUIJN[(b * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58)]
+    """The index of the lowest set bit of ``m`` > 0 (one count-trailing-zeros instruction)."""
+    return trailing_zeros(m)
 
 
-@jit
+@jit_inline
 def clear_line(M, s):
     """Every card of seat ``s``'s line to the discard pile."""
     if M[np.uint64(NNUM + s)] == 0 and M[np.uint64(NMOD + s)] == 0:
@@ -158,7 +158,7 @@ def clear_line(M, s):
     M[np.uint64(NMOD + s)] = 0
 
 
-@jit
+@jit_inline
 def busts(M, s, c):
     """Whether Number card ``c`` arriving busts seat ``s``'s line (core.lines.busts)."""
     if PLAIN[np.uint64(c)]:
@@ -311,7 +311,7 @@ def drop_set_aside(M, seat):
     M[S_SP] = out
 
 
-@jit
+@jit_inline
 def bust(M, seat):
     M[np.uint64(STATUS + seat)] = BUSTED
     M[S_NLIVE] -= 1
@@ -347,7 +347,7 @@ def receive(M, seat, c, transfer, check):
         check_flip7(M, seat)
 
 
-@jit
+@jit_inline
 def check_flip7(M, seat):
     if is_flip7(M, seat):
         M[S_FLIP7] = seat
@@ -393,7 +393,7 @@ def end_round(M):
         score_round(M, -1)
 
 
-@jit
+@jit_inline
 def line_score(M, s, flip7, bonus):
     """RULES.md §8 / §10 for a line that has not busted (core.scoring.round_score)."""
     total = M[np.uint64(SUMS + s)]
@@ -410,7 +410,7 @@ def line_score(M, s, flip7, bonus):
     return total
 
 
-@jit
+@jit_inline
 def score_round(M, minus15):
     if M[S_HALT]:
         return
@@ -467,18 +467,20 @@ def score_round(M, minus15):
     M[S_PHASE] = PH_ROUND_END
 
 
-@jit
+@jit_inline
 def next_round(M):
     n = M[S_N]
     for s in range(n):
         clear_line(M, s)
         M[np.uint64(STATUS + s)] = ACTIVE
         M[np.uint64(SUMS + s)] = 0
-    M[S_DEALER] = (M[S_DEALER] + 1) % n
+    # The next seat deals (no division: a modulo is the slowest instruction here).
+    d = M[S_DEALER] + 1
+    M[S_DEALER] = d if d < n else 0
     start_round(M)
 
 
-@jit
+@jit_inline
 def start_round(M):
     M[S_ROUND] += 1
     M[S_NLIVE] = M[S_N]
@@ -490,13 +492,18 @@ def start_round(M):
 # ------------------------------------------------------------------ drawing and resolving
 
 
-@jit
+@jit_inline
 def draw_for(M, purpose, seat, frame):
     """A Draw task: take the card and let it arrive."""
-    arrive(M, purpose, seat, frame, take(M))
+    npile = M[S_NPILE]
+    if npile > 0 and M[RL + R_SCRIPTED] == 0 and M[RL + R_LOG] == 0:
+        c = draw_fast(M, npile)
+    else:
+        c = take(M)
+    arrive(M, purpose, seat, frame, c)
 
 
-@jit
+@jit_inline
 def arrive(M, purpose, seat, frame, c):
     """Card ``c`` drawn (a code from :func:`take`) arrives (engine ``_drawn``)."""
     if c < 0:
@@ -522,73 +529,69 @@ def arrive(M, purpose, seat, frame, c):
 
 @jit
 def resolve(M, c, user):
-    """A revealed Modifier or Action reaches ``user`` (§3.3)."""
+    """A revealed Modifier or Action reaches ``user`` (§3.3).
+
+    Each function called here (not inline) costs this one two zeroed stack slots on every
+    call (numba's calling convention), so each callee is named at one place only."""
     n = M[S_N]
     if c < FIRST_MOD:
         receive(M, user, c, False, True)
-    elif c < FIRST_ACTION:
-        # §7.2–7.3, §10.2: any non-busted player, or anyone in Brutal.
-        if M[RL + R_BRUTAL]:
-            k = n
-        else:
-            k = M[S_NLIVE]
-        if k == 1:
-            to = user
+        return
+    if c >= STEAL:
+        # Steal, Swap, Discard: used by the revealer, or handed over to a player who can
+        # use it (pass_actions, §6.1.4 O-3).
+        who = user
+        if M[RL + R_PASS]:
+            k = 0
+            only = -1
             for s in range(n):
-                if M[RL + R_BRUTAL] or M[np.uint64(STATUS + s)] != BUSTED:
-                    to = s
-        else:
-            to = choose_seat(M, K_GIVE, user, c, k)
-            if M[S_HALT]:
+                if M[np.uint64(STATUS + s)] != BUSTED and has_use(M, c, s):
+                    k += 1
+                    only = s
+            if k == 0:
+                discard_card(M, c)
                 return
-        add_card(M, to, c)
-    elif c == JOM or c == FLIP4:
-        k = M[S_NLIVE]
-        if k == 1:
-            target = user
-            for s in range(n):
-                if M[np.uint64(STATUS + s)] != BUSTED:
-                    target = s
-        else:
-            target = choose_seat(M, K_TARGET, user, c, k)
-            if M[S_HALT]:
-                return
-        if c == JOM:
-            push(M, T_FORCE, target, c, user)
-            push(M, T_DRAW, P_JOM, target, 0)
-        else:
-            f = M[S_FTOP]
-            if f >= FRAME_CAP:
-                M[S_ERROR] = -2
-                M[S_HALT] = 1
-                return
-            M[S_FTOP] = f + 1
-            M[np.uint64(FR + 8 * (f) + 0)] = target
-            M[np.uint64(FR + 8 * (f) + 1)] = c
-            M[np.uint64(FR + 8 * (f) + 2)] = 4
-            M[np.uint64(FR + 8 * (f) + 3)] = 0
-            push(M, T_STEP, f, 0, 0)
-    elif M[RL + R_PASS]:
-        k = 0
-        only = -1
+            if k == 1:
+                who = only
+            else:
+                who = choose_seat(M, K_PASS, user, c, k)
+                if M[S_HALT]:
+                    return
+        use(M, c, who)
+        return
+    # A Modifier goes to any non-busted player, or anyone in Brutal (§7.2–7.3, §10.2);
+    # Just One More and Flip Four to a non-busted player.
+    anyone = c < FIRST_ACTION and M[RL + R_BRUTAL] != 0
+    k = n if anyone else M[S_NLIVE]
+    if k == 1:
+        to = user
         for s in range(n):
-            if M[np.uint64(STATUS + s)] != BUSTED and has_use(M, c, s):
-                k += 1
-                only = s
-        if k == 0:
-            discard_card(M, c)
-        elif k == 1:
-            use(M, c, only)
-        else:
-            to = choose_seat(M, K_PASS, user, c, k)
-            if M[S_HALT]:
-                return
-            use(M, c, to)
+            if anyone or M[np.uint64(STATUS + s)] != BUSTED:
+                to = s
     else:
-        use(M, c, user)
+        to = choose_seat(M, K_GIVE if c < FIRST_ACTION else K_TARGET, user, c, k)
+        if M[S_HALT]:
+            return
+    if c < FIRST_ACTION:
+        add_card(M, to, c)
+    elif c == JOM:
+        push(M, T_FORCE, to, c, user)
+        push(M, T_DRAW, P_JOM, to, 0)
+    else:
+        f = M[S_FTOP]
+        if f >= FRAME_CAP:
+            M[S_ERROR] = -2
+            M[S_HALT] = 1
+            return
+        M[S_FTOP] = f + 1
+        M[np.uint64(FR + 8 * (f) + 0)] = to
+        M[np.uint64(FR + 8 * (f) + 1)] = c
+        M[np.uint64(FR + 8 * (f) + 2)] = 4
+        M[np.uint64(FR + 8 * (f) + 3)] = 0
+        push(M, T_STEP, f, 0, 0)
 
 
-@jit
+@jit_inline
 def distinct(M, s):
     """(distinct Number codes, distinct Modifier codes) in seat ``s``'s line."""
     m = M[np.uint64(MASK + s)]
@@ -632,7 +635,7 @@ def has_use(M, c, user):
     return with_numbers >= 2 or with_mods >= 2
 
 
-@jit
+@jit_inline
 def count_moves(M, c, user, cap):
     """How many legal options Steal, Swap or Discard has (engine ``_count_moves``),
     counting no further than ``cap``."""
@@ -661,7 +664,7 @@ def count_moves(M, c, user, cap):
     return count
 
 
-@jit
+@jit_inline
 def use(M, c, user):
     """Steal, Swap or Discard used by ``user`` (engine ``_use``)."""
     count = count_moves(M, c, user, 2)
@@ -741,7 +744,7 @@ def nth_move(M, c, user, k):
 # ------------------------------------------------------------------ policies
 
 
-@jit
+@jit_inline
 def leader_among(M, me, kind):
     """The seat other than ``me`` with the highest running total (then the highest number
     sum) among those a decision of ``kind`` may name; -1 if none."""
@@ -798,14 +801,16 @@ def scripted(M):
     return M[np.uint64(M[H_SDECS] + i)]
 
 
-@jit
+@jit_inline
 def choose_seat(M, kind, user, c, k):
     """``user`` names a seat for a Give, Target or Pass with ``k`` >= 2 options."""
     if M[RL + R_SCRIPTED]:
         d = scripted(M)
         return (d >> 4) & 63 if d >= 0 else user
-    k = seat_options(M, kind, user, c)
     p = M[np.uint64(PTYPE + user)]
+    if p == POL_RANDOM or p == POL_THRESHOLD or kind == K_PASS:
+        # The options only matter to these: aiming at the leader needs none.
+        k = seat_options(M, kind, user, c)
     if p == POL_RANDOM:
         pick = M[np.uint64(OPTS + below(M, k))]
     elif p == POL_THRESHOLD:
@@ -1396,7 +1401,7 @@ def cnt_any(M, s):
 # ------------------------------------------------------------------ the engine loop
 
 
-@jit
+@jit_inline
 def offer_turn(M):
     """Hit/Stay turns (§3.2), one after another while each leaves nothing to resolve: a
     Stay, or a Hit that brings a plain Number card the line can hold short of Flip 7 (the
@@ -1472,7 +1477,7 @@ def offer_turn(M):
         return
 
 
-@jit
+@jit_inline
 def deal_next(M):
     n = M[S_N]
     i = M[S_DEAL_I]

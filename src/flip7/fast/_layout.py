@@ -110,12 +110,6 @@ U_SUMS, U_STATUS, U_PTYPE, U_PPARAM = (
 U_MASK, U_PILE, U_PCNT, U_DCNT = np.uint64(MASK), np.uint64(PILE), np.uint64(PCNT), np.uint64(DCNT)
 U_ZERO, U_SEVEN, U_THIRTEEN, U_U7, U_L13 = (np.uint64(c) for c in (ZERO, SEVEN, THIRTEEN, U7, L13))
 
-DEBRUIJN = np.array(
-    [0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22,
-     45, 39, 33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32,
-     23, 11, 46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6], dtype=np.int64
-)  # fmt: skip
-
 
 def enc(kind: int, s1: int, c1: int, s2: int, c2: int) -> int:
     """A decision as an int: kind in the low 4 bits, then seat 1 (6 bits), card 1 (5 bits),
