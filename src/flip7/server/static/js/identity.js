@@ -185,6 +185,9 @@ function renderChip() {
 function renderWelcome() {
   if (!welcome) return;
   const show = !getIdentity() && !store.get(LATER_STORE) && lastPath.replace(/\/$/, "") === "";
+  // Shown already: keep it as it is, or a name being typed would be wiped by a route
+  // change or a late identity event (on a slow phone, between typing and Save).
+  if (show && !welcome.hidden && welcome.firstChild) return;
   clear(welcome);
   welcome.hidden = !show;
   document.body.classList.toggle("has-welcome", show);
