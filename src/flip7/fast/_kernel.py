@@ -1329,7 +1329,9 @@ def gain_known(M, s, x, out, bust):
 @jit_inline
 def judge_move(M, c, user, s1, c1, s2, c2, leader):
     """What an option of Steal, Swap or Discard is worth to ``user``: its change to its
-    own line less the changes to the others' lines, the leader's weighing most."""
+    own line less the changes to the others' lines, the leader's weighing most. The
+    definition: :func:`choose_move` works the same figures out inline, each card's own
+    parts once per card (a change to one must change both)."""
     if c == STEAL:
         return gain_delta(M, user, c1, -1) + weight(M, user, leader, s1) * lose_delta(M, s1, c1)
     if c == DISCARD:
@@ -1378,16 +1380,26 @@ def choose_move(M, c, user):
         leader = leader_among(M, user, K_TARGET)
         best = -1e18
         if c != SWAP:
+            # judge_move's figures, each line scored only when one of its cards is judged
+            # (and the user's for a Steal's gain), its weight once per line.
+            steal = c == STEAL
+            if steal:
+                M[np.uint64(OPTS + user)] = move_value(M, user, -1, -1)
             for s in range(n):
-                M[np.uint64(OPTS + s)] = move_value(M, s, -1, -1)
-            for s in range(n):
-                if M[np.uint64(STATUS + s)] == BUSTED or (c == STEAL and s == user):
+                if M[np.uint64(STATUS + s)] == BUSTED or (steal and s == user):
                     continue
                 m = M[np.uint64(MASK + s)]
+                if m == 0:
+                    continue
+                M[np.uint64(OPTS + s)] = move_value(M, s, -1, -1)
+                w = weight(M, user, leader, s)
                 while m:
                     x = low_bit(m)
                     m &= m - 1
-                    v = judge_move(M, c, user, s, x, -1, -1, leader)
+                    if steal:
+                        v = gain_delta(M, user, x, -1) + w * lose_delta(M, s, x)
+                    else:
+                        v = w * lose_delta(M, s, x)
                     if v > best:
                         best = v
                         s1, c1 = s, x
