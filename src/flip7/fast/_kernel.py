@@ -1300,9 +1300,38 @@ def gain_delta(M, s, x, out):
 
 
 @jit_inline
+def gain_known(M, s, x, out, bust):
+    """:func:`gain_delta` with ``busts(M, s, x)`` already known (``bust``; unread when ``x``
+    is a Modifier): a Swap's judge works it out once per card, not once per pair."""
+    base = M[np.uint64(OPTS + s)]
+    if x < FIRST_MOD:
+        if x == U7 and M[RL + R_U7T]:
+            return 7 - base
+        if bust and (out < 0 or VALUE[np.uint64(out)] != VALUE[np.uint64(x)]):
+            return -base
+        if x == ZERO:
+            return -base
+        g = VALUE[np.uint64(x)]
+        if M[np.uint64(CNT + NCODES * s + DIV2)]:
+            g //= 2
+        if M[np.uint64(CNT + NCODES * s + ZERO)]:
+            g = 0
+        if M[np.uint64(NNUM + s)] + 1 - (1 if 0 <= out < FIRST_MOD else 0) >= 7:
+            g += 15
+        return g
+    if x == DIV2:
+        return -(base - base // 2)
+    if M[RL + R_BRUTAL]:
+        return -PENALTY[np.uint64(x)]
+    return -min(PENALTY[np.uint64(x)], base)
+
+
+@jit_inline
 def judge_move(M, c, user, s1, c1, s2, c2, leader):
     """What an option of Steal, Swap or Discard is worth to ``user``: its change to its
-    own line less the changes to the others' lines, the leader's weighing most."""
+    own line less the changes to the others' lines, the leader's weighing most. The
+    definition: :func:`choose_move` works the same figures out inline, each card's own
+    parts once per card (a change to one must change both)."""
     if c == STEAL:
         return gain_delta(M, user, c1, -1) + weight(M, user, leader, s1) * lose_delta(M, s1, c1)
     if c == DISCARD:
@@ -1349,35 +1378,67 @@ def choose_move(M, c, user):
                             k -= 1
     else:
         leader = leader_among(M, user, K_TARGET)
-        for s in range(n):
-            M[np.uint64(OPTS + s)] = move_value(M, s, -1, -1)
         best = -1e18
         if c != SWAP:
+            # judge_move's figures, each line scored only when one of its cards is judged
+            # (and the user's for a Steal's gain), its weight once per line.
+            steal = c == STEAL
+            if steal:
+                M[np.uint64(OPTS + user)] = move_value(M, user, -1, -1)
             for s in range(n):
-                if M[np.uint64(STATUS + s)] == BUSTED or (c == STEAL and s == user):
+                if M[np.uint64(STATUS + s)] == BUSTED or (steal and s == user):
                     continue
                 m = M[np.uint64(MASK + s)]
+                if m == 0:
+                    continue
+                M[np.uint64(OPTS + s)] = move_value(M, s, -1, -1)
+                w = weight(M, user, leader, s)
                 while m:
                     x = low_bit(m)
                     m &= m - 1
-                    v = judge_move(M, c, user, s, x, -1, -1, leader)
+                    if steal:
+                        v = gain_delta(M, user, x, -1) + w * lose_delta(M, s, x)
+                    else:
+                        v = w * lose_delta(M, s, x)
                     if v > best:
                         best = v
                         s1, c1 = s, x
         elif leader >= 0 and M[np.uint64(MASK + user)] and M[np.uint64(MASK + leader)]:
             # Swaps between its own line and the leader's (any other pair at random).
+            # judge_move's Swap figures with each card's own parts worked out once per card
+            # (the same integers, so the same sums and the same first best): the only lines
+            # judged are these two, so only their scores are needed.
             a, b = (user, leader) if user < leader else (leader, user)
+            M[np.uint64(OPTS + a)] = move_value(M, a, -1, -1)
+            M[np.uint64(OPTS + b)] = move_value(M, b, -1, -1)
+            wa = weight(M, user, leader, a)
+            wb = weight(M, user, leader, b)
+            cross = M[RL + R_CROSS]
+            mb = M[np.uint64(MASK + b)]
+            # Per card y of b's line, in scratch past the seats: 2 * its lose_delta from b,
+            # plus 1 when it would bust a's line.
+            m2 = mb
+            while m2:
+                y = low_bit(m2)
+                m2 &= m2 - 1
+                bust_a = 1 if y < FIRST_MOD and busts(M, a, y) else 0
+                M[np.uint64(OPTS + MAXP + y)] = 2 * lose_delta(M, b, y) + bust_a
             m = M[np.uint64(MASK + a)]
             while m:
                 x = low_bit(m)
                 m &= m - 1
-                m2 = M[np.uint64(MASK + b)]
+                lose_a = lose_delta(M, a, x)
+                bust_b = x < FIRST_MOD and busts(M, b, x)
+                m2 = mb
                 while m2:
                     y = low_bit(m2)
                     m2 &= m2 - 1
-                    if not M[RL + R_CROSS] and (x < FIRST_MOD) != (y < FIRST_MOD):
+                    if not cross and (x < FIRST_MOD) != (y < FIRST_MOD):
                         continue
-                    v = judge_move(M, c, user, a, x, b, y, leader)
+                    packed = M[np.uint64(OPTS + MAXP + y)]
+                    d1 = lose_a + gain_known(M, a, y, x, (packed & 1) != 0)
+                    d2 = (packed >> 1) + gain_known(M, b, x, y, bust_b)
+                    v = wa * d1 + wb * d2
                     if v > best:
                         best = v
                         s1, c1, s2, c2 = a, x, b, y
