@@ -50,10 +50,12 @@ def warmed() -> float:
     return seconds
 
 
-def _random_rules(rng: random.Random) -> Rules:
+def _random_rules(
+    rng: random.Random, targets: tuple[int, ...] = (1, 40, 100, 200, 200)
+) -> Rules:
     return Rules(
         brutal=rng.random() < 0.5,
-        target_score=rng.choice((1, 40, 100, 200, 200)),
+        target_score=rng.choice(targets),
         lucky13_pair_flip7_count=rng.choice((1, 2)),
         unlucky7_triggers_on_transfer=rng.random() < 0.5,
         can_stay_with_empty_line=rng.random() < 0.5,

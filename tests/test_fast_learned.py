@@ -26,6 +26,7 @@ require("numba")
 require("numpy")
 
 import numpy as np  # noqa: E402
+from test_fast import _random_rules  # noqa: E402
 
 import flip7.fast as fast  # noqa: E402
 from flip7.analysis.solver import flip7_reached  # noqa: E402
@@ -89,23 +90,6 @@ def test_compiled_chance_of_another_network(tmp_path: Path) -> None:
         assert got == pytest.approx(want, abs=1e-9)
     assert fast.learned_chance([10, 20, 30], 0, 200, str(path)) != fast.learned_chance(
         [10, 20, 30], 0, 200
-    )
-
-
-def _random_rules(rng: random.Random) -> Rules:
-    return Rules(
-        brutal=rng.random() < 0.5,
-        target_score=rng.choice((40, 100, 200, 200)),
-        lucky13_pair_flip7_count=rng.choice((1, 2)),
-        unlucky7_triggers_on_transfer=rng.random() < 0.5,
-        can_stay_with_empty_line=rng.random() < 0.5,
-        deal_skips_inactive=rng.random() < 0.5,
-        tie_break=rng.choice(("extra_rounds", "shared_win")),
-        brutal_busted_scoring=rng.choice(("modifiers_only", "zero")),
-        brutal_minus15_targets=rng.choice(("any_other_player", "non_busted_others")),
-        swap_allow_cross_type=rng.random() < 0.5,
-        pass_actions=rng.random() < 0.5,
-        allow_two_players=rng.random() < 0.3,
     )
 
 
@@ -193,7 +177,7 @@ def test_learned_games_replay_and_follow_the_network(tmp_path: Path) -> None:
     rng = random.Random(26)
     checked = 0
     for batch in range(30):
-        rules = _random_rules(rng)
+        rules = _random_rules(rng, targets=(40, 100, 200, 200))
         players = rng.choice((3, 4, 4, 5, 6, 8))
         if rules.allow_two_players and rng.random() < 0.3:
             players = 2

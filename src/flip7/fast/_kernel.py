@@ -1276,27 +1276,7 @@ def gain_delta(M, s, x, out):
     leaving the line at the same time, or -1): a bust loses the score, Unlucky 7 wipes it to
     7, The Zero zeroes it, a Number adds its value (halved under ÷2, +15 as the seventh), a
     Modifier subtracts."""
-    base = M[np.uint64(OPTS + s)]
-    if x < FIRST_MOD:
-        if x == U7 and M[RL + R_U7T]:
-            return 7 - base
-        if (out < 0 or VALUE[np.uint64(out)] != VALUE[np.uint64(x)]) and busts(M, s, x):
-            return -base
-        if x == ZERO:
-            return -base
-        g = VALUE[np.uint64(x)]
-        if M[np.uint64(CNT + NCODES * s + DIV2)]:
-            g //= 2
-        if M[np.uint64(CNT + NCODES * s + ZERO)]:
-            g = 0
-        if M[np.uint64(NNUM + s)] + 1 - (1 if 0 <= out < FIRST_MOD else 0) >= 7:
-            g += 15
-        return g
-    if x == DIV2:
-        return -(base - base // 2)
-    if M[RL + R_BRUTAL]:
-        return -PENALTY[np.uint64(x)]
-    return -min(PENALTY[np.uint64(x)], base)
+    return gain_known(M, s, x, out, x < FIRST_MOD and busts(M, s, x))
 
 
 @jit_inline
@@ -1324,21 +1304,6 @@ def gain_known(M, s, x, out, bust):
     if M[RL + R_BRUTAL]:
         return -PENALTY[np.uint64(x)]
     return -min(PENALTY[np.uint64(x)], base)
-
-
-@jit_inline
-def judge_move(M, c, user, s1, c1, s2, c2, leader):
-    """What an option of Steal, Swap or Discard is worth to ``user``: its change to its
-    own line less the changes to the others' lines, the leader's weighing most. The
-    definition: :func:`choose_move` works the same figures out inline, each card's own
-    parts once per card (a change to one must change both)."""
-    if c == STEAL:
-        return gain_delta(M, user, c1, -1) + weight(M, user, leader, s1) * lose_delta(M, s1, c1)
-    if c == DISCARD:
-        return weight(M, user, leader, s1) * lose_delta(M, s1, c1)
-    d1 = lose_delta(M, s1, c1) + gain_delta(M, s1, c2, c1)
-    d2 = lose_delta(M, s2, c2) + gain_delta(M, s2, c1, c2)
-    return weight(M, user, leader, s1) * d1 + weight(M, user, leader, s2) * d2
 
 
 @jit
@@ -1379,9 +1344,12 @@ def choose_move(M, c, user):
     else:
         leader = leader_among(M, user, K_TARGET)
         best = -1e18
+        # What an option is worth to the user: the change to its own line less the
+        # changes to the others' lines, by weight (the leader's most: weight()); each line
+        # scored only when one of its cards is judged, its weight once per line.
         if c != SWAP:
-            # judge_move's figures, each line scored only when one of its cards is judged
-            # (and the user's for a Steal's gain), its weight once per line.
+            # A Steal: the card's gain to the user's line (scored too) and its loss to the
+            # line it leaves; a Discard: that loss only.
             steal = c == STEAL
             if steal:
                 M[np.uint64(OPTS + user)] = move_value(M, user, -1, -1)
@@ -1405,9 +1373,9 @@ def choose_move(M, c, user):
                         s1, c1 = s, x
         elif leader >= 0 and M[np.uint64(MASK + user)] and M[np.uint64(MASK + leader)]:
             # Swaps between its own line and the leader's (any other pair at random).
-            # judge_move's Swap figures with each card's own parts worked out once per card
-            # (the same integers, so the same sums and the same first best): the only lines
-            # judged are these two, so only their scores are needed.
+            # Each side's loss of its card and gain of the other's, with each card's own
+            # parts worked out once per card, not once per pair: only these two lines are
+            # judged, so only their scores are needed.
             a, b = (user, leader) if user < leader else (leader, user)
             M[np.uint64(OPTS + a)] = move_value(M, a, -1, -1)
             M[np.uint64(OPTS + b)] = move_value(M, b, -1, -1)
