@@ -27,9 +27,11 @@ settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "d
 
 import importlib  # noqa: E402
 import itertools  # noqa: E402
+import json  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
+import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
@@ -290,3 +292,22 @@ def require(module: str) -> Any:
     except ImportError:
         missing(f"the Python package {module!r}")
         raise
+
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def python_json(code: str, **env: str | None) -> Any:
+    """Run ``code`` in a new interpreter with this checkout's ``src`` first on its path and
+    return what it printed, read as JSON. ``env``: variables to set, or (None) to unset."""
+    environ = dict(os.environ)
+    environ["PYTHONPATH"] = os.pathsep.join([str(SRC), environ.get("PYTHONPATH", "")])
+    for name, value in env.items():
+        if value is None:
+            environ.pop(name, None)
+        else:
+            environ[name] = value
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environ, check=True
+    )
+    return json.loads(out.stdout)

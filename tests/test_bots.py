@@ -65,18 +65,24 @@ RULE_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("spec", SPECS)
-def test_every_bot_makes_only_legal_choices(spec: str) -> None:
+def kinds_played(spec: str, seed_step: int = 100) -> set[DecisionKind]:
+    """A game of each rule variant with bot ``spec`` at every seat, each of its choices
+    checked legal (:class:`Checked`): the kinds of decision the bots met."""
     kinds: set[DecisionKind] = set()
     for i, rules in enumerate(RULE_VARIANTS):
         players = 3 + i
-        seats = [Checked(make_bot(spec, seed=100 * i + s)) for s in range(players)]
+        seats = [Checked(make_bot(spec, seed=seed_step * i + s)) for s in range(players)]
         game = Game.new(players, rules, seed=i, events=False)
         game.play(seats)
         assert game.over and game.winners
         for seat in seats:
             kinds |= seat.kinds
-    assert {DecisionKind.HIT_OR_STAY, DecisionKind.GIVE, DecisionKind.TARGET} <= kinds
+    return kinds
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_every_bot_makes_only_legal_choices(spec: str) -> None:
+    assert {DecisionKind.HIT_OR_STAY, DecisionKind.GIVE, DecisionKind.TARGET} <= kinds_played(spec)
 
 
 def test_bots_play_with_the_engines_fast_path_and_two_decks() -> None:

@@ -4,17 +4,13 @@ built anew, never loaded; numba's JIT, the fallback, plays the very same games."
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require
+from conftest import python_json, require
 
 from flip7.core.rules import Rules
 
@@ -23,8 +19,6 @@ require("numpy")
 
 import flip7.fast as fast  # noqa: E402
 from flip7.fast import _aot  # noqa: E402
-
-SRC = Path(__file__).resolve().parent.parent / "src"
 
 
 @pytest.fixture(scope="module")
@@ -65,12 +59,7 @@ def test_a_new_process_loads_it_without_numba(built: Path) -> None:
         "r = f.simulate(300, players=4, seed=5)\n"
         "print(json.dumps([r.wins, f.kernel_kind(), 'numba' in sys.modules]))\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    env.pop(_aot.ENV_AOT, None)
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    wins, kind, numba_imported = json.loads(out.stdout)
+    wins, kind, numba_imported = python_json(code, **{_aot.ENV_AOT: None})
     assert (kind, numba_imported) == ("aot", False)
     assert tuple(wins) == fast.simulate(300, players=4, seed=5).wins
 

@@ -3,17 +3,14 @@ plays legal moves from the seat's view only, and without numpy it says what is m
 
 from __future__ import annotations
 
-import json
-import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import require
+from conftest import python_json, require
 from engine_helpers import reshuffled
-from test_bots import RULE_VARIANTS, Checked, _decision_points, view_of_public
+from test_bots import Checked, _decision_points, kinds_played, view_of_public
 
 from flip7 import Game
 from flip7.bots import LADDER, make_bot
@@ -21,8 +18,6 @@ from flip7.bots import learned as learned_module
 from flip7.bots.learned import WEIGHTS, LearnedBot, LearnedBotError, ValueNet, features
 from flip7.cli import main
 from flip7.core.decisions import DecisionKind
-
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def test_flip7_train_writes_a_network_that_plays(tmp_path: Path) -> None:
@@ -78,15 +73,7 @@ def test_features_and_the_end_of_a_game() -> None:
 
 def test_learned_makes_only_legal_choices() -> None:
     require("numpy")
-    kinds: set[DecisionKind] = set()
-    for i, rules in enumerate(RULE_VARIANTS):
-        players = 3 + i
-        seats = [Checked(make_bot("learned", seed=10 * i + s)) for s in range(players)]
-        game = Game.new(players, rules, seed=i, events=False)
-        game.play(seats)
-        assert game.over and game.winners
-        for seat in seats:
-            kinds |= seat.kinds
+    kinds = kinds_played("learned", seed_step=10)
     assert {DecisionKind.HIT_OR_STAY, DecisionKind.GIVE, DecisionKind.TARGET} <= kinds
 
 
@@ -121,9 +108,4 @@ def test_importing_the_bots_loads_no_numpy() -> None:
         "import flip7.bots, flip7.learn.train, flip7.cli.train\n"
         "print(json.dumps(sorted(m for m in ('numpy', 'torch') if m in sys.modules)))\n"
     )
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")])
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    assert json.loads(out.stdout) == []
+    assert python_json(code) == []

@@ -6,15 +6,10 @@ in test_layers.py; this test checks the same property at run time.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
+from conftest import python_json
 from test_layers import STDLIB_ONLY
-
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def test_importing_flip7_loads_no_third_party_package() -> None:
@@ -29,12 +24,7 @@ def test_importing_flip7_loads_no_third_party_package() -> None:
         "flip7.replay(flip7.Record.from_game(game))\n"
         "print(json.dumps(sorted(set(sys.modules) - before)))\n"
     )
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")])
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    loaded = json.loads(out.stdout)
+    loaded = python_json(code)
     assert "flip7" in loaded
     for name in loaded:
         parts = name.split(".")

@@ -1936,6 +1936,8 @@ class _BestThreshold:
 
     __slots__ = ()
     optimum: float
+    p_flip7: float
+    p_bust: float
     thresholds: tuple[ThresholdResult, ...]
 
     @property
@@ -1954,6 +1956,17 @@ class _BestThreshold:
     def share(self) -> float:
         """The best threshold's expected score as a share of the optimum."""
         return self.threshold_ev / self.optimum
+
+    def _figures_json(self) -> dict[str, Any]:
+        """The optimum, its chances and the best threshold, as both solutions' JSON has them."""
+        return {
+            "optimum": self.optimum,
+            "p_flip7": self.p_flip7,
+            "p_bust": self.p_bust,
+            "best_threshold": self.best_threshold,
+            "threshold_ev": self.threshold_ev,
+            "share": self.share,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -1978,12 +1991,7 @@ class Solution(_BestThreshold):
         return {
             "deck": self.deck,
             "exact_wipe": self.exact_wipe,
-            "optimum": self.optimum,
-            "p_flip7": self.p_flip7,
-            "p_bust": self.p_bust,
-            "best_threshold": self.best_threshold,
-            "threshold_ev": self.threshold_ev,
-            "share": self.share,
+            **self._figures_json(),
             "policy": [row.to_json() for row in self.policy_rows],
             "thresholds": [t.to_json() for t in self.thresholds],
             "states": self.states,
@@ -2132,12 +2140,7 @@ class ExactSolution(_BestThreshold):
     def to_json(self) -> dict[str, Any]:
         return {
             "deck": self.deck,
-            "optimum": self.optimum,
-            "p_flip7": self.p_flip7,
-            "p_bust": self.p_bust,
-            "best_threshold": self.best_threshold,
-            "threshold_ev": self.threshold_ev,
-            "share": self.share,
+            **self._figures_json(),
             "thresholds": [t.to_json() for t in self.thresholds],
             "states": self.states,
             "seconds": self.seconds,

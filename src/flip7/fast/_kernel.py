@@ -90,14 +90,21 @@ def seed_game(M, seed, game):
 
 
 @jit_inline
+def log_append(M, count, cap, start, value):
+    """``value`` onto the log whose length is M[count], room M[cap], place M[start]; one
+    that is full marks the game as overflowing (the batch plays it again in a new call)."""
+    i = M[count]
+    if i < M[cap]:
+        M[np.uint64(M[start] + i)] = value
+    else:
+        M[S_OVERFLOW] = 1
+    M[count] = i + 1
+
+
+@jit_inline
 def log_decision(M, code):
     if M[RL + R_LOG]:
-        i = M[S_NC]
-        if i < M[H_CCAP]:
-            M[np.uint64(M[H_CLOG] + i)] = code
-        else:
-            M[S_OVERFLOW] = 1
-        M[S_NC] = i + 1
+        log_append(M, S_NC, H_CCAP, H_CLOG, code)
 
 
 # ------------------------------------------------------------------ lines
@@ -248,12 +255,7 @@ def take(M):
     M[S_NPILE] = npile
     M[np.uint64(PCNT + c)] -= 1
     if M[RL + R_LOG]:
-        i = M[S_ND]
-        if i < M[H_DCAP]:
-            M[np.uint64(M[H_DLOG] + i)] = c
-        else:
-            M[S_OVERFLOW] = 1
-        M[S_ND] = i + 1
+        log_append(M, S_ND, H_DCAP, H_DLOG, c)
     return c
 
 

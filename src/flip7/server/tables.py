@@ -1334,17 +1334,12 @@ class Lobby:
     @staticmethod
     def _seated_with(table: Table, name: str, token: str) -> int | None:
         """The seat ``name`` holds at ``table`` under ``token`` (a join sent twice), if any."""
-        digest = hash_token(token)
-        for index, seat in enumerate(table.seats):
-            if (
-                seat is not None
-                and seat.kind == "human"
-                and seat.name == name
-                and not seat.left
-                and seat.token_hash is not None
-                and secrets.compare_digest(seat.token_hash, digest)
-            ):
-                return index
+        try:
+            seat = table.seat_of(token)
+        except TableError:
+            return None
+        if seat.kind == "human" and seat.name == name and not seat.left:
+            return table.index(seat)
         return None
 
     def _free_seat(self, table: Table, name: str) -> int:
