@@ -71,7 +71,15 @@ def _follow(page: Any, until: str | None = None, photos: str | None = None) -> l
             page.wait_for_timeout(350)  # the cards have landed
             shot(page, f"{photos}-{len(done):02d}-{lesson}.png")
         if target is expected:
-            assert page.evaluate(REACHABLE, expected.element_handle()) == "ok", lesson
+            # Reachable once the page has settled: a new lesson's banner rises into place
+            # (0.3 s) and the page may still be scrolling the panel into view.
+            handle = expected.element_handle()
+            reach = page.evaluate(REACHABLE, handle)
+            settle = time.monotonic() + 3
+            while reach != "ok" and time.monotonic() < settle:
+                page.wait_for_timeout(100)
+                reach = page.evaluate(REACHABLE, handle)
+            assert reach == "ok", (lesson, reach)
         target.click()
         done.append(lesson)
         page.wait_for_function(_MOVED_ON, arg=lesson)
