@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import missing
+from conftest import BROWSER_TIMEOUT_MS, missing
 
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-TIMEOUT_MS = 15_000
 
 
 @contextmanager
@@ -52,7 +51,7 @@ def new_page(
     the test makes fail on purpose logs "Failed to load resource": only other errors count.
     ``options`` add to Playwright's ``new_context`` (``has_touch=True``, …)."""
     context = browser.new_context(viewport={"width": width, "height": height}, **options)
-    context.set_default_timeout(TIMEOUT_MS)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

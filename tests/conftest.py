@@ -120,13 +120,20 @@ def chromium_path() -> str:
     return path
 
 
+# How long a browser test waits for a page, both for actions and for ``expect``'s
+# assertions (whose own default, 5 s, is too short on the 2-core CI machine: three pages
+# catching up with a game the test played at full speed over WebSockets took just over 5 s).
+BROWSER_TIMEOUT_MS = 15_000
+
+
 @pytest.fixture(scope="module")
 def chromium_browser() -> Iterator[Any]:
     path = chromium_path()
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:
         missing("playwright is not installed")
+    expect.set_options(timeout=BROWSER_TIMEOUT_MS)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
         yield b

@@ -46,9 +46,12 @@ def _learn(page: Any, url: str, name: str) -> None:
     expect(page.locator("[data-testid=tutorial]")).to_be_visible()
 
 
-def _follow(page: Any, until: str | None = None, photos: str | None = None) -> list[str]:
+def _follow(page: Any, until: str | None = None, photos: str | None = None,
+            wander: bool = False) -> list[str]:
     """Do what each lesson says until ``until`` is on screen (or the lessons end); the ids
-    of the lessons followed. ``photos``: the screenshots' name prefix."""
+    of the lessons followed. ``photos``: the screenshots' name prefix. ``wander``: scroll to
+    the foot of the page (the log) before each "Got it", as a reader does; the next lesson's
+    move must still come into reach."""
     box = page.locator("[data-testid=tutorial]")
     got_it = page.locator("[data-testid=tutor-next]")
     expected = page.locator('#decision[data-state="ready"] .decision-main .is-expected')
@@ -80,6 +83,8 @@ def _follow(page: Any, until: str | None = None, photos: str | None = None) -> l
                 page.wait_for_timeout(100)
                 reach = page.evaluate(REACHABLE, handle)
             assert reach == "ok", (lesson, reach)
+        if wander and target is got_it:
+            page.evaluate("window.scrollTo(0, document.scrollingElement.scrollHeight)")
         target.click()
         done.append(lesson)
         page.wait_for_function(_MOVED_ON, arg=lesson)
@@ -103,7 +108,7 @@ def test_the_guided_first_game_played_to_its_end_on_a_phone(
     banner = box.bounding_box()
     assert banner is not None and banner["x"] >= 0 and banner["x"] + banner["width"] <= 360
 
-    done = _follow(page, photos="tutorial-phone")
+    done = _follow(page, photos="tutorial-phone", wander=True)
     # Every lesson, in the script's order; the game is over and Ann won.
     assert done == [lesson.id for lesson in FIRST_GAME.lessons]
     end = page.locator("[data-testid=endscreen]")

@@ -57,6 +57,7 @@ export function mountTutorial(page, tableId) {
   actions);
   page.insertBefore(box, page.firstElementChild ? page.firstElementChild.nextSibling : null);
   let shown = { number: null, key: null };
+  let revealed = null; // the lesson whose move was last brought into view
   let sending = false;
 
   async function send(body) {
@@ -97,10 +98,33 @@ export function mountTutorial(page, tableId) {
     progress.textContent = t("tutorial.progress", { n: Math.min(tut.step + 1, tut.steps), count: tut.steps });
     box.dataset.expect = tut.expect || "";
     if (tut.expect) {
+      let target = null;
       for (const el of document.querySelectorAll("#decision .decision-main [data-decision], .board [data-decision]")) {
-        el.classList.toggle("is-expected", el.dataset.decision === tut.expect);
+        const on = el.dataset.decision === tut.expect;
+        el.classList.toggle("is-expected", on);
+        // The panel's button rather than the card on the board: the panel holds the prompt.
+        if (on && (!target || !target.closest("#decision"))) target = el;
+      }
+      // Once per lesson: the move it asks for is brought clear of the banner. Both stick
+      // (the banner at the top, the decision panel at the bottom), so a page scrolled down
+      // earlier in the game can leave the move under the banner, out of reach of a tap.
+      if (target && revealed !== shown.key) {
+        revealed = shown.key;
+        reveal(target);
       }
     }
+  }
+
+  function reveal(target) {
+    const stuckAt = parseFloat(getComputedStyle(box).top) || 0;
+    const top = Math.max(box.getBoundingClientRect().bottom, stuckAt + box.offsetHeight) + 8;
+    const bottom = window.innerHeight; // the panel sticks flush to the foot of the screen
+    // The whole decision panel (its prompt says what the move is) when it fits.
+    const panel = target.closest("#decision");
+    const whole = panel && panel.offsetHeight <= bottom - top ? panel : target;
+    const r = whole.getBoundingClientRect();
+    if (r.top < top) window.scrollBy(0, r.top - top);
+    else if (r.bottom > bottom) window.scrollBy(0, Math.min(r.bottom - bottom, r.top - top));
   }
 
   return {
