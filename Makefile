@@ -8,7 +8,9 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[cli,server,dev]'
+	# --no-compile: byte-compiling every installed module (torch's thousands among them) took
+	# about a minute of CI's install; Python compiles the modules it imports as it goes.
+	$(BIN)/python -m pip install -q --no-compile -e '.[cli,server,dev]'
 	touch $(STAMP)
 
 # make serve HOST=0.0.0.0 PORT=8080: friends on your network can join (the addresses they
@@ -30,11 +32,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
 
 # Two workers (the CI machine has two cores), a test file per worker at a time, so that a
-# file's server, browser or database fixture is started once. TEST_WORKERS=0 runs in-process.
+# file's server, browser or database fixture is started once; the slowest files first, in
+# the order tests/conftest.py gives (SLOW_FILES). TEST_WORKERS=0 runs in-process.
 TEST_WORKERS ?= 2
 
 test: lint typecheck
-	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) --durations=20
+	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder) --durations=20
 
 bench: $(STAMP)
 	$(BIN)/flip7 bench --players 4 --bot basic

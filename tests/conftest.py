@@ -44,6 +44,34 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
 
 
+# Seconds the slowest test files take (setup included; `pytest --durations=0` on the 2-core
+# VM, 2026-12-03; test_fast.py with its first build of the compiled loop, as in CI). The two
+# workers take whole files (--dist loadfile) heaviest first, so that no long file starts last
+# while the other worker sits idle. xdist's own order (turned off in the Makefile with
+# --no-loadscope-reorder) puts the files with the most tests first, which left the one-test,
+# 60-second chaos run for the very end. Only the order depends on these figures.
+SLOW_FILES = {
+    "test_proxy.py": 100, "test_browser_ux.py": 92, "test_solver.py": 89,
+    "test_cluster_chaos.py": 62, "test_fast.py": 57, "test_browser.py": 51,
+    "test_cluster_harness.py": 50, "test_clusterbench.py": 49, "test_browser_tutorial.py": 41,
+    "test_browser_scorecard.py": 38, "test_cluster_failover.py": 30,
+    "test_browser_players.py": 29, "test_browser_table_life.py": 28,
+    "test_browser_chat.py": 28, "test_cluster.py": 27, "test_server_kill.py": 25,
+    "test_server_abuse.py": 25, "test_browser_invite.py": 24, "test_browser_coach.py": 22,
+    "test_browser_learn.py": 21, "test_server_persistence.py": 21, "test_browser_i18n.py": 20,
+    "test_server_store.py": 15, "test_coach.py": 15, "test_server_coach.py": 14,
+    "test_server_chat_live.py": 14, "test_browser_livekeeper.py": 14,
+    "test_server_scorecard.py": 14, "test_server_ratings.py": 13,
+    "test_browser_lobby_levels.py": 12, "test_properties.py": 12, "test_attack.py": 12,
+    "test_learned.py": 12, "test_server_replays.py": 11, "test_advisor.py": 10,
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A stable sort: each file's tests stay together and in their order.
+    items.sort(key=lambda item: -SLOW_FILES.get(item.path.name, 0))
+
+
 def missing(what: str) -> None:
     """Skip a test whose service is not installed, except in CI where it must run."""
     if IN_CI:
