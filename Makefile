@@ -8,9 +8,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	# --no-compile: byte-compiling every installed module (torch's thousands among them) took
-	# about a minute of CI's install; Python compiles the modules it imports as it goes.
-	$(BIN)/python -m pip install -q --no-compile -e '.[cli,server,dev]'
+	$(BIN)/python -m pip install -q -e '.[cli,server,dev]'
 	touch $(STAMP)
 
 # make serve HOST=0.0.0.0 PORT=8080: friends on your network can join (the addresses they

@@ -63,9 +63,14 @@ def _follow(page: Any, until: str | None = None, photos: str | None = None,
         lesson = box.get_attribute("data-lesson") or ""
         if lesson and lesson == until:
             return done
+        # Only a lesson (not a step where the bots play on) waits for "Got it" or its move:
+        # read before a watch step's lesson appeared, "Got it" would be the next lesson's.
+        if not lesson:
+            page.wait_for_timeout(40)
+            continue
         if got_it.is_visible() and got_it.is_enabled():
             target = got_it
-        elif lesson and expected.count() == 1 and expected.is_enabled():
+        elif expected.count() == 1 and expected.is_enabled():
             target = expected
         else:
             page.wait_for_timeout(40)
