@@ -12,7 +12,8 @@ import { navigate, setTopbar } from "./router.js";
 import { flip7Bonus, minPlayers as fewestPlayers, ruleBadges, ruleValue } from "./rules.js";
 import { mountTutorial } from "./tutorial.js";
 import {
-  add, askName, clear, copyText, focusKey, h, icon, initial, inviteLink, inviteWarning, loadServerInfo, restoreFocus, store, toast, tokenKey,
+  add, askName, clear, copyText, focusKey, h, icon, initial, inviteLink, inviteWarning, loadServerInfo, restoreFocus, scrollBetween, store, toast,
+  tokenKey,
 } from "./util.js";
 
 /** A bot level's name in the reader's language ("Easy" → "Leicht"); the server's name is
@@ -810,9 +811,7 @@ export function mountTable(root, { id }) {
     const topbar = document.querySelector(".topbar");
     const top = (topbar ? topbar.getBoundingClientRect().bottom : 0) + 8;
     const bottom = window.innerHeight - height - 8;
-    const r = target.getBoundingClientRect();
-    if (r.top < top) window.scrollBy(0, r.top - top);
-    else if (r.bottom > bottom) window.scrollBy(0, Math.min(r.bottom - bottom, r.top - top));
+    scrollBetween(target, top, bottom);
   }
 
   function myTurn(g, me) {

@@ -7,7 +7,7 @@
 import { api } from "./api.js";
 import { has, t } from "./i18n.js";
 import { navigate } from "./router.js";
-import { askName, h, store, toast, tokenKey } from "./util.js";
+import { askName, h, scrollBetween, store, toast, tokenKey } from "./util.js";
 
 /** The lobby's "Learn to play": a private table against bots, its game started at once. */
 export async function startTutorial(ev) {
@@ -122,9 +122,7 @@ export function mountTutorial(page, tableId) {
     // The whole decision panel (its prompt says what the move is) when it fits.
     const panel = target.closest("#decision");
     const whole = panel && panel.offsetHeight <= bottom - top ? panel : target;
-    const r = whole.getBoundingClientRect();
-    if (r.top < top) window.scrollBy(0, r.top - top);
-    else if (r.bottom > bottom) window.scrollBy(0, Math.min(r.bottom - bottom, r.top - top));
+    scrollBetween(whole, top, bottom);
   }
 
   return {

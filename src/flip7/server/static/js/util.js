@@ -84,6 +84,14 @@ export function clear(el) {
   return el;
 }
 
+/** Scroll the page just enough that `el` lies between `top` and `bottom` (viewport
+ * pixels): down to it when it is below, up to it when it is above or does not fit. */
+export function scrollBetween(el, top, bottom) {
+  const r = el.getBoundingClientRect();
+  if (r.top < top) window.scrollBy(0, r.top - top);
+  else if (r.bottom > bottom) window.scrollBy(0, Math.min(r.bottom - bottom, r.top - top));
+}
+
 /** localStorage that never throws (private mode, disabled storage). */
 export const store = {
   get(key) {
