@@ -29,14 +29,14 @@ def browser_server(
     try:
         import uvicorn  # noqa: F401
 
-        from flip7.server.app import create_app  # noqa: F401
+        from flip7.server.api.app import create_app  # noqa: F401
     except ImportError as exc:  # the server extra is not installed
         missing(f"the server dependencies ({exc})")
     # Only now: server_helpers skips the whole module without the server extra, and here
     # that must fail in CI instead.
     from server_helpers import threaded_server
 
-    from flip7.server.settings import Settings
+    from flip7.server.base.settings import Settings
 
     db = tmp_path_factory.mktemp(name) / "t.db"
     with threaded_server(Settings(database_url=f"sqlite+aiosqlite:///{db}", bot_delay=0.0,

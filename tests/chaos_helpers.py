@@ -1,4 +1,5 @@
-"""The scripted players of the chaos test (tests/test_cluster_chaos.py) and what it reads back.
+"""The scripted players of the chaos test (tests/cluster/test_cluster_chaos.py) and what it
+reads back.
 
 :class:`Player` is one seated human as a browser tab plays: a WebSocket (through the proxy)
 that reconnects on any close with exponential backoff and ``last_version``, re-sends the move
@@ -389,9 +390,9 @@ def rebuild_all(pg_url: str, table_ids: list[str]) -> dict[str, int | str]:
     """Every table rebuilt by the server's own code (``Lobby.rebuild``: its log replayed
     through the engine, which raises on anything inconsistent): each one's version, or what
     went wrong."""
-    from flip7.server.settings import Settings, database_url
-    from flip7.server.store import Store
-    from flip7.server.tables import Lobby
+    from flip7.server.base.settings import Settings, database_url
+    from flip7.server.store.database import Store
+    from flip7.server.table.lobby import Lobby
 
     async def go() -> dict[str, int | str]:
         url = database_url(pg_url)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import shutil
 import signal
@@ -26,7 +27,7 @@ from typing import Any
 
 import httpx
 from conftest import missing
-from server_helpers import ServerProcess, free_port, stop_process
+from server_helpers import ServerProcess, SyncSocket, free_port, stop_process
 
 # The rendering of the recipe lives with the benchmark that also runs it (flip7 cluster-bench).
 from flip7.client.clusterbench import (  # noqa: F401 - re-exported for the tests
@@ -381,3 +382,48 @@ def fresh_requests(url: str, count: int, timeout: float = 5.0) -> Iterator[httpx
     """``count`` GETs of ``url``, each on a new connection."""
     for _ in range(count):
         yield httpx.get(url, timeout=timeout)
+
+
+LOOSE = ["--limit", "frames_per_second_per_address=100000",
+         "--limit", "frames_burst_per_address=100000",
+         "--limit", "rate_per_second=100000", "--limit", "rate_burst=100000",
+         "--limit", "joins_per_minute=100000", "--limit", "joins_burst=100000",
+         "--limit", "tables_per_minute=100000", "--limit", "tables_burst=100000",
+         "--limit", "handshakes_per_minute=100000",
+         "--limit", "handshakes_burst=100000"]  # fmt: skip
+
+
+class ClusterClient:
+    """One socket, with every versioned update it was sent, in order."""
+
+    def __init__(self, url: str, table_id: str, token: str | None) -> None:
+        self.ws = SyncSocket(url.replace("http", "ws") + f"/ws/tables/{table_id}")
+        self.token = token
+        self.state: dict[str, Any] = {}
+        self.updates: list[tuple[int, str]] = []
+        self.chat: list[str] = []
+        self.results: list[dict[str, Any]] = []
+        self.ws.send_text(json.dumps({"v": 1, "type": "hello", "token": token}))
+        welcome = self.recv()
+        assert welcome["type"] == "welcome", welcome
+
+    def recv(self) -> dict[str, Any]:
+        frame: dict[str, Any] = json.loads(self.ws.receive_text())
+        if frame.get("table") is not None and frame["type"] in ("welcome", "update"):
+            if frame["type"] == "update" and frame["version"] > self.state.get("version", -1):
+                self.updates.append((frame["version"], json.dumps(frame["events"])))
+            self.state = frame["table"]
+        if frame["type"] == "chat":
+            self.chat.append(frame["chat"]["text"])
+        if frame["type"] in ("result", "error"):
+            self.results.append(frame)
+        return frame
+
+    def until_version(self, version: int, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.state.get("version", -1) < version:
+            assert time.monotonic() < deadline, f"stuck at {self.state.get('version')}"
+            self.recv()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.ws.send_text(json.dumps(message))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
-from flip7 import Card, Game, deck_counts
+from flip7 import Card, Game, Record, Rules, deck_counts
 from flip7.core.events import Event, RoundScored
 
 
@@ -63,3 +64,17 @@ def reshuffled(game: Game, seed: int) -> Game:
             random.Random(seed := seed + 1).shuffle(pile)
     other._rng = random.Random(seed + 1)
     return other
+
+
+def played_record(
+    target: int = 200, most_decisions: int | None = None, seed: int = 3
+) -> dict[str, Any]:
+    """A game's record: players stay at once (short rounds, many of them), or pick at
+    random when they cannot; cut after ``most_decisions`` (an unfinished game)."""
+    game = Game.new(["Ann", "Bob", "Cyd"], Rules(target_score=target), seed=seed)
+    rng = random.Random(seed)
+    while not game.over and (most_decisions is None or len(game.decisions) < most_decisions):
+        legal = game.legal_decisions()
+        stay = [d for d in legal if str(d) == "stay"]
+        game.apply(stay[0] if stay and rng.random() < 0.7 else rng.choice(legal))
+    return Record.from_game(game).to_json()

@@ -24,9 +24,9 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
-from flip7.server.app import create_app
-from flip7.server.protocol import SERVER_MESSAGE
-from flip7.server.settings import Settings, database_url
+from flip7.server.api.app import create_app
+from flip7.server.base.protocol import SERVER_MESSAGE
+from flip7.server.base.settings import Settings, database_url
 
 _ids = itertools.count(1)
 
@@ -227,3 +227,99 @@ class SyncSocket:
 
     def close(self) -> None:
         self._ws.close()
+
+
+def new_table(client: Any, **body: Any) -> tuple[str, str]:
+    body.setdefault("player", "Ann")
+    r = client.post("/api/tables", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()["table"]["id"], r.json()["token"]
+
+
+def join(client: Any, table_id: str, name: str) -> tuple[int, str]:
+    r = client.post(f"/api/tables/{table_id}/join", json={"player": name})
+    assert r.status_code == 200, r.text
+    return r.json()["seat"], r.json()["token"]
+
+
+def seated_game(client: Any, humans: int = 3, bots: int = 1, **options: Any) -> dict[str, Any]:
+    """A started table with ``humans`` players (tokens) and ``bots`` bots."""
+    table_id, token = new_table(client, seats=humans + bots, **options)
+    tokens = [token] + [join(client, table_id, f"P{i}")[1] for i in range(1, humans)]
+    for _ in range(bots):
+        assert client.post(f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                           headers=auth(token)).status_code == 200
+    return {"id": table_id, "tokens": tokens}
+
+
+def connect(client: Any, stack: Any, table_id: str, token: str | None) -> WsPlayer:
+    ws = stack.enter_context(client.websocket_connect(f"/ws/tables/{table_id}"))
+    player = WsPlayer(ws, None, token)
+    player.seat = player.hello()["seat"]
+    return player
+
+
+def play_to_end(players: list[WsPlayer], rng: random.Random, limit: int = 5000) -> None:
+    by_seat = {p.seat: p for p in players if p.seat is not None}
+    for p in players:
+        p.settle()
+    for _ in range(limit):
+        state = players[0].state
+        game = state["game"]
+        if game["over"]:
+            return
+        mover = by_seat[game["to_decide"]]
+        answer = mover.move(choose(mover.state["game"], rng))
+        assert answer["type"] == "result", answer
+        for p in players:
+            p.settle(after=state["version"])
+    raise AssertionError("the game did not end")
+
+
+def started(client: Any, stack: Any, humans: int = 3, bots: int = 0, **options: Any
+             ) -> tuple[dict[str, Any], list[WsPlayer]]:
+    table = seated_game(client, humans=humans, bots=bots, **options)
+    players = [connect(client, stack, table["id"], t) for t in table["tokens"]]
+    client.post(f"/api/tables/{table['id']}/start", headers=auth(table["tokens"][0]))
+    for p in players:
+        p.settle()
+    return table, players
+
+
+def decider(players: list[WsPlayer]) -> tuple[WsPlayer, list[WsPlayer]]:
+    seat = players[0].state["game"]["to_decide"]
+    mover = next(p for p in players if p.seat == seat)
+    return mover, [p for p in players if p is not mover]
+
+def human_turn(state: dict[str, Any]) -> bool:
+    """Whether a human decides now (not a bot, nor the stand-in of one away)."""
+    game = state["game"]
+    if game is None or game["over"]:
+        return game is not None
+    seat = state["seats"][game["to_decide"]]
+    return bool(seat["kind"] == "human" and not seat["left"] and not seat["stand_in"])
+
+
+def settle(players: list[WsPlayer], after: int = -1) -> None:
+    """Every player has read past ``after`` and the newest version any of them has seen,
+    up to a human's turn (or the end)."""
+    newest = max(after, *(p.state.get("version", -1) for p in players))
+    for p in players:
+        while p.state.get("version", -1) < newest or not human_turn(p.state):
+            p.recv()
+
+
+def until_turn_of(players: list[WsPlayer], seat: int, rng: random.Random) -> None:
+    """Play (the humans' moves by ``choose``) until ``seat`` must decide."""
+    by_seat = {p.seat: p for p in players}
+    for _ in range(2000):
+        settle(players)
+        game = players[0].state["game"]
+        assert not game["over"], "the game ended before the seat's turn"
+        if game["to_decide"] == seat:
+            return
+        mover = by_seat[game["to_decide"]]
+        version = mover.state["version"]
+        assert mover.move(choose(mover.state["game"], rng))["type"] == "result"
+        settle(players, after=version + 1)
+    raise AssertionError("the seat never got its turn")

@@ -162,7 +162,89 @@ def test_the_layering_test_sees_an_upward_import(tmp_path: Path) -> None:
     sample = PACKAGE / "engine" / "game.py"
     imports = dict((m, line) for line, m in _imports(sample))
     assert "flip7.core.cards" in imports
-    bad = ast.parse("from flip7.server import tables\n")
+    bad = ast.parse("from flip7.server.table import lobby\n")
     node = bad.body[0]
     assert isinstance(node, ast.ImportFrom) and node.module is not None
     assert _target_layer(node.module) not in LAYERS["engine"]
+
+
+# ---------------------------------------------------------------------- the server's layers
+
+SERVER = PACKAGE / "server"
+# server sub-package -> the sub-packages it may import (its own included), bottom to top:
+# base (settings, protocol models, limits, logs, names, catalogues); table (the live table:
+# no web framework, no database); store (the database behind table's storage interface);
+# services (players, ratings, replays, coach, scorecards) and cluster (many processes);
+# api (routes, the socket, the composition root) over all of them.
+SERVER_LAYERS: dict[str, frozenset[str]] = {
+    "base": frozenset({"base"}),
+    "table": frozenset({"base", "table"}),
+    "store": frozenset({"base", "table", "store"}),
+    "services": frozenset({"base", "table", "store", "services"}),
+    "cluster": frozenset({"base", "table", "store", "cluster"}),
+    "api": frozenset({"base", "table", "store", "services", "cluster", "api"}),
+}
+# What the live table never reaches, not even through another flip7 module: it is the game
+# master, and sees storage and transport only through the interfaces it declares.
+TABLE_NEVER = frozenset({"fastapi", "starlette", "sqlalchemy", "alembic", "redis", "uvicorn"})
+SERVER_FILES = sorted(SERVER.rglob("*.py"))
+
+
+def _server_layer(path: Path) -> str | None:
+    rel = path.relative_to(SERVER)
+    return rel.parts[0] if len(rel.parts) > 1 else None
+
+
+def test_every_server_module_is_in_a_server_layer() -> None:
+    for path in SERVER_FILES:
+        rel = path.relative_to(SERVER)
+        if rel.parts[0] == "__init__.py":
+            continue
+        assert rel.parts[0] in SERVER_LAYERS, (
+            f"server/{rel} is outside the server's layer folders {sorted(SERVER_LAYERS)}"
+        )
+
+
+@pytest.mark.parametrize("layer", sorted(SERVER_LAYERS))
+def test_server_layer_imports_only_downward(layer: str) -> None:
+    allowed = SERVER_LAYERS[layer]
+    for path in SERVER_FILES:
+        if _server_layer(path) != layer:
+            continue
+        for line, module in _imports(path):
+            parts = module.split(".")
+            if parts[:2] != ["flip7", "server"] or len(parts) < 3:
+                continue
+            assert parts[2] in allowed, (
+                f"server/{path.relative_to(SERVER)}:{line} imports {module}: server.{layer} "
+                f"may import only server.{{{', '.join(sorted(allowed))}}}"
+            )
+
+
+def _reach(start: list[Path]) -> dict[str, tuple[str, ...]]:
+    """Every module reachable by imports from ``start``, with the chain that reaches it."""
+    seen: dict[str, tuple[str, ...]] = {}
+    todo = [(_module(p), (_module(p),)) for p in start]
+    while todo:
+        module, chain = todo.pop()
+        if module in seen:
+            continue
+        seen[module] = chain
+        if not module.startswith("flip7"):
+            continue
+        parts = module.split(".")
+        where = PACKAGE.joinpath(*parts[1:])
+        path = where / "__init__.py" if where.is_dir() else where.with_suffix(".py")
+        if not path.is_file():
+            continue
+        for _, dep in _imports(path):
+            todo.append((dep, (*chain, dep)))
+    return seen
+
+
+def test_the_table_knows_no_web_framework_and_no_database() -> None:
+    reached = _reach([p for p in SERVER_FILES if _server_layer(p) == "table"])
+    for module, chain in sorted(reached.items()):
+        assert module.split(".")[0] not in TABLE_NEVER, (
+            "server.table reaches " + module + ": " + " -> ".join(chain)
+        )

@@ -43,7 +43,7 @@ RULES_MD = Path(__file__).resolve().parents[1].parent / "shared" / "RULES.md"
 
 # The compiled simulator (flip7.fast) is the one sanctioned second copy of the rules: numba
 # code cannot call the engine's Python. It is held to the engine by replay instead: every
-# record it writes replays through the engine to the same result (tests/test_fast.py).
+# record it writes replays through the engine to the same result (tests/fast/test_fast.py).
 SECOND_COPY = "fast/"
 
 
@@ -56,7 +56,7 @@ def _python_files() -> list[tuple[str, str]]:
 
 
 def test_the_second_copy_is_held_to_the_engine_by_replay() -> None:
-    text = (Path(__file__).parent / "test_fast.py").read_text(encoding="utf-8")
+    text = (Path(__file__).parent / "fast" / "test_fast.py").read_text(encoding="utf-8")
     assert "replay" in text and (SRC / SECOND_COPY).is_dir()
 
 
@@ -278,7 +278,7 @@ def test_the_deciding_seat_gets_the_bust_risk_from_the_server() -> None:
     pytest.importorskip("fastapi")
     from flip7.analysis.advisor import bust_risk
     from flip7.engine.game import Game
-    from flip7.server import tables
+    from flip7.server.table import lobby as tables
 
     game = Game.new(3, explicit=True, dealer=2)
     for code in ["12", "5", "9"]:
@@ -297,7 +297,7 @@ def test_api_rules_serves_the_core_options_and_numbers(tmp_path: Path) -> None:
     pytest.importorskip("fastapi")
     from server_helpers import app_client
 
-    from flip7.server.tables import MAX_SEATS
+    from flip7.server.table.lobby import MAX_SEATS
 
     with app_client(tmp_path / "db.sqlite") as client:
         data = client.get("/api/rules").json()

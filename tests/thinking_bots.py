@@ -1,4 +1,4 @@
-"""Bots for the bot-pool tests (tests/test_server_bots.py), named as an operator's
+"""Bots for the bot-pool tests (tests/server/test_server_bots.py), named as an operator's
 ``--bot module:Class`` bots are: ``thinking_bots:PidBot`` and so on. They must be
 importable in the worker processes, so they live in a module of their own."""
 

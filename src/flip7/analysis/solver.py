@@ -2264,7 +2264,7 @@ def solve_exact(
 
 # What solve_exact("vengeance") returns (its seconds: one run on a shared 2-core machine):
 # about 50 s of pure Python, so `flip7 solve` prints these and `flip7 solve --exact-wipes`
-# computes them again. tests/test_solver.py recomputes them and checks every figure.
+# computes them again. tests/analysis/test_solver.py recomputes them and checks every figure.
 VENGEANCE_EXACT = ExactSolution(
     deck="vengeance",
     optimum=20.75023418958782,

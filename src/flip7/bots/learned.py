@@ -86,7 +86,7 @@ def _numpy() -> Any:
 def features(finals: Array, seat: int, target: int) -> Array:
     """The network's input rows: one row per row of ``finals`` (totals at the end of a
     round, one column per seat), as seen from ``seat``, for the target score ``target``
-    (tests/test_learned.py checks an example)."""
+    (tests/bots/test_learned.py checks an example)."""
     np = _numpy()
     rows, n = finals.shape
     scale = float(target)

@@ -68,7 +68,7 @@ LEVELS: tuple[Level, ...] = (
         ("Hugo", "Hana", "Hank", "Hazel", "Hector", "Holly"),
     ),
     # The search's budget is mcts's own default, at the web server's ceilings
-    # (flip7.server.thinking.CEILINGS); tests hold every level to them.
+    # (flip7.server.table.thinking.CEILINGS); tests hold every level to them.
     Level(
         "Expert",
         "mcts",

@@ -82,10 +82,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from flip7.server.app import create_app
-        from flip7.server.guard import server_config
-        from flip7.server.logs import configure_logging
-        from flip7.server.settings import (
+        from flip7.server.api.app import create_app
+        from flip7.server.api.guard import server_config
+        from flip7.server.api.startup import (
+            address_lines,
+            bind_listener,
+            prepare_database,
+            reachable_urls,
+            url_of,
+        )
+        from flip7.server.base.logs import configure_logging
+        from flip7.server.base.settings import (
             ClusterError,
             LimitError,
             PublicUrlError,
@@ -94,13 +101,6 @@ def run(args: argparse.Namespace) -> int:
             public_url,
             redis_url,
             with_limits,
-        )
-        from flip7.server.startup import (
-            address_lines,
-            bind_listener,
-            prepare_database,
-            reachable_urls,
-            url_of,
         )
     except ImportError as exc:
         raise ServeError(
@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"flip7 serving on {where} (database {shown})", file=sys.stderr)
         for line in address_lines(settings, args.port):
             print(line, file=sys.stderr)
-        # The same construction as the tests' servers (flip7.server.guard): header
+        # The same construction as the tests' servers (flip7.server.api.guard): header
         # deadline, keep-alive, connection ceiling, WebSocket frame size.
         config = server_config(
             create_app(settings),

@@ -25,7 +25,7 @@ are made by the engine and never reach the agent.
 - Seeds: ``reset(seed=s)`` replays the same episode for the same actions (deck order,
   dealer, random seat and bots' own choices all derive from it).
 
-The doctest below needs Gymnasium; tests/test_envs.py runs the library's checks.
+The doctest below needs Gymnasium; tests/envs/test_envs.py runs the library's checks.
 
 >>> import gymnasium
 >>> import flip7.envs.gymnasium

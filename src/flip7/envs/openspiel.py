@@ -30,7 +30,7 @@ dealer is drawn, only the viewer's mark and the rules. The information state *st
 full history of actions (perfect recall); the tensor is the current public position, not the
 history. ``observation_string`` is the table as text.
 
-The doctest needs OpenSpiel; tests/test_envs.py runs ``pyspiel.random_sim_test``.
+The doctest needs OpenSpiel; tests/envs/test_envs.py runs ``pyspiel.random_sim_test``.
 
 >>> import pyspiel
 >>> import flip7.envs.openspiel

@@ -19,7 +19,7 @@ agent is only asked when it has a choice.
   actions.
 - Seeds: ``reset(seed=s)`` replays the same game for the same actions.
 
-The doctest needs PettingZoo; tests/test_envs.py runs ``pettingzoo.test.api_test``.
+The doctest needs PettingZoo; tests/envs/test_envs.py runs ``pettingzoo.test.api_test``.
 
 >>> from flip7.envs.pettingzoo import env
 >>> table = env(players=3, rules={"target_score": 40})

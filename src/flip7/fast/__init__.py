@@ -4,7 +4,7 @@ built-in policies, at hundreds of thousands of games a second (numba).
 It plays the full rules of RULES.md with every option of §13, 1 or 2 decks, 3 to 36
 players (2 with ``allow_two_players``), and mirrors :mod:`flip7.engine.game` step for step:
 every record it writes (``records=True``) replays through :func:`flip7.engine.record.replay`
-to the same rounds, totals and winners (``tests/test_fast.py`` checks thousands).
+to the same rounds, totals and winners (``tests/fast/test_fast.py`` checks thousands).
 
 Policies, one per seat (a spec string; ``name:t=25`` or ``name:25`` sets ``t``):
 

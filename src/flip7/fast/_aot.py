@@ -57,7 +57,7 @@ _PREFIX = "_flip7_loop_"
 # then run_batch's seed, g0, g1, dealer, wins, out (rounds, shared, games) and offs;
 # finals_chance's network offset and seat (flip7.fast.learned_chance). A change
 # of their parameters in _kernel.py must be made here too (else the build fails: JIT, with a
-# warning, and tests/test_fast_aot.py fails saying why).
+# warning, and tests/fast/test_fast_aot.py fails saying why).
 _EXPORTS = {
     "run_batch": "i8(i8[::1], i8, i8, i8, i8, i8[::1], i8[::1], i8[:, ::1])",
     "run_script": "i8(i8[::1], i8)",

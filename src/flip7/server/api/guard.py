@@ -1,0 +1,793 @@
+"""What stands between the app and a stranger's connection: security headers on every HTTP
+answer, a deadline for request headers, every connection counted (per address and in all,
+idle ones shed to make room), a gate for WebSocket handshakes, the uvicorn server they run
+in, and error answers that cannot themselves fail.
+
+:func:`server_config` builds the one uvicorn configuration that ``flip7 serve`` and the tests
+use, so that what is tested is what runs.
+
+>>> sorted(SECURITY_HEADERS)
+['content-security-policy', 'referrer-policy', 'x-content-type-options', 'x-frame-options']
+>>> safe_text("a\\ud800b")
+'a\\\\ud800b'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import time
+from asyncio.transports import BaseTransport
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any, Protocol
+
+import h11
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.config import Config
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.http11 import Request
+
+from flip7.server.base.limits import MAX_ADDRESSES, AddressBudget
+from flip7.server.base.settings import Settings
+
+__all__ = [
+    "CSP",
+    "DOCS_CSP",
+    "KEEP_ALIVE_SECONDS",
+    "SECURITY_HEADERS",
+    "WS_MAX_BYTES",
+    "ConnectionHandle",
+    "Connections",
+    "HandshakeGate",
+    "Refusal",
+    "SecurityHeaders",
+    "connection_ceiling",
+    "connection_handle",
+    "header_timeout_protocol",
+    "protect",
+    "raise_open_files",
+    "safe_text",
+    "server_config",
+    "validation_message",
+    "websocket_protocol",
+]
+
+# The app's own pages load their script, style sheet and icon from /static and talk to
+# /api and /ws on the same origin; nothing inline, nothing from elsewhere. ('self' covers
+# ws:/wss: to the same host in CSP Level 3 browsers; the browser tests check it.)
+CSP = (
+    "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+# FastAPI's /docs and /redoc pages load Swagger UI / ReDoc from a CDN with an inline script:
+# only there, where no user's text is shown, are those allowed.
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+    "font-src 'self' https://fonts.gstatic.com; "
+    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+    "worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+_DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
+SECURITY_HEADERS: dict[str, str] = {
+    "content-security-policy": CSP,
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+}
+# Seconds an idle keep-alive connection is kept between requests (uvicorn's default, set
+# explicitly because it is documented).
+KEEP_ALIVE_SECONDS = 5.0
+# The largest WebSocket frame uvicorn reads at all (a bigger one closes the socket with
+# 1009); frames up to it but over ``max_message_bytes`` get a ``too_large`` error frame.
+WS_MAX_BYTES = 64 * 1024
+
+
+class SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` to every HTTP answer (pages, static files, the API,
+    errors) unless the answer set its own."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._headers = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+        self._docs = [(b"content-security-policy", DOCS_CSP.encode()),
+                      *self._headers[1:]]  # fmt: skip
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = self._docs if scope["path"] in _DOCS_PATHS else self._headers
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [(k, v) for k, v in extra if k not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def protect(app: FastAPI) -> None:
+    """Put :class:`SecurityHeaders` around the whole app, outside even Starlette's
+    last-resort error middleware, so that a 500 carries the headers too."""
+    build: Callable[[], ASGIApp] = app.build_middleware_stack
+
+    def build_with_headers() -> ASGIApp:
+        return SecurityHeaders(build())
+
+    app.build_middleware_stack = build_with_headers  # type: ignore[method-assign]
+
+
+# ---------------------------------------------------------------------- error text
+
+
+def safe_text(text: str) -> str:
+    """``text`` with lone surrogates written as ``\\udXXX`` escapes: a JSON answer encodes
+    to UTF-8, which they would make fail (a 500 instead of the 4xx being answered)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def validation_message(exc: RequestValidationError) -> str:
+    """What is wrong with a request, one ``where: what`` per problem, without echoing the
+    input back."""
+    problems = []
+    for error in exc.errors():
+        if error.get("type") == "json_invalid":
+            return "the body is not valid JSON"
+        where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
+        what = str(error.get("msg", "is not valid"))
+        problems.append(f"{where}: {what}" if where else what)
+    return safe_text("; ".join(problems)[:1000] or "the request is not valid")
+
+
+# ---------------------------------------------------------------------- refusals
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A connection or handshake the server will not serve: the JSON error answered."""
+
+    status: int
+    code: str
+    message: str
+    retry_after: float = 1.0
+
+    def body(self) -> bytes:
+        return json.dumps({"detail": {"code": self.code, "message": self.message}}).encode()
+
+    def retry_header(self) -> str:
+        # Whole seconds (RFC 9110), rounded up so that a retry then succeeds.
+        return str(max(1, math.ceil(self.retry_after)))
+
+    def http_bytes(self) -> bytes:
+        """The whole HTTP answer, written straight to a connection that closes after it."""
+        body = self.body()
+        phrase = HTTPStatus(self.status).phrase
+        head = [
+            f"HTTP/1.1 {self.status} {phrase}",
+            "content-type: application/json",
+            f"content-length: {len(body)}",
+            f"retry-after: {self.retry_header()}",
+            "connection: close",
+            *(f"{k}: {v}" for k, v in SECURITY_HEADERS.items()),
+        ]
+        return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+    def response(self) -> JSONResponse:
+        """The same answer as an ASGI response (a WebSocket handshake's denial)."""
+        return JSONResponse(
+            {"detail": {"code": self.code, "message": self.message}},
+            status_code=self.status,
+            headers={"Retry-After": self.retry_header()},
+        )
+
+
+# ---------------------------------------------------------------------- WebSocket handshakes
+
+
+class HandshakeGate:
+    """WebSocket handshakes per client address: a budget (``handshakes_burst`` at once, then
+    ``handshakes_per_minute``), and a cool-off of ``flood_cooloff`` seconds for an address
+    whose socket was closed for flooding (1008). A refused handshake costs no socket: it is
+    answered 429 with ``Retry-After`` before the WebSocket is accepted.
+
+    >>> from flip7.server.base.settings import Settings
+    >>> clock = [0.0]
+    >>> gate = HandshakeGate(Settings(handshakes_burst=2), clock=lambda: clock[0])
+    >>> [gate.check("10.0.0.9") is None for _ in range(3)]
+    [True, True, False]
+    >>> gate.cool_off("10.0.0.8"); gate.check("10.0.0.8").code
+    'cooling_off'
+    >>> clock[0] = 61.0; gate.check("10.0.0.8") is None
+    True
+    """
+
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self._clock = clock
+        self._budget = AddressBudget(
+            settings.handshakes_per_minute, settings.handshakes_burst, clock=clock
+        )
+        # Addresses cooling off, oldest first; bounded like the budgets' maps.
+        self._until: OrderedDict[str, float] = OrderedDict()
+
+    def cool_off(self, address: str) -> None:
+        """Refuse ``address``'s handshakes for ``flood_cooloff`` seconds from now."""
+        self._until[address] = self._clock() + self.settings.flood_cooloff
+        self._until.move_to_end(address)
+        while len(self._until) > MAX_ADDRESSES:
+            self._until.popitem(last=False)
+
+    def check(self, address: str) -> Refusal | None:
+        """None if ``address`` may open a WebSocket now (a handshake is counted), else why not."""
+        until = self._until.get(address)
+        if until is not None:
+            left = until - self._clock()
+            if left > 0:
+                return Refusal(429, "cooling_off", "this address was disconnected for "
+                               f"flooding; try again in {math.ceil(left)} s", left)
+            del self._until[address]
+        if not self._budget.take(address):
+            per_minute = self.settings.handshakes_per_minute
+            return Refusal(429, "too_many_handshakes", f"at most {per_minute:g} WebSocket "
+                           "connections a minute from one address",
+                           self._budget.retry_after(address))
+        return None
+
+
+# ---------------------------------------------------------------------- connections
+
+# What an open connection is doing. The first three may be shed, in this order (oldest first
+# within each), to make room for a newcomer when the server or an address is at its ceiling.
+WAITING = "waiting"  # for its (next) request's headers
+IDLE = "idle"  # a kept-alive HTTP connection between requests
+FRESH_WS = "fresh_ws"  # a WebSocket that has not said hello
+BUSY = "busy"  # an HTTP request being served
+LIVE_WS = "live_ws"  # a WebSocket that said hello
+SHED_ORDER = (WAITING, IDLE, FRESH_WS)
+_STATES = (*SHED_ORDER, BUSY, LIVE_WS)
+# Refused connections wait at most this long for their request (to answer it); at most
+# MAX_REFUSED of them are held at once, the oldest closed first.
+REFUSED_HEADER_SECONDS = 2.0
+MAX_REFUSED = 256
+# A handshake refused by the gate is answered after this delay: a flooder that reconnects at
+# once would otherwise cost a refusal every few milliseconds.
+REFUSAL_DELAY = 0.5
+# A socket closed for flooding stops being read; it is dropped this long after its close
+# frame went out, whether the client answered it or not.
+FLOOD_DROP_SECONDS = 1.0
+# File descriptors kept back from the connection ceiling (database, worker pipes, logs).
+FD_RESERVE = 256
+
+
+class _Shedable(Protocol):
+    def shed(self) -> None: ...
+
+
+@dataclass(eq=False, slots=True)
+class _Entry:
+    address: str
+    protocol: _Shedable
+    state: str | None = None  # None once forgotten
+
+
+class Connections:
+    """Every open connection of one server, counted from the moment the TCP connection is
+    made (before any byte of a request), by client address and by what it is doing.
+
+    At ``per_address`` connections from one address, or ``ceiling`` in all, a newcomer makes
+    room by shedding the oldest connection that only holds a slot (waiting for its headers,
+    kept alive between requests, a WebSocket without hello): of its own address, or of
+    anyone at the ceiling. When nothing can be shed it is refused (:meth:`open` says how).
+
+    >>> class Conn:
+    ...     def shed(self): print("shed")
+    >>> connections = Connections(ceiling=3, per_address=2)
+    >>> a = connections.open("10.0.0.1", Conn())[0]; b = connections.open("10.0.0.1", Conn())[0]
+    >>> connections.move(a, BUSY)
+    >>> c, refused = connections.open("10.0.0.1", Conn())     # b was waiting: it goes
+    shed
+    >>> connections.move(c, BUSY); connections.open("10.0.0.1", Conn())[1].code
+    'too_many_connections'
+    >>> connections.open("10.0.0.2", Conn())[1] is None, connections.total
+    (True, 3)
+    """
+
+    def __init__(self, ceiling: int, per_address: int,
+                 proxies: frozenset[str] = frozenset()) -> None:
+        self.ceiling = ceiling
+        self.per_address = per_address
+        # The operator's proxies (flip7 serve --trusted-proxy): every player behind one
+        # comes from its address, so it is held only to the ceiling, and a handshake
+        # through it is counted for the address it forwards for (X-Forwarded-For).
+        self.proxies = proxies
+        self.total = 0
+        self.shed_count = 0
+        self.refused_count = 0
+        # Per state, then per address and state: entries oldest first (dicts as ordered sets).
+        self._states: dict[str, OrderedDict[_Entry, None]] = {s: OrderedDict() for s in _STATES}
+        self._addresses: dict[str, dict[str, OrderedDict[_Entry, None]]] = {}
+        self._refused: OrderedDict[_Entry, None] = OrderedDict()
+        # The entry of an HTTP connection being upgraded, for its WebSocket protocol to take.
+        self.handing: _Entry | None = None
+
+    def count(self, address: str) -> int:
+        """Connections ``address`` holds (refused ones not counted)."""
+        states = self._addresses.get(address)
+        return 0 if states is None else sum(len(e) for e in states.values())
+
+    def open(self, address: str, protocol: _Shedable) -> tuple[_Entry, Refusal | None]:
+        """Count a new connection; a :class:`Refusal` if it is not to be served."""
+        entry = _Entry(address, protocol)
+        refusal = None
+        if (
+            address not in self.proxies
+            and self.count(address) >= self.per_address
+            and not self._shed(address)
+        ):
+            refusal = Refusal(429, "too_many_connections", f"at most {self.per_address} "
+                              "connections from one address at once")
+        elif self.total >= self.ceiling and not self._shed(None):
+            refusal = Refusal(503, "busy", "the server holds as many connections as it can; "
+                              "try again in a moment")
+        if refusal is None:
+            self._add(entry, WAITING)
+        else:
+            self.refused_count += 1
+            self.refuse(entry)
+        return entry, refusal
+
+    def refuse(self, entry: _Entry) -> None:
+        """Stop counting ``entry``: it is answered with a refusal and closed."""
+        self._remove(entry)
+        self._refused[entry] = None
+        while len(self._refused) > MAX_REFUSED:
+            oldest, _ = self._refused.popitem(last=False)
+            oldest.protocol.shed()
+
+    def move(self, entry: _Entry, state: str) -> None:
+        """``entry`` now does ``state`` (nothing if it was forgotten or refused)."""
+        if entry.state is None or entry.state == state:
+            return
+        self._remove(entry)
+        self._add(entry, state)
+
+    def close(self, entry: _Entry) -> None:
+        """The connection is gone."""
+        self._remove(entry)
+        self._refused.pop(entry, None)
+
+    def _add(self, entry: _Entry, state: str) -> None:
+        entry.state = state
+        self._states[state][entry] = None
+        states = self._addresses.get(entry.address)
+        if states is None:
+            states = self._addresses[entry.address] = {s: OrderedDict() for s in _STATES}
+        states[state][entry] = None
+        self.total += 1
+
+    def _remove(self, entry: _Entry) -> None:
+        state, entry.state = entry.state, None
+        if state is None:
+            return
+        del self._states[state][entry]
+        states = self._addresses[entry.address]
+        del states[state][entry]
+        self.total -= 1
+        if not any(states.values()):
+            del self._addresses[entry.address]
+
+    def _shed(self, address: str | None) -> bool:
+        if address is None:
+            pools = [self._states[s] for s in SHED_ORDER]
+        else:
+            states = self._addresses.get(address, {})
+            pools = [states[s] for s in SHED_ORDER if s in states]
+        for pool in pools:
+            if pool:
+                oldest = next(iter(pool))
+                self._remove(oldest)
+                self.shed_count += 1
+                oldest.protocol.shed()
+                return True
+        return False
+
+
+class ConnectionHandle:
+    """What the app tells the guard about a WebSocket it serves (found in the ASGI scope's
+    ``extensions`` by :func:`connection_handle`; absent when the app runs without the guard,
+    as under the test client)."""
+
+    def __init__(self, protocol: _GuardedWebSocket) -> None:
+        self._protocol = protocol
+
+    def said_hello(self) -> None:
+        """The socket said hello: it is no longer shed to make room for a newcomer."""
+        self._protocol.track(LIVE_WS)
+
+    def flooding(self) -> None:
+        """The socket is about to be closed for flooding: read nothing more from it, and drop
+        it shortly after its close frame, without waiting for the client's answer."""
+        self._protocol.dropping = True
+
+
+def connection_handle(scope: Scope) -> ConnectionHandle | None:
+    """The guard's handle on the connection of a WebSocket ``scope``, if it has one."""
+    handle = (scope.get("extensions") or {}).get(_EXTENSION)
+    return handle if isinstance(handle, ConnectionHandle) else None
+
+
+_EXTENSION = "flip7.connection"
+
+
+def raise_open_files() -> int:
+    """Raise this process's soft limit on open files to its hard limit; the soft limit now
+    (a large number where there is none)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return 1 << 20
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard and soft != resource.RLIM_INFINITY:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return 1 << 20 if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def connection_ceiling(max_connections: int, open_files: int) -> int:
+    """The connections one server holds at once: ``max_connections``, lowered to leave
+    :data:`FD_RESERVE` of the ``open_files`` limit for everything else.
+
+    >>> connection_ceiling(10_000, 20_000), connection_ceiling(10_000, 1024)
+    (10000, 768)
+    """
+    return max(16, min(max_connections, open_files - FD_RESERVE))
+
+
+# ---------------------------------------------------------------------- the HTTP protocol
+
+
+class _Guarded(asyncio.Protocol):
+    """What the HTTP protocols below add to uvicorn's: a deadline from the moment a
+    connection opens (or a request's first byte arrives) to the end of that request's
+    headers (when it fires first, the connection is closed, with a 408 if part of a request
+    came), the connection counted in :class:`Connections`, and refusals answered in JSON.
+
+    It comes first in their bases, so that ``super()`` here is uvicorn's protocol."""
+
+    header_timeout: float = 10.0
+    # Not ``connections``: uvicorn's protocols have their own (the server's set).
+    guard_connections: Connections | None = None
+    guard_gate: HandshakeGate | None = None
+    transport: asyncio.Transport
+    loop: asyncio.AbstractEventLoop
+    client: tuple[str, int] | None
+    headers: list[tuple[bytes, bytes]]  # the request's, once read (uvicorn's)
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._guard_init(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refusal is not None:  # never parsed: answered with the refusal instead
+            self._refused_data(data)
+            return
+        super().data_received(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._guard_lost()
+        super().connection_lost(exc)
+
+    def _guard_init(self, transport: asyncio.Transport) -> None:
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._partial = False
+        self._entry: _Entry | None = None
+        self._refusal: Refusal | None = None
+        self._refused_head = b""
+        self._arm(self.header_timeout)
+        if self.guard_connections is not None:
+            peer = transport.get_extra_info("peername")
+            address = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+            self._entry, refusal = self.guard_connections.open(address, self)
+            if refusal is not None:
+                # Its request is still read (briefly) so that the refusal answers it.
+                self._refusal = refusal
+                self._disarm()
+                self._arm(min(REFUSED_HEADER_SECONDS, self.header_timeout))
+
+    def _arm(self, seconds: float | None = None) -> None:
+        if self._header_timer is None:
+            delay = self.header_timeout if seconds is None else seconds
+            self._header_timer = self.loop.call_later(delay, self._headers_too_late)
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        self._header_timer = None
+
+    def _headers_too_late(self) -> None:
+        self._header_timer = None
+        if self.transport.is_closing():
+            return
+        if self._partial and self._refusal is None:
+            self.transport.write(
+                b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                b"content-length: 35\r\nconnection: close\r\n\r\n"
+                b"the request headers came too slowly"
+            )
+        self.transport.close()
+
+    def _request_begun(self) -> None:
+        """A request's first byte: its headers are due within :attr:`header_timeout`."""
+        self._partial = True
+        self._arm()
+        self.track(WAITING)
+
+    def _headers_done(self) -> None:
+        self._disarm()
+        self._partial = False
+        self.track(BUSY)
+
+    def track(self, state: str) -> None:
+        if self._entry is not None and self.guard_connections is not None:
+            self.guard_connections.move(self._entry, state)
+
+    def shed(self) -> None:
+        """Close this connection to make room (a request begun is answered 503 ``busy``)."""
+        self._disarm()
+        if self.transport.is_closing():
+            return
+        if self._partial and self._refusal is None:
+            self.transport.write(Refusal(503, "busy", "the server is making room for other "
+                                         "connections; try again").http_bytes())
+        self.transport.close()
+
+    def _refused_data(self, data: bytes) -> None:
+        """Data of a refused connection: wait for the end of its request's headers, then
+        answer with the refusal (the request itself is never parsed nor served)."""
+        if self._refusal is None or self.transport.is_closing():
+            return
+        self._refused_head = (self._refused_head + data)[-8192:]
+        if b"\r\n\r\n" in self._refused_head or len(self._refused_head) >= 8192:
+            self._answer_refusal()
+
+    def _answer_refusal(self) -> None:
+        self._disarm()
+        if self._refusal is not None and not self.transport.is_closing():
+            self.transport.write(self._refusal.http_bytes())
+            self.transport.close()
+
+    def _upgrade(self, upgrade: Callable[[], None]) -> None:
+        """Hand the connection over to the WebSocket protocol, unless the handshake gate
+        refuses it: then it is answered 429, after :data:`REFUSAL_DELAY`."""
+        address = self.client[0] if self.client else "unknown"
+        if self.guard_connections is not None and address in self.guard_connections.proxies:
+            address = forwarded_for(self.headers) or address
+        refusal = self.guard_gate.check(address) if self.guard_gate is not None else None
+        if refusal is not None:
+            self._refusal = refusal
+            if self._entry is not None and self.guard_connections is not None:
+                self.guard_connections.refuse(self._entry)
+            with contextlib.suppress(Exception):
+                self.transport.pause_reading()
+            self.loop.call_later(REFUSAL_DELAY, self._answer_refusal)
+            return
+        entry, self._entry = self._entry, None
+        if self.guard_connections is None or entry is None:
+            upgrade()
+            return
+        self.guard_connections.handing = entry
+        try:
+            upgrade()
+        finally:
+            if self.guard_connections.handing is entry:  # a WebSocket protocol that is not ours
+                self.guard_connections.close(entry)
+            self.guard_connections.handing = None
+
+    def _guard_lost(self) -> None:
+        self._disarm()
+        if self._entry is not None and self.guard_connections is not None:
+            self.guard_connections.close(self._entry)
+        self._entry = None
+
+
+def forwarded_for(headers: list[tuple[bytes, bytes]] | None) -> str | None:
+    """The client a trusted proxy forwards for: the last address of ``X-Forwarded-For``
+    (the one the proxy itself added), None without one.
+
+    >>> forwarded_for([(b"x-forwarded-for", b"203.0.113.9, 10.0.0.7")])
+    '10.0.0.7'
+    >>> forwarded_for([(b"host", b"x")]) is None
+    True
+    """
+    for name, value in reversed(headers or []):
+        if name.lower() == b"x-forwarded-for":
+            last = value.decode("latin-1").rsplit(",", 1)[-1].strip()
+            return last or None
+    return None
+
+
+def _httptools_protocol() -> type[asyncio.Protocol] | None:
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # httptools is optional in uvicorn; h11 is not
+        return None
+
+    class GuardedHttpTools(_Guarded, HttpToolsProtocol):
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._request_begun()
+
+        def on_headers_complete(self) -> None:
+            self._headers_done()
+            super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self.timeout_keep_alive_task is not None:  # kept alive, nothing pipelined
+                self.track(IDLE)
+
+        def handle_websocket_upgrade(self) -> None:
+            self._upgrade(super().handle_websocket_upgrade)
+
+    return GuardedHttpTools
+
+
+class _GuardedH11(_Guarded, H11Protocol):
+    def data_received(self, data: bytes) -> None:
+        # h11 has no parser callbacks: data that comes while the peer is IDLE begins a
+        # request, whose headers are complete once the peer has left IDLE. The data of a
+        # refused connection is never parsed (``_Guarded.data_received``).
+        waiting = self._refusal is None and self.conn.their_state is h11.IDLE
+        if waiting:
+            self._request_begun()
+        super().data_received(data)
+        if waiting and self.conn.their_state is not h11.IDLE:
+            self._headers_done()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.timeout_keep_alive_task is not None:
+            self.track(IDLE)
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._upgrade(lambda: H11Protocol.handle_websocket_upgrade(self, event))
+
+
+def header_timeout_protocol(
+    seconds: float,
+    http: str = "auto",
+    connections: Connections | None = None,
+    gate: HandshakeGate | None = None,
+) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol (httptools if installed, else h11; or the one named by
+    ``http``) that closes a connection whose request headers are not complete ``seconds``
+    after it opened, or after the request's first byte (silent sockets and slowloris),
+    counts its connections in ``connections`` and lets ``gate`` refuse WebSocket
+    handshakes."""
+    base: type[Any] | None = _httptools_protocol() if http in ("auto", "httptools") else None
+    if base is None:
+        base = _GuardedH11
+    attributes = {"header_timeout": float(seconds), "guard_connections": connections,
+                  "guard_gate": gate,
+                  "__module__": __name__}  # fmt: skip
+    protocol: type[asyncio.Protocol] = type(base.__name__, (base,), attributes)
+    return protocol
+
+
+# ---------------------------------------------------------------------- the WebSocket protocol
+
+
+class _GuardedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, counted in :class:`Connections` (taken over from the
+    HTTP connection it was upgraded from), with a :class:`ConnectionHandle` for the app."""
+
+    guard_connections: Connections | None = None
+
+    def connection_made(self, transport: BaseTransport) -> None:
+        super().connection_made(transport)
+        self.dropping = False
+        self._entry: _Entry | None = None
+        if self.guard_connections is not None and self.guard_connections.handing is not None:
+            self._entry, self.guard_connections.handing = self.guard_connections.handing, None
+            self._entry.protocol = self
+            self.track(FRESH_WS)
+
+    def handle_connect(self, event: Request) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # the app's task is created, not yet run: it sees this
+            extensions = scope.get("extensions")
+            if extensions is None:
+                extensions = scope["extensions"] = {}
+            extensions[_EXTENSION] = ConnectionHandle(self)
+
+    def track(self, state: str) -> None:
+        if self._entry is not None and self.guard_connections is not None:
+            self.guard_connections.move(self._entry, state)
+
+    def shed(self) -> None:
+        """Close this socket to make room for a newcomer: 1013 (try again later)."""
+        if self.transport.is_closing():
+            return
+        if self.handshake_complete and not self.close_sent:
+            with contextlib.suppress(Exception):
+                self.conn.send_close(1013, "the server is making room; reconnect later")
+                self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+        self.transport.close()
+
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if self.dropping and message.get("type") == "websocket.close" and self.close_sent:
+            # A flooder's frames are not even parsed any more.
+            self.read_paused = False  # so that the app's next receive() does not resume it
+            with contextlib.suppress(Exception):
+                self.transport.pause_reading()
+            if self.close_timer is not None:
+                self.close_timer.cancel()
+            self.close_timer = self.loop.call_later(FLOOD_DROP_SECONDS, self.transport.close)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._entry is not None and self.guard_connections is not None:
+            self.guard_connections.close(self._entry)
+        self._entry = None
+        super().connection_lost(exc)
+
+
+def websocket_protocol(connections: Connections | None) -> type[asyncio.Protocol]:
+    """uvicorn's WebSocket protocol counting its sockets in ``connections``."""
+    protocol: type[asyncio.Protocol] = type(
+        "GuardedWebSocket", (_GuardedWebSocket,),
+        {"guard_connections": connections, "__module__": __name__},
+    )  # fmt: skip
+    return protocol
+
+
+def server_config(
+    app: ASGIApp, settings: Settings, host: str = "127.0.0.1", port: int = 8000, **options: Any
+) -> Config:
+    """The uvicorn configuration of ``flip7 serve``: the header deadline, the keep-alive
+    timeout, the connections counted (per address and in all, shedding idle ones to make
+    room), the WebSocket handshake gate and the frame size. It raises the process's limit on
+    open files to the most allowed, and sets the ceiling under it. ``options`` go to
+    :class:`uvicorn.Config` as they are (logging, ``http="h11"``...)."""
+    http = options.pop("http", "auto")
+    ceiling = connection_ceiling(settings.max_connections, raise_open_files())
+    proxies = frozenset(settings.trusted_proxies)
+    connections = Connections(ceiling, settings.open_connections_per_address, proxies)
+    if proxies:
+        # uvicorn then takes the client's address from X-Forwarded-For for the app's own
+        # budgets (its default trusts 127.0.0.1 only).
+        options.setdefault("forwarded_allow_ips", ",".join(sorted(proxies)))
+    gate = getattr(getattr(app, "state", None), "handshake_gate", None)
+    if not isinstance(gate, HandshakeGate):
+        gate = None
+    return Config(
+        app,
+        host=host,
+        port=port,
+        http=header_timeout_protocol(settings.header_timeout, http, connections, gate),
+        ws=options.pop("ws", websocket_protocol(connections)),
+        timeout_keep_alive=int(KEEP_ALIVE_SECONDS),
+        # Counted and shed above, at the connection: uvicorn's own ceiling would answer
+        # everyone alike, with bare text.
+        limit_concurrency=None,
+        ws_max_size=WS_MAX_BYTES,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        **options,
+    )

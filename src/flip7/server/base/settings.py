@@ -1,0 +1,361 @@
+"""Server settings: where the database is, how bots pace themselves, the protocol limits."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+__all__ = [
+    "DEFAULT_DATABASE",
+    "LIMITS",
+    "ClusterError",
+    "LimitError",
+    "PublicUrlError",
+    "Settings",
+    "database_url",
+    "public_url",
+    "redis_url",
+    "with_limits",
+]
+
+DEFAULT_DATABASE = "flip7.db"
+
+
+def database_url(value: str | None = None) -> str:
+    """An SQLAlchemy async URL from a URL or a plain file path.
+
+    ``None`` reads ``FLIP7_DATABASE_URL`` and falls back to ``flip7.db`` in the working folder.
+
+    >>> database_url("games.db")
+    'sqlite+aiosqlite:///games.db'
+    >>> database_url("postgresql://u@localhost/flip7")
+    'postgresql+asyncpg://u@localhost/flip7'
+    >>> database_url("sqlite:///:memory:")
+    'sqlite+aiosqlite:///:memory:'
+    """
+    if value is None:
+        value = os.environ.get("FLIP7_DATABASE_URL") or DEFAULT_DATABASE
+    if "://" not in value:
+        return f"sqlite+aiosqlite:///{Path(value)}"
+    scheme, rest = value.split("://", 1)
+    if scheme in ("sqlite",):
+        return f"sqlite+aiosqlite://{rest}"
+    if scheme in ("postgresql", "postgres"):
+        return f"postgresql+asyncpg://{rest}"
+    return value
+
+
+class ClusterError(ValueError):
+    """A Redis URL that is not one, or many processes on a database that cannot take them."""
+
+
+def redis_url(value: str | None, database: str) -> str | None:
+    """The Redis server of many processes (``--redis``; ``None`` reads ``FLIP7_REDIS_URL``;
+    empty: one process), checked against the ``database`` URL they share, which must be
+    PostgreSQL: an SQLite file belongs to one process.
+
+    >>> redis_url("redis://127.0.0.1:6379/0", "postgresql+asyncpg://u@db/flip7")
+    'redis://127.0.0.1:6379/0'
+    >>> redis_url("", "sqlite+aiosqlite:///flip7.db") is None
+    True
+    >>> redis_url("redis://127.0.0.1:6379/0", "sqlite+aiosqlite:///flip7.db")
+    Traceback (most recent call last):
+    ...
+    flip7.server.base.settings.ClusterError: many processes need a PostgreSQL database ...
+    """
+    if value is None:
+        value = os.environ.get("FLIP7_REDIS_URL", "")
+    value = value.strip()
+    if not value:
+        return None
+    if urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+        raise ClusterError(
+            f"the Redis URL must start with redis://, rediss:// or unix://, got {value!r}"
+        )
+    if not database.startswith("postgresql"):
+        raise ClusterError(
+            "many processes need a PostgreSQL database they all share (--db "
+            "postgresql://USER@HOST/DB); an SQLite file belongs to one process"
+        )
+    return value
+
+
+class PublicUrlError(ValueError):
+    """A ``--public-url`` (or ``FLIP7_PUBLIC_URL``) that is not an http(s) address."""
+
+
+def public_url(value: str | None = None) -> str | None:
+    """The address friends open, behind a proxy or a tunnel, as invite links start with it:
+    ``http(s)://HOST[:PORT][/PATH]`` without a trailing slash. ``None`` reads
+    ``FLIP7_PUBLIC_URL``; empty means none (links then use the address the inviter used).
+
+    >>> public_url("https://flip7.example.org/")
+    'https://flip7.example.org'
+    >>> public_url("x.org")
+    Traceback (most recent call last):
+    ...
+    flip7.server.base.settings.PublicUrlError: the public URL must start with http(s)://, ...
+    """
+    if value is None:
+        value = os.environ.get("FLIP7_PUBLIC_URL", "")
+    value = value.strip()
+    if not value:
+        return None
+    if len(value) > 2000:
+        raise PublicUrlError(f"the public URL may have at most 2000 characters, got {len(value)}")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a port that is no number
+    except ValueError as exc:
+        raise PublicUrlError(f"the public URL {value!r} cannot be read: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise PublicUrlError(f"the public URL must start with http(s)://, got {value!r}")
+    if not parts.hostname:
+        raise PublicUrlError(f"the public URL must name a host, got {value!r}")
+    # A password would be handed to everyone invited; a query or fragment would end up in
+    # the middle of every link.
+    if parts.username is not None or parts.password is not None:
+        raise PublicUrlError(f"the public URL must not hold a user or password, got {value!r}")
+    if parts.query or parts.fragment:
+        raise PublicUrlError(f"the public URL must not have a ?query or #fragment, got {value!r}")
+    if any(ch.isspace() or not ch.isprintable() for ch in value):
+        raise PublicUrlError(f"the public URL must not contain spaces, got {value!r}")
+    return value.rstrip("/")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the server can be told; the defaults are what ``flip7 serve`` uses."""
+
+    database_url: str = "sqlite+aiosqlite:///flip7.db"
+    # Many processes on one PostgreSQL database (flip7.server.cluster.node): the Redis server
+    # they forward to each other through. None: one process, which runs every table.
+    redis_url: str | None = None
+    # With many processes: seconds a table's owner lease lasts unless renewed (renewed
+    # every third of it). A dead process's tables are taken over this long after its death.
+    owner_seconds: float = 3.0
+    # Addresses of the operator's reverse proxies (flip7 serve --trusted-proxy): their
+    # X-Forwarded-For names the client, and they are not held to a per-address limit.
+    trusted_proxies: tuple[str, ...] = ()
+    # Seconds a bot waits before deciding, so that people can follow what it does.
+    bot_delay: float = 0.8
+    # A fixed seed makes every game's shuffle reproducible (tests, demos); None = secrets.
+    seed: int | None = None
+    max_message_bytes: int = 4096
+    # Token bucket per connection: a sustained rate and a burst.
+    rate_per_second: float = 20.0
+    rate_burst: int = 40
+    # Errors answered with rate_limited before the connection is closed (code 1008).
+    rate_strikes: int = 20
+    # Updates queued for one slow client before it is disconnected (it can reconnect).
+    send_queue_limit: int = 256
+    max_tables: int = 10_000
+    # Bots of the operator's own (``module:Class`` specs) offered beside the ladder.
+    extra_bots: tuple[str, ...] = ()
+    # The shortest turn timer a table may ask for, in seconds (tests lower it).
+    min_turn_timer: int = 5
+    # Where friends reach this server: the operator's public URL (behind a proxy), the
+    # address it listens on (``flip7 serve --host``) and the addresses found for it at start
+    # (``http://192.168.1.20:8000``...), which ``GET /api/server`` tells the invite panel.
+    public_url: str | None = None
+    host: str = "127.0.0.1"
+    reachable_urls: tuple[str, ...] = ()
+
+    # ---- Limits a stranger meets. Every one is a field below, listed in the README's
+    # "Limits" table, and an operator changes any of them with
+    # ``flip7 serve --limit NAME=VALUE`` (see :func:`with_limits`).
+
+    # Per client address (token buckets: a sustained rate per minute and a burst).
+    tables_per_minute: float = 10.0
+    tables_burst: int = 20
+    # Seats taken (POST /api/tables/{id}/join): a stranger must not fill every table.
+    joins_per_minute: float = 30.0
+    joins_burst: int = 30
+    # Identities (flip7.server.services.players), per address: created, transfer codes asked for,
+    # and codes tried (a code is one of 30^10; tries are what keeps guessing hopeless).
+    players_per_minute: float = 10.0
+    players_burst: int = 20
+    transfer_codes_per_minute: float = 6.0
+    transfer_codes_burst: int = 10
+    claims_per_minute: float = 10.0
+    claims_burst: int = 10
+    uploads_per_minute: float = 6.0
+    uploads_burst: int = 10
+    # Replay pages the worker must compute (cached pages are free), per address.
+    replay_pages_per_minute: float = 120.0
+    replay_pages_burst: int = 60
+    # Uploaded records (POST /api/replays).
+    max_record_bytes: int = 256 * 1024
+    max_record_draws: int = 5000
+    max_record_decisions: int = 5000
+    max_record_target_score: int = 1000
+    # One replay's budget in its worker process: CPU seconds and memory.
+    replay_seconds: float = 10.0
+    replay_memory_mb: int = 512
+    # Replay steps per page of GET .../replay.
+    replay_page_steps: int = 200
+    # The coach (flip7.server.services.coach_jobs): analyses asked for per address (new ones; a
+    # cached or running one is free), worker processes, analyses waiting at once (503 busy
+    # past it), and one analysis's budget in its worker: CPU seconds and memory.
+    coach_per_minute: float = 2.0
+    coach_burst: int = 5
+    coach_workers: int = 1
+    coach_queue: int = 8
+    coach_seconds: float = 300.0
+    coach_memory_mb: int = 1024
+    # Tables leave memory (and the slot count) when idle this long, in seconds: a waiting
+    # table nobody has touched, and a finished or abandoned one (no human connected).
+    waiting_table_ttl: float = 1800.0
+    idle_table_ttl: float = 600.0
+    # Players who go away (flip7.server.table.lobby): seconds a disconnected player's turn waits
+    # before the others may hand the seat to the stand-in bot, and before the server does
+    # it itself; seconds a disconnected player keeps their seat at the end screen before the
+    # rematch goes on without them; seconds a table with no seated human connected stays in
+    # the lobby's list.
+    handover_grace: float = 15.0
+    handover_auto: float = 60.0
+    rematch_wait: float = 60.0
+    lobby_hide_after: float = 120.0
+    # Bot thinking: worker processes, and CPU seconds a table's bots may use a minute.
+    bot_workers: int = 1
+    bot_seconds_per_minute: float = 20.0
+    # WebSockets per client address at once, and frames per address (all its sockets).
+    connections_per_address: int = 64
+    frames_per_second_per_address: float = 100.0
+    frames_burst_per_address: int = 200
+    # Seconds a WebSocket may wait before its hello, and an HTTP connection before its
+    # request headers are complete (slow or silent clients are closed).
+    hello_timeout: float = 10.0
+    header_timeout: float = 10.0
+    # Connections (HTTP and WebSockets, counted from the TCP connect) the server holds at
+    # once, lowered to fit the process's open-file limit; at it (or at
+    # open_connections_per_address from one address) the oldest idle connection is shed to
+    # make room (waiting for its headers, kept alive, a WebSocket without hello), and when
+    # none is, the newcomer is answered 503 busy (429 too_many_connections).
+    max_connections: int = 10_000
+    open_connections_per_address: int = 256
+    # WebSocket handshakes per address (a burst, then per minute), and the seconds an
+    # address closed for flooding (1008) has its handshakes refused.
+    handshakes_per_minute: float = 30.0
+    handshakes_burst: int = 20
+    flood_cooloff: float = 60.0
+    # The database lease that keeps a second server off the same database.
+    lease_seconds: float = 15.0
+    # Names (flip7.server.base.names): the most characters (code points, not UTF-16 units) of a
+    # player's and of a table's name; a longer one is refused, never cut.
+    player_name_chars: int = 24
+    table_name_chars: int = 40
+    # Table chat (flip7.server.table.chat): the longest message in characters (code points, not
+    # UTF-16 units), messages per socket (a sustained rate per minute and a burst) and per
+    # address (all its sockets: friends behind one router share it, so it is wider), and
+    # how many recent messages a welcome carries.
+    chat_max_chars: int = 200
+    chat_per_minute: float = 20.0
+    chat_burst: int = 5
+    chat_per_minute_per_address: float = 60.0
+    chat_burst_per_address: int = 20
+    chat_history: int = 50
+
+
+LIMITS: tuple[str, ...] = (
+    "max_message_bytes",
+    "rate_per_second",
+    "rate_burst",
+    "rate_strikes",
+    "send_queue_limit",
+    "max_tables",
+    "min_turn_timer",
+    "tables_per_minute",
+    "tables_burst",
+    "joins_per_minute",
+    "joins_burst",
+    "players_per_minute",
+    "players_burst",
+    "transfer_codes_per_minute",
+    "transfer_codes_burst",
+    "claims_per_minute",
+    "claims_burst",
+    "uploads_per_minute",
+    "uploads_burst",
+    "replay_pages_per_minute",
+    "replay_pages_burst",
+    "max_record_bytes",
+    "max_record_draws",
+    "max_record_decisions",
+    "max_record_target_score",
+    "replay_seconds",
+    "replay_memory_mb",
+    "replay_page_steps",
+    "coach_per_minute",
+    "coach_burst",
+    "coach_workers",
+    "coach_queue",
+    "coach_seconds",
+    "coach_memory_mb",
+    "waiting_table_ttl",
+    "idle_table_ttl",
+    "handover_grace",
+    "handover_auto",
+    "rematch_wait",
+    "lobby_hide_after",
+    "bot_workers",
+    "bot_seconds_per_minute",
+    "connections_per_address",
+    "frames_per_second_per_address",
+    "frames_burst_per_address",
+    "hello_timeout",
+    "header_timeout",
+    "max_connections",
+    "open_connections_per_address",
+    "handshakes_per_minute",
+    "handshakes_burst",
+    "flood_cooloff",
+    "lease_seconds",
+    "player_name_chars",
+    "table_name_chars",
+    "chat_max_chars",
+    "chat_per_minute",
+    "chat_burst",
+    "chat_per_minute_per_address",
+    "chat_burst_per_address",
+    "chat_history",
+)
+
+
+class LimitError(ValueError):
+    """A ``--limit NAME=VALUE`` that names no limit or gives a bad value."""
+
+
+def with_limits(settings: Settings, assignments: list[str]) -> Settings:
+    """``settings`` with limits changed by ``NAME=VALUE`` strings (``flip7 serve --limit``).
+
+    >>> with_limits(Settings(), ["tables_per_minute=30", "max_tables=500"]).max_tables
+    500
+    >>> with_limits(Settings(), ["tables=3"])
+    Traceback (most recent call last):
+    ...
+    flip7.server.base.settings.LimitError: unknown limit 'tables'; ...
+    >>> with_limits(Settings(), ["max_tables=-1"])
+    Traceback (most recent call last):
+    ...
+    flip7.server.base.settings.LimitError: limit max_tables must be a number above 0, got '-1'
+    """
+    changes: dict[str, int | float] = {}
+    for assignment in assignments:
+        name, sep, text = assignment.partition("=")
+        name = name.strip()
+        if not sep:
+            raise LimitError(f"give a limit as NAME=VALUE, got {assignment!r}")
+        if name not in LIMITS:
+            raise LimitError(f"unknown limit {name!r}; the limits are {', '.join(LIMITS)}")
+        kind = type(getattr(settings, name))
+        try:
+            value: int | float = kind(text.strip())
+        except ValueError:
+            value = -1
+        if not value > 0:
+            raise LimitError(f"limit {name} must be a number above 0, got {text.strip()!r}")
+        changes[name] = value
+    return replace(settings, **changes)  # type: ignore[arg-type]

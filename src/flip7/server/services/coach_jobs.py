@@ -1,0 +1,489 @@
+"""The coach over the web: a seat's decisions in a finished game graded off the request path.
+
+``POST /api/games/{game_id}/coach {"seat": S}`` asks for an analysis (:mod:`flip7.coach`,
+the strongest bots' evaluation of every decision of that seat, from what it could see);
+``GET /api/games/{game_id}/coach?seat=S`` says how far it is, and gives the report once done.
+
+* **Off the request path.** An analysis runs in a worker process (``coach_workers`` of
+  them, 1 by default: :mod:`flip7.server.services.coach_worker`) under a CPU-time budget
+  (``coach_seconds``) and a memory ceiling (``coach_memory_mb``), with a wall-clock
+  backstop; a worker over budget is replaced and the analysis ``failed``, saying which
+  limit it passed. At most ``coach_queue`` analyses wait at once (503 ``busy`` past it),
+  and each address may ask for ``coach_per_minute`` new ones (429 ``rate_limited``); asking
+  for one that is done, or under way, costs nothing.
+* **Kept.** Every analysis is a row of ``coach_analyses``: its status, its progress
+  (``done`` of ``total`` decisions, written at most about once a second while it runs) and,
+  once done, the report. Any process of a cluster answers from the row, and a restart
+  keeps every finished report.
+* **A job that died.** An analysis whose process stopped (a restart, a crash) is
+  ``failed`` with a message saying so, and asking again (``POST``) starts it anew. With
+  one process, a queued or running row that this process does not run is such a job; with
+  many, one whose row has not been touched for :data:`STALE` seconds (the process running
+  it touches its rows every :data:`HEARTBEAT` seconds). A failed analysis (a budget passed)
+  is likewise started anew by the next ``POST``, which counts as a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import multiprocessing
+import queue
+import time
+from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from flip7.core.errors import Flip7Error
+from flip7.server.base.limits import AddressBudget, client_address
+from flip7.server.base.protocol import CoachAnswer, CoachRequest, ErrorAnswer
+from flip7.server.base.settings import Settings
+from flip7.server.services import coach_worker
+from flip7.server.services.replays import query_number
+from flip7.server.store.database import Store, StoreError, coach_analyses, utcnow
+from flip7.server.table.lobby import TableError, spend
+
+__all__ = ["HEARTBEAT", "PROGRESS_WRITES", "STALE", "CoachJobs", "install"]
+
+log = logging.getLogger("flip7.server")
+
+# Seconds between two progress writes of one analysis (the database is not a progress bar).
+PROGRESS_WRITES = 1.0
+# With many processes: how often a process touches the rows of the analyses it runs or
+# holds queued, and how old a queued or running row is before it counts as dead.
+HEARTBEAT = 5.0
+STALE = 30.0
+# The wall-clock backstop over the CPU budget (as a replay's): a worker past it is stuck.
+_WALL_FACTOR, _WALL_SLACK = 3.0, 10.0
+# How often a running analysis's progress is collected from the worker.
+_POLL = 0.2
+
+_INTERRUPTED = ("the analysis was interrupted (the server running it stopped); "
+                "ask for it again to start it anew")
+
+
+@dataclass
+class Job:
+    """An analysis this process holds, queued or running."""
+
+    game_id: str
+    seat: int
+    record: dict[str, Any]
+    total: int
+    done: int = 0
+    status: str = "queued"
+
+    @property
+    def key(self) -> str:
+        return f"{self.game_id}/{self.seat}"
+
+    def answer(self) -> dict[str, Any]:
+        return {"status": self.status, "progress": {"done": self.done, "total": self.total},
+                "result": None, "message": None}
+
+
+def _aware(when: datetime) -> datetime:
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when  # SQLite: naive
+
+
+def _row_answer(row: Any) -> dict[str, Any]:
+    return {
+        "status": row.status,
+        "progress": {"done": row.done, "total": row.total},
+        "result": None if row.result is None else json.loads(row.result),
+        "message": row.message,
+    }
+
+
+def _not_stored() -> TableError:
+    return TableError("server_error", "the analysis could not be stored; try again", 503)
+
+
+def _seat_number(seat: str | None) -> int:
+    number = None if seat is None else query_number(seat)
+    if number is None:
+        raise TableError("bad_seat", "seat must be a seat number from 0, "
+                         f"not {str(seat)[:40]!r}", 400)
+    return number
+
+
+def _check_seat(seat: int, players: int) -> None:
+    if not 0 <= seat < players:
+        raise TableError("bad_seat", f"seat {seat} is not a seat of this game: its seats "
+                         f"are 0 to {players - 1}", 400)
+
+
+class CoachJobs:
+    """The coach's analyses of this process: the queue, the worker processes, and the rows
+    of ``coach_analyses`` that every process answers from."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.seconds = settings.coach_seconds
+        self.shared = settings.redis_url is not None
+        self.budget = AddressBudget(settings.coach_per_minute, settings.coach_burst)
+        self.jobs: dict[str, Job] = {}  # queued or running here
+        self._queue: asyncio.Queue[Job] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._pool: ProcessPoolExecutor | None = None
+        self._progress: Any = None  # the pool's progress queue
+        self._store: Store | None = None
+
+    # ------------------------------------------------------------------ life
+
+    def install(self, app: FastAPI) -> None:
+        """Stop the workers when ``app`` stops, before its database is closed."""
+        inner = app.router.lifespan_context
+
+        @asynccontextmanager
+        async def lifespan(app: FastAPI) -> AsyncIterator[Any]:
+            async with inner(app) as state:
+                try:
+                    yield state
+                finally:
+                    await self.close()
+
+        app.router.lifespan_context = lifespan
+
+    async def close(self) -> None:
+        """Stop the runners and the workers; queued and running analyses are left to be
+        found interrupted (and asked for again)."""
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._replace()
+        self.jobs.clear()
+        self._queue = asyncio.Queue()
+
+    def _start(self, store: Store) -> None:
+        self._store = store
+        if self._tasks:
+            return
+        self._tasks = [
+            asyncio.create_task(self._runner(), name=f"flip7-coach-{i}")
+            for i in range(self.settings.coach_workers)
+        ]
+        if self.shared:
+            self._tasks.append(asyncio.create_task(self._heartbeat(), name="flip7-coach-beat"))
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")  # the server has threads
+            self._progress = context.Queue()
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.settings.coach_workers,
+                mp_context=context,
+                initializer=coach_worker.init_worker,
+                initargs=(self.settings.coach_memory_mb, self._progress),
+            )
+        return self._pool
+
+    def _replace(self, only: ProcessPoolExecutor | None = None) -> None:
+        """Stop the workers at once (killed); the next analysis starts new ones. With
+        ``only``: if they are still that pool (another job may have replaced it already)."""
+        if only is not None and self._pool is not only:
+            return
+        pool, self._pool = self._pool, None
+        progress, self._progress = self._progress, None
+        if pool is not None:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                with contextlib.suppress(Exception):
+                    process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+        if progress is not None:
+            with contextlib.suppress(Exception):
+                progress.cancel_join_thread()
+                progress.close()
+
+    # ------------------------------------------------------------------ the rows
+
+    async def _row(self, store: Store, game_id: str, seat: int) -> Any:
+        query = coach_analyses.select().where(
+            coach_analyses.c.game_id == game_id, coach_analyses.c.seat == seat
+        )
+        async with store.engine.connect() as conn:
+            return (await conn.execute(query)).first()
+
+    async def _write(self, store: Store, statement: Any) -> int:
+        """Run one write (committed on return); the number of rows it changed."""
+        if store.refusal() is not None:
+            raise StoreError(store.refusal())
+        try:
+            async with store.engine.begin() as conn:
+                result = await conn.execute(statement)
+        except sa.exc.IntegrityError:
+            raise  # the row is there already: the caller knows what that means
+        except Exception as exc:
+            raise StoreError(str(exc)) from exc
+        return int(result.rowcount)
+
+    async def _update(self, job: Job, **values: Any) -> None:
+        """Write ``values`` to ``job``'s row (logged, not raised, when the database refuses:
+        the analysis goes on, and its end is written again)."""
+        store = self._store
+        assert store is not None
+        statement = (
+            coach_analyses.update()
+            .where(coach_analyses.c.game_id == job.game_id, coach_analyses.c.seat == job.seat)
+            .values(updated_at=utcnow(), **values)
+        )
+        try:
+            await self._write(store, statement)
+        except Exception as exc:
+            log.warning(json.dumps({"event": "coach_write_failed", "job": job.key,
+                                    "error": str(exc)[:300]}))
+
+    def _alive(self, row: Any) -> bool:
+        """Whether a queued or running row's analysis is still under way somewhere."""
+        if f"{row.game_id}/{row.seat}" in self.jobs:
+            return True
+        if not self.shared:  # one process: only this one runs analyses
+            return False
+        return (utcnow() - _aware(row.updated_at)).total_seconds() < STALE
+
+    def _answer(self, row: Any) -> dict[str, Any]:
+        if row.status in ("queued", "running") and not self._alive(row):
+            return {"status": "failed", "progress": {"done": row.done, "total": row.total},
+                    "result": None, "message": _INTERRUPTED}
+        return _row_answer(row)
+
+    # ------------------------------------------------------------------ the endpoints
+
+    async def state(self, store: Store, game_id: str, seat_text: str | None) -> dict[str, Any]:
+        """``GET``: the analysis of ``seat_text`` in ``game_id``, or 404 if never asked."""
+        seat = _seat_number(seat_text)
+        job = self.jobs.get(f"{game_id}/{seat}")
+        if job is not None:
+            return job.answer()
+        row = await self._row(store, game_id, seat)
+        if row is not None:
+            return self._answer(row)
+        game = await store.game(game_id)
+        if game is None:
+            raise TableError("no_game", f"there is no game {game_id!r}", 404)
+        _check_seat(seat, len(game.players))
+        raise TableError("no_analysis", f"seat {seat} of game {game_id} has not been analysed; "
+                         f"ask for it with POST /api/games/{game_id}/coach", 404)
+
+    async def ask(
+        self, store: Store, game_id: str, seat: int, address: str | None
+    ) -> tuple[int, dict[str, Any]]:
+        """``POST``: the analysis as it stands (200 with the report once done, 202 while
+        under way), started (queued) unless it is done or under way."""
+        key = f"{game_id}/{seat}"
+        job = self.jobs.get(key)
+        if job is not None:
+            return 202, job.answer()
+        game = await store.game(game_id)
+        if game is None:
+            raise TableError("no_game", f"there is no game {game_id!r}", 404)
+        _check_seat(seat, len(game.players))
+        if game.record is None:
+            raise TableError("not_over", "only a finished game can be analysed; this one "
+                             "is still being played", 409)
+        row = await self._row(store, game_id, seat)
+        if row is not None and (row.status == "done" or (
+                row.status in ("queued", "running") and self._alive(row))):
+            answer = self._answer(row)
+            return (200 if answer["status"] == "done" else 202), answer
+        if key in self.jobs:  # asked meanwhile, in this process
+            return 202, self.jobs[key].answer()
+        waiting = sum(j.status == "queued" for j in self.jobs.values())
+        if waiting >= self.settings.coach_queue:
+            raise TableError("busy", "too many analyses are waiting; try again in a minute",
+                             503, retry_after=30)
+        spend(self.budget, address, "analyses", "coach_per_minute")
+        from flip7.coach import decision_count
+
+        try:
+            total = decision_count(game.record, seat)
+        except Flip7Error as exc:
+            raise TableError("bad_record", f"the game's record cannot be analysed: {exc}",
+                             422) from None
+        job = Job(game_id, seat, game.record, total)
+        self.jobs[key] = job  # before any await: a second ask here finds it
+        try:
+            claimed = await self._claim(store, job, row)
+        except BaseException:
+            self.jobs.pop(key, None)
+            raise
+        if not claimed:  # another process asked at the same moment: its analysis it is
+            self.jobs.pop(key, None)
+            row = await self._row(store, game_id, seat)
+            if row is None:  # pragma: no cover - a row is never deleted
+                raise _not_stored()
+            return (200 if row.status == "done" else 202), self._answer(row)
+        self._start(store)
+        self._queue.put_nowait(job)
+        return 202, job.answer()
+
+    async def _claim(self, store: Store, job: Job, old: Any) -> bool:
+        """Write ``job``'s row as queued: a new row, or ``old`` (failed, or dead) taken
+        over if no other process took it meanwhile. False when another process did."""
+        now = utcnow()
+        values = {"status": "queued", "done": 0, "total": job.total, "result": None,
+                  "message": None, "updated_at": now}
+        statement: sa.Insert | sa.Update
+        try:
+            if old is None:
+                statement = coach_analyses.insert().values(
+                    game_id=job.game_id, seat=job.seat, created_at=now, **values)
+            else:
+                statement = (
+                    coach_analyses.update()
+                    .where(coach_analyses.c.game_id == job.game_id,
+                           coach_analyses.c.seat == job.seat,
+                           coach_analyses.c.status == old.status,
+                           coach_analyses.c.updated_at == old.updated_at)
+                    .values(**values)
+                )
+            return await self._write(store, statement) == 1
+        except sa.exc.IntegrityError:
+            return False
+        except StoreError:
+            raise _not_stored() from None
+
+    # ------------------------------------------------------------------ the work
+
+    async def _heartbeat(self) -> None:
+        """With many processes: touch the rows of the analyses held here, so that the
+        others know them alive."""
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            for job in list(self.jobs.values()):
+                await self._update(job)
+
+    async def _runner(self) -> None:
+        while True:
+            job = await self._queue.get()
+            try:
+                await self._run(job)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("coach job %s failed", job.key)
+                await self._update(job, status="failed",
+                                   message="the analysis failed (a server error)")
+            finally:
+                self.jobs.pop(job.key, None)
+
+    def _collect(self) -> None:
+        """Progress messages from the workers, into their jobs."""
+        progress = self._progress
+        if progress is None:
+            return
+        while True:
+            try:
+                key, done, total = progress.get_nowait()
+            except queue.Empty:
+                return
+            except Exception:  # a queue broken by a killed worker
+                return
+            job = self.jobs.get(key)
+            if job is not None and job.status == "running":
+                job.done, job.total = done, total
+
+    async def _run(self, job: Job) -> None:
+        job.status = "running"
+        await self._update(job, status="running")
+        loop = asyncio.get_running_loop()
+        wall = self.seconds * _WALL_FACTOR + _WALL_SLACK
+        started = time.monotonic()
+        written = (job.done, started)
+        outcome: tuple[str, Any]
+        pool = self._executor()
+        try:
+            future = loop.run_in_executor(
+                pool, coach_worker.analyse_job, job.key, job.record, job.seat, self.seconds
+            )
+            while True:
+                finished, _ = await asyncio.wait({future}, timeout=_POLL)
+                self._collect()
+                now = time.monotonic()
+                if finished:
+                    outcome = future.result()
+                    break
+                if now - started > wall:
+                    log.warning("coach worker stuck for %.0f s: replaced", wall)
+                    self._replace(pool)
+                    future.cancel()  # its answer (the broken pool) is of no interest
+                    outcome = ("too_long", self.seconds)
+                    break
+                if job.done != written[0] and now - written[1] >= PROGRESS_WRITES:
+                    written = (job.done, now)
+                    await self._update(job, done=job.done, total=job.total)
+        except BrokenProcessPool:
+            log.warning("coach worker died: replaced")
+            self._replace(pool)
+            outcome = ("died", None)
+        except MemoryError:
+            self._replace(pool)
+            outcome = ("too_big", None)
+        kind, value = outcome
+        # The job keeps answering "running" until its end is stored (and it is dropped):
+        # from then on the row answers, with the report or the message.
+        if kind == "ok":
+            job.done = job.total
+            await self._update(job, status="done", done=job.total, total=job.total,
+                               result=str(value), message=None)
+            return
+        if kind in ("too_long", "too_big"):
+            self._replace(pool)  # its memory may be fragmented; start clean
+        messages = {
+            "too_long": f"the analysis takes more than {self.seconds:g} seconds of CPU time "
+                        "(limit coach_seconds)",
+            "too_big": f"the analysis needs more than {self.settings.coach_memory_mb} MB of "
+                       "memory (limit coach_memory_mb)",
+            "died": "the analysis stopped: its worker process died; ask again to start it "
+                    "anew",
+        }
+        await self._update(job, status="failed", done=job.done, total=job.total,
+                           message=messages.get(kind, str(value)))
+
+
+def install(app: FastAPI, settings: Settings) -> CoachJobs:
+    """Add the coach's routes to ``app`` (the lobby's store at ``app.state.lobby``)."""
+    jobs = CoachJobs(settings)
+    jobs.install(app)
+    errors: dict[int | str, dict[str, Any]] = {
+        status: {"model": ErrorAnswer} for status in (400, 404, 409, 422, 429, 503)
+    }
+
+    def store_of(request: Request) -> Store:
+        store: Store = request.app.state.lobby.store
+        return store
+
+    @app.post("/api/games/{game_id}/coach", response_model=CoachAnswer, status_code=202,
+              tags=["replays"], responses={200: {"model": CoachAnswer}, **errors})
+    async def ask_coach(game_id: str, body: CoachRequest, request: Request) -> Any:
+        """Ask the coach to grade every decision of ``seat`` in a finished game (409 while
+        it is played): 202 with its progress while it waits or runs (``GET`` follows it),
+        200 with the report once done. A new analysis counts against the address's
+        ``coach_per_minute`` (429); past ``coach_queue`` waiting analyses, 503 ``busy``."""
+        status, answer = await jobs.ask(store_of(request), game_id, body.seat,
+                                        client_address(request.client))
+        return JSONResponse(answer, status_code=status)
+
+    @app.get("/api/games/{game_id}/coach", response_model=CoachAnswer, tags=["replays"],
+             responses=errors)
+    async def coach_state(game_id: str, request: Request, seat: str | None = None) -> Any:
+        """The analysis of ``seat`` in a game: ``queued``, ``running`` (``progress``:
+        decisions graded of all), ``done`` (``result``: the coach's report,
+        ``flip7-coach/1``) or ``failed`` (``message``; ask again to start it anew); 404
+        ``no_analysis`` if nobody asked for it."""
+        return await jobs.state(store_of(request), game_id, seat)
+
+    return jobs

@@ -1,0 +1,1008 @@
+"""Persistence: every table as a log of stored changes, in SQLite or PostgreSQL.
+
+A table is its row (name, options) plus an append-only log: seats taken and left, bots,
+game starts and every decision. Replaying the log through the engine rebuilds the table
+exactly, which is how the server resumes after a restart, even after ``kill -9``. A game's
+shuffle seed lives only in ``games.seed``, which nothing sends to a client.
+
+The scorekeeper's scorecards are one JSON document each, replaced under an optimistic
+version check (:meth:`Store.update_scorecard`).
+
+Writes go through one writer task that commits whatever is queued in one transaction
+(group commit): a move is acknowledged only after its transaction has committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.sql.base import Executable
+
+from flip7.server.store.dbfile import DatabaseFile
+from flip7.server.store.lease import Lease, define_table
+
+__all__ = [
+    "OPERATIONS",
+    "ChatRow",
+    "Fenced",
+    "LogRow",
+    "ScorecardRow",
+    "Store",
+    "StoreError",
+    "StoredGame",
+    "TableRow",
+    "cluster_node",
+    "coach_analyses",
+    "describe_database",
+    "game_results",
+    "games",
+    "metadata",
+    "player_codes",
+    "player_games",
+    "player_keys",
+    "players",
+    "rating_history",
+    "ratings",
+    "replays",
+    "scorecards",
+    "server_lease",
+    "sqlite_file",
+    "table_chat",
+    "table_log",
+    "table_owner",
+    "tables",
+    "utcnow",
+]
+
+log = logging.getLogger("flip7.server")
+
+metadata = sa.MetaData()
+
+tables = sa.Table(
+    "tables",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("max_seats", sa.Integer, nullable=False),
+    sa.Column("rules", sa.Text, nullable=False),
+    sa.Column("turn_timer", sa.Integer, nullable=True),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # Whether the seat to Hit or Stay is told its bust risk (tables before 0005: yes).
+    sa.Column("bust_odds", sa.Boolean, nullable=False, server_default=sa.true()),
+    # A tutorial's table: its games stay out of the lobby's recent games.
+    sa.Column("private", sa.Boolean, nullable=False, server_default=sa.false()),
+    # The owner's fencing token on every update (FENCE; None: one process, no owners).
+    sa.Column("fence", sa.BigInteger, nullable=True),
+    # Whether a finished game here changes ratings (flip7.server.services.ratings; before 0007: no).
+    sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
+)
+
+table_log = sa.Table(
+    "table_log",
+    metadata,
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("tables.id"), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("fence", sa.BigInteger, nullable=True),
+)
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("tables.id"), nullable=False, index=True),
+    sa.Column("number", sa.Integer, nullable=False),
+    # The shuffle seed: the one secret of a game. Never leaves the server.
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("players", sa.Text, nullable=False),
+    sa.Column("rules", sa.Text, nullable=False),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+    # Indexed: the lobby lists the most recently finished games (GET /api/games).
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True, index=True),
+    sa.Column("winners", sa.Text, nullable=True),
+    sa.Column("totals", sa.Text, nullable=True),
+    sa.Column("record", sa.Text, nullable=True),
+)
+
+# A table's chat (flip7.server.table.chat): beside its change log, numbered on its own (``n``),
+# never a change of the table's version. ``kind`` is a message or the host switching
+# spectator chat off or on.
+table_chat = sa.Table(
+    "table_chat",
+    metadata,
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("tables.id"), primary_key=True),
+    sa.Column("n", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("seat", sa.Integer, nullable=True),
+    sa.Column("spectator", sa.Boolean, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("fence", sa.BigInteger, nullable=True),
+)
+
+replays = sa.Table(
+    "replays",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+# The coach's analysis of a finished game for one seat
+# (flip7.server.services.coach_jobs): ``status``
+# queued, running, done or failed; ``done`` of ``total`` decisions graded so far (updated
+# about once a second while it runs); ``result`` the coach's report (JSON) once done,
+# ``message`` why it failed. Every process of a cluster answers from this row.
+coach_analyses = sa.Table(
+    "coach_analyses",
+    metadata,
+    sa.Column("game_id", sa.String(16), sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("done", sa.Integer, nullable=False),
+    sa.Column("total", sa.Integer, nullable=False),
+    sa.Column("result", sa.Text, nullable=True),
+    sa.Column("message", sa.Text, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+
+# A scorekeeper's scorecard (flip7.scorekeeper.scorecard): the whole card as one JSON
+# document, replaced on every change; ``version`` is bumped each time and guards every update.
+scorecards = sa.Table(
+    "scorecards",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    # SHA-256 of the edit key, like seat tokens: the key itself is never stored.
+    sa.Column("key_hash", sa.String(64), nullable=False),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    # What the list of scorecards shows (players, rounds, leader): no need to read ``data``.
+    sa.Column("listing", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, index=True),
+)
+
+# The lease that keeps a second server off the database (flip7.server.store.lease).
+server_lease = define_table(metadata)
+
+# Many processes on one database (flip7.server.cluster.node). Each process renews its row of
+# ``cluster_node`` every second; a process whose row expired is dead to the others. A live
+# table's row of ``table_owner`` names the process that runs it (empty: given up) and the
+# fencing token it runs it under, raised at every takeover. On PostgreSQL a trigger
+# (migration 0006) refuses any write to ``tables``, ``table_log`` or ``table_chat`` whose
+# ``fence`` is not the owner row's token: a process that lost a table cannot change it,
+# whatever it still believes. Renewing a process touches no table's row, so it never waits
+# for (or holds up) the writes.
+cluster_node = sa.Table(
+    "cluster_node",
+    metadata,
+    sa.Column("node", sa.String(64), primary_key=True),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+table_owner = sa.Table(
+    "table_owner",
+    metadata,
+    sa.Column("table_id", sa.String(16), primary_key=True),
+    sa.Column("owner", sa.String(64), nullable=False, index=True),
+    sa.Column("token", sa.BigInteger, nullable=False),
+)
+
+# ---- Players, ratings and statistics (services.players, services.ratings).
+# An identity: a display name and the SHA-256 of each of its keys (one per device, never
+# the key); one-time transfer codes (their SHA-256 too) carry it to another device.
+players = sa.Table(
+    "players",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+player_keys = sa.Table(
+    "player_keys",
+    metadata,
+    sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), primary_key=True),
+    sa.Column("key_hash", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+player_codes = sa.Table(
+    "player_codes",
+    metadata,
+    sa.Column("code_hash", sa.String(64), primary_key=True),
+    sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), nullable=False,
+              index=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+)
+# OpenSkill ratings: ``kind`` "player" (``ref`` a player id) or "bot" (``ref`` a level's
+# name); a row per rated game and entrant in ``rating_history``.
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("kind", sa.String(8), primary_key=True),
+    sa.Column("ref", sa.String(32), primary_key=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("wins", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("game_id", sa.String(16), primary_key=True),
+    sa.Column("kind", sa.String(8), primary_key=True),
+    sa.Column("ref", sa.String(32), primary_key=True),
+    sa.Column("mu_before", sa.Float, nullable=False),
+    sa.Column("sigma_before", sa.Float, nullable=False),
+    sa.Column("mu_after", sa.Float, nullable=False),
+    sa.Column("sigma_after", sa.Float, nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_rating_history_entrant", "kind", "ref", "at"),
+)
+# A finished game once its ratings and statistics are written (whether it was rated): the
+# primary key makes that happen exactly once, whichever process gets there first.
+game_results = sa.Table(
+    "game_results",
+    metadata,
+    sa.Column("game_id", sa.String(16), primary_key=True),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+)
+# Every finished game of an identity, with its seat's statistics (flip7.analysis.stats).
+player_games = sa.Table(
+    "player_games",
+    metadata,
+    sa.Column("player_id", sa.String(16), primary_key=True),
+    sa.Column("game_id", sa.String(16), primary_key=True),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.Column("total", sa.Integer, nullable=False),
+    sa.Column("won", sa.Boolean, nullable=False),
+    sa.Column("stats", sa.Text, nullable=False),
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_player_games_player", "player_id", "finished_at"),
+)
+
+# What the database says when the fence trigger refuses a write.
+FENCED = "flip7_fenced"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+# Every write is one of these statements with its parameters. Built once, so that a move
+# costs no statement construction; within a group commit each runs as one executemany, in
+# this order (rows before the rows that refer to them).
+OPERATIONS: dict[str, Executable] = {
+    "table_insert": tables.insert(),
+    "game_insert": games.insert(),
+    "replay_insert": replays.insert(),
+    "scorecard_insert": scorecards.insert(),
+    "log_insert": table_log.insert(),
+    "chat_insert": table_chat.insert(),
+    "table_update": tables.update()
+    .where(tables.c.id == sa.bindparam("b_id"))
+    .values(
+        version=sa.bindparam("b_version"),
+        state=sa.bindparam("b_state"),
+        updated_at=sa.bindparam("b_at"),
+        fence=sa.bindparam("b_fence"),
+    ),
+    "game_finish": games.update()
+    .where(games.c.id == sa.bindparam("b_id"))
+    .values(
+        finished_at=sa.bindparam("b_at"),
+        winners=sa.bindparam("b_winners"),
+        totals=sa.bindparam("b_totals"),
+        record=sa.bindparam("b_record"),
+    ),
+}
+_ORDER = {name: i for i, name in enumerate(OPERATIONS)}
+
+Operation = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ScorecardRow:
+    id: str
+    key_hash: str
+    name: str
+    data: dict[str, Any]
+    listing: dict[str, Any]
+    version: int
+    status: str
+    created_at: datetime
+    updated_at: datetime
+
+
+def _scorecard_row(row: Any, with_data: bool = True) -> ScorecardRow:
+    return ScorecardRow(
+        id=row.id,
+        key_hash=row.key_hash,
+        name=row.name,
+        data=json.loads(row.data) if with_data else {},
+        listing=json.loads(row.listing),
+        version=row.version,
+        status=row.status,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+class StoreError(Exception):
+    """The database refused a write; the table is reloaded from what was stored."""
+
+
+class Fenced(StoreError):
+    """The database refused a write to a table this process no longer owns (its fencing
+    token is not the owner's: another process took the table over)."""
+
+
+def _refused(exc: Exception) -> StoreError:
+    text = str(getattr(exc, "orig", None) or exc)
+    return Fenced(text) if FENCED in text else StoreError(text)
+
+
+@dataclass(frozen=True, slots=True)
+class LogRow:
+    seq: int
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRow:
+    """A stored chat entry (``table_chat``)."""
+
+    n: int
+    at: datetime
+    kind: str
+    name: str
+    seat: int | None
+    spectator: bool
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A game of a table as the store holds it: its seed and players, and once it is over
+    its winners, totals and record (not ``flip7.tournament.GameRow``, a tournament's row)."""
+
+    id: str
+    table_id: str
+    number: int
+    seed: int
+    players: list[str]
+    rules: dict[str, Any]
+    started_at: datetime
+    finished_at: datetime | None
+    winners: list[int] | None
+    totals: list[int] | None
+    record: dict[str, Any] | None
+
+    def summary(self) -> dict[str, Any]:
+        """What a client may see of the game (no seed, no record)."""
+        return {
+            "id": self.id,
+            "number": self.number,
+            "players": self.players,
+            "over": self.finished_at is not None,
+            "winners": self.winners,
+            "totals": self.totals,
+            "started_at": _iso(self.started_at),
+            "finished_at": None if self.finished_at is None else _iso(self.finished_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    id: str
+    name: str
+    created_at: datetime
+    max_seats: int
+    rules: dict[str, Any]
+    turn_timer: int | None
+    log: list[LogRow]
+    games: list[StoredGame]
+    bust_odds: bool = True
+    rated: bool = False
+    # The table's most recent chat entries, oldest first (as many as it asked for), and
+    # the spectator switch its last switching entry left (True if never switched).
+    chat: list[ChatRow] = field(default_factory=list)
+    spectator_chat: bool = True
+
+
+def _iso(when: datetime) -> str:
+    if when.tzinfo is None:  # SQLite hands back naive datetimes
+        when = when.replace(tzinfo=UTC)
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def _stored_game(row: Any) -> StoredGame:
+    return StoredGame(
+        id=row.id,
+        table_id=row.table_id,
+        number=row.number,
+        seed=row.seed,
+        players=json.loads(row.players),
+        rules=json.loads(row.rules),
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        winners=None if row.winners is None else json.loads(row.winners),
+        totals=None if row.totals is None else json.loads(row.totals),
+        record=None if row.record is None else json.loads(row.record),
+    )
+
+
+def run_migrations(connection: Connection) -> None:
+    """Upgrade the database on ``connection`` to the newest schema (Alembic)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    config.attributes["connection"] = connection
+    if connection.dialect.name == "postgresql":
+        # Many processes starting at once (flip7.server.cluster.node): one migrates, the others
+        # wait for it and then find nothing to do. Held until this transaction ends.
+        connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+    command.upgrade(config, "head")
+
+
+# The PostgreSQL advisory lock that migrations hold ("flip7" in ASCII).
+MIGRATION_LOCK = 0x666C697037
+
+
+class Store:
+    """The database behind the server; open it with :meth:`open`."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+        self._queue: asyncio.Queue[tuple[Sequence[Operation], asyncio.Future[None]]] = (
+            asyncio.Queue()
+        )
+        self._writer: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
+        #: The SQLite file, watched before every commit (None: PostgreSQL or in memory).
+        self.file: DatabaseFile | None = None
+        #: Whether :meth:`open` created the database file.
+        self.created = False
+        #: The lease this server holds (None: opened without one, e.g. by a tool).
+        self.lease: Lease | None = None
+        # The last write refused for want of space, until a write succeeds again.
+        self._full: str | None = None
+
+    @classmethod
+    async def open(
+        cls, url: str, lease_seconds: float | None = None, shared: bool = False
+    ) -> Store:
+        """Connect, run the migrations, take the lease (with ``lease_seconds``: raises
+        :class:`~flip7.server.store.lease.DatabaseInUse` if another server holds it, or if
+        processes of a cluster run tables on it) and start the writer. ``shared``: this is
+        one of many processes (flip7.server.cluster.node), refused while a single server holds
+        the lease.
+
+        A new SQLite file is announced with a warning: an empty database where one was
+        expected (a wrong working folder, a deleted file) must not pass unnoticed."""
+        path = sqlite_file(url)
+        created = path is not None and not path.exists()
+        engine = _engine(url)
+        try:
+            async with engine.begin() as conn:
+                await conn.run_sync(run_migrations)
+            if created:
+                log.warning(dumps({"event": "database_created", "path": str(path),
+                                   "message": f"creating a new database at {path}"}))
+            if path is not None:
+                # From now on no connection may create the file: if it is deleted, a new
+                # connection fails instead of starting an empty database in its place.
+                await engine.dispose()
+                engine = _engine(_existing_only(url, path))
+            if shared or lease_seconds is not None:
+                await _one_kind(engine, shared)
+            lease = (
+                None
+                if lease_seconds is None
+                else await Lease.take(engine, server_lease, lease_seconds, url)
+            )
+        except BaseException:
+            await engine.dispose()
+            raise
+        store = cls(engine)
+        store.created = created
+        store.file = None if path is None else DatabaseFile(path)
+        store.lease = lease
+        if not created:
+            log.info(dumps({"event": "database_opened", "database": store.description}))
+        store._writer = asyncio.create_task(store._write_loop(), name="flip7-store-writer")
+        if lease is not None:
+            store._renewer = asyncio.create_task(store._renew_loop(), name="flip7-lease")
+        return store
+
+    @property
+    def description(self) -> str:
+        """Which database this is, for people: the SQLite file, or PostgreSQL's address."""
+        if self.file is not None:
+            return f"{self.file.path} (SQLite)"
+        return describe_database(self.engine.url.render_as_string(hide_password=False))
+
+    async def close(self, release: bool = True) -> None:
+        """Finish the queued writes, give the lease up (unless ``release`` is False: a
+        caller that hands it on) and disconnect."""
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewer
+        if self._writer is not None:
+            # Let queued writes finish: they were promised to someone.
+            while not self._queue.empty():
+                await asyncio.sleep(0.01)
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        if self.lease is not None and release and not self.lease.lost:
+            try:
+                await self.lease.release(self.engine)
+            except Exception as exc:  # it expires on its own
+                log.warning(dumps({"event": "lease_release_failed", "error": str(exc)}))
+        await self.engine.dispose()
+
+    async def _renew_loop(self) -> None:
+        lease = self.lease
+        assert lease is not None
+        while not lease.lost:
+            await asyncio.sleep(lease.seconds / 3)
+            try:
+                async with self.engine.begin() as conn:
+                    await lease.confirm(conn)
+            except Exception as exc:
+                # Writes fail the same way; health says so. Keep trying.
+                log.warning(dumps({"event": "lease_renewal_failed", "error": str(exc)}))
+        log.error(dumps({"event": "lease_lost", "problem": lease.problem()}))
+
+    def refusal(self) -> str | None:
+        """Why nothing may be written now (the SQLite file gone or replaced, the lease
+        taken over), or None."""
+        if self.lease is not None and self.lease.lost:
+            return self.lease.problem()
+        return None if self.file is None else self.file.lost()
+
+    # ------------------------------------------------------------------ writing
+
+    async def write(self, operations: Sequence[Operation]) -> None:
+        """Store ``operations`` (names of :data:`OPERATIONS` with their parameters) in one
+        transaction; returns once it has committed."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        await self._queue.put((operations, future))
+        await future
+
+    async def _write_loop(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while not self._queue.empty() and len(batch) < 256:
+                batch.append(self._queue.get_nowait())
+            refusal = self.refusal()
+            if refusal is not None:
+                # Acknowledging a write that cannot be kept would lose it silently.
+                log.error(dumps({"event": "write_refused", "writes": len(batch),
+                                 "problem": refusal}))
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(StoreError(refusal))
+                continue
+            try:
+                await self._commit([s for statements, _ in batch for s in statements])
+            except Exception:
+                # One bad write must not sink the others: retry them one by one.
+                for statements, future in batch:
+                    try:
+                        await self._commit(statements)
+                    except Exception as exc:
+                        refused = _refused(exc)
+                        if isinstance(refused, Fenced):
+                            log.warning(dumps({"event": "write_fenced", "error": str(refused)}))
+                        else:
+                            log.exception("write failed")
+                        self._note_failure(exc)
+                        future.set_exception(refused)
+                    else:
+                        self._full = None
+                        future.set_result(None)
+            else:
+                self._full = None
+                for _, future in batch:
+                    if not future.done():
+                        future.set_result(None)
+
+    def _note_failure(self, exc: Exception) -> None:
+        text = str(getattr(exc, "orig", None) or exc)
+        if any(sign in text.lower() for sign in _FULL):
+            self._full = text
+
+    async def _commit(self, operations: Sequence[Operation]) -> None:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for name, params in operations:
+            groups.setdefault(name, []).append(params)
+        async with self.engine.begin() as conn:
+            if self.lease is not None and self.lease.stale() and not await self.lease.confirm(
+                conn
+            ):
+                raise StoreError(self.lease.problem())
+            for name in sorted(groups, key=_ORDER.__getitem__):
+                rows = groups[name]
+                await conn.execute(OPERATIONS[name], rows if len(rows) > 1 else rows[0])
+            if self.file is not None and (lost := self.file.lost()) is not None:
+                raise StoreError(lost)  # rolled back: the file it would go to is not ours
+
+    # ------------------------------------------------------------------ reading
+
+    async def load_tables(
+        self, table_id: str | None = None, open_only: bool = False, chat: int = 0
+    ) -> list[TableRow]:
+        """Every table (or the one with ``table_id``) with its log and games, oldest first;
+        ``open_only`` leaves out closed tables (history, not loaded on start); ``chat``: how
+        many of each table's most recent chat entries to load."""
+        select_tables, select_log, select_games = (
+            tables.select().order_by(tables.c.created_at),
+            table_log.select().order_by(table_log.c.table_id, table_log.c.seq),
+            games.select().order_by(games.c.number),
+        )
+        if table_id is not None:
+            select_tables = select_tables.where(tables.c.id == table_id)
+            select_log = select_log.where(table_log.c.table_id == table_id)
+            select_games = select_games.where(games.c.table_id == table_id)
+        if open_only:
+            open_ids = sa.select(tables.c.id).where(tables.c.state != "closed")
+            select_tables = select_tables.where(tables.c.state != "closed")
+            select_log = select_log.where(table_log.c.table_id.in_(open_ids))
+            select_games = select_games.where(games.c.table_id.in_(open_ids))
+        async with self.engine.connect() as conn:
+            table_rows = (await conn.execute(select_tables)).all()
+            logs: dict[str, list[LogRow]] = {}
+            for row in await conn.execute(select_log):
+                logs.setdefault(row.table_id, []).append(
+                    LogRow(row.seq, row.kind, json.loads(row.data))
+                )
+            stored_games: dict[str, list[StoredGame]] = {}
+            for row in await conn.execute(select_games):
+                stored_games.setdefault(row.table_id, []).append(_stored_game(row))
+            wanted: sa.ColumnElement[bool] = sa.true()
+            if table_id is not None:
+                wanted = table_chat.c.table_id == table_id
+            elif open_only:
+                wanted = table_chat.c.table_id.in_(open_ids)
+            chats, switches = await _load_chat(conn, wanted, chat)
+        return [
+            TableRow(
+                id=row.id,
+                name=row.name,
+                created_at=row.created_at,
+                max_seats=row.max_seats,
+                rules=json.loads(row.rules),
+                turn_timer=row.turn_timer,
+                bust_odds=bool(row.bust_odds),
+                rated=bool(row.rated),
+                log=logs.get(row.id, []),
+                games=stored_games.get(row.id, []),
+                chat=chats.get(row.id, []),
+                spectator_chat=switches.get(row.id, True),
+            )
+            for row in table_rows
+        ]
+
+    async def load_table(self, table_id: str, chat: int = 0) -> TableRow | None:
+        rows = await self.load_tables(table_id, chat=chat)
+        return rows[0] if rows else None
+
+    async def game(self, game_id: str) -> StoredGame | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(games.select().where(games.c.id == game_id))).first()
+        return None if row is None else _stored_game(row)
+
+    async def games_of(self, table_id: str) -> list[StoredGame]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                games.select().where(games.c.table_id == table_id).order_by(games.c.number)
+            )
+            return [_stored_game(row) for row in rows]
+
+    async def recent_games(self, limit: int) -> list[dict[str, Any]]:
+        """The ``limit`` most recently finished games of every table but private ones (a
+        tutorial's), closed ones too, newest first: what a client may see of each (no
+        seed, no record), with its table's id and name."""
+        query = (
+            sa.select(
+                games.c.id, games.c.table_id, tables.c.name, games.c.finished_at,
+                games.c.players, games.c.winners, games.c.totals,
+            )
+            .join(tables, tables.c.id == games.c.table_id)
+            .where(games.c.finished_at.is_not(None), tables.c.private.is_(False))
+            .order_by(games.c.finished_at.desc(), games.c.id)
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            {
+                "id": row.id,
+                "table": row.table_id,
+                "table_name": row.name,
+                "finished_at": _iso(row.finished_at),
+                "players": json.loads(row.players),
+                "winners": None if row.winners is None else json.loads(row.winners),
+                "totals": None if row.totals is None else json.loads(row.totals),
+            }
+            for row in rows
+        ]
+
+    async def count_games(self) -> int:
+        async with self.engine.connect() as conn:
+            count = await conn.execute(sa.select(sa.func.count()).select_from(games))
+            return int(count.scalar_one())
+
+    async def replay_record(self, replay_id: str) -> dict[str, Any] | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(replays.select().where(replays.c.id == replay_id))).first()
+        return None if row is None else dict(json.loads(row.record))
+
+    async def scorecard(self, scorecard_id: str) -> ScorecardRow | None:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(scorecards.select().where(scorecards.c.id == scorecard_id))
+            ).first()
+        return None if row is None else _scorecard_row(row)
+
+    async def scorecard_list(self, limit: int) -> list[ScorecardRow]:
+        """The ``limit`` most recently changed scorecards, newest first (without ``data``)."""
+        columns = [c for c in scorecards.c if c.name != "data"]
+        query = (
+            sa.select(*columns)
+            .order_by(scorecards.c.updated_at.desc(), scorecards.c.id)
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_scorecard_row(row, with_data=False) for row in rows]
+
+    async def update_scorecard(
+        self,
+        scorecard_id: str,
+        old_version: int,
+        *,
+        data: dict[str, Any],
+        listing: dict[str, Any],
+        status: str,
+        updated_at: datetime,
+    ) -> bool:
+        """Replace a scorecard if it is still at ``old_version`` (one transaction, committed
+        on return); False if someone changed it meanwhile, and nothing is written."""
+        statement = (
+            scorecards.update()
+            .where(scorecards.c.id == scorecard_id, scorecards.c.version == old_version)
+            .values(
+                data=dumps(data),
+                listing=dumps(listing),
+                status=status,
+                version=old_version + 1,
+                updated_at=updated_at,
+            )
+        )
+        refusal = self.refusal()
+        if refusal is not None:
+            raise StoreError(refusal)
+        async with self.engine.begin() as conn:
+            result = await conn.execute(statement)
+        return bool(result.rowcount == 1)
+
+    async def table_state(self, table_id: str) -> tuple[str, int] | None:
+        """A stored table's state (``closed`` for history) and how many games it has had;
+        None if there is no such table."""
+        async with self.engine.connect() as conn:
+            state = (
+                await conn.execute(sa.select(tables.c.state).where(tables.c.id == table_id))
+            ).scalar_one_or_none()
+            if state is None:
+                return None
+            count = await conn.execute(
+                sa.select(sa.func.count()).select_from(games).where(games.c.table_id == table_id)
+            )
+            return str(state), int(count.scalar_one())
+
+    async def check(self) -> str | None:
+        """What is wrong with the database now, for health (None: nothing): it does not
+        answer, its SQLite file is gone, replaced, read-only or its disk full, a write
+        failed for want of space, or the lease was lost or could not be renewed."""
+        refusal = self.refusal()
+        if refusal is not None:
+            return refusal
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(sa.text("SELECT 1"))
+        except Exception as exc:
+            return f"the database does not answer: {getattr(exc, 'orig', None) or exc}"
+        problem = None if self.file is None else self.file.problem()
+        if problem is not None:
+            return problem
+        if self._full is not None:
+            return f"the database is full: a write failed ({self._full})"
+        lease = self.lease
+        if lease is not None and time.monotonic() - lease.confirmed > lease.seconds:
+            return (
+                "the database lease could not be renewed for "
+                f"{time.monotonic() - lease.confirmed:.0f} s"
+            )
+        return None
+
+    async def ping(self) -> bool:
+        """Whether the database is usable (:meth:`check` finds nothing wrong)."""
+        return await self.check() is None
+
+
+async def _one_kind(engine: AsyncEngine, shared: bool) -> None:
+    """Refuse to mix one server holding the whole database with a cluster's processes that
+    share it table by table: each would write what the other believes is its own."""
+    from flip7.server.store.lease import DatabaseInUse
+
+    async with engine.connect() as conn:
+        if shared:
+            held = (
+                await conn.execute(
+                    sa.select(server_lease.c.pid, server_lease.c.host).where(
+                        server_lease.c.expires_at > utcnow()
+                    )
+                )
+            ).first()
+            if held is not None:
+                raise DatabaseInUse(
+                    f"a single flip7 server (pid {held.pid} on host {held.host}) holds this "
+                    "database; stop it before starting processes with --redis"
+                )
+            return
+        alive = (
+            await conn.execute(
+                sa.select(sa.func.count()).select_from(cluster_node).where(
+                    cluster_node.c.expires_at > utcnow()
+                )
+            )
+        ).scalar_one()
+        if alive:
+            raise DatabaseInUse(
+                f"processes started with --redis are running on this database ({alive} "
+                "alive); start this one with the same --redis to join them, or stop them first"
+            )
+
+
+async def _load_chat(
+    conn: AsyncConnection, wanted: sa.ColumnElement[bool], keep: int
+) -> tuple[dict[str, list[ChatRow]], dict[str, bool]]:
+    """The ``keep`` most recent chat entries of each table that ``wanted`` selects (oldest
+    first), and each table's spectator switch as its last switching entry left it: one
+    query each, however many tables (a window over each table's entries, newest first)."""
+    chats: dict[str, list[ChatRow]] = {}
+    switches: dict[str, bool] = {}
+    if keep > 0:
+        rank = (
+            sa.func.row_number()
+            .over(partition_by=table_chat.c.table_id, order_by=table_chat.c.n.desc())
+            .label("rank")
+        )
+        newest = sa.select(table_chat, rank).where(wanted).subquery()
+        rows = await conn.execute(
+            sa.select(newest)
+            .where(newest.c.rank <= keep)
+            .order_by(newest.c.table_id, newest.c.n)
+        )
+        for r in rows:
+            chats.setdefault(r.table_id, []).append(
+                ChatRow(r.n, r.created_at, r.kind, r.name, r.seat, bool(r.spectator), r.text)
+            )
+    switched = await conn.execute(
+        sa.select(table_chat.c.table_id, table_chat.c.kind)
+        .where(wanted, table_chat.c.kind.in_(("spectators_off", "spectators_on")))
+        .order_by(table_chat.c.table_id, table_chat.c.n)
+    )
+    for table_id, kind in switched:  # the last one of each table wins
+        switches[table_id] = kind == "spectators_on"
+    return chats, switches
+
+
+# Signs of a full disk in a database error: SQLite's, and PostgreSQL's ENOSPC.
+_FULL = ("database or disk is full", "no space left on device", "could not extend file")
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The absolute path of the SQLite file ``url`` names; None for PostgreSQL or an
+    in-memory database.
+
+    >>> sqlite_file("sqlite+aiosqlite:////tmp/x.db")
+    PosixPath('/tmp/x.db')
+    >>> sqlite_file("sqlite+aiosqlite:///:memory:") is None
+    True
+    """
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    database = parsed.database or ""
+    if database in ("", ":memory:") or database.startswith("file:"):
+        return None  # in memory, or an SQLite URI the operator spelled out
+    return Path(database).resolve()
+
+
+def describe_database(url: str) -> str:
+    """``url`` for people, without its password.
+
+    >>> describe_database("postgresql+asyncpg://u:secret@db.example:5433/flip7")
+    'db.example:5433/flip7 (PostgreSQL)'
+    >>> describe_database("sqlite+aiosqlite:////srv/flip7.db")
+    '/srv/flip7.db (SQLite)'
+    """
+    path = sqlite_file(url)
+    if path is not None:
+        return f"{path} (SQLite)"
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        return f"{parsed.host}:{parsed.port or 5432}/{parsed.database} (PostgreSQL)"
+    return parsed.render_as_string(hide_password=True)
+
+
+def _existing_only(url: str, path: Path) -> str:
+    """``url`` as an SQLite URI that opens ``path`` only if it exists (``mode=rw``)."""
+    from urllib.parse import quote
+
+    parsed = sa.engine.make_url(url)
+    query = {**parsed.query, "mode": "rw", "uri": "true"}
+    return parsed.set(database=f"file:{quote(str(path))}", query=query).render_as_string(
+        hide_password=False
+    )
+
+
+def _engine(url: str) -> AsyncEngine:
+    engine = create_async_engine(url)
+    if engine.dialect.name == "sqlite":
+
+        @sa.event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            # WAL: readers don't wait for the writer, and a commit survives the
+            # process being killed (only a power cut can lose the last commits).
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=10000")
+            cursor.close()
+
+    return engine
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+def iso(when: datetime) -> str:
+    """An ISO 8601 UTC time with a ``Z``."""
+    return _iso(when)

@@ -1,0 +1,163 @@
+"""Table chat: what a message may hold, the entries a table keeps, and who may switch
+spectator chat off.
+
+Chat is not a change of the game: it has its own numbers (``n``, 1, 2, … per table) and
+never moves the table's ``version``, so a message sent while someone decides cannot make
+their move fail its version check. Every entry is stored (``table_chat``, beside the
+table's change log) before it is broadcast, and a table rebuilt on restart gets its recent
+entries back from there.
+
+>>> clean_chat("  gg  ", 200)
+'gg'
+>>> clean_chat("a\\u0007b", 200)
+Traceback (most recent call last):
+...
+flip7.server.table.chat.ChatRefused: a chat message must not contain control characters (U+0007)
+>>> clean_chat("🎉" * 3, 3)
+'🎉🎉🎉'
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from flip7.server.store.database import iso
+
+__all__ = [
+    "CHAT_KINDS",
+    "ChatEntry",
+    "ChatLog",
+    "ChatRefused",
+    "clean_chat",
+]
+
+ChatKind = Literal["message", "spectators_off", "spectators_on"]
+# A message, or the host switching spectator chat off or on (shown in the chat as a notice).
+CHAT_KINDS: tuple[ChatKind, ...] = ("message", "spectators_off", "spectators_on")
+
+# Format characters that reorder or hide text (bidirectional embeddings, overrides and
+# isolates, and invisible separators): a message could show something else than it says.
+# Other format characters stay: the zero-width joiner and variation selectors build emoji.
+_REORDERING = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+class ChatRefused(Exception):
+    """A chat message or switch the table refuses; ``code`` goes in the error frame."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def clean_chat(text: str, max_chars: int) -> str:
+    """``text`` trimmed, or :class:`ChatRefused` (``bad_chat``) if it is empty, longer than
+    ``max_chars`` characters (code points: an emoji is one or a few, never half), or holds a
+    control character, a line or paragraph separator or a character that reorders text.
+    Nothing else is changed: ``<script>`` is stored and sent as it is, and the browser shows
+    it as text."""
+    text = text.strip()
+    if not text:
+        raise ChatRefused("bad_chat", "a chat message must not be empty")
+    if len(text) > max_chars:
+        raise ChatRefused(
+            "bad_chat",
+            f"a chat message may have at most {max_chars} characters, this one has {len(text)}",
+        )
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") or ch in _REORDERING:
+            raise ChatRefused(
+                "bad_chat",
+                f"a chat message must not contain control characters (U+{ord(ch):04X})",
+            )
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class ChatEntry:
+    """One line of a table's chat: who said it (a seat, or a spectator), when, and what."""
+
+    n: int
+    at: datetime
+    kind: ChatKind
+    name: str
+    seat: int | None
+    spectator: bool
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "at": iso(self.at),
+            "kind": self.kind,
+            "name": self.name,
+            "seat": self.seat,
+            "spectator": self.spectator,
+            "text": self.text,
+        }
+
+    def row(self, table_id: str, fence: int | None = None) -> dict[str, Any]:
+        """The entry as a ``table_chat`` row (``chat_insert``), written under the table
+        owner's fencing token ``fence`` (flip7.server.cluster.node; None: one process)."""
+        return {
+            "table_id": table_id,
+            "n": self.n,
+            "created_at": self.at,
+            "kind": self.kind,
+            "name": self.name,
+            "seat": self.seat,
+            "spectator": self.spectator,
+            "text": self.text,
+            "fence": fence,
+        }
+
+
+class ChatLog:
+    """A table's chat in memory: its recent entries (as many as a welcome carries), the
+    next entry's number, whether spectators may chat, and the numbers of spectators'
+    names (``Spectator 1``, ``Spectator 2``, … for this server's life)."""
+
+    def __init__(self, keep: int) -> None:
+        self.recent: deque[ChatEntry] = deque(maxlen=max(1, keep))
+        self.keep = keep
+        self.next_n = 1
+        self.spectators = True
+        self._spectator_names = 0
+
+    def restore(self, entries: list[ChatEntry], spectators: bool) -> None:
+        """Take back the stored entries (oldest first) and the spectator switch."""
+        for entry in entries:
+            self.recent.append(entry)
+        if entries:
+            self.next_n = entries[-1].n + 1
+        self.spectators = spectators
+
+    def add(self, entry: ChatEntry) -> None:
+        self.recent.append(entry)
+        if entry.kind == "spectators_off":
+            self.spectators = False
+        elif entry.kind == "spectators_on":
+            self.spectators = True
+
+    def take_number(self) -> int:
+        """The next entry's number; taken before it is stored, so a write that fails leaves
+        a gap, never two entries under one number."""
+        n = self.next_n
+        self.next_n += 1
+        return n
+
+    def spectator_name(self) -> str:
+        self._spectator_names += 1
+        return f"Spectator {self._spectator_names}"
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The recent entries, oldest first (what a welcome carries)."""
+        if self.keep <= 0:
+            return []
+        return [entry.to_json() for entry in self.recent]

@@ -1,0 +1,211 @@
+"""Expiry: tables nobody uses leave memory and the slot count; they stay as history.
+
+A table is *idle* while no seated human is connected to it (a human who left mid-game does
+not count, nor do spectators). It is closed when it has been idle, with no change made by a
+person (bots' and turn timers' moves do not count), for
+
+* ``waiting_table_ttl`` seconds if it is waiting for players, or
+* ``idle_table_ttl`` seconds if its game is being played or is over.
+
+A playing table whose humans are all gone is closed like a finished one: its unfinished
+game is never revealed (records exist only for finished games), its finished games stay.
+
+Closing stores the table's state as ``closed``, stops its bots and timers, tells the
+clients still connected (spectators) with an error frame ``closed`` and closes their
+sockets (code 4410), and drops it from memory. A closed table is not loaded on restart;
+``GET /api/tables/{id}`` answers 410 ``closed``, while its games, records and replays are
+still read from the database.
+
+A sweep runs every quarter of the shorter of the two times (at most every minute), so a
+table is closed between its time and a quarter more after it went idle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, Generic, Protocol, TypeVar
+
+from flip7.server.base.settings import Settings
+from flip7.server.store.database import Store, StoreError, dumps, utcnow
+
+__all__ = [
+    "CLOSED_CODE",
+    "ExpiringTable",
+    "Expiry",
+    "Refusal",
+    "TableOwner",
+    "closed_message",
+    "span",
+]
+
+log = logging.getLogger("flip7.server")
+
+# The WebSocket close code sent with the ``closed`` error frame (4000 + HTTP's 410 Gone).
+CLOSED_CODE = 4410
+# The longest wait between sweeps, in seconds.
+MAX_INTERVAL = 60.0
+
+
+def span(seconds: float) -> str:
+    """A duration as people say it.
+
+    >>> span(1800), span(60), span(90), span(0.5)
+    ('30 minutes', '1 minute', '1.5 minutes', '0.5 seconds')
+    """
+    if seconds >= 60:
+        minutes = round(seconds / 60, 1)
+        return f"{minutes:g} minute" + ("" if minutes == 1 else "s")
+    return f"{seconds:g} second" + ("" if seconds == 1 else "s")
+
+
+def closed_message(table_id: str, seconds: float) -> str:
+    """What a client is told about a table that was closed after ``seconds`` idle."""
+    return (
+        f"this table was closed after {span(seconds)} without players; its games stay "
+        f"available at /api/tables/{table_id}/games"
+    )
+
+
+# What expiry needs of a table and of the lobby (flip7.server.table.lobby.Table and Lobby):
+# expiry depends on these, never on tables.py, which imports expiry.
+
+
+class ExpiringTable(Protocol):
+    """A table as expiry sees it."""
+
+    closed: bool
+    human_seen: float
+    # The owner's fencing token its writes carry (flip7.server.cluster.node; None: one process).
+    fence: int | None
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def game_number(self) -> int: ...
+    @property
+    def touched(self) -> float: ...
+    @property
+    def lock(self) -> asyncio.Lock: ...
+    @property
+    def humans_here(self) -> bool:
+        """Whether a seated human (not one who left) is connected."""
+        ...
+
+    def shut(self, frame: str, code: int) -> None:
+        """Mark the table closed, stop its bots and timers, send every client ``frame`` and
+        close its socket with ``code``."""
+
+
+class Refusal(Protocol):
+    """An error with a code and a message (flip7.server.table.lobby.TableError)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+
+T = TypeVar("T", bound=ExpiringTable)
+
+
+class TableOwner(Protocol[T]):
+    """The lobby as expiry sees it: its tables, settings, store, clock and log."""
+
+    @property
+    def tables(self) -> dict[str, T]: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def store(self) -> Store: ...
+
+    def clock(self) -> float: ...
+    def closed_error(self, table: T) -> Refusal: ...
+    def log_event(self, event: str, table: T | None, **fields: Any) -> None: ...
+
+
+class Expiry(Generic[T]):
+    """The lobby's sweeper: finds idle tables and closes them (see the module)."""
+
+    def __init__(self, lobby: TableOwner[T]) -> None:
+        self.lobby = lobby
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def interval(self) -> float:
+        """Seconds between sweeps."""
+        settings = self.lobby.settings
+        shortest = min(settings.waiting_table_ttl, settings.idle_table_ttl)
+        return max(0.01, min(MAX_INTERVAL, shortest / 4))
+
+    def ttl(self, table: T) -> float:
+        """How long ``table`` may stay idle, in seconds."""
+        settings = self.lobby.settings
+        return settings.waiting_table_ttl if table.state == "waiting" else settings.idle_table_ttl
+
+    def due(self, table: T, now: float) -> bool:
+        """Whether ``table`` has been idle long enough to be closed at ``now``."""
+        if table.closed:
+            return False
+        if table.humans_here:
+            table.human_seen = now
+            return False
+        return now - max(table.touched, table.human_seen) >= self.ttl(table)
+
+    async def sweep(self) -> list[str]:
+        """Close every table that is due; returns their ids."""
+        now = self.lobby.clock()
+        due = [t for t in list(self.lobby.tables.values()) if self.due(t, now)]
+        # Together, so that the store commits the closings in a few transactions.
+        closed = await asyncio.gather(*(self.close(t) for t in due))
+        return [t.id for t, done in zip(due, closed, strict=True) if done]
+
+    async def close(self, table: T) -> bool:
+        """Close ``table`` if it is still due once its lock is held; True if it was."""
+        lobby = self.lobby
+        async with table.lock:
+            # Someone may have come back while this waited for the lock.
+            if lobby.tables.get(table.id) is not table or not self.due(table, lobby.clock()):
+                return False
+            operation = ("table_update", {"b_id": table.id, "b_version": table.version,
+                                          "b_state": "closed", "b_at": utcnow(),
+                                          "b_fence": table.fence})
+            try:
+                await lobby.store.write([operation])
+            except StoreError:
+                log.warning("table %s could not be closed; it stays open", table.id)
+                return False
+            error = lobby.closed_error(table)
+            frame = dumps({"v": 1, "type": "error", "code": error.code,
+                           "message": error.message, "id": None, "table": None})
+            table.shut(frame, CLOSED_CODE)
+            del lobby.tables[table.id]
+        lobby.log_event("table_closed", table, state=table.state, games=table.game_number)
+        return True
+
+    # ------------------------------------------------------------------ the task
+
+    def start(self) -> None:
+        """Sweep every :attr:`interval` seconds until :meth:`stop`."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="flip7-table-expiry")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.sweep()
+            except Exception:  # a sweep that fails must not end the sweeping
+                log.exception("table expiry failed")

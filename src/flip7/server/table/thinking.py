@@ -1,0 +1,494 @@
+"""Bot thinking for the server: ceilings on public bot parameters, and a bounded pool of
+worker processes shared fairly between tables, with a CPU budget per table.
+
+Searching bots (``ev`` and up, and the operator's own ``--bot module:Class`` bots) decide
+in worker processes (``Settings.bot_workers`` of them, started on first use), never on
+the event loop: the table's bot and game are pickled to a worker, which sends back the
+decision and the bot as it is after deciding (its random state moved on), so a seeded
+server plays exactly the games that in-process play would. The cheap bots
+(:data:`IN_PROCESS`, microseconds a decision) decide on the event loop: a pickle round
+trip would cost them more than their thinking.
+
+Fair between tables: each table has at most one decision waiting (its lock is held while
+its bot thinks), and a free worker takes the waiting decision of the table whose bots
+have used the least of their budget lately, the longest waiting first among equals. A
+table's bots may use ``bot_seconds_per_minute`` seconds of worker CPU a minute (a token
+bucket holding a minute's worth); a table past it has its bots decide with the cheap
+stand-in (:data:`STAND_IN`) on the event loop until the budget has recovered.
+
+A worker that dies is replaced and the decision tried once more; a worker that thinks
+longer than :meth:`Thinking.hang_seconds` is killed and replaced. Either way, if no
+answer comes, the stand-in decides, so a table never stalls on a bot.
+
+>>> over_ceiling("mcts:iters=10000000")
+'bot mcts: iters may be at most 2000 on this server, got 10000000'
+>>> over_ceiling("mcts:iters=400,time=0.2") is None
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import multiprocessing
+import pickle
+import signal
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from flip7.bots import Bot, BotSpec, make_bot, parse_bot_spec
+from flip7.core.decisions import Decision
+from flip7.engine.game import Game
+from flip7.server.base.limits import TokenBucket
+
+__all__ = [
+    "CEILINGS",
+    "IN_PROCESS",
+    "STAND_IN",
+    "Thinking",
+    "Thought",
+    "ceilings_text",
+    "over_ceiling",
+]
+
+log = logging.getLogger("flip7.server")
+
+# Who decides for a table over its budget, or when a worker gives no answer (the server
+# passes its own stand-in, flip7.server.table.lobby.STAND_IN_BOT).
+STAND_IN = "basic"
+
+# Ladder bots that decide on the event loop: a few microseconds a decision, whatever
+# their parameters (measured: under 0.1 ms at worst, at 4 and at 18 players).
+IN_PROCESS = frozenset({"random", "threshold", "basic"})
+
+# The server's ceilings on the parameters of the ladder bots it offers, below the
+# library's own maxima (flip7.bots.Param.high), which stay for library and CLI users.
+# Each is at or above the parameter's default. Measured per decision on this project's
+# 2-core machine, 18 players: mcts at these ceilings about 0.5 s on average, 0.9 s at
+# worst; winprob with depth 4 a few milliseconds. The other parameters (threshold's t,
+# spread, z) do not change what a decision costs.
+CEILINGS: dict[str, dict[str, int | float]] = {
+    "winprob": {"reach": 200, "depth": 4},
+    "mcts": {"iters": 2000, "time": 0.5, "top": 8, "horizon": 200, "reach": 200, "depth": 4},
+    "learned": {"reach": 200, "depth": 4},  # R4's search, valued by a network: as winprob
+}
+
+
+def ceilings_text() -> str:
+    """The ceilings as one line, for messages and the docs.
+
+    >>> ceilings_text()
+    'winprob: reach<=200, depth<=4; mcts: iters<=2000, time<=0.5, top<=8, horizon<=200, ...'
+    """
+    return "; ".join(
+        f"{name}: " + ", ".join(f"{key}<={_number(value)}" for key, value in limits.items())
+        for name, limits in CEILINGS.items()
+    )
+
+
+def over_ceiling(spec: str | BotSpec) -> str | None:
+    """Why a public bot spec is refused (a parameter over the server's ceiling), or None.
+
+    Refused rather than lowered: a player who asks for a stronger bot than is offered
+    should know they did not get it.
+
+    >>> over_ceiling("winprob:depth=6")
+    'bot winprob: depth may be at most 4 on this server, got 6'
+    >>> over_ceiling("threshold:200") is None
+    True
+    """
+    parsed = parse_bot_spec(spec) if isinstance(spec, str) else spec
+    if parsed.user:
+        return None
+    name = parsed.text.partition(":")[0]
+    for key, ceiling in CEILINGS.get(name, {}).items():
+        value = parsed.params.get(key)
+        if value is not None and value > ceiling:
+            return (
+                f"bot {name}: {key} may be at most {_number(ceiling)} on this server, "
+                f"got {_number(value)}"
+            )
+    return None
+
+
+def _number(value: int | float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """A bot's decision, the bot as it is after making it, and who made it: ``worker``
+    (in a worker process, ``pid``), ``here`` (on the event loop, a cheap bot), ``thread``
+    (an operator's bot that cannot be pickled) or ``stand-in``."""
+
+    decision: Decision
+    bot: Bot
+    where: str
+    pid: int | None = None
+    seconds: float = 0.0
+
+
+# ---------------------------------------------------------------------------- the worker
+
+
+def _serve(conn: Connection) -> None:
+    """A worker process: (bot, game) in, ("ok", decision, bot, cpu seconds) out, until
+    the pipe closes."""
+    # Ctrl-C at the terminal reaches the whole process group: the server stops its
+    # workers itself, so they must not die first with a traceback each.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            blob = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        start = time.process_time()
+        try:
+            bot, game = pickle.loads(blob)
+            decision = bot.choose(game)
+            out = pickle.dumps(
+                ("ok", decision, bot, time.process_time() - start), pickle.HIGHEST_PROTOCOL
+            )
+        except Exception as exc:  # a bot's bug: the server's stand-in decides instead
+            out = pickle.dumps(
+                ("error", f"{type(exc).__name__}: {exc}", None, time.process_time() - start)
+            )
+        try:
+            conn.send_bytes(out)
+        except (EOFError, OSError):
+            return
+
+
+class _Lost(Exception):
+    """The worker died, or hung and was killed, before it answered."""
+
+    def __init__(self, why: str, hung: bool = False) -> None:
+        super().__init__(why)
+        self.hung = hung
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    # Not fork: the server has threads (the database driver's), and a forked child could
+    # inherit a lock one of them held. forkserver forks every worker from a clean process
+    # with the bots already imported, so a replaced worker is ready in milliseconds.
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["flip7.server.table.thinking"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class _Slot:
+    """One worker process, started when first needed and again after it is lost. Its
+    methods block: they run in the pool's threads, never on the event loop."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
+        self._context = context
+        self.process: multiprocessing.process.BaseProcess | None = None
+        self._conn: Connection | None = None
+        self.started = 0
+
+    def _start(self) -> tuple[multiprocessing.process.BaseProcess, Connection]:
+        if self.process is not None and self._conn is not None and self.process.is_alive():
+            return self.process, self._conn
+        self.kill()
+        ours, theirs = self._context.Pipe()
+        process = self._context.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(theirs,), name="flip7-bot-worker", daemon=True
+        )
+        process.start()
+        theirs.close()
+        self.process, self._conn = process, ours
+        self.started += 1
+        return process, ours
+
+    def call(self, blob: bytes, hang: float) -> tuple[bytes, int]:
+        """Send ``blob`` to the worker and wait for its answer (at most ``hang`` seconds)."""
+        process, conn = self._start()
+        pid = process.pid or 0
+        try:
+            conn.send_bytes(blob)
+            if not conn.poll(hang):
+                self.kill()
+                raise _Lost(f"no answer in {hang:g} seconds", hung=True)
+            return conn.recv_bytes(), pid
+        except (EOFError, OSError) as exc:
+            self.kill()
+            raise _Lost(f"the worker died ({type(exc).__name__})") from None
+
+    def kill(self) -> None:
+        process, conn = self.process, self._conn
+        self.process = self._conn = None
+        # The process first: a thread waiting on the pipe then sees it close and returns.
+        if process is not None:
+            with contextlib.suppress(Exception):
+                process.kill()
+                process.join(5)
+                process.close()
+        if conn is not None:
+            conn.close()
+
+
+# ---------------------------------------------------------------------------- the pool
+
+
+@dataclass(eq=False)
+class _Job:
+    key: str
+    blob: bytes
+    queued: float
+    future: asyncio.Future[tuple[Any, ...]] = field(repr=False)
+
+
+class Thinking:
+    """The server's bot thinking (see the module): ``await thinking.decide(table_id, bot,
+    game)`` from a table's bot turn; :meth:`close` when the server stops."""
+
+    def __init__(
+        self,
+        workers: int,
+        seconds_per_minute: float,
+        clock: Callable[[], float] = time.monotonic,
+        stand_in: str = STAND_IN,
+    ) -> None:
+        self.workers = max(1, int(workers))
+        self.stand_in = stand_in
+        self.seconds_per_minute = float(seconds_per_minute)
+        self._clock = clock
+        self._context: multiprocessing.context.BaseContext | None = None
+        self._slots: list[_Slot] = []
+        self._free: list[_Slot] = []
+        self._threads: ThreadPoolExecutor | None = None
+        self._waiting: list[_Job] = []
+        self._running: set[asyncio.Task[None]] = set()
+        self._budgets: dict[str, TokenBucket] = {}
+        self._spent: set[str] = set()
+        self._stand_ins: dict[tuple[str, int, int | None], Bot] = {}
+        self._unpicklable: set[str] = set()
+        self.decisions: dict[str, int] = {}  # by where they were made, for tests and logs
+        self.closed = False
+
+    @property
+    def hang_seconds(self) -> float:
+        """How long one decision may take in a worker before the worker is killed: a
+        table's whole budget for a minute, and never under 5 seconds."""
+        return max(5.0, self.seconds_per_minute)
+
+    # ------------------------------------------------------------------ budgets
+
+    def _budget(self, key: str) -> TokenBucket:
+        bucket = self._budgets.get(key)
+        if bucket is None:
+            per_minute = self.seconds_per_minute
+            bucket = TokenBucket(per_minute / 60.0, per_minute, per_minute, self._clock())
+            self._budgets[key] = bucket
+        bucket.refill(self._clock())
+        return bucket
+
+    def budget_left(self, key: str) -> float:
+        """Seconds of worker CPU the table ``key`` may still use now (below 0: over)."""
+        return self._budget(key).tokens
+
+    def charge(self, key: str, seconds: float) -> None:
+        """Count ``seconds`` of thinking against the table ``key``'s budget."""
+        self._budget(key).tokens -= seconds
+
+    def over_budget(self, key: str) -> bool:
+        """Whether the table ``key`` has used its budget; logs when that changes."""
+        over = self.budget_left(key) <= 0.0
+        if over and key not in self._spent:
+            self._spent.add(key)
+            self._log("bot_budget_spent", key, seconds_per_minute=self.seconds_per_minute)
+        elif not over and key in self._spent:
+            self._spent.discard(key)
+            self._log("bot_budget_recovered", key)
+        return over
+
+    def forget(self, key: str) -> None:
+        """Drop what is kept for the table ``key`` (it has stopped)."""
+        self._budgets.pop(key, None)
+        self._spent.discard(key)
+        for stand_in in [k for k in self._stand_ins if k[0] == key]:
+            del self._stand_ins[stand_in]
+
+    # ------------------------------------------------------------------ deciding
+
+    async def decide(
+        self, key: str, bot: Bot, game: Game, stand_in_seed: int | None = None
+    ) -> Thought:
+        """``bot``'s decision in ``game`` for the table ``key``: in a worker, on the event
+        loop for a cheap bot, or by the stand-in (seeded with ``stand_in_seed``) when the
+        table is over its budget or no worker answered."""
+        name = getattr(bot, "name", "")
+        base = name.partition(":")[0] if isinstance(name, str) else ""
+        if base in IN_PROCESS and type(bot).__module__.startswith("flip7.bots"):
+            return self._count(Thought(bot.choose(game), bot, "here"))
+        if self.over_budget(key):
+            return self._stand_in(key, game, stand_in_seed)
+        kind = f"{type(bot).__module__}.{type(bot).__qualname__}"
+        if kind not in self._unpicklable:
+            try:
+                blob = pickle.dumps((bot, game), pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:
+                self._unpicklable.add(kind)
+                self._log("bot_not_picklable", key, bot=kind, error=str(exc))
+            else:
+                return await self._in_worker(key, bot, game, blob, stand_in_seed)
+        # An operator's bot that cannot travel to a worker: it thinks in a thread, as all
+        # bots did before the pool, still counted against the table's budget.
+        start = time.perf_counter()
+        decision = await asyncio.to_thread(bot.choose, game)
+        seconds = time.perf_counter() - start
+        self.charge(key, seconds)
+        return self._count(Thought(decision, bot, "thread", seconds=seconds))
+
+    async def _in_worker(
+        self, key: str, bot: Bot, game: Game, blob: bytes, stand_in_seed: int | None
+    ) -> Thought:
+        for attempt in (1, 2):
+            try:
+                status, value, after, seconds, pid = await self._submit(key, blob)
+            except _Lost as lost:
+                self._log("bot_worker_lost", key, attempt=attempt, why=str(lost))
+                if lost.hung:  # trying again would wait as long again
+                    break
+                continue
+            self.charge(key, seconds)
+            if status == "ok":
+                return self._count(Thought(value, after, "worker", pid, seconds))
+            self._log("bot_failed", key, bot=getattr(bot, "name", "?"), error=value)
+            break
+        return self._stand_in(key, game, stand_in_seed)
+
+    def _stand_in(self, key: str, game: Game, seed: int | None) -> Thought:
+        seat = game.to_decide
+        # One stand-in per seat and game (the seed is the game's), like the table's own.
+        slot = (key, -1 if seat is None else seat, seed)
+        bot = self._stand_ins.get(slot)
+        if bot is None:
+            bot = self._stand_ins[slot] = make_bot(self.stand_in, seed)
+        return self._count(Thought(bot.choose(game), bot, "stand-in"))
+
+    def _count(self, thought: Thought) -> Thought:
+        self.decisions[thought.where] = self.decisions.get(thought.where, 0) + 1
+        return thought
+
+    # ------------------------------------------------------------------ the queue
+
+    async def _submit(self, key: str, blob: bytes) -> tuple[Any, ...]:
+        if self.closed:
+            raise _Lost("the server is stopping")
+        loop = asyncio.get_running_loop()
+        job = _Job(key, blob, self._clock(), loop.create_future())
+        self._waiting.append(job)
+        self._dispatch()
+        # Cancelled (the table stopped): the future is cancelled too, and the dispatcher
+        # skips it, or drops the answer of a worker already on it.
+        return await job.future
+
+    def _dispatch(self) -> None:
+        while self._waiting and not self.closed:
+            slot = self._slot()
+            if slot is None:
+                return
+            job = self._next()
+            if job is None:
+                self._free.append(slot)
+                return
+            task = asyncio.create_task(self._run(slot, job))
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+
+    def _slot(self) -> _Slot | None:
+        if self._free:
+            return self._free.pop()
+        if len(self._slots) < self.workers:
+            if self._context is None:
+                self._context = _context()
+                self._threads = ThreadPoolExecutor(self.workers, "flip7-bot-pool")
+            slot = _Slot(self._context)
+            self._slots.append(slot)
+            return slot
+        return None
+
+    def _next(self) -> _Job | None:
+        """The waiting job to run next: its table's budget fullest, then the oldest."""
+        self._waiting = [job for job in self._waiting if not job.future.done()]
+        if not self._waiting:
+            return None
+        # Budgets compared in tenths of a second: tables that have used about as much
+        # take turns in the order they asked.
+        left = {job.key: math.floor(self.budget_left(job.key) * 10) for job in self._waiting}
+        best = max(
+            range(len(self._waiting)),
+            key=lambda i: (left[self._waiting[i].key], -self._waiting[i].queued),
+        )
+        return self._waiting.pop(best)
+
+    async def _run(self, slot: _Slot, job: _Job) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            raw, pid = await loop.run_in_executor(
+                self._threads, slot.call, job.blob, self.hang_seconds
+            )
+            status, value, bot, seconds = pickle.loads(raw)
+            result: tuple[Any, ...] = (status, value, bot, seconds, pid)
+        except _Lost as lost:
+            if not job.future.done():
+                job.future.set_exception(lost)
+        except Exception as exc:  # an answer that cannot be read: as if it died
+            slot.kill()
+            if not job.future.done():
+                job.future.set_exception(_Lost(f"unreadable answer ({type(exc).__name__})"))
+        else:
+            if not job.future.done():
+                job.future.set_result(result)
+        finally:
+            if not self.closed:
+                self._free.append(slot)
+                self._dispatch()
+
+    # ------------------------------------------------------------------ stats and life
+
+    def stats(self) -> dict[str, Any]:
+        """What the pool is doing: workers started and alive, decisions waiting, and the
+        decisions made so far by where they were made."""
+        return {
+            "workers": self.workers,
+            "alive": sum(
+                1 for s in self._slots if s.process is not None and s.process.is_alive()
+            ),
+            "started": sum(s.started for s in self._slots),
+            "waiting": sum(1 for job in self._waiting if not job.future.done()),
+            "decisions": dict(self.decisions),
+        }
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers."""
+        return [s.process.pid for s in self._slots if s.process is not None and s.process.pid]
+
+    async def close(self) -> None:
+        """Stop every worker (killed: nothing of theirs needs saving)."""
+        self.closed = True
+        for job in self._waiting:
+            if not job.future.done():
+                job.future.set_exception(_Lost("the server is stopping"))
+        self._waiting.clear()
+        for slot in self._slots:
+            slot.kill()
+        if self._running:  # their workers are gone: the threads waiting on them return
+            await asyncio.wait(list(self._running), timeout=5)
+        threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.shutdown(wait=False, cancel_futures=True)
+
+    def _log(self, event: str, key: str, **fields: Any) -> None:
+        record: dict[str, Any] = {"event": event, "table": key, **fields}
+        log.info(json.dumps(record, separators=(",", ":"), default=str))

@@ -1,0 +1,162 @@
+"""Two ``flip7 serve`` processes on one PostgreSQL database and one Redis server
+(flip7.server.cluster.node): a table created through one is joined and played through both, and
+every client, wherever it is connected, sees every update in the same order."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("redis")
+
+from cluster_helpers import LOOSE, ClusterClient
+from server_helpers import ServerProcess, auth, choose, free_port
+
+# All clients of these tests are on 127.0.0.1.
+
+
+@pytest.fixture
+def two(pg_url: str, redis_url: str) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    servers = [ServerProcess(pg_url, seed=7, extra_args=["--redis", redis_url, *LOOSE])
+               for _ in range(2)]
+    try:
+        for server in servers:
+            server.start()
+        yield servers[0], servers[1]
+    finally:
+        for server in servers:
+            server.stop()
+
+
+
+
+def test_a_table_created_on_one_process_is_played_through_both(
+    two: tuple[ServerProcess, ServerProcess],
+) -> None:
+    a, b = two
+    health_a, health_b = (httpx.get(s.url + "/api/health").json() for s in (a, b))
+    assert health_a["node"] != health_b["node"] and health_a["redis"] == "ok"
+
+    made = httpx.post(a.url + "/api/tables", json={"name": "Both", "player": "Ann", "seats": 3})
+    assert made.status_code == 201, made.text
+    table_id, ann_token = made.json()["table"]["id"], made.json()["token"]
+    # Joined, given a bot and started through the process that does not run it.
+    joined = httpx.post(b.url + f"/api/tables/{table_id}/join", json={"player": "Bob"})
+    assert joined.status_code == 200, joined.text
+    bob_token = joined.json()["token"]
+    assert joined.json()["seat"] == 1
+    bot = httpx.post(b.url + f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                     headers=auth(bob_token))
+    assert bot.status_code == 200, bot.text
+    # The lobby's list is every process's.
+    deadline = time.monotonic() + 5
+    while True:
+        listed = [t["id"] for t in httpx.get(b.url + "/api/tables").json()["tables"]]
+        if table_id in listed or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert table_id in listed
+
+    ann = ClusterClient(a.url, table_id, ann_token)
+    bob = ClusterClient(b.url, table_id, bob_token)
+    watchers = [ClusterClient(b.url, table_id, None), ClusterClient(a.url, table_id, None)]
+    everyone = [ann, bob, *watchers]
+    started = httpx.post(b.url + f"/api/tables/{table_id}/start", headers=auth(bob_token))
+    assert started.status_code == 200, started.text
+    version = started.json()["table"]["version"]
+    for client in everyone:
+        client.until_version(version)
+
+    # Chat crosses processes both ways.
+    ann.send({"v": 1, "type": "chat", "text": "hello from A"})
+    bob.send({"v": 1, "type": "chat", "text": "hello from B"})
+    deadline = time.monotonic() + 10
+    while any(len(c.chat) < 2 for c in everyone):
+        assert time.monotonic() < deadline
+        for client in everyone:
+            if len(client.chat) < 2:
+                client.recv()
+    assert all(sorted(c.chat) == ["hello from A", "hello from B"] for c in everyone)
+    assert len({tuple(c.chat) for c in everyone}) == 1  # in one order everywhere
+
+    rng = random.Random(3)
+    moves = 0
+    while not ann.state["game"]["over"]:
+        game = ann.state["game"]
+        mover = {0: ann, 1: bob}.get(game["to_decide"])
+        version = ann.state["version"]
+        if mover is not None and mover.state["version"] == version:
+            moves += 1
+            mover.send({"v": 1, "type": "move", "id": f"m{moves}", "version": version,
+                        "decision": choose(mover.state["game"], rng)})
+        for client in everyone:
+            client.until_version(version + 1, timeout=20)
+        assert moves < 2000
+    final = ann.state["version"]
+    for client in everyone:
+        client.until_version(final)
+    assert moves > 0 and not [r for r in ann.results + bob.results if r["type"] == "error"]
+    # Every client saw every update, with the same events, in the same order.
+    first = everyone[0].updates
+    versions = [v for v, _ in first if v <= final]
+    assert versions == list(range(versions[0], final + 1))
+    for client in everyone[1:]:
+        assert [u for u in client.updates if u[0] <= final] == [
+            u for u in first if u[0] <= final
+        ]
+    # And what is stored is the same table, read through either process.
+    seen = {httpx.get(s.url + f"/api/tables/{table_id}").json()["table"]["version"]
+            for s in (a, b)}
+    assert seen == {final}
+    for client in everyone:
+        client.ws.close()
+
+
+def test_redis_url_needs_postgresql(tmp_path: Any, redis_url: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "flip7", "serve", "--db", str(tmp_path / "x.db"),
+         "--redis", redis_url, "--port", str(free_port())],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "many processes need a PostgreSQL database" in done.stderr
+
+
+def _serve_refused(db: str, *more: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "flip7", "serve", "--db", db, "--port", str(free_port()), *more],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    return done.stderr
+
+
+def test_one_server_and_a_cluster_never_share_a_database(pg_url: str, redis_url: str) -> None:
+    """A single server holds the whole database; a cluster's processes share it table by
+    table. Each refuses to start beside the other (exit status 2, one line saying why)."""
+    member = ServerProcess(pg_url, extra_args=["--redis", redis_url]).start()
+    try:
+        made = httpx.post(member.url + "/api/tables",
+                          json={"name": "Mine", "player": "Ann", "seats": 3})
+        assert made.status_code == 201
+        assert "processes started with --redis are running on this database (1 alive)" in (
+            _serve_refused(pg_url))
+    finally:
+        member.stop()  # a clean exit gives its tables up at once
+    single = ServerProcess(pg_url).start()
+    try:
+        assert "a single flip7 server" in _serve_refused(pg_url, "--redis", redis_url)
+    finally:
+        single.stop()

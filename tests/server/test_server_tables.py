@@ -1,0 +1,320 @@
+"""Table slots and move ids: creation and join limits per address, expiry of idle tables
+(closed tables stay as history), and move ids scoped to a game."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from server_helpers import WsPlayer, app_client, auth, choose, connect, join, new_table, seated_game
+from starlette.websockets import WebSocketDisconnect
+
+from flip7.engine.record import replay
+
+SHORT = {"target_score": 30}  # games of a round or two
+
+
+class Clock:
+    """A clock the test moves by hand, starting at the real monotonic time.
+
+    The start is a whole number of seconds so that moving it by whole seconds is exact: from
+    a fractional start, ``(t + 599) + 1 - t`` can come out as 599.99999999994 and a table due
+    at exactly its time would not be."""
+
+    def __init__(self) -> None:
+        self.now = float(round(time.monotonic()))
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@contextmanager
+def clocked(db: Path, **settings: Any) -> Iterator[tuple[Any, Any, Clock]]:
+    """A TestClient whose lobby runs on a hand-moved clock: (client, lobby, clock)."""
+    with app_client(db, **settings) as client:
+        lobby = client.app.state.lobby  # type: ignore[attr-defined]
+        clock = Clock()
+        lobby.clock = clock
+        for table in lobby.tables.values():  # restored on the real clock
+            table.touched = table.human_seen = clock.now
+        yield client, lobby, clock
+
+
+def from_address(client: Any, host: str) -> None:
+    """Make the TestClient's next requests come from ``host`` (loopback only)."""
+    assert host.startswith("127.")
+    client._transport.client = (host, 40000)
+
+
+def sweep(client: Any, lobby: Any) -> list[str]:
+    closed: list[str] = client.portal.call(lobby.expiry.sweep)
+    return closed
+
+
+def _wait_disconnected(lobby: Any, table_id: str) -> None:
+    """Wait until the server has seen every human of the table go (detach is async)."""
+    deadline = time.monotonic() + 5
+    table = lobby.tables[table_id]
+    # Detach holds the table's lock while it counts the seat gone and notes the time.
+    while table.lock.locked() or any(s is not None and s.connections for s in table.seats):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def _create(client: Any, name: str = "Ann", **body: Any) -> Any:
+    return client.post("/api/tables", json={"player": name, **body})
+
+
+def _play_game(player: WsPlayer, rng: random.Random, prefix: str) -> list[dict[str, Any]]:
+    """One human (with bots) plays to the end with ids ``prefix-1``, ``prefix-2``, ...;
+    returns the results."""
+    results = []
+    player.settle()
+    while not player.state["game"]["over"]:
+        version = player.state["version"]
+        answer = player.move(choose(player.state["game"], rng),
+                             move_id=f"{prefix}-{len(results) + 1}")
+        assert answer["type"] == "result", answer
+        results.append(answer)
+        player.settle(after=version)
+    return results
+
+
+def _solo(client: Any, stack: ExitStack) -> tuple[str, str, WsPlayer]:
+    """A short game of one human and two bots, started; the human connected."""
+    table = seated_game(client, humans=1, bots=2, rules=SHORT)
+    player = connect(client, stack, table["id"], table["tokens"][0])
+    r = client.post(f"/api/tables/{table['id']}/start", headers=auth(table["tokens"][0]))
+    assert r.status_code == 200, r.text
+    return table["id"], table["tokens"][0], player
+
+
+# ---------------------------------------------------------------------- per address
+
+
+def test_creating_tables_is_limited_per_address(tmp_path: Path) -> None:
+    with clocked(tmp_path / "db.sqlite", tables_burst=3, tables_per_minute=6) as (
+            client, _lobby, clock):
+        from_address(client, "127.0.0.2")
+        assert [_create(client).status_code for _ in range(3)] == [201, 201, 201]
+        refused = _create(client)
+        assert refused.status_code == 429
+        assert refused.json()["detail"]["code"] == "rate_limited"
+        assert "at most 6 a minute" in refused.json()["detail"]["message"]
+        assert refused.headers["Retry-After"] == "10"  # 6 a minute: one every 10 s
+        # Refused attempts count too (a flood gains nothing by being invalid).
+        assert _create(client, name=" ").status_code == 429
+        # Another address has its own budget.
+        from_address(client, "127.0.0.3")
+        assert _create(client).status_code == 201
+        # Once time has passed, the first address may create again.
+        from_address(client, "127.0.0.2")
+        clock.now += 10
+        assert _create(client).status_code == 201
+        assert _create(client).status_code == 429
+
+
+def test_taking_seats_is_limited_per_address(tmp_path: Path) -> None:
+    with clocked(tmp_path / "db.sqlite", joins_burst=2, joins_per_minute=1) as (
+            client, _lobby, clock):
+        table_id, _ = new_table(client, seats=6)
+        from_address(client, "127.0.0.5")
+        assert join(client, table_id, "Bob")[0] == 1
+        assert join(client, table_id, "Cyd")[0] == 2
+        refused = client.post(f"/api/tables/{table_id}/join", json={"player": "Dan"})
+        assert refused.status_code == 429 and refused.json()["detail"]["code"] == "rate_limited"
+        assert refused.headers["Retry-After"] == "60"
+        from_address(client, "127.0.0.6")
+        assert join(client, table_id, "Eve")[0] == 3
+        from_address(client, "127.0.0.5")
+        clock.now += 60
+        assert join(client, table_id, "Dan")[0] == 4
+
+
+# ---------------------------------------------------------------------- expiry
+
+
+def test_idle_waiting_tables_free_their_slots(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    with clocked(db, max_tables=4, tables_burst=100, waiting_table_ttl=100) as (
+            client, lobby, clock):
+        created = [_create(client).json() for _ in range(4)]
+        full = _create(client)
+        assert full.status_code == 503 and full.json()["detail"]["code"] == "full"
+        kept, touched = created[0], created[1]
+        with client.websocket_connect(f"/ws/tables/{kept['table']['id']}") as ws:
+            WsPlayer(ws, None, kept["token"]).hello()
+            clock.now += 60
+            # A change by a person keeps a table open for the whole time again.
+            assert client.post(f"/api/tables/{touched['table']['id']}/bots", json={},
+                               headers=auth(touched["token"])).status_code == 200
+            clock.now += 40
+            assert sweep(client, lobby) == [created[2]["table"]["id"], created[3]["table"]["id"]]
+        assert {t["id"] for t in client.get("/api/tables").json()["tables"]} == {
+            kept["table"]["id"], touched["table"]["id"]}
+        assert client.get("/api/health").json()["tables"] == 2
+        fresh = _create(client)  # the slots are free again
+        assert fresh.status_code == 201
+        _wait_disconnected(lobby, kept["table"]["id"])
+        # Its human gone, the kept table goes after its time; the touched one after its own.
+        clock.now += 60
+        assert sweep(client, lobby) == [touched["table"]["id"]]
+        clock.now += 40
+        assert sweep(client, lobby) == [kept["table"]["id"], fresh.json()["table"]["id"]]
+        gone = client.get(f"/api/tables/{kept['table']['id']}")
+        assert gone.status_code == 410
+        assert gone.json()["detail"] == {
+            "code": "closed",
+            "message": f"this table was closed after 1.7 minutes without players; its games "
+                       f"stay available at /api/tables/{kept['table']['id']}/games"}
+        assert client.get(f"/api/tables/{kept['table']['id']}/games").json() == {"games": []}
+        joined = client.post(f"/api/tables/{kept['table']['id']}/join", json={"player": "Bob"})
+        assert joined.status_code == 410 and joined.json()["detail"]["code"] == "closed"
+        assert client.get("/api/tables/nope").status_code == 404
+        assert client.get("/api/tables/nope/games").status_code == 404
+    # A restart does not bring closed tables back into memory (or the slot count).
+    with app_client(db, max_tables=4) as client:
+        assert client.get("/api/health").json()["tables"] == 0
+        assert client.get(f"/api/tables/{kept['table']['id']}").status_code == 410
+
+
+def test_a_finished_table_is_closed_and_stays_history(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    with clocked(db, seed=4, idle_table_ttl=600) as (client, lobby, clock), \
+            ExitStack() as stack:
+        table_id, token, player = _solo(client, stack)
+        watcher = connect(client, stack, table_id, None)
+        _play_game(player, random.Random(1), "a")
+        game_id = player.state["finished_games"][0]
+        clock.now += 3600
+        assert sweep(client, lobby) == []  # its human is still connected
+        player.ws.close()
+        _wait_disconnected(lobby, table_id)
+        clock.now += 599
+        assert sweep(client, lobby) == []
+        clock.now += 1
+        assert sweep(client, lobby) == [table_id]
+        # A spectator still watching is told, and its socket closed.
+        frame = watcher.recv_until(lambda f: f["type"] == "error")
+        assert frame["code"] == "closed" and "10 minutes" in frame["message"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            watcher.recv()
+        assert closed.value.code == 4410
+    with app_client(db) as client:
+        assert client.get("/api/health").json()["tables"] == 0
+        answer = client.get(f"/api/tables/{table_id}")
+        assert answer.status_code == 410 and answer.json()["detail"]["code"] == "closed"
+        assert f"/api/tables/{table_id}/games" in answer.json()["detail"]["message"]
+        assert client.post(f"/api/tables/{table_id}/rematch",
+                           headers=auth(token)).status_code == 410
+        games = client.get(f"/api/tables/{table_id}/games").json()["games"]
+        assert [g["id"] for g in games] == [game_id] and games[0]["over"]
+        record = client.get(f"/api/games/{game_id}/record")
+        assert record.status_code == 200
+        assert list(replay(record.json()).totals) == games[0]["totals"]
+        assert client.get(f"/api/games/{game_id}/replay").status_code == 200
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            frame = json.loads(ws.receive_text())
+            assert frame["type"] == "error" and frame["code"] == "closed"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_text()
+            assert closed.value.code == 4410
+
+
+def test_a_game_whose_humans_are_gone_is_closed_unrevealed(tmp_path: Path) -> None:
+    with clocked(tmp_path / "db.sqlite", seed=5, idle_table_ttl=60) as (
+            client, lobby, clock), ExitStack() as stack:
+        table_id, token, player = _solo(client, stack)
+        player.settle()
+        game_id = player.state["game_id"]
+        # A human who left (a bot plays the seat) does not keep the table open. With no
+        # human left the bots stop thinking too (finding 3): the game stays unfinished.
+        assert client.post(f"/api/tables/{table_id}/leave", headers=auth(token)).status_code == 200
+        player.recv_until(lambda f: f["type"] == "update"
+                          and any(e["type"] == "seat_left" for e in f["events"]))
+        clock.now += 60
+        assert sweep(client, lobby) == [table_id]
+        assert client.get(f"/api/tables/{table_id}").status_code == 410
+        assert client.get(f"/api/games/{game_id}/record").status_code == 409
+    with clocked(tmp_path / "db2.sqlite", seed=5, idle_table_ttl=60) as (
+            client, lobby, clock), ExitStack() as stack:
+        table_id, token, player = _solo(client, stack)
+        player.settle()
+        game_id = player.state["game_id"]
+        player.ws.close()  # mid-game, and no turn timer: the game waits for nobody
+        _wait_disconnected(lobby, table_id)
+        clock.now += 60
+        assert sweep(client, lobby) == [table_id]
+        unfinished = client.get(f"/api/games/{game_id}/record")
+        assert unfinished.status_code == 409 and unfinished.json()["detail"]["code"] == "not_over"
+
+
+def test_the_sweeper_runs_on_its_own(tmp_path: Path) -> None:
+    with app_client(tmp_path / "db.sqlite", waiting_table_ttl=0.2, idle_table_ttl=0.2) as client:
+        table_id = _create(client).json()["table"]["id"]
+        deadline = time.monotonic() + 5
+        while client.get(f"/api/tables/{table_id}").status_code != 410:
+            assert time.monotonic() < deadline, "the table was never closed"
+            time.sleep(0.05)
+
+
+# ---------------------------------------------------------------------- move ids
+
+
+def test_move_ids_belong_to_one_game(tmp_path: Path) -> None:
+    """Finding 5: an id used in game 1 and again in the rematch is applied, not swallowed,
+    also after a restart rebuilt the table from its log."""
+    db = tmp_path / "db.sqlite"
+    with app_client(db, seed=8) as client, ExitStack() as stack:
+        table_id, token, player = _solo(client, stack)
+        first = _play_game(player, random.Random(2), "g")
+        assert first, "the human made no move in game 1"
+        assert client.post(f"/api/tables/{table_id}/rematch",
+                           headers=auth(token)).status_code == 200
+    with app_client(db, seed=8) as client, ExitStack() as stack:
+        player = connect(client, stack, table_id, token)
+        player.settle()
+        version = player.state["version"]
+        assert version > first[0]["version"]
+        answer = player.move(choose(player.state["game"], random.Random(3)), move_id="g-1")
+        assert answer == {"v": 1, "type": "result", "id": "g-1", "ok": True,
+                          "version": version + 1}
+        player.settle(after=version)
+        assert client.get(f"/api/tables/{table_id}").json()["table"]["version"] > version
+
+
+def test_a_reused_move_id_with_another_move_is_refused(tmp_path: Path) -> None:
+    with app_client(tmp_path / "db.sqlite", seed=9) as client, ExitStack() as stack:
+        table_id, _token, player = _solo(client, stack)
+        player.settle()
+        before = player.state["version"]
+        legal = player.state["game"]["legal_decisions"]
+        mine = legal[0]
+        another = legal[1] if len(legal) > 1 else ("stay" if mine != "stay" else "hit")
+        done = player.move(mine, move_id="once")
+        assert done == {"v": 1, "type": "result", "id": "once", "ok": True,
+                        "version": before + 1}
+        # The same payload again: the same answer, applied once.
+        assert player.move(mine, version=before, move_id="once") == done
+        # The id with another decision, or at another version: an error, not the old "ok".
+        other = player.move(another, version=before, move_id="once")
+        assert other["type"] == "error" and other["code"] == "reused_id"
+        assert other["id"] == "once" and f"{mine!r} at version {before}" in other["message"]
+        later = player.move(mine, version=before + 1, move_id="once")
+        assert later["code"] == "reused_id"
+        assert [f for f in player.frames if f["type"] == "result"] == [done, done]
+    # Exactly one move was stored under the id.
+    with sqlite3.connect(tmp_path / "db.sqlite") as db:
+        rows = db.execute("SELECT data FROM table_log WHERE table_id = ? AND kind = 'move'",
+                          (table_id,)).fetchall()
+    assert [json.loads(data).get("id") for (data,) in rows].count("once") == 1
