@@ -30,7 +30,7 @@ the server has seen it too.
 
 ``python tests/frames_scenarios.py DIR`` writes each scenario's capture to
 ``DIR/<scenario>.jsonl`` and says which frames, events and REST calls it holds;
-tests/test_frames_replay.py compares today's server with the captures kept in
+tests/server/test_frames_replay.py compares today's server with the captures kept in
 tests/data/frames.
 """
 

@@ -10,7 +10,7 @@ item, with a diff of the two.
 
 Re-record with::
 
-    FLIP7_RECORD_FRAMES=1 pytest tests/test_frames_replay.py
+    FLIP7_RECORD_FRAMES=1 pytest tests/server/test_frames_replay.py
 
 ONLY for a deliberate change of the wire format, documented where the change is made
 (docs/protocol.md, the commit message); never to make this test pass after a refactor.
