@@ -27,7 +27,7 @@ play: $(STAMP)
 	$(BIN)/flip7 play
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
