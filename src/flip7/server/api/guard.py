@@ -773,7 +773,8 @@ def server_config(
         # uvicorn then takes the client's address from X-Forwarded-For for the app's own
         # budgets (its default trusts 127.0.0.1 only).
         options.setdefault("forwarded_allow_ips", ",".join(sorted(proxies)))
-    gate = getattr(getattr(app, "state", None), "handshake_gate", None)
+    wiring = getattr(getattr(app, "state", None), "wiring", None)
+    gate = getattr(getattr(wiring, "sockets", None), "handshakes", None)
     if not isinstance(gate, HandshakeGate):
         gate = None
     return Config(
