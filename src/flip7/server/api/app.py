@@ -48,6 +48,7 @@ from flip7.server.api.routes import socket
 from flip7.server.api.startup import is_loopback
 from flip7.server.api.wiring import Services, wire
 from flip7.server.base import messages
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.limits import client_address
 from flip7.server.base.protocol import (
     AddBot,
@@ -290,7 +291,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await lobby.close()
             for socket in list(wiring.sockets.open):
                 with contextlib.suppress(Exception):
-                    await socket.close(code=1012)  # service restart
+                    await socket.close(code=CloseCode.SERVICE_RESTART)
             await store.close()
 
     app = FastAPI(

@@ -19,12 +19,12 @@ from starlette.types import Message
 
 from flip7.server.api import guard, play
 from flip7.server.api.wiring import Services, Use
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.limits import AddressBudget, TokenBucket, client_address
 from flip7.server.base.protocol import Move, ProtocolError, parse_client_message
 from flip7.server.base.settings import Settings
 from flip7.server.cluster.node import of as cluster_of
 from flip7.server.store.database import dumps
-from flip7.server.table.expiry import CLOSED_CODE
 from flip7.server.table.lobby import Lobby, Seat, Table, TableError
 
 __all__ = ["router"]
@@ -51,7 +51,8 @@ async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
                 "v": 1, "type": "error", "code": "too_many_connections",
                 "message": f"at most {limit} connections from one address at once",
                 "id": None, "table": None}))
-            await ws.close(code=1008, reason="too many connections from this address")
+            await ws.close(code=CloseCode.POLICY_VIOLATION,
+                           reason="too many connections from this address")
         return
     try:
         client = _Client(ws, settings, address, sockets.frames, sockets.strikes,
@@ -76,13 +77,13 @@ async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Servic
             here, link = await _where(lobby, table_id, client)
         except TableError as exc:  # Redis or the database does not answer
             client.error(exc.code, exc.message)
-            client.close(1013)  # try again later
+            client.close(CloseCode.TRY_AGAIN_LATER)
             await sender
             return
         if here is None and link is None:
             gone = await lobby.gone(table_id)
             client.error(gone.code, gone.message)
-            client.close(CLOSED_CODE if gone.code == "closed" else 4404)
+            client.close(CloseCode.CLOSED if gone.code == "closed" else CloseCode.NO_TABLE)
             await sender
             return
         while not client.closing:
@@ -92,7 +93,7 @@ async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Servic
                 except TimeoutError:
                     client.error("hello_timeout", "send hello within "
                                  f"{settings.hello_timeout:g} seconds of connecting")
-                    client.close(4408)
+                    client.close(CloseCode.HELLO_TIMEOUT)
                     break
             else:
                 message = await ws.receive()
@@ -138,7 +139,8 @@ async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Servic
                         client.handle.said_hello()
                     many.expect_answer(link, settings.hello_timeout)
                 if not many.relay(link, text):
-                    client.close(1012)  # the link broke: reconnect to the owner
+                    # The link broke: reconnect, to reach the owner.
+                    client.close(CloseCode.SERVICE_RESTART)
             else:
                 table = await play.dispatch(lobby, table_id, client, parsed, table)
     except WebSocketDisconnect:
@@ -236,7 +238,7 @@ class _Client:
             return
         if self._queue.qsize() >= self.settings.send_queue_limit:
             # A client that does not read would hold memory forever; it can reconnect.
-            self.close(1013, "too many messages waiting to be read")
+            self.close(CloseCode.TRY_AGAIN_LATER, "too many messages waiting to be read")
             return
         self._queue.put_nowait(message)
 
@@ -268,7 +270,7 @@ class _Client:
                 self.gate.cool_off(self.address)
             if self.handle is not None:
                 self.handle.flooding()
-            self.close(1008, "too many messages")
+            self.close(CloseCode.POLICY_VIOLATION, "too many messages")
             return False
         if self._notices.take(now):
             rate = min(self.settings.rate_per_second, self.settings.frames_per_second_per_address)
