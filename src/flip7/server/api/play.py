@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.protocol import Chat, Hello, Move, SpectatorChat
-from flip7.server.cluster.node import MOVED_CODE
 from flip7.server.store.database import dumps
-from flip7.server.table.expiry import CLOSED_CODE
 from flip7.server.table.lobby import Lobby, Seat, Table, TableError
 
 __all__ = ["PlayClient", "dispatch", "state_of"]
@@ -51,13 +50,13 @@ async def dispatch(
             return table
         found = lobby.tables.get(table_id)
         if found is None and lobby.cluster is not None:
-            client.close(MOVED_CODE)  # it moved to another process: reconnect to it
+            client.close(CloseCode.MOVED)  # it moved to another process: reconnect to it
             return None
         if found is None:
             gone = await lobby.gone(table_id)  # closed since the socket opened
             client.error(gone.code, gone.message)
             if gone.code == "closed":
-                client.close(CLOSED_CODE)
+                client.close(CloseCode.CLOSED)
             return None
         joined = await _hello(found, client, parsed)
         if joined is not None and client.handle is not None:

@@ -41,6 +41,7 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.protocol import ProtocolError, parse_client_message
 from flip7.server.store.database import StoreError, dumps
 from flip7.server.table.lobby import Lobby, Seat, Table, TableError
@@ -49,9 +50,6 @@ __all__ = ["Bus", "Cluster", "Ownership", "RemoteClient", "of"]
 
 log = logging.getLogger("flip7.server")
 
-# The close code of a socket whose table moved to another process (or whose link to the
-# owner broke): "service restart", which clients answer by reconnecting.
-MOVED_CODE = 1012
 # Seconds a forwarded call waits for the owner's answer.
 CALL_TIMEOUT = 10.0
 LOBBY_KEY = "flip7:lobby"
@@ -440,7 +438,7 @@ class Cluster:
         with contextlib.suppress(Exception):
             await self.ownership.leave()
         for rc in list(self.remote.values()):
-            rc.close(MOVED_CODE)
+            rc.close(CloseCode.MOVED)
         await asyncio.sleep(0.05)  # let the close messages go out
         await self.bus.close()
 
@@ -505,7 +503,7 @@ class Cluster:
         del self.lobby.tables[table.id]
         table.stop()
         for client in list(table.clients):
-            client.close(MOVED_CODE)
+            client.close(CloseCode.MOVED)
         table.clients.clear()
         self.lobby.log_event("table_dropped", table, why=why, version=table.version)
         if table.fence is not None and why != "lease_lost":
@@ -560,7 +558,7 @@ class Cluster:
         for cid, (socket, node) in list(self.links.items()):
             if node not in alive:
                 self.links.pop(cid, None)
-                socket.close(MOVED_CODE)
+                socket.close(CloseCode.MOVED)
         for key in list(self.remote):
             if key[0] not in alive:
                 self._remote_gone(key)
@@ -704,7 +702,7 @@ class Cluster:
             if link is not None and cid not in self._heard:
                 log.warning(dumps({"event": "link_unanswered", "cid": cid, "node": link[1]}))
                 self.links.pop(cid, None)
-                link[0].close(MOVED_CODE)
+                link[0].close(CloseCode.MOVED)
 
         asyncio.get_running_loop().call_later(seconds, check)
 
@@ -765,7 +763,7 @@ class Cluster:
             if rc is not None:
                 rc.inbox.put_nowait(message["text"])
             else:  # let go of here (Redis was down, or the table moved): reconnect
-                self.close_remote(message["from"], message["cid"], MOVED_CODE)
+                self.close_remote(message["from"], message["cid"], CloseCode.MOVED)
         elif op == "closed":
             self._remote_gone((message["from"], message["cid"]))
 
@@ -790,13 +788,13 @@ class Cluster:
         except Exception:
             where = None
         if isinstance(where, str):
-            rc.close(MOVED_CODE)  # it moved meanwhile: the socket reconnects to its owner
+            rc.close(CloseCode.MOVED)  # it moved meanwhile: the socket reconnects to its owner
             self.remote.pop((rc.node, rc.cid), None)
             return
         if where is None:
             gone = await lobby.gone(rc.table_id)
             rc.error(gone.code, gone.message)
-            rc.close(4410 if gone.code == "closed" else 4404)
+            rc.close(CloseCode.CLOSED if gone.code == "closed" else CloseCode.NO_TABLE)
             self.remote.pop((rc.node, rc.cid), None)
             return
         try:
@@ -813,7 +811,7 @@ class Cluster:
                                                         rc.table)
                 except Exception:  # as a local socket's handler failing: closed, 1011
                     log.exception("a forwarded frame failed")
-                    rc.close(1011)
+                    rc.close(CloseCode.INTERNAL_ERROR)
                     break
         finally:
             self.remote.pop((rc.node, rc.cid), None)
@@ -827,13 +825,13 @@ class Cluster:
         self.dirty |= set(self.lobby.tables)
         let_go, self._let_go = self._let_go, []
         for node, cid in let_go:
-            self.close_remote(node, cid, MOVED_CODE)
+            self.close_remote(node, cid, CloseCode.MOVED)
 
     def _bus_down(self) -> None:
         """Redis went away: frames to and from other processes may be lost, so every link
         is closed (its clients reconnect) and other processes' sockets are let go."""
         for socket, _ in list(self.links.values()):
-            socket.close(MOVED_CODE)
+            socket.close(CloseCode.MOVED)
         self.links.clear()
         self._heard.clear()
         self._let_go.extend(self.remote)
