@@ -55,15 +55,13 @@ def conserved(game: Game) -> bool:
 def reshuffled(game: Game, seed: int) -> Game:
     """A clone with the same public state but a different hidden draw pile order (when the
     pile holds two different cards) and another random state."""
-    other = game.clone()
-    pile: list[Card] = other._draw_pile
+    pile = list(game.draw_pile)
     before = list(pile)
     random.Random(seed).shuffle(pile)
     if len(set(before)) > 1:
         while pile == before:
             random.Random(seed := seed + 1).shuffle(pile)
-    other._rng = random.Random(seed + 1)
-    return other
+    return game.clone(draw_pile=pile, rng=random.Random(seed + 1))
 
 
 def played_record(

@@ -137,17 +137,36 @@ def view_of_public(game: Game) -> Any:
     return game.view(game.to_decide).to_json()
 
 
+def _played_out(game: Game) -> Game:
+    game.play([make_bot("targeting", seed=s) for s in range(game.n)])
+    return game
+
+
 def test_search_samples_its_own_pile_order() -> None:
     game = Game.new(4, seed=5, events=False)
+    future = _played_out(game.fork())  # the real game's own continuation
     view = PublicView(game)
     samples = [view.sample_game(random.Random(s)) for s in range(3)]
-    real = game._draw_pile
+    real = game.draw_pile
     for sample in samples:
-        assert sorted(sample._draw_pile) == sorted(real)
-        assert sample._draw_pile != real
-        assert sample._rng is not game._rng
+        assert sorted(sample.draw_pile) == sorted(real)
+        assert sample.draw_pile != real
         assert sample.view(0) == game.view(0)
-    assert samples[0]._draw_pile != samples[1]._draw_pile
+    assert samples[0].draw_pile != samples[1].draw_pile
+    # A sample's random generator is its own, seeded from public information alone: the
+    # same table with another hidden order and another generator gives the same samples,
+    # which play on (through reshuffles) to the same end.
+    scrambled = reshuffled(game, 1)
+    for s, sample in enumerate(samples):
+        twin = PublicView(scrambled).sample_game(random.Random(s))
+        assert twin.draw_pile == sample.draw_pile
+        _played_out(sample)
+        _played_out(twin)
+        assert len(sample.draws) > len(real)  # past a reshuffle: the generator was used
+        assert (sample.draws, sample.totals) == (twin.draws, twin.totals)
+    # And playing the samples took nothing from the real game's generator.
+    again = _played_out(game.fork())
+    assert (again.draws, again.totals) == (future.draws, future.totals)
 
 
 @pytest.mark.parametrize("shape_changed", [False, True])
@@ -158,16 +177,14 @@ def test_a_fork_plays_like_a_clone(shape_changed: bool) -> None:
         game.apply(bots[game.to_decide or 0].choose(game))  # stop at an Action or Modifier
     if shape_changed:
         game.__dict__["_extra"] = []  # an engine with state the fork does not know
-    pile = list(game._draw_pile)
+    pile = list(game.draw_pile)
     fork = game.fork(draw_pile=list(pile), rng=random.Random(3))
-    clone = game.clone()
-    clone._rng = random.Random(3)
-    clone._draw_pile = list(pile)
+    clone = game.clone(draw_pile=list(pile), rng=random.Random(3))
     for copy in (fork, clone):
         copy.play([make_bot("ev", seed=s) for s in range(5)])
     assert fork.totals == clone.totals and fork.winners == clone.winners
     assert game.round >= 2 and not game.over  # the original is untouched
-    assert game._draw_pile == pile
+    assert game.draw_pile == tuple(pile)
 
 
 # ---------------------------------------------------------------------------- specs

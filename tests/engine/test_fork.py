@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 from flip7.bots import make_bot
@@ -9,7 +10,6 @@ from flip7.bots.public import PublicView
 from flip7.core.cards import Card
 from flip7.core.decisions import DecisionKind
 from flip7.engine.game import Game
-from flip7.engine.state import Draw, FlipFourStep
 
 
 def cards(*codes: str) -> tuple[Card, ...]:
@@ -46,12 +46,12 @@ def at_an_action(seed: int) -> Game:
 
 def test_a_fork_is_independent_of_the_original() -> None:
     game = at_an_action(9)
-    before = (game.view(None), game.draws, game.decisions, list(game._draw_pile))
+    before = (game.view(None), game.draws, game.decisions, game.draw_pile)
     fork = game.fork()
     assert fork.view(None) == game.view(None) and fork.legal_decisions() == game.legal_decisions()
     play_out(fork, 1)
     assert fork.over and not game.over
-    assert (game.view(None), game.draws, game.decisions, list(game._draw_pile)) == before
+    assert (game.view(None), game.draws, game.decisions, game.draw_pile) == before
     # And the other way round: the original plays on, the fork stays where it is.
     fork2 = game.fork()
     snapshot = fork2.view(None)
@@ -60,23 +60,19 @@ def test_a_fork_is_independent_of_the_original() -> None:
 
 
 def test_flip_four_frames_are_copied_once() -> None:
+    """A Flip Four's frame (its cards set aside, its draws left) is shared by the pending
+    draw and the Flip Four's step: the fork copies it once, for both, and apart from the
+    original's. Seen from outside: the card the fork draws is set aside by the fork's Flip
+    Four alone, and that Flip Four then ends, as the original's does on its last card."""
     game = flip_four_in_progress()
     fork = game.fork()
-    frames = [t.frame for t in game._stack if type(t) is FlipFourStep]
-    copies = [t.frame for t in fork._stack if type(t) is FlipFourStep]
-    assert len(frames) == len(copies) == 1 and copies[0] is not frames[0]
-    assert copies[0].set_aside == frames[0].set_aside and copies[0].left == frames[0].left
-    # The pending draw and the step's draw share the copied frame, as in the original.
-    assert type(fork._stack[-1]) is FlipFourStep
-    assert fork._need is not None and fork._need.frame is copies[0]
-    assert fork._stack[-1].draw.frame is copies[0]
-    # The fork's Flip Four runs on without touching the original's frame.
-    fork.draw("-2")
+    assert fork.needs_card and fork.set_aside() == game.set_aside()
+    fork.draw("-2")  # the last card of the fork's Flip Four: set aside, then resolved
     assert fork.decision_kind is DecisionKind.GIVE and fork.pending_card is Card.MINUS_4
-    assert frames[0].set_aside == list(cards("-4", "STEAL")) and frames[0].left == 0
     assert game.needs_card and game.set_aside() == cards("FLIP4", "-4", "STEAL")
     game.draw("3")  # the original busts seat 1: its set-aside cards are discarded
-    assert game.line(1) == cards("6", "3", "3") and not frames[0].set_aside
+    assert game.line(1) == cards("6", "3", "3") and game.set_aside() == ()
+    assert game.discard_pile == cards("FLIP4", "-4", "STEAL") and not game.needs_card
     # The fork resolves its set-aside cards in order: −4 first (pending), then Steal, −2.
     assert fork.set_aside() == cards("FLIP4", "-2", "STEAL", "-4")
     assert fork.line(1) == cards("6", "3") and fork.modifiers(1) == ()
@@ -93,33 +89,36 @@ def test_a_flip_four_from_a_flip_four_shares_nothing_with_the_original() -> None
     # The first Flip Four waits to be discarded; the second, on seat 2, has −4 set aside.
     assert game.needs_card and game.set_aside() == cards("FLIP4", "FLIP4", "-4")
     fork = game.fork()
-    steps_of = [t for t in game._stack if type(t) is FlipFourStep]
-    copied = [t for t in fork._stack if type(t) is FlipFourStep]
-    assert len(steps_of) == len(copied) == 1 and copied[0].frame is not steps_of[0].frame
-    assert copied[0] == FlipFourStep.of(copied[0].frame)
-    assert [type(t) for t in fork._stack] == [type(t) for t in game._stack]
-    assert isinstance(fork._need, Draw) and fork._need.frame is copied[0].frame
+    assert fork.needs_card and fork.set_aside() == game.set_aside()
     for code in ["7", "9", "10"]:
         fork.draw(code)
     assert fork.decision_kind is DecisionKind.GIVE and fork.to_decide == 2
     assert fork.line(2) == cards("8", "7", "9", "10")
     assert game.needs_card and game.set_aside() == cards("FLIP4", "FLIP4", "-4")
-    assert game.line(2) == cards("8") and steps_of[0].frame.left == 2
+    assert game.line(2) == cards("8")
+    # The original's Flip Four still has all its cards to come: given the same cards, it
+    # goes exactly where the fork went.
+    for code in ["7", "9", "10"]:
+        game.draw(code)
+    assert game.view(None) == fork.view(None)
+    assert game.legal_decisions() == fork.legal_decisions()
 
 
 def test_the_same_pile_and_rng_give_the_same_continuation() -> None:
     game = at_an_action(4)
-    pile = list(game._draw_pile)
+    pile = list(game.draw_pile)
     fork = game.fork(draw_pile=pile, rng=random.Random(3))
-    clone = game.clone()
-    clone._rng = random.Random(3)
-    clone._draw_pile = list(pile)
+    clone = game.clone(draw_pile=pile, rng=random.Random(3))
     again = game.fork()  # the game's own pile and a copy of its random state
-    for copy in (fork, clone, again):
-        copy.play([make_bot("ev", seed=s) for s in range(5)])
+    deep = copy.deepcopy(game)  # the same, copied without fork
+    for each in (fork, clone, again, deep):
+        each.play([make_bot("ev", seed=s) for s in range(5)])
     assert fork.totals == clone.totals and fork.winners == clone.winners
     assert fork.draws == clone.draws[len(game.draws) :]
     assert fork.decisions == clone.decisions[len(game.decisions) :]
+    assert again.totals == deep.totals and again.winners == deep.winners
+    assert again.draws == deep.draws[len(game.draws) :]
+    assert again.decisions == deep.decisions[len(game.decisions) :]
     play_out(game, 0)
     assert game.over and again.over
     fork2 = at_an_action(4).fork()
@@ -129,11 +128,21 @@ def test_the_same_pile_and_rng_give_the_same_continuation() -> None:
 
 def test_the_given_pile_and_rng_are_used() -> None:
     game = Game.new(4, seed=2, events=False)
-    pile = sorted(game._draw_pile)
+    future = game.fork()  # the game's own continuation
+    play_out(future, 0)
+    pile = sorted(game.draw_pile)
     rng = random.Random(5)
     fork = game.fork(draw_pile=pile, rng=rng)
-    assert fork._rng is rng and fork._draw_pile == pile and fork._draw_pile is not pile
-    assert game._rng is not rng and game._draw_pile != pile
+    pile.reverse()  # the fork holds a copy of the pile given
+    assert fork.draw_pile == tuple(sorted(game.draw_pile)) != game.draw_pile
+    state = rng.getstate()
+    play_out(fork, 0)
+    assert len(fork.draws) > len(pile)  # past a reshuffle: the fork's generator was used
+    assert rng.getstate() != state  # the generator given, taken as it is (not a copy)
+    # The game keeps its own generator: its continuation is what it was.
+    again = game.fork()
+    play_out(again, 0)
+    assert (again.draws, again.totals) == (future.draws, future.totals)
 
 
 def test_events_are_off_by_default_and_logs_start_empty() -> None:
@@ -157,7 +166,7 @@ def test_clone_keeps_the_logs_and_unclaimed_events() -> None:
 
 def test_an_explicit_fork_given_an_rng_draws_the_card_it_waits_for() -> None:
     game = flip_four_in_progress()
-    pile = list(game._draw_pile)
+    pile = list(game.draw_pile)
     assert game.fork().needs_card and game.fork().explicit
     fork = game.fork(draw_pile=[*pile, Card.NINE], rng=random.Random(0))
     assert not fork.needs_card and not fork.explicit
@@ -195,8 +204,11 @@ def test_sample_games_are_forks_on_the_public_pile() -> None:
     game = at_an_action(6)
     view = PublicView(game)
     a, b = view.sample_games(random.Random(1), 2)
-    assert a._draw_pile == b._draw_pile and a._draw_pile is not b._draw_pile
-    assert sorted(a._draw_pile) == sorted(game._draw_pile)
+    assert a.draw_pile == b.draw_pile
+    assert sorted(a.draw_pile) == sorted(game.draw_pile)
     assert a.view(0) == game.view(0) and a.draws == ()
     again = PublicView(game).sample_games(random.Random(1), 1)[0]
-    assert again._draw_pile == a._draw_pile  # seeded: the same sample
+    assert again.draw_pile == a.draw_pile  # seeded: the same sample
+    pile = b.draw_pile
+    play_out(a, 0)  # each sample has a pile of its own
+    assert b.draw_pile == pile and a.draws

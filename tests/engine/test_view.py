@@ -49,9 +49,10 @@ def test_view_does_not_depend_on_the_draw_pile_order() -> None:
     game = Game.new(["Ann", "Bob", "Cyd", "Dee"], seed=11)
     for _ in range(6):
         game.apply(game.legal_decisions()[0])
-    other = game.clone()
-    random.Random(1).shuffle(other._draw_pile)  # same public state, other hidden order
-    assert other._draw_pile != game._draw_pile
+    pile = list(game.draw_pile)
+    random.Random(1).shuffle(pile)
+    other = game.clone(draw_pile=pile)  # same public state, other hidden order
+    assert other.draw_pile != game.draw_pile
     for viewer in (None, 0, 1, 2, 3):
         assert game.view(viewer) == other.view(viewer)
         assert game.view(viewer).to_json() == other.view(viewer).to_json()

@@ -110,7 +110,7 @@ def test_the_observation_is_what_the_seat_sees() -> None:
             if i % 3:
                 continue
             scrambled = reshuffled(game, seed=i)
-            assert scrambled._draw_pile != game._draw_pile or len(set(game._draw_pile)) < 2
+            assert scrambled.draw_pile != game.draw_pile or len(set(game.draw_pile)) < 2
             for seat in range(players):
                 vector = obs.encode(game.view(seat))
                 assert vector.dtype == np.float32 and vector.shape == (obs.size,)

@@ -427,13 +427,29 @@ class Game:
             out._events = []
         return out
 
-    def clone(self) -> Game:
+    def clone(
+        self, *, draw_pile: Sequence[Card] | None = None, rng: random.Random | None = None
+    ) -> Game:
         """An independent copy (random state, draws, decisions and unclaimed events
-        included) that can be played on separately: :meth:`fork` keeping everything."""
-        out = self.fork(events=self._events_on)
-        out._unclaimed = self._unclaimed[:]
-        out._draw_log = self._draw_log[:]
-        out._decision_log = self._decision_log[:]
+        included) that can be played on separately: :meth:`fork` keeping everything.
+
+        ``draw_pile`` and ``rng`` are :meth:`fork`'s: another hidden order and another
+        random generator under the same history, such as a test of what a seat cannot see
+        (its view, a bot's choice) compares with the real game.
+
+        >>> game = Game.new(4, seed=3)
+        >>> other = game.clone(draw_pile=sorted(game.draw_pile), rng=random.Random(1))
+        >>> other.draw_pile == game.draw_pile, other.view(0) == game.view(0)
+        (False, True)
+        >>> other.draws == game.draws and other.take_events() == game.take_events() != []
+        True
+        """
+        out = self.fork(draw_pile=draw_pile, rng=rng, events=self._events_on)
+        # What the fork played at once (an explicit game given an rng draws the card it
+        # waits for) comes after this game's history.
+        out._unclaimed = self._unclaimed + out._unclaimed
+        out._draw_log = self._draw_log + out._draw_log
+        out._decision_log = self._decision_log + out._decision_log
         return out
 
     # ------------------------------------------------------------------ reading the state
@@ -535,6 +551,25 @@ class Game:
     @property
     def draw_pile_size(self) -> int:
         return len(self._draw_pile)
+
+    @property
+    def draw_pile(self) -> tuple[Card, ...]:
+        """The draw pile in order, bottom first: the last card is drawn next.
+
+        Hidden information: no seat sees the order (a view gives :attr:`draw_pile_size`,
+        counting gives :meth:`draw_pile_counts`). Only a referee, a solver or a test may
+        read it, for instance to give a :meth:`fork` the same or another order. A copy:
+        changing the game changes it no more than it changes the game.
+
+        >>> game = Game.new(3, seed=4)
+        >>> pile = game.draw_pile
+        >>> len(pile) == game.draw_pile_size and Counter(pile) == game.draw_pile_counts()
+        True
+        >>> _ = game.apply("hit")
+        >>> game.draws[-1] == pile[-1] and game.draw_pile == pile[:-1]
+        True
+        """
+        return tuple(self._draw_pile)
 
     @property
     def discard_pile(self) -> tuple[Card, ...]:
