@@ -16,6 +16,7 @@ from conftest import BROWSER_TIMEOUT_MS, missing
 
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
+from flip7.server.table.views import seat_view
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
@@ -86,7 +87,7 @@ def shot(target: Any, name: str) -> None:
 def playing_table(table_id: str, name: str, names: list[str], game: Game,
                   rules: Rules) -> dict[str, Any]:
     """A table's JSON (as GET /api/tables/{id} and the welcome send it) with ``names``
-    seated, playing ``game`` as seat 0 sees it."""
+    seated, playing ``game`` as seat 0 sees it (the server's seat view, without bust odds)."""
     return {
         "id": table_id, "name": name, "state": "playing",
         "seats": [
@@ -95,8 +96,8 @@ def playing_table(table_id: str, name: str, names: list[str], game: Game,
             for s, seated in enumerate(names)
         ],
         "rules": rules.to_json(), "turn_timer": None, "created_at": "2026-01-01T00:00:00Z",
-        "game_number": 1, "version": 30, "game": game.view(0).to_json(), "game_id": "g1",
-        "turn_deadline": None, "finished_games": [],
+        "game_number": 1, "version": 30, "game": seat_view(game, 0, bust_odds=False),
+        "game_id": "g1", "turn_deadline": None, "finished_games": [],
     }  # fmt: skip
 
 

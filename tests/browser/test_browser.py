@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 from browser_helpers import browser_server, new_page, shot
 
+from flip7.core.decisions import parse_decision
+
 # The seed of the server: its first game asks the human for a target (checked below).
 SEED = 370
 
@@ -276,6 +278,7 @@ def _view(kind: str | None, legal: list[str], pending: str | None, **extra: Any)
         "decision_kind": kind,
         "pending_card": pending,
         "legal_decisions": legal,
+        **({"decisions": [parse_decision(d).to_json() for d in legal]} if legal else {}),
         "needs_card": False,
         "rounds": [
             {"dealer": 0, "scores": [40, 50, 30], "busted": [], "flip7": None, "minus15": None}
@@ -341,7 +344,11 @@ def test_every_decision_kind_with_a_scripted_server(
             json={
                 "table": {
                     **current(),
-                    "game": {**current()["game"], "viewer": None, "legal_decisions": []},
+                    "game": {
+                        **{k: v for k, v in current()["game"].items() if k != "decisions"},
+                        "viewer": None,
+                        "legal_decisions": [],
+                    },
                 }
             }
         ),

@@ -32,6 +32,7 @@ from browser_helpers import REACHABLE, browser_server, new_page, shot
 
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
+from flip7.server.table.views import seat_view
 
 NAMES = ["Ann", "Bob", "Cyd", "Dee"]
 
@@ -123,7 +124,8 @@ class ScriptedTable:
 
     @staticmethod
     def spectator(table: dict[str, Any]) -> dict[str, Any]:
-        return {**table, "game": {**table["game"], "viewer": None, "legal_decisions": []}}
+        game = {k: v for k, v in table["game"].items() if k != "decisions"}
+        return {**table, "game": {**game, "viewer": None, "legal_decisions": []}}
 
     def _on_socket(self, ws: Any) -> None:
         self.socket = ws
@@ -165,7 +167,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def open_table(page: Any, url: str, game: Game, viewer: int = 0) -> ScriptedTable:
     from playwright.sync_api import expect
 
-    scripted = ScriptedTable(page, table_of(game.view(viewer).to_json()))
+    scripted = ScriptedTable(page, table_of(seat_view(game, viewer, bust_odds=False)))
     page.goto(url + "/t/ux")
     expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Live"))
     return scripted
@@ -466,7 +468,7 @@ def test_turn_alerts_in_a_hidden_tab(live_server: str, chromium_browser: Any) ->
     game.apply("stay")  # Cyd
     game.apply("stay")  # Dee
     assert game.to_decide == 0
-    scripted.push(table_of(game.view(0).to_json(), version=11))
+    scripted.push(table_of(seat_view(game, 0, bust_odds=False), version=11))
     expect(page).to_have_title(re.compile(r"^▶ Your turn · Game night · Flip 7$"))
     expect(icon).to_have_attribute("href", "/static/favicon-turn.svg")
     notes = page.evaluate("window.__notes.map((n) => [n.title, n.options.body, n.closed])")
@@ -481,7 +483,7 @@ def test_turn_alerts_in_a_hidden_tab(live_server: str, chromium_browser: Any) ->
     assert page.evaluate("window.__notes[0].closed") is True
     page.locator('#decision .opt-main[data-decision="stay"]').click()
     game.apply("stay")
-    scripted.push(table_of(game.view(0).to_json(), version=12))
+    scripted.push(table_of(seat_view(game, 0, bust_odds=False), version=12))
     expect(page).to_have_title(re.compile(r"^(Game night · Flip 7)$"))
     expect(icon).to_have_attribute("href", "/static/favicon.svg")
 
@@ -543,7 +545,7 @@ def test_round_score_changes_when_the_card_lands(live_server: str, chromium_brow
           };
           requestAnimationFrame(tick); }"""
     )
-    scripted.push(table_of(game.view(0).to_json(), version=11), events)
+    scripted.push(table_of(seat_view(game, 0, bust_odds=False), version=11), events)
     expect(score).to_have_text("12")
     page.wait_for_timeout(1600)
     frames = page.evaluate("window.__frames")

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
 import pytest
 
 from flip7 import Game, GameStateError, GameView, Rules, Status
+from flip7.core.cards import Card
+from flip7.core.decisions import (
+    BONUS,
+    HIT,
+    STAY,
+    Decision,
+    Discard,
+    Give,
+    Minus,
+    Pass,
+    Steal,
+    Swap,
+    Target,
+    parse_decision,
+)
 from flip7.core.scoring import busted_score, round_score
+from flip7.server.table.views import seat_view
 
 
 def _random_positions(seed: int, rules: Rules, players: int = 4, every: int = 3) -> list[Game]:
@@ -114,3 +131,49 @@ def test_finished_game_view() -> None:
     assert view.over and view.winners == game.winners
     assert view.rounds == game.rounds
     assert view.to_decide is None and view.legal_decisions == ()
+
+
+def _fields(decision: Decision) -> dict[str, object]:
+    """What the decision's JSON object must say: its text, its verb (the text's first word,
+    RECORD.md §5) and each field of its class, a card as its code."""
+    out: dict[str, object] = {"text": str(decision), "verb": str(decision).split()[0]}
+    for field in dataclasses.fields(decision):
+        value = getattr(decision, field.name)
+        out[field.name] = value.code if isinstance(value, Card) else value
+    return out
+
+
+def test_the_deciding_seat_is_sent_its_options_as_objects() -> None:
+    """seat_view's ``decisions``: ``decisions[i]`` is ``legal_decisions[i]`` as an object
+    with the decision's own fields, for every verb; no other view has the key."""
+    seen: set[str] = set()
+    verbs = {"hit", "stay", "target", "give", "pass", "steal", "swap", "discard", "bonus",
+             "minus"}
+    for seed in range(20):
+        rng = random.Random(seed)
+        game = Game.new(4, Rules(brutal=True, pass_actions=True), seed=seed)
+        while not game.over:
+            seat = game.to_decide
+            assert seat is not None
+            legal = game.legal_decisions()
+            data = seat_view(game, seat, bust_odds=False)
+            assert [d["text"] for d in data["decisions"]] == data["legal_decisions"]
+            assert data["decisions"] == [_fields(d) for d in legal]
+            assert [parse_decision(d["text"]) for d in data["decisions"]] == list(legal)
+            seen.update(d["verb"] for d in data["decisions"])
+            for viewer in (None, (seat + 1) % game.n):
+                assert "decisions" not in seat_view(game, viewer)
+            hit = [d for d in legal if d == HIT]
+            game.apply(hit[0] if hit and rng.random() < 0.8 else rng.choice(legal))
+        if seen == verbs:
+            break
+    assert seen == verbs
+
+
+def test_each_decision_says_its_fields() -> None:
+    swap = Swap(3, Card.parse("L13"), 1, Card.parse("/2"))
+    assert swap.to_json() == {"text": "swap 1 /2 3 L13", "verb": "swap", "seat1": 1,
+                              "card1": "/2", "seat2": 3, "card2": "L13"}
+    for decision in (HIT, STAY, BONUS, Target(1), Give(0), Pass(2), Minus(3), swap,
+                     Steal(2, Card.parse("13")), Discard(0, Card.parse("FLIP4"))):
+        assert decision.to_json() == _fields(decision)

@@ -104,12 +104,14 @@ def test_kill_9_mid_game_then_finish_on_a_real_server(db_url: str) -> None:
         with httpx.Client(base_url=server.url) as http:
             resumed = http.get(f"/api/tables/{table['id']}").json()["table"]
             assert _public(resumed) == _public({**acknowledged, "game": resumed["game"]})
-            # A spectator's view: no legal options and no bust odds, which only the deciding
-            # seat's own view carries.
-            seen = {k: v for k, v in acknowledged["game"].items() if k != "bust_risk"}
-            assert {k: v for k, v in resumed["game"].items() if k != "bust_risk"} == {
+            # A spectator's view: no legal options (as strings or as objects) and no bust
+            # odds, which only the deciding seat's own view carries.
+            own = ("bust_risk", "decisions")
+            seen = {k: v for k, v in acknowledged["game"].items() if k not in own}
+            assert {k: v for k, v in resumed["game"].items() if k not in own} == {
                 **seen, "viewer": None, "legal_decisions": []}
             assert resumed["game"].get("bust_risk") is None
+            assert resumed["game"].get("decisions") is None
             ws_url = server.url.replace("http", "ws") + f"/ws/tables/{table['id']}"
             again = [WsPlayer(SyncSocket(ws_url), None, t) for t in table["tokens"]]
             for p in again:
@@ -128,9 +130,8 @@ def test_kill_9_mid_game_then_finish_on_a_real_server(db_url: str) -> None:
 def test_migrations_build_exactly_the_schema_the_code_uses(db_url: str) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
+    from flip7.server.store.database.database import metadata
     from sqlalchemy import create_engine
-
-    from flip7.server.store.database import metadata
 
     with app_client(db_url) as client:
         assert client.get("/api/health").json()["status"] == "ok"
@@ -163,6 +164,9 @@ _ALLOWED_KEYS = {
     "total", "scores", "busted", "flip7", "minus15",
     # the deciding seat's odds, worked out from the view alone (flip7.analysis.advisor.bust_risk)
     "bust_risk",
+    # the deciding seat's options as objects (flip7.server.table.views.seat_view): a decision's
+    # verb, and its seats and cards (named as the events name them)
+    "decisions", "verb",
     # players who go away and the rematch's ready check (docs/protocol.md)
     "stand_in", "away_since", "handover_at", "ready", "gone", "rematch_problem",
     # table events

@@ -23,7 +23,7 @@ from flip7.server.base.settings import Settings
 
 ENGINE_EVENTS = frozenset(cls.type for cls in get_args(Event))
 # Fields only the seat that must decide is sent.
-VIEWER_ONLY = ("legal_decisions", "bust_risk")
+VIEWER_ONLY = ("legal_decisions", "decisions", "bust_risk")
 
 
 class Client:
@@ -183,8 +183,10 @@ def _no_other_seats_secrets(steps: list[dict[str, Any]], seat: int | None,
         mine = seat is not None and game["to_decide"] == seat
         if not mine:
             assert game["legal_decisions"] == [] and "bust_risk" not in game, number
+            assert "decisions" not in game, number
         else:
             assert game["legal_decisions"], number
+            assert [d["text"] for d in game["decisions"]] == game["legal_decisions"], number
             at_hit_or_stay = game["decision_kind"] == "hit_or_stay"
             assert ("bust_risk" in game) == (bust_odds and at_hit_or_stay), number
             told += "bust_risk" in game

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TypeAlias
+from typing import ClassVar, TypeAlias
 
 from flip7.core.cards import Card
 from flip7.core.errors import CardError, DecisionError
+from flip7.core.jsontypes import JSON, JSONObject
 
 __all__ = [
     "BONUS",
@@ -58,51 +59,103 @@ class DecisionKind(Enum):
 class Hit:
     """Take the top card of the draw pile."""
 
+    verb: ClassVar[str] = "hit"
+
     def __str__(self) -> str:
         return "hit"
+
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> HIT.to_json()
+        {'text': 'hit', 'verb': 'hit'}
+        """
+        return _json(self)
 
 
 @dataclass(frozen=True, slots=True)
 class Stay:
     """Stop for this round."""
 
+    verb: ClassVar[str] = "stay"
+
     def __str__(self) -> str:
         return "stay"
+
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> STAY.to_json()
+        {'text': 'stay', 'verb': 'stay'}
+        """
+        return _json(self)
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
     """The player a Just One More! or Flip Four! is used on."""
 
+    verb: ClassVar[str] = "target"
+
     seat: int
 
     def __str__(self) -> str:
         return f"target {self.seat}"
+
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> Target(2).to_json()
+        {'text': 'target 2', 'verb': 'target', 'seat': 2}
+        """
+        return _json(self, seat=self.seat)
 
 
 @dataclass(frozen=True, slots=True)
 class Give:
     """The player who receives a revealed Modifier (may be the revealer)."""
 
+    verb: ClassVar[str] = "give"
+
     seat: int
 
     def __str__(self) -> str:
         return f"give {self.seat}"
+
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> Give(0).to_json()
+        {'text': 'give 0', 'verb': 'give', 'seat': 0}
+        """
+        return _json(self, seat=self.seat)
 
 
 @dataclass(frozen=True, slots=True)
 class Pass:
     """With ``pass_actions``: the player who uses a Steal, Swap or Discard."""
 
+    verb: ClassVar[str] = "pass"
+
     seat: int
 
     def __str__(self) -> str:
         return f"pass {self.seat}"
 
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> Pass(1).to_json()
+        {'text': 'pass 1', 'verb': 'pass', 'seat': 1}
+        """
+        return _json(self, seat=self.seat)
+
 
 @dataclass(frozen=True, slots=True)
 class Steal:
     """Take ``card`` from seat ``seat``'s line into your own."""
+
+    verb: ClassVar[str] = "steal"
 
     seat: int
     card: Card
@@ -110,10 +163,20 @@ class Steal:
     def __str__(self) -> str:
         return f"steal {self.seat} {self.card.code}"
 
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> Steal(2, Card.LUCKY_13).to_json()
+        {'text': 'steal 2 L13', 'verb': 'steal', 'seat': 2, 'card': 'L13'}
+        """
+        return _json(self, seat=self.seat, card=self.card.code)
+
 
 @dataclass(frozen=True, slots=True)
 class Swap:
     """Exchange ``card1`` of ``seat1`` with ``card2`` of ``seat2``; stored lower seat first."""
+
+    verb: ClassVar[str] = "swap"
 
     seat1: int
     card1: Card
@@ -131,10 +194,23 @@ class Swap:
     def __str__(self) -> str:
         return f"swap {self.seat1} {self.card1.code} {self.seat2} {self.card2.code}"
 
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> swap = Swap(2, Card.EIGHT, 0, Card.DIVIDE_2).to_json()
+        >>> swap["text"], swap["verb"], swap["seat1"], swap["card1"], swap["seat2"], swap["card2"]
+        ('swap 0 /2 2 8', 'swap', 0, '/2', 2, '8')
+        """
+        return _json(
+            self, seat1=self.seat1, card1=self.card1.code, seat2=self.seat2, card2=self.card2.code
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Discard:
     """Seat ``seat`` discards ``card``."""
+
+    verb: ClassVar[str] = "discard"
 
     seat: int
     card: Card
@@ -142,23 +218,51 @@ class Discard:
     def __str__(self) -> str:
         return f"discard {self.seat} {self.card.code}"
 
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> Discard(1, Card.FLIP_FOUR).to_json()
+        {'text': 'discard 1 FLIP4', 'verb': 'discard', 'seat': 1, 'card': 'FLIP4'}
+        """
+        return _json(self, seat=self.seat, card=self.card.code)
+
 
 @dataclass(frozen=True, slots=True)
 class Bonus:
     """Brutal Flip 7: take +15."""
 
+    verb: ClassVar[str] = "bonus"
+
     def __str__(self) -> str:
         return "bonus"
+
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> BONUS.to_json()
+        {'text': 'bonus', 'verb': 'bonus'}
+        """
+        return _json(self)
 
 
 @dataclass(frozen=True, slots=True)
 class Minus:
     """Brutal Flip 7: subtract 15 from seat ``seat``'s running total."""
 
+    verb: ClassVar[str] = "minus"
+
     seat: int
 
     def __str__(self) -> str:
         return f"minus {self.seat}"
+
+    def to_json(self) -> JSONObject:
+        """The decision as the seat's view lists it (``text`` is :func:`str`'s).
+
+        >>> Minus(3).to_json()
+        {'text': 'minus 3', 'verb': 'minus', 'seat': 3}
+        """
+        return _json(self, seat=self.seat)
 
 
 Decision: TypeAlias = Hit | Stay | Target | Give | Pass | Steal | Swap | Discard | Bonus | Minus
@@ -171,6 +275,12 @@ _USAGE = (
     "decisions are hit, stay, target S, give S, pass S, steal S CARD, "
     "swap S1 CARD1 S2 CARD2, discard S CARD, bonus, minus S"
 )
+
+
+def _json(decision: Decision, **fields: JSON) -> JSONObject:
+    """``decision`` as a JSON object: its ``text``, its ``verb`` and its ``fields`` (seats
+    and card codes, named as the decision class names them)."""
+    return {"text": str(decision), "verb": decision.verb, **fields}
 
 
 def _seat(word: str, text: str) -> int:

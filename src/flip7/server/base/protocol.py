@@ -39,6 +39,7 @@ from flip7.core.rules import ONE_DECK_MAX_PLAYERS, TWO_PLAYERS
 __all__ = [
     "PROTOCOL_VERSION",
     "AddBot",
+    "CardDecisionModel",
     "Chat",
     "ChatEntryModel",
     "ChatFrame",
@@ -47,6 +48,7 @@ __all__ = [
     "CoachProgress",
     "CoachRequest",
     "CreateTable",
+    "DecisionModel",
     "ErrorFrame",
     "GameViewModel",
     "Hello",
@@ -56,10 +58,12 @@ __all__ = [
     "Ping",
     "ProtocolError",
     "Ready",
+    "SeatDecisionModel",
     "ServerInfo",
     "ServerMessage",
     "SpectatorChat",
     "StartTutorial",
+    "SwapDecisionModel",
     "TableStateModel",
     "TutorialModel",
     "TutorialStep",
@@ -280,6 +284,36 @@ class RoundModel(_Strict):
     minus15: int | None
 
 
+class DecisionModel(_Strict):
+    """One legal option as an object (``flip7.core.decisions``' ``to_json``): ``text`` is
+    the decision string of ``legal_decisions``, ``verb`` its first word (RECORD.md §5).
+    Hit, stay and bonus name nothing more; the others are the models below."""
+
+    text: str
+    verb: str
+
+
+class SeatDecisionModel(DecisionModel):
+    """Target, give, pass and minus: the seat they name."""
+
+    seat: int
+
+
+class CardDecisionModel(SeatDecisionModel):
+    """Steal and discard: the card of seat ``seat``'s line."""
+
+    card: str
+
+
+class SwapDecisionModel(DecisionModel):
+    """Swap: card ``card1`` of seat ``seat1`` for ``card2`` of ``seat2`` (lower seat first)."""
+
+    seat1: int
+    card1: str
+    seat2: int
+    card2: str
+
+
 class GameViewModel(_Strict):
     """``flip7.GameView.to_json()``: what one viewer sees of the game."""
 
@@ -297,6 +331,11 @@ class GameViewModel(_Strict):
     decision_kind: str | None
     pending_card: str | None
     legal_decisions: list[str]
+    # Only in the view of the seat that must decide (flip7.server.table.views.seat_view): the
+    # same options in the same order, as objects, so that clients never read the strings.
+    decisions: (
+        list[SwapDecisionModel | CardDecisionModel | SeatDecisionModel | DecisionModel] | None
+    ) = None
     needs_card: bool
     rounds: list[RoundModel]
     over: bool

@@ -1,4 +1,5 @@
-"""What one seat (or a spectator) is sent of a game: the engine's view, plus the bust risk.
+"""What one seat (or a spectator) is sent of a game: the engine's view, plus the seat's
+options as objects and its bust risk.
 
 The live table (:mod:`flip7.server.table.lobby`) and the replay worker
 (:mod:`flip7.server.services.replay_worker`, a seat's replay) both build a seat's view here, so that
@@ -14,8 +15,12 @@ imports only the engine and the advisor: the replay worker process stays small.
 (0, ['hit', 'stay'], 0.1048)
 >>> "bust_risk" in seat_view(game, 0, bust_odds=False), "bust_risk" in seat_view(game, 1)
 (False, False)
+>>> view["decisions"]
+[{'text': 'hit', 'verb': 'hit'}, {'text': 'stay', 'verb': 'stay'}]
 >>> seat_view(game, 1)["legal_decisions"], seat_view(game, None)["viewer"]
 ([], None)
+>>> "decisions" in seat_view(game, 1)
+False
 """
 
 from __future__ import annotations
@@ -33,10 +38,14 @@ __all__ = ["seat_view"]
 
 def seat_view(game: Game, seat: int | None, bust_odds: bool = True) -> dict[str, Any]:
     """The view of ``seat`` (None: a spectator) as JSON: its legal options when it must
-    decide, and then at a Hit or Stay its bust risk, unless the table plays without bust
-    odds (``bust_odds`` False: the risk is never sent). No other seat's options or risk."""
+    decide, as the engine's strings (``legal_decisions``) and beside them as objects in the
+    same order (``decisions``: each decision's ``to_json``, so that no client reads the
+    strings again), and then at a Hit or Stay its bust risk, unless the table plays without
+    bust odds (``bust_odds`` False: the risk is never sent). No other seat's options or risk."""
     view = game.view(seat)
     data: dict[str, Any] = view.to_json()
+    if view.legal_decisions:
+        data["decisions"] = [d.to_json() for d in view.legal_decisions]
     if (
         bust_odds
         and seat is not None

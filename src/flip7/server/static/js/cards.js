@@ -138,35 +138,27 @@ export function cardBack(opts = {}) {
   h("span", { class: "card-back-mark", "aria-hidden": "true", text: "7" }));
 }
 
-/** Parse a decision string (RECORD.md §5) into {verb, seat, card, seat2, card2}. */
-export function parseDecision(text) {
-  const w = String(text).trim().split(/\s+/);
-  const verb = w[0];
-  const d = { verb, text };
-  if (["target", "give", "pass", "minus"].includes(verb)) d.seat = Number(w[1]);
-  else if (verb === "steal" || verb === "discard") {
-    d.seat = Number(w[1]);
-    d.card = w[2];
-  } else if (verb === "swap") {
-    d.seat = Number(w[1]);
-    d.card = w[2];
-    d.seat2 = Number(w[3]);
-    d.card2 = w[4];
-  }
-  return d;
-}
-
-/** "your 5" / "Bob’s 5": a card in someone's line, as a label says it. */
-function whoseCard(s, code, { names, me }) {
+/**
+ * "your 5" / "Bob’s 5": a card in someone's line, as a label says it.
+ * @param {number} s  the seat whose line holds the card
+ * @param {string} code
+ * @param {{names: (seat: number) => string, me: number|null}} who
+ * @returns {string}
+ */
+export function whoseCard(s, code, { names, me }) {
   return s === me ? t("cards.whose.mine", { card: cardName(code) }) : t("cards.whose.other", { name: names(s), card: cardName(code) });
 }
 
 /**
- * A button label for a legal decision. names(seat) gives a display name; me is the
- * viewer's seat (or null); pending is the card being resolved (or null).
+ * A button label for a legal decision, in the reader's language.
+ * @param {import("./tablestate.js").Decision} d  as the server sends it (docs/protocol.md)
+ * @param {object} opts
+ * @param {(seat: number) => string} opts.names  a seat's display name
+ * @param {number|null} opts.me  the viewer's seat
+ * @param {string|null} opts.pending  the card being resolved
+ * @returns {string}
  */
-export function decisionLabel(text, { names, me, pending }) {
-  const d = parseDecision(text);
+export function decisionLabel(d, { names, me, pending }) {
   const pend = pending ? cardName(pending) : null;
   const who = (s) => (s === me ? t("cards.decision.yourself") : names(s));
   switch (d.verb) {
@@ -181,10 +173,10 @@ export function decisionLabel(text, { names, me, pending }) {
       return pend ? t("cards.decision.let_use_card", { card: pend, name: names(d.seat) }) : t("cards.decision.pass", { name: names(d.seat) });
     case "steal": return t("cards.decision.steal", { card: cardName(d.card), name: names(d.seat) });
     case "discard": return t("cards.decision.discard", { card: whoseCard(d.seat, d.card, { names, me }) });
-    case "swap": return t("cards.decision.swap", { first: whoseCard(d.seat, d.card, { names, me }), second: whoseCard(d.seat2, d.card2, { names, me }) });
+    case "swap": return t("cards.decision.swap", { first: whoseCard(d.seat1, d.card1, { names, me }), second: whoseCard(d.seat2, d.card2, { names, me }) });
     case "bonus": return t("cards.decision.bonus", { bonus: flip7Bonus() });
     case "minus": return t("cards.decision.minus", { bonus: flip7Bonus(), name: names(d.seat) });
-    default: return text;
+    default: return d.text;
   }
 }
 

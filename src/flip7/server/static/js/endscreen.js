@@ -1,7 +1,7 @@
 // The end screen's summary of the game just finished (GET /api/games/{id}/summary): each
 // seat's rating change (+12 / −8) on a rated table, and the game's figures (round score
 // average, busts, Flip 7s, attack points given and received), with links to the coach for
-// your seat and to the profiles. table.js calls mountEndSummary from its end screen, which
+// your seat and to the profiles. tableend.js calls mountEndSummary from the end screen, which
 // it redraws as players say ready: the summary is fetched once per game and kept here.
 import { api } from "./api.js";
 import { num, percent, ratingDeltaEl, ratingText } from "./history.js";

@@ -1,0 +1,107 @@
+// The end of a game at the table: who won, the ranking, the ready check for the next game
+// (the server's call), the game's replay and, from endscreen.js, the rating changes and
+// statistics of the game just finished.
+import { seatHue } from "./board.js";
+import { mountEndSummary } from "./endscreen.js";
+import { formatNumber, t } from "./i18n.js";
+import { readyBadge } from "./presence.js";
+import { gameSeats, isSeated, myGameSeat, seatMeta } from "./tablestate.js";
+import { clear, h, icon, initial } from "./util.js";
+
+/** @typedef {import("./tablestate.js").TableState} TableState */
+
+/**
+ * H6's hook (endscreen.js): mountEndSummary fills its container once per finished game;
+ * the end screen, redrawn as players say ready, keeps showing the same container.
+ */
+function endSummary(S, gameId, seat) {
+  if (gameId === null || gameId === undefined) return null;
+  if (!S.endSummary || S.endSummary.gameId !== gameId) {
+    const container = h("div", { class: "endscreen-summary", dataset: { testid: "end-summary" } });
+    S.endSummary = { gameId, container };
+    try {
+      mountEndSummary(container, { gameId, seat });
+    } catch (err) {
+      console.error(err); // the end screen works without it
+    }
+  }
+  return S.endSummary.container;
+}
+
+/** The rematch button (for a seated player staying) and who the next game waits for. */
+function readyCheck(S, me, rest) {
+  const tb = S.table;
+  const mine = me !== null ? seatMeta(S, me) : null;
+  const iAmReady = !!(mine && mine.ready);
+  const rematch = isSeated(S) && mine && !mine.gone ? h("button", {
+    type: "button", class: `btn ${iAmReady ? "btn--secondary" : "btn--primary"} btn--big`, "aria-pressed": String(iAmReady),
+    dataset: { testid: "rematch", focusKey: "rematch" },
+    onclick: async (ev) => {
+      ev.currentTarget.disabled = true;
+      const ok = await rest("POST", "/ready", { ready: !iAmReady });
+      if (!ok) ev.currentTarget.disabled = false;
+    },
+  }, iAmReady ? t("table.end.not_ready") : t("table.end.ready")) : null;
+  const seats = gameSeats(S);
+  const unready = seats.filter((x) => x.kind === "human" && !x.gone && !x.ready).map((x) => x.name);
+  // The server's reason is English prose: the page says it in its own words.
+  const note = tb.rematch_problem ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t("table.end.rematch_problem") })
+    : unready.length && seats.some((x) => x.kind === "human" && x.ready)
+      ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t("table.end.waiting_for", { names: unready.join(t("cards.list.sep")), count: unready.length }) }) : null;
+  return { rematch, note };
+}
+
+/** The final ranking, best total first. */
+function ranking(S, g, me) {
+  const winners = g.winners || [];
+  const rows = g.players.map((p) => p).sort((a, b) => b.total - a.total);
+  return h("ol", { class: "ranking" }, rows.map((p, i) => h("li", { class: `ranking-row${winners.includes(p.seat) ? " is-winner" : ""}`, dataset: { seat: String(p.seat) } },
+    h("span", { class: "ranking-pos", text: formatNumber(i + 1) }),
+    h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: initial(p.name) }),
+    h("span", { class: "ranking-name", text: p.name }),
+    p.seat === me ? h("span", { class: "badge badge--you", text: t("table.you") }) : null,
+    readyBadge(S, p.seat),
+    h("b", { class: "ranking-total", dataset: { testid: "final-total" }, text: formatNumber(p.total) }))));
+}
+
+/**
+ * The end screen of a finished game in `host` (empty while the game runs, or once closed).
+ * @param {HTMLElement} host
+ * @param {TableState} S
+ * @param {object} deps
+ * @param {(seat: number) => string} deps.names
+ * @param {import("./presence.js").Rest} deps.rest
+ */
+export function renderEnd(host, S, { names, rest }) {
+  clear(host);
+  const tb = S.table;
+  const g = tb && tb.game;
+  if (!g || !g.over || S.endClosedFor === tb.game_id) return;
+  const winners = g.winners || [];
+  const me = myGameSeat(S);
+  const winnerNames = winners.map(names);
+  const headline = winners.length > 1 ? t("table.end.share_win", { names: winnerNames.join(" & ") })
+    : winners[0] === me && me !== null ? t("table.end.you_win") : t("table.board.wins", { name: winnerNames[0] || t("cards.log.nobody") });
+  const close = () => {
+    S.endClosedFor = tb.game_id;
+    renderEnd(host, S, { names, rest });
+  };
+  const { rematch, note } = readyCheck(S, me, rest);
+  const replayLink = tb.game_id !== null && tb.game_id !== undefined
+    ? h("a", { class: "btn btn--secondary btn--big", href: `/replay/game/${encodeURIComponent(tb.game_id)}`, "data-link": true, dataset: { testid: "replay-link" } }, icon("play"), t("table.end.replay"))
+    : null;
+  // The ready check redraws the end screen as players say ready: it rises in only once.
+  const again = S.endShownFor === tb.game_id;
+  S.endShownFor = tb.game_id;
+  host.appendChild(h("div", { class: "endscreen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title", dataset: { testid: "endscreen" } },
+    h("div", { class: "endscreen-card", style: again ? { animation: "none" } : null },
+      h("button", { type: "button", class: "btn btn--icon endscreen-close", "aria-label": t("table.end.close"), onclick: close }, icon("close")),
+      h("div", { class: "endscreen-trophy", "aria-hidden": "true" }, icon("trophy")),
+      h("p", { class: "endscreen-kicker", text: t("table.end.kicker", { count: g.rounds.length }) }),
+      h("h2", { id: "end-title", class: "endscreen-title", text: headline }),
+      ranking(S, g, me),
+      note,
+      endSummary(S, tb.game_id, me),
+      h("div", { class: "endscreen-actions" }, rematch, replayLink,
+        h("a", { class: "btn btn--ghost", href: "/", "data-link": true }, t("common.back_to_lobby"))))));
+}
