@@ -195,6 +195,7 @@ class TableView:
     def __init__(self) -> None:
         self.state: TableState | None = None
         self.version: int | None = None
+        self._readied: Hashable = None  # the game whose end screen it last said ready at
 
     def read(self, raw: str | bytes, arrival: float | None = None) -> Frame:
         frame = Frame.parse(raw, arrival)
@@ -209,6 +210,15 @@ class TableView:
             seen = int(frame.data["version"])
         if seen is not None and (self.version is None or seen > self.version):
             self.version = seen
+
+    def ready_at(self, state: TableState) -> Hashable:
+        """The game ``state`` shows the end screen of, the first time this client is at
+        that end screen, where every player says ready once (the next game starts when all
+        of them have); None at any other moment."""
+        if not state.over or state.finished_game == self._readied:
+            return None
+        self._readied = state.finished_game
+        return self._readied
 
 
 class TableClient(TableView):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from flip7.client.services.process import (
     LOOPBACK,
+    Child,
     ServiceError,
     accepts,
     free_port,
@@ -115,7 +116,7 @@ def render(
     return "\n".join(out) + "\n"
 
 
-class Proxy:
+class Proxy(Child):
     """HAProxy on free loopback ports with the recipe (:func:`render`), in the foreground,
     in front of ``servers`` (``"127.0.0.1:8001"``...; HAProxy calls them app1, app2...).
     ``url`` is where players connect, ``stats_url`` HAProxy's own page (``/health``,
@@ -133,7 +134,7 @@ class Proxy:
         self.socket_path = self.workdir / "haproxy.sock"
         self.config_path = self.workdir / "haproxy.cfg"
         self.log_path = self.workdir / "haproxy.log"
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc = None
 
     @property
     def url(self) -> str:
@@ -146,11 +147,6 @@ class Proxy:
     @property
     def stats_url(self) -> str:
         return f"http://{LOOPBACK}:{self.stats_port}"
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
 
     def config(self) -> str:
         return render(self.recipe.read_text(), port=self.port, stats_port=self.stats_port,

@@ -11,12 +11,19 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from flip7.client.services.process import LOOPBACK, ServiceError, free_port, stop_process, wait_for
+from flip7.client.services.process import (
+    LOOPBACK,
+    Child,
+    ServiceError,
+    free_port,
+    stop_process,
+    wait_for,
+)
 
 PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
 
 
-class Postgres:
+class Postgres(Child):
     """A throwaway PostgreSQL cluster on a free loopback port, run as the ``postgres`` user
     when started by root (postgres refuses to run as root). ``fsync``,
     ``synchronous_commit`` and ``full_page_writes`` are off: a commit never waits for the
@@ -28,14 +35,9 @@ class Postgres:
         self.pg_bin = pg_bin
         self.port = 0
         self.base: Path | None = None
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc = None
         self._databases = 0
         self._run_as: dict[str, Any] = {}
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
 
     def start(self) -> Postgres:
         initdb = self.pg_bin / "initdb"

@@ -114,7 +114,22 @@ def python_env() -> dict[str, str]:
     return env
 
 
-class ServerProcess:
+class Child:
+    """A service run as a child process: ``proc`` once started."""
+
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+class ServerProcess(Child):
     """``flip7 serve`` as a separate process on a loopback port that it keeps across
     restarts (so that it can be killed with SIGKILL and come back where a proxy expects it).
 
@@ -149,7 +164,7 @@ class ServerProcess:
         self.preamble = preamble
         self.startup_timeout = startup_timeout
         self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc = None
         self.node: str | None = None
         self._kept_log = ""  # the log as it was at the last stop
 
@@ -160,15 +175,6 @@ class ServerProcess:
     @property
     def address(self) -> str:
         return f"{LOOPBACK}:{self.port}"
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
 
     def command(self) -> list[str]:
         command = [

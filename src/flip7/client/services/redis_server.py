@@ -12,6 +12,7 @@ from pathlib import Path
 
 from flip7.client.services.process import (
     LOOPBACK,
+    Child,
     ServiceError,
     free_port,
     required,
@@ -47,7 +48,7 @@ def redis_commands(host: str, port: int, *commands: tuple[str, ...],
     return reply.split(b"\r\n")[: len(commands)]
 
 
-class RedisServer:
+class RedisServer(Child):
     """A throwaway ``redis-server`` on a loopback port that it keeps across restarts: no
     persistence (Redis holds nothing that is not in PostgreSQL), its files in ``workdir``.
     It can be stopped, killed and started again on the same port (a Redis restart, as
@@ -61,7 +62,7 @@ class RedisServer:
         self.workdir = workdir
         self.binary = binary
         self.log_path = workdir / "redis.log"
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc = None
         self.starts = 0
 
     def url(self, db: int = 0) -> str:
@@ -70,15 +71,6 @@ class RedisServer:
     def __iter__(self) -> Iterator[object]:
         """``host, port = redis_server``."""
         return iter((self.host, self.port))
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
 
     def ping(self) -> bool:
         try:
