@@ -24,16 +24,10 @@ from conftest import missing
 from server_helpers import ServerProcess, SyncSocket
 
 from flip7.client import services
-from flip7.client.services import (  # noqa: F401 - for the tests
-    BACKEND,
-    DROPPED_IN_GLOBAL,
-    FRONTEND,
+from flip7.client.services import (  # noqa: F401 - RECIPE, Proxy, render: for the tests
     HAPROXY,
     RECIPE,
-    SECTIONS,
-    STATS,
     Proxy,
-    RecipeError,
     render,
     which,
 )
