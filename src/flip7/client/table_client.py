@@ -195,6 +195,7 @@ class TableView:
     def __init__(self) -> None:
         self.state: TableState | None = None
         self.version: int | None = None
+        self.decided = -1  # the newest version it took a decision at (-1: may decide again)
         self._readied: Hashable = None  # the game whose end screen it last said ready at
 
     def read(self, raw: str | bytes, arrival: float | None = None) -> Frame:
@@ -210,6 +211,15 @@ class TableView:
             seen = int(frame.data["version"])
         if seen is not None and (self.version is None or seen > self.version):
             self.version = seen
+
+    def turn(self, state: TableState) -> dict[str, Any] | None:
+        """The game view when ``state`` asks this client for a decision at a version it has
+        not decided at yet (noted as decided at); None otherwise."""
+        game = state.game
+        if game is None or not state.legal_decisions or state.version <= self.decided:
+            return None
+        self.decided = state.version
+        return game
 
     def ready_at(self, state: TableState) -> Hashable:
         """The game ``state`` shows the end screen of, the first time this client is at

@@ -110,7 +110,6 @@ class Seat:
         self.index = index
         self.client = TableClient(self.play.url, table.id, token, compression=True,
                                   open_timeout=10, close_timeout=1)  # fmt: skip
-        self.acted = -1
         self.thinking = False
         self.pending: Move | None = None
         self.pending_since = 0.0
@@ -176,7 +175,7 @@ class Seat:
             )
             if self.pending is not None and frame.move_id in (self.pending.id, None):
                 self.pending = None
-                self.acted = -1
+                self.client.decided = -1
             self.act()
 
     def act(self) -> None:
@@ -187,13 +186,10 @@ class Seat:
             if self.client.ready_at(state) is not None:
                 play.spawn(self.rematch())
             return
-        version = state.version
-        game = state.game
-        if game is None or not state.legal_decisions or version <= self.acted:
-            return
-        self.acted = version
-        self.thinking = True
-        play.spawn(self.move(version, choose(game, play.rng)))
+        game = self.client.turn(state)
+        if game is not None:
+            self.thinking = True
+            play.spawn(self.move(state.version, choose(game, play.rng)))
 
     async def move(self, version: int, decision: str) -> None:
         play = self.play
@@ -241,7 +237,7 @@ class Seat:
                 f"{self.pending.id} unanswered for {timeout:g} s",
             )
             self.pending = None
-            self.acted = -1
+            self.client.decided = -1
             self.act()
 
 

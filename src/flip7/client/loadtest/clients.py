@@ -272,7 +272,6 @@ class Client:
         self.token = ""
         self.socket: TableClient | None = None
         self.receiver: asyncio.Task[None] | None = None
-        self.acted_version = -1  # the newest version this client moved at
         self.moves = 0
 
     @property
@@ -352,9 +351,9 @@ class Client:
             self.table.on_move_error(self.index, frame.move_id)
             if frame.table is not None:
                 self.act(frame.table)
-            elif code == "rate_limited" and self.last_state is not None:
+            elif code == "rate_limited" and self.socket and self.last_state is not None:
                 # Try the refused move again a little later, so that the table goes on.
-                self.acted_version = -1
+                self.socket.decided = -1
                 run.spawn(self.act_later(RETRY_SECONDS, self.last_state))
         elif kind == "welcome":
             self.act(frame.table)
@@ -368,8 +367,8 @@ class Client:
         run = self.run
         if not run.sending or state is None:
             return
+        assert self.socket is not None
         if state.over:
-            assert self.socket is not None
             done = self.socket.ready_at(state)
             if done is not None:
                 if done not in self.table.finished:
@@ -378,12 +377,9 @@ class Client:
                         run.stats.games_finished += 1
                 run.spawn(self.rematch())
             return
-        version = state.version
-        game = state.game
-        if game is None or not state.legal_decisions or version <= self.acted_version:
-            return
-        self.acted_version = version
-        run.spawn(self.move(version, self.choose(game)))
+        game = self.socket.turn(state)
+        if game is not None:
+            run.spawn(self.move(state.version, self.choose(game)))
 
     async def act_later(self, delay: float, state: TableState) -> None:
         await asyncio.sleep(delay)
