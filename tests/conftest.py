@@ -29,19 +29,26 @@ import importlib  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
-import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
-import uuid  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
+# The services the tests run are the tools' own (flip7.client.services: loopback only).
+from flip7.client.services import (  # noqa: E402, F401 - RedisServer, redis_commands re-exported
+    PG_BIN,
+    REDIS_DATABASES,
+    REDIS_SERVER,
+    Postgres,
+    RedisServer,
+    redis_commands,
+    which,
+)
+
 IN_CI = os.environ.get("CI", "").lower() == "true"
-PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
 
 
 # Seconds the slowest test files take (setup included; `pytest --durations=0` on the 2-core
@@ -79,42 +86,25 @@ def missing(what: str) -> None:
     pytest.skip(f"{what} is not available")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
-def pg_server() -> Iterator[tuple[str, int]]:
-    """A throwaway PostgreSQL cluster (initdb + postgres on a free loopback port), started
-    as ``flip7 cluster-bench`` starts its own (flip7.client.clusterbench.Postgres)."""
+def pg_server() -> Iterator[Postgres]:
+    """A throwaway PostgreSQL cluster (initdb + postgres on a free loopback port), the one
+    ``flip7 cluster-bench`` starts (flip7.client.services.Postgres)."""
     if not (PG_BIN / "initdb").exists():
         missing(f"PostgreSQL ({PG_BIN / 'initdb'})")
-    from flip7.client.clusterbench import Postgres
-
     server = Postgres(PG_BIN).start()
     try:
-        yield "127.0.0.1", server.port
+        yield server
     finally:
         server.stop()
 
 
 @pytest.fixture
-def pg_url(pg_server: tuple[str, int]) -> Iterator[str]:
+def pg_url(pg_server: Postgres) -> Iterator[str]:
     """A fresh empty PostgreSQL database for one test, as a ``postgresql://`` URL."""
-    try:
-        import psycopg
-    except ImportError:
-        missing("psycopg")
-    host, port = pg_server
-    name = "t_" + uuid.uuid4().hex[:12]
-    admin = f"host={host} port={port} user=postgres dbname=postgres"
-    with psycopg.connect(admin, autocommit=True) as c:
-        c.execute(f'CREATE DATABASE "{name}"')
-    yield f"postgresql://postgres@{host}:{port}/{name}"
-    with psycopg.connect(admin, autocommit=True) as c:
-        c.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    name = pg_server.create_database("t_")
+    yield pg_server.url(name)
+    pg_server.drop_database(name)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -170,134 +160,12 @@ def chromium_browser() -> Iterator[Any]:
 
 # ---------------------------------------------------------------------- Redis
 
-REDIS_SERVER = os.environ.get("REDIS_SERVER", "redis-server")
-# Logical databases of the test server: each test gets the next one (flushed), so keys left by
-# one test are never seen by the next. Pub/sub channels are server-wide in Redis, whatever
-# the database: they are kept apart only by every test stopping its processes.
-REDIS_DATABASES = 1024
-
-
-def _resp(args: tuple[str, ...]) -> bytes:
-    return f"*{len(args)}\r\n".encode() + b"".join(
-        f"${len(a.encode())}\r\n".encode() + a.encode() + b"\r\n" for a in args
-    )
-
-
-def redis_commands(host: str, port: int, *commands: tuple[str, ...],
-                   timeout: float = 2.0) -> list[bytes]:
-    """Send commands on one connection (RESP) and return each one's reply line
-    (``b"+PONG"``, ``b"+OK"``, ``b"-ERR ..."``): enough for the fixture's PING, SELECT and
-    FLUSHDB without the ``redis`` package."""
-    with socket.create_connection((host, port), timeout=timeout) as s:
-        s.sendall(b"".join(_resp(c) for c in commands))
-        reply = b""
-        while reply.count(b"\r\n") < len(commands):
-            chunk = s.recv(4096)
-            if not chunk:
-                raise ConnectionError(f"Redis closed the connection after {reply!r}")
-            reply += chunk
-    return reply.split(b"\r\n")[: len(commands)]
-
-
-class RedisServer:
-    """A throwaway ``redis-server`` on a fixed loopback port: no persistence, its files in
-    ``workdir``; it can be stopped, killed and started again on the same port (a Redis
-    restart, as clients see it)."""
-
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
-        self.host = "127.0.0.1"
-        self.port = port or _free_port()
-        self.workdir = workdir
-        self.log_path = workdir / "redis.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-
-    def url(self, db: int = 0) -> str:
-        return f"redis://{self.host}:{self.port}/{db}"
-
-    def __iter__(self) -> Iterator[object]:
-        """``host, port = redis_server``, like ``pg_server``."""
-        return iter((self.host, self.port))
-
-    def ping(self) -> bool:
-        try:
-            return redis_commands(self.host, self.port, ("PING",), timeout=0.5) == [b"+PONG"]
-        except OSError:
-            return False
-
-    @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def start(self, timeout: float = 10.0) -> None:
-        """Start it (a no-op when it runs) and wait until it answers PING."""
-        if self.running:
-            return
-        path = shutil.which(REDIS_SERVER)
-        if path is None:
-            missing("redis-server")
-        assert path is not None
-        self.starts += 1
-        with open(self.log_path, "ab") as log:
-            log.write(f"--- start {self.starts}\n".encode())
-            log.flush()
-            self.proc = subprocess.Popen(
-                [path, "--port", str(self.port), "--bind", self.host, "--save", "",
-                 "--appendonly", "no", "--dir", str(self.workdir), "--daemonize", "no",
-                 "--databases", str(REDIS_DATABASES)],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
-        deadline = time.monotonic() + timeout
-        while not self.ping():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                raise RuntimeError(f"redis-server did not start:\n{self.log_path.read_text()}")
-            time.sleep(0.02)
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop it as an operator would (SIGTERM; it saves nothing: ``--save ''``)."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
-
-    def kill(self) -> None:
-        """SIGKILL: Redis vanishes without a word to its clients."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self.proc = None
-
-    def restart(self, down_for: float = 0.0) -> None:
-        """Stop it, stay down ``down_for`` seconds, start it again on the same port: every
-        key and subscription is gone (nothing is persisted), as after a real restart."""
-        self.stop()
-        if down_for:
-            time.sleep(down_for)
-        self.start()
-
-    def fresh_db(self, db: int) -> str:
-        """Flush logical database ``db`` and return its URL (starting the server first if an
-        earlier test left it stopped)."""
-        self.start()
-        replies = redis_commands(self.host, self.port, ("SELECT", str(db)), ("FLUSHDB",))
-        assert replies == [b"+OK", b"+OK"], replies
-        return self.url(db)
-
 
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer]:
     """A ``redis-server`` for the session, on a free loopback port (``.host``, ``.port``,
     ``.url(db)``, ``.stop()``, ``.kill()``, ``.start()``, ``.restart()``)."""
-    if shutil.which(REDIS_SERVER) is None:
+    if which(REDIS_SERVER) is None:
         missing("redis-server")
     workdir = Path(tempfile.mkdtemp(prefix="redistest-", dir="/tmp"))
     server = RedisServer(workdir)

@@ -1,15 +1,12 @@
 """Helpers for the server tests: players that speak the protocol, a move policy, and servers
-(in-process, in a thread under uvicorn, or as a separate process)."""
+(in-process, in a thread under uvicorn, or as a separate process: the tools' own launcher,
+flip7.client.services)."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import random
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +21,8 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
+from flip7.client import services
+from flip7.client.services import free_port, stop_process  # noqa: F401 - for the tests
 from flip7.server.api.app import create_app
 from flip7.server.base.protocol import SERVER_MESSAGE
 from flip7.server.base.settings import Settings, database_url
@@ -142,69 +141,15 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def stop_process(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
-    """SIGTERM, then SIGKILL after ``timeout`` seconds; nothing if it is not running."""
-    if proc is not None and proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-class ServerProcess:
-    """``flip7 serve`` as a separate process (so that it can be killed with SIGKILL)."""
+class ServerProcess(services.ServerProcess):
+    """``flip7 serve`` as a separate process (so that it can be killed with SIGKILL), as the
+    tests run it (flip7.client.services.ServerProcess): log level warning, its output on a
+    pipe (``proc.stdout``) unless ``log_path`` is given."""
 
     def __init__(self, db_url: str, seed: int | None = None, bot_delay: float = 0.0,
-                 extra_args: list[str] | None = None) -> None:
-        self.db_url = db_url
-        self.seed = seed
-        self.bot_delay = bot_delay
-        self.extra_args = list(extra_args or [])
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = b""
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> ServerProcess:
-        cmd = [sys.executable, "-m", "flip7", "serve", "--port", str(self.port),
-               "--db", self.db_url, "--bot-delay", str(self.bot_delay), "--log-level", "warning"]
-        if self.seed is not None:
-            cmd += ["--seed", str(self.seed)]
-        cmd += self.extra_args
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        import httpx
-
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(self.url + "/api/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                out = self.proc.stdout.read() if self.proc.stdout else b""
-                raise RuntimeError(f"server did not start: {out.decode(errors='replace')}")
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.kill()  # SIGKILL: no shutdown code runs
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        stop_process(self.proc)
+                 extra_args: list[str] | None = None, log_path: Path | None = None) -> None:
+        super().__init__(db_url, seed=seed, bot_delay=bot_delay, log_level="warning",
+                         extra_args=extra_args or (), log_path=log_path)  # fmt: skip
 
 
 class SyncSocket:

@@ -16,6 +16,8 @@ pytest.importorskip("websockets")
 
 from flip7.client import attack
 from flip7.client.attack import AttackRow, FloodFigures
+from flip7.client.attack.floods import Idle, Uploads
+from flip7.client.attack.floods.uploads import server_limits
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -102,7 +104,7 @@ def test_floods_come_from_other_addresses_than_the_control_table() -> None:
         server = await asyncio.start_server(answer, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         figures = FloodFigures()
-        flood = attack._Idle(
+        flood = Idle(
             {"url": f"http://127.0.0.1:{port}", "addresses": 3, "attack": "idle"}, figures
         )
         try:
@@ -148,12 +150,12 @@ def test_the_upload_flood_reads_the_servers_limits() -> None:
 
         server = await asyncio.start_server(answer, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
-        flood = attack._Uploads(
+        flood = Uploads(
             {"url": f"http://127.0.0.1:{port}", "addresses": 2, "attack": "uploads"},
             FloodFigures(),
         )
         try:
-            got = await attack.server_limits(flood, flood.addresses[0])
+            got = await server_limits(flood, flood.addresses[0])
             assert got == limits
             big = flood._at_limit(limits)
             assert len(big) <= limits["max_record_bytes"] * 0.95
@@ -162,7 +164,7 @@ def test_the_upload_flood_reads_the_servers_limits() -> None:
             assert len(record["draws"]) <= limits["max_record_draws"]
             flood.url = flood.url + "/old"  # a server without the endpoint: a note, no limits
             flood._clients.clear()
-            assert await attack.server_limits(flood, flood.addresses[0]) is None
+            assert await server_limits(flood, flood.addresses[0]) is None
             assert any("/api/limits" in note for note in flood.figures.notes)
         finally:
             await flood.close()
@@ -178,7 +180,7 @@ def test_a_short_real_run(capsys: pytest.CaptureFixture[str]) -> None:
     server start instead of two keeps the test short)."""
     pytest.importorskip("fastapi")
     pytest.importorskip("uvicorn")
-    from flip7.client.loadtest import serve_subprocess
+    from flip7.client.services import serve_subprocess
 
     with serve_subprocess(bot_delay=0.05) as server:
         argv = "--attacks baseline,frames --duration 2 --frame-sockets 4 --seed 1 --json"

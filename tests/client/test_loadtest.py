@@ -14,12 +14,14 @@ pytest.importorskip("websockets")
 
 from flip7.client import loadtest
 from flip7.client.loadtest import LoadResult
+from flip7.client.loadtest.clients import Run, Table
+from flip7.client.measure import percentile
 
 
-def _table(clients: int = 3) -> loadtest._Table:
-    run = loadtest._Run("http://127.0.0.1:1", None, 0.0, 0.5, 10.0, True, None)  # type: ignore[arg-type]
+def _table(clients: int = 3) -> Table:
+    run = Run("http://127.0.0.1:1", None, 0.0, 0.5, 10.0, True, None)  # type: ignore[arg-type]
     run.stats.window_start, run.stats.window_end = 0.0, 1e9
-    table = loadtest._Table(run, 0, clients, seed=1)
+    table = Table(run, 0, clients, seed=1)
     table.id = "abc"
     return table
 
@@ -89,9 +91,9 @@ def test_policy_hits_below_25_and_otherwise_picks_a_legal_option() -> None:
 
 def test_percentiles_and_the_result() -> None:
     values = [float(v) for v in range(1, 101)]
-    assert loadtest._percentile(values, 50) == 50.0
-    assert loadtest._percentile(values, 99) == 99.0
-    assert loadtest._percentile([7.0], 99) == 7.0
+    assert percentile(values, 50) == 50.0
+    assert percentile(values, 99) == 99.0
+    assert percentile([7.0], 99) == 7.0
     result = LoadResult(
         url="http://127.0.0.1:1",
         tables=2,
