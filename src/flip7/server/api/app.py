@@ -499,7 +499,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table, seat, token = await lobby.create_table(
             body.name, body.player, body.seats, body.rules, body.turn_timer,
             address=client_address(request.client), bust_odds=body.bust_odds,
-            rated=body.rated, player_id=await players.player_of(request, x_player_key),
+            rated=body.rated, player_id=await players.player_id_of(request, x_player_key),
         )
         state = await play.state_of(table, table.seats[seat])
         return {"table": state, "seat": seat, "token": token}
@@ -522,7 +522,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         same seat back (a retry whose first answer was lost)."""
         return await act(request, table_id, None, "join",
                          {"player": body.player, "address": client_address(request.client),
-                          "player_id": await players.player_of(request, x_player_key),
+                          "player_id": await players.player_id_of(request, x_player_key),
                           "token": body.token})
 
     @app.post("/api/tables/{table_id}/bots", response_model=TableAnswer, tags=["lobby"],
