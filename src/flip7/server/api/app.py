@@ -713,9 +713,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         record = await replay_service.upload(request)
         lobby = lobby_of(request)
         replay_id = _new_id()
-        await lobby.store.write([
-            ("replay_insert", {"id": replay_id, "record": record, "created_at": utcnow()})
-        ])
+        await lobby.store.add_replay(replay_id, record, utcnow())
         lobby.log_event("replay_uploaded", None, replay=replay_id)
         return JSONResponse({"id": replay_id}, status_code=201)
 

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql.base import Executable
 
+from flip7.core.jsontypes import JSONObject
 from flip7.server.store.dbfile import DatabaseFile
 from flip7.server.store.lease import Lease, define_table
 
@@ -331,8 +332,8 @@ class ScorecardRow:
     id: str
     key_hash: str
     name: str
-    data: dict[str, Any]
-    listing: dict[str, Any]
+    data: JSONObject
+    listing: JSONObject
     version: int
     status: str
     created_at: datetime
@@ -765,6 +766,13 @@ class Store:
             count = await conn.execute(sa.select(sa.func.count()).select_from(games))
             return int(count.scalar_one())
 
+    async def add_replay(self, replay_id: str, record: str, created_at: datetime) -> None:
+        """Store an uploaded record (its JSON text, as checked) for viewing; returns once
+        it has committed."""
+        await self.write([
+            ("replay_insert", {"id": replay_id, "record": record, "created_at": created_at})
+        ])
+
     async def replay_record(self, replay_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(replays.select().where(replays.c.id == replay_id))).first()
@@ -789,13 +797,21 @@ class Store:
             rows = (await conn.execute(query)).all()
         return [_scorecard_row(row, with_data=False) for row in rows]
 
+    async def add_scorecard(self, row: ScorecardRow) -> None:
+        """Store a new scorecard; returns once it has committed."""
+        await self.write([("scorecard_insert", {
+            "id": row.id, "key_hash": row.key_hash, "name": row.name, "data": dumps(row.data),
+            "listing": dumps(row.listing), "version": row.version, "status": row.status,
+            "created_at": row.created_at, "updated_at": row.updated_at,
+        })])  # fmt: skip
+
     async def update_scorecard(
         self,
         scorecard_id: str,
         old_version: int,
         *,
-        data: dict[str, Any],
-        listing: dict[str, Any],
+        data: JSONObject,
+        listing: JSONObject,
         status: str,
         updated_at: datetime,
     ) -> bool:
