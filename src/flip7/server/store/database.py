@@ -340,13 +340,13 @@ class ScorecardRow:
     updated_at: datetime
 
 
-def _scorecard_row(row: Any, with_data: bool = True) -> ScorecardRow:
+def _scorecard_row(row: sa.Row[tuple[object, ...]], with_data: bool = True) -> ScorecardRow:
     return ScorecardRow(
         id=row.id,
         key_hash=row.key_hash,
         name=row.name,
-        data=json.loads(row.data) if with_data else {},
-        listing=json.loads(row.listing),
+        data=json_object(row.data) if with_data else {},
+        listing=json_object(row.listing),
         version=row.version,
         status=row.status,
         created_at=row.created_at,
@@ -732,7 +732,7 @@ class Store:
             )
             return [_stored_game(row) for row in rows]
 
-    async def recent_games(self, limit: int) -> list[dict[str, Any]]:
+    async def recent_games(self, limit: int) -> list[JSONObject]:
         """The ``limit`` most recently finished games of every table but private ones (a
         tutorial's), closed ones too, newest first: what a client may see of each (no
         seed, no record), with its table's id and name."""
@@ -773,10 +773,10 @@ class Store:
             ("replay_insert", {"id": replay_id, "record": record, "created_at": created_at})
         ])
 
-    async def replay_record(self, replay_id: str) -> dict[str, Any] | None:
+    async def replay_record(self, replay_id: str) -> JSONObject | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(replays.select().where(replays.c.id == replay_id))).first()
-        return None if row is None else dict(json.loads(row.record))
+        return None if row is None else json_object(row.record)
 
     async def scorecard(self, scorecard_id: str) -> ScorecardRow | None:
         async with self.engine.connect() as conn:
@@ -1015,8 +1015,21 @@ def _engine(url: str) -> AsyncEngine:
     return engine
 
 
-def dumps(data: Any) -> str:
+def dumps(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
+
+
+def json_object(text: str) -> JSONObject:
+    """Stored JSON text that holds an object (a record, a scorecard, a row's statistics)
+    as that object.
+
+    >>> json_object('{"seat": 1}')
+    {'seat': 1}
+    """
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"stored JSON is not an object: {text[:40]!r}")
+    return data
 
 
 def iso(when: datetime) -> str:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from flip7.core.jsontypes import JSONObject
 from flip7.server.store.database import (
     Store,
+    json_object,
     player_codes,
     player_games,
     player_keys,
@@ -30,7 +31,6 @@ from flip7.server.store.ratings import (
     RatingRow,
     Skill,
     SkillChange,
-    json_object,
 )
 
 __all__ = [

@@ -16,7 +16,6 @@ order of their keys; SQLite has one writer), updated, and a history row for each
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +30,7 @@ from flip7.server.store.database import (
     dumps,
     game_results,
     games,
+    json_object,
     player_games,
     rating_history,
     ratings,
@@ -47,7 +47,6 @@ __all__ = [
     "Skill",
     "SkillChange",
     "finished_record",
-    "json_object",
     "results_of",
     "unsettled_games",
     "write_results",
@@ -132,18 +131,6 @@ class FinishedRecord:
 
     record: JSONObject
     finished_at: datetime
-
-
-def json_object(text: str) -> JSONObject:
-    """Stored JSON text that holds an object (a record, a row's statistics) as that object.
-
-    >>> json_object('{"seat": 1}')
-    {'seat': 1}
-    """
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError(f"stored JSON is not an object: {text[:40]!r}")
-    return data
 
 
 def _skill(mu: float, sigma: float) -> Skill:
