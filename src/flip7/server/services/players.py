@@ -111,16 +111,16 @@ def _no_player(player_id: str) -> TableError:
     return TableError("no_player", f"there is no player {shown!r}", 404)
 
 
-def _page_number(text: str | None, name: str, default: int, low: int, high: int) -> int:
-    """A page's ``offset`` or ``limit`` as a number, or 400 ``bad_<name>``."""
+def _page_number(text: str | None, parameter: str, default: int, low: int, high: int) -> int:
+    """A page's ``offset`` or ``limit`` as a number, or 400 ``bad_<parameter>``."""
     if text is None:
         return default
     value = replays.query_number(text)
     if value is not None and low <= value <= high:
         return value
     shown = text if len(text) <= 20 else text[:20] + "…"
-    raise TableError(f"bad_{name}", f"{name} must be a whole number from {low} to {high}, "
-                     f"not {shown!r}")
+    raise TableError(f"bad_{parameter}", f"{parameter} must be a whole number from {low} to "
+                     f"{high}, not {shown!r}")
 
 
 def _rating(row: RatingRow) -> JSONObject:

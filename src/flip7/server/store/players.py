@@ -100,14 +100,14 @@ class _Refused(Exception):
         self.why = why
 
 
-async def add_player(store: Store, player: NewIdentity) -> None:
+async def add_player(store: Store, identity: NewIdentity) -> None:
     """Store a new identity and its first key, in one transaction."""
     async with store.engine.begin() as conn:
         await conn.execute(players.insert().values(
-            id=player.player_id, name=player.name, created_at=player.at,
-            updated_at=player.at))
+            id=identity.player_id, name=identity.name, created_at=identity.at,
+            updated_at=identity.at))
         await conn.execute(player_keys.insert().values(
-            player_id=player.player_id, key_hash=player.key_hash, created_at=player.at))
+            player_id=identity.player_id, key_hash=identity.key_hash, created_at=identity.at))
 
 
 async def key_hashes(store: Store, player_id: str) -> list[str]:
