@@ -248,3 +248,35 @@ def test_the_table_knows_no_web_framework_and_no_database() -> None:
         assert module.split(".")[0] not in TABLE_NEVER, (
             "server.table reaches " + module + ": " + " -> ".join(chain)
         )
+
+
+# The one folder that speaks SQL: everything else reaches the database through the store's
+# typed calls (flip7.server.store), never through a statement or a bind dict of its own.
+DATABASE_LIBRARIES = frozenset({"sqlalchemy", "alembic"})
+
+
+def _owner(path: Path) -> str:
+    """``server.<sub-package>`` for a module of the server's layers, else its layer."""
+    layer = _server_layer(path) if path.is_relative_to(SERVER) else None
+    return f"server.{layer}" if layer is not None else _layer(path)
+
+
+@pytest.mark.parametrize("owner", sorted({_owner(p) for p in FILES} - {"server.store"}))
+def test_only_the_store_imports_the_database_library(owner: str) -> None:
+    for path in FILES:
+        if _owner(path) != owner:
+            continue
+        for line, module in _imports(path):
+            assert module.split(".")[0] not in DATABASE_LIBRARIES, (
+                f"{path.relative_to(PACKAGE)}:{line} imports {module}: only server.store "
+                "speaks SQL; call a typed function of flip7.server.store instead"
+            )
+
+
+def test_the_database_check_sees_the_store_speak_sql() -> None:
+    """The checker itself: the store's import of sqlalchemy is seen, and is the store's."""
+    database = SERVER / "store" / "database.py"
+    assert _owner(database) == "server.store"
+    assert "sqlalchemy" in {module for _, module in _imports(database)}
+    assert _owner(SERVER / "services" / "players.py") == "server.services"
+    assert _owner(PACKAGE / "engine" / "game.py") == "engine"

@@ -4,6 +4,7 @@ with a key."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import sqlite3
 from datetime import timedelta
@@ -16,7 +17,22 @@ pytest.importorskip("fastapi")
 
 from server_helpers import app_client
 
-from flip7.server.store.database import utcnow
+from flip7.server.base.settings import database_url
+from flip7.server.store.database import Store, utcnow
+from flip7.server.store.players import (
+    ClaimRefused,
+    Identity,
+    NewIdentity,
+    TransferCode,
+    add_player,
+    claim_code,
+    games_page,
+    key_hashes,
+    leaderboard_rows,
+    profile_rows,
+    rename_player,
+    replace_code,
+)
 
 
 def _create(client: Any, name: str = "Ann") -> Any:
@@ -173,3 +189,49 @@ def test_seats_taken_with_a_key_count_for_the_identity(tmp_path: Path) -> None:
     with app_client(db) as client:  # a restart rebuilds the seats from the log
         seats = client.get(f"/api/tables/{table['id']}").json()["table"]["seats"]
         assert [s["player_id"] for s in seats[:3]] == [ann["id"], bob["id"], None]
+
+
+def test_the_identity_rows_on_sqlite_and_postgresql(db_url: str) -> None:
+    """The store's typed calls behind identities (flip7.server.store.players): a code
+    refused because its identity has too many keys stays unused, and is used once."""
+
+    async def scenario() -> None:
+        store = await Store.open(database_url(db_url))
+        try:
+            now = utcnow()
+            await add_player(store, NewIdentity("p1", "Ann", "h0", now))
+            assert await key_hashes(store, "p1") == ["h0"]
+            assert await key_hashes(store, "nobody") == []
+            await rename_player(store, "p1", "Annie", now)
+            code = TransferCode("c1", "p1", now, now + timedelta(minutes=15))
+            await replace_code(store, code)
+            assert await claim_code(store, "wrong", now, 20, lambda p: "x") is (
+                ClaimRefused.BAD_CODE)
+            # One key allowed and one held: refused, and the code stays unused.
+            assert await claim_code(store, "c1", now, 1, lambda p: "x") is (
+                ClaimRefused.TOO_MANY_KEYS)
+            assert await key_hashes(store, "p1") == ["h0"]
+            claimed = await claim_code(store, "c1", now, 20, lambda p: f"h-{p}")
+            assert claimed == Identity("p1", "Annie")
+            assert sorted(await key_hashes(store, "p1")) == ["h-p1", "h0"]
+            assert await claim_code(store, "c1", now, 20, lambda p: "y") is (
+                ClaimRefused.BAD_CODE)  # used once only
+            # A new code replaces an unused one; an expired code is refused.
+            await replace_code(store, TransferCode("c2", "p1", now, now + timedelta(minutes=15)))
+            await replace_code(store, TransferCode("c3", "p1", now, now + timedelta(minutes=15)))
+            assert await claim_code(store, "c2", now, 20, lambda p: "z") is ClaimRefused.BAD_CODE
+            late = now + timedelta(minutes=16)
+            assert await claim_code(store, "c3", late, 20, lambda p: "z") is ClaimRefused.BAD_CODE
+            profile = await profile_rows(store, "p1", games=10, history=10)
+            assert profile is not None and profile.name == "Annie"
+            assert profile.rating is None and profile.games == [] and profile.history == []
+            assert await profile_rows(store, "nobody", games=10, history=10) is None
+            page = await games_page(store, "p1", 0, 20)
+            assert page is not None and page.total == 0 and page.games == []
+            assert await games_page(store, "nobody", 0, 20) is None
+            board = await leaderboard_rows(store, 10)
+            assert board.players == [] and board.bots == []
+        finally:
+            await store.close()
+
+    asyncio.run(scenario())

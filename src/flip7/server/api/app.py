@@ -498,7 +498,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table, seat, token = await lobby.create_table(
             body.name, body.player, body.seats, body.rules, body.turn_timer,
             address=client_address(request.client), bust_odds=body.bust_odds,
-            rated=body.rated, player_id=await players.player_of(request, x_player_key),
+            rated=body.rated, player_id=await players.player_id_of(request, x_player_key),
         )
         state = await play.state_of(table, table.seats[seat])
         return {"table": state, "seat": seat, "token": token}
@@ -521,7 +521,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         same seat back (a retry whose first answer was lost)."""
         return await act(request, table_id, None, "join",
                          {"player": body.player, "address": client_address(request.client),
-                          "player_id": await players.player_of(request, x_player_key),
+                          "player_id": await players.player_id_of(request, x_player_key),
                           "token": body.token})
 
     @app.post("/api/tables/{table_id}/bots", response_model=TableAnswer, tags=["lobby"],
@@ -712,9 +712,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         record = await replay_service.upload(request)
         lobby = lobby_of(request)
         replay_id = _new_id()
-        await lobby.store.write([
-            ("replay_insert", {"id": replay_id, "record": record, "created_at": utcnow()})
-        ])
+        await lobby.store.add_replay(replay_id, record, utcnow())
         lobby.log_event("replay_uploaded", None, replay=replay_id)
         return JSONResponse({"id": replay_id}, status_code=201)
 

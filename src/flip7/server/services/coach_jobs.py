@@ -38,19 +38,28 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from multiprocessing.queues import Queue
 from typing import Any
 
-import sqlalchemy as sa
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from flip7.core.errors import Flip7Error
+from flip7.core.jsontypes import JSONObject
 from flip7.server.base.limits import AddressBudget, client_address
 from flip7.server.base.protocol import CoachAnswer, CoachRequest, ErrorAnswer
 from flip7.server.base.settings import Settings
 from flip7.server.services import coach_worker
+from flip7.server.services.replay_worker import Outcome
 from flip7.server.services.replays import query_number
-from flip7.server.store.database import Store, StoreError, coach_analyses, utcnow
+from flip7.server.store.coach import (
+    AnalysisChange,
+    AnalysisRow,
+    analysis_row,
+    change_analysis,
+    queue_analysis,
+)
+from flip7.server.store.database import Store, StoreError, utcnow
 from flip7.server.table.lobby import TableError, spend
 
 __all__ = ["HEARTBEAT", "PROGRESS_WRITES", "STALE", "CoachJobs", "install"]
@@ -78,7 +87,7 @@ class Job:
 
     game_id: str
     seat: int
-    record: dict[str, Any]
+    record: JSONObject
     total: int
     done: int = 0
     status: str = "queued"
@@ -87,7 +96,7 @@ class Job:
     def key(self) -> str:
         return f"{self.game_id}/{self.seat}"
 
-    def answer(self) -> dict[str, Any]:
+    def answer(self) -> JSONObject:
         return {"status": self.status, "progress": {"done": self.done, "total": self.total},
                 "result": None, "message": None}
 
@@ -96,11 +105,11 @@ def _aware(when: datetime) -> datetime:
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when  # SQLite: naive
 
 
-def _row_answer(row: Any) -> dict[str, Any]:
+def _row_answer(row: AnalysisRow) -> JSONObject:
     return {
         "status": row.status,
         "progress": {"done": row.done, "total": row.total},
-        "result": None if row.result is None else json.loads(row.result),
+        "result": row.result,
         "message": row.message,
     }
 
@@ -136,7 +145,7 @@ class CoachJobs:
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._pool: ProcessPoolExecutor | None = None
-        self._progress: Any = None  # the pool's progress queue
+        self._progress: Queue[coach_worker.Progress] | None = None
         self._store: Store | None = None
 
     # ------------------------------------------------------------------ life
@@ -210,43 +219,18 @@ class CoachJobs:
 
     # ------------------------------------------------------------------ the rows
 
-    async def _row(self, store: Store, game_id: str, seat: int) -> Any:
-        query = coach_analyses.select().where(
-            coach_analyses.c.game_id == game_id, coach_analyses.c.seat == seat
-        )
-        async with store.engine.connect() as conn:
-            return (await conn.execute(query)).first()
-
-    async def _write(self, store: Store, statement: Any) -> int:
-        """Run one write (committed on return); the number of rows it changed."""
-        if store.refusal() is not None:
-            raise StoreError(store.refusal())
-        try:
-            async with store.engine.begin() as conn:
-                result = await conn.execute(statement)
-        except sa.exc.IntegrityError:
-            raise  # the row is there already: the caller knows what that means
-        except Exception as exc:
-            raise StoreError(str(exc)) from exc
-        return int(result.rowcount)
-
-    async def _update(self, job: Job, **values: Any) -> None:
-        """Write ``values`` to ``job``'s row (logged, not raised, when the database refuses:
+    async def _update(self, job: Job, change: AnalysisChange) -> None:
+        """Write ``change`` to ``job``'s row (logged, not raised, when the database refuses:
         the analysis goes on, and its end is written again)."""
         store = self._store
         assert store is not None
-        statement = (
-            coach_analyses.update()
-            .where(coach_analyses.c.game_id == job.game_id, coach_analyses.c.seat == job.seat)
-            .values(updated_at=utcnow(), **values)
-        )
         try:
-            await self._write(store, statement)
+            await change_analysis(store, job.game_id, job.seat, change, utcnow())
         except Exception as exc:
             log.warning(json.dumps({"event": "coach_write_failed", "job": job.key,
                                     "error": str(exc)[:300]}))
 
-    def _alive(self, row: Any) -> bool:
+    def _alive(self, row: AnalysisRow) -> bool:
         """Whether a queued or running row's analysis is still under way somewhere."""
         if f"{row.game_id}/{row.seat}" in self.jobs:
             return True
@@ -254,7 +238,7 @@ class CoachJobs:
             return False
         return (utcnow() - _aware(row.updated_at)).total_seconds() < STALE
 
-    def _answer(self, row: Any) -> dict[str, Any]:
+    def _answer(self, row: AnalysisRow) -> JSONObject:
         if row.status in ("queued", "running") and not self._alive(row):
             return {"status": "failed", "progress": {"done": row.done, "total": row.total},
                     "result": None, "message": _INTERRUPTED}
@@ -262,13 +246,13 @@ class CoachJobs:
 
     # ------------------------------------------------------------------ the endpoints
 
-    async def state(self, store: Store, game_id: str, seat_text: str | None) -> dict[str, Any]:
+    async def state(self, store: Store, game_id: str, seat_text: str | None) -> JSONObject:
         """``GET``: the analysis of ``seat_text`` in ``game_id``, or 404 if never asked."""
         seat = _seat_number(seat_text)
         job = self.jobs.get(f"{game_id}/{seat}")
         if job is not None:
             return job.answer()
-        row = await self._row(store, game_id, seat)
+        row = await analysis_row(store, game_id, seat)
         if row is not None:
             return self._answer(row)
         game = await store.game(game_id)
@@ -280,7 +264,7 @@ class CoachJobs:
 
     async def ask(
         self, store: Store, game_id: str, seat: int, address: str | None
-    ) -> tuple[int, dict[str, Any]]:
+    ) -> tuple[int, JSONObject]:
         """``POST``: the analysis as it stands (200 with the report once done, 202 while
         under way), started (queued) unless it is done or under way."""
         key = f"{game_id}/{seat}"
@@ -294,7 +278,7 @@ class CoachJobs:
         if game.record is None:
             raise TableError("not_over", "only a finished game can be analysed; this one "
                              "is still being played", 409)
-        row = await self._row(store, game_id, seat)
+        row = await analysis_row(store, game_id, seat)
         if row is not None and (row.status == "done" or (
                 row.status in ("queued", "running") and self._alive(row))):
             answer = self._answer(row)
@@ -322,7 +306,7 @@ class CoachJobs:
             raise
         if not claimed:  # another process asked at the same moment: its analysis it is
             self.jobs.pop(key, None)
-            row = await self._row(store, game_id, seat)
+            row = await analysis_row(store, game_id, seat)
             if row is None:  # pragma: no cover - a row is never deleted
                 raise _not_stored()
             return (200 if row.status == "done" else 202), self._answer(row)
@@ -330,29 +314,11 @@ class CoachJobs:
         self._queue.put_nowait(job)
         return 202, job.answer()
 
-    async def _claim(self, store: Store, job: Job, old: Any) -> bool:
+    async def _claim(self, store: Store, job: Job, old: AnalysisRow | None) -> bool:
         """Write ``job``'s row as queued: a new row, or ``old`` (failed, or dead) taken
         over if no other process took it meanwhile. False when another process did."""
-        now = utcnow()
-        values = {"status": "queued", "done": 0, "total": job.total, "result": None,
-                  "message": None, "updated_at": now}
-        statement: sa.Insert | sa.Update
         try:
-            if old is None:
-                statement = coach_analyses.insert().values(
-                    game_id=job.game_id, seat=job.seat, created_at=now, **values)
-            else:
-                statement = (
-                    coach_analyses.update()
-                    .where(coach_analyses.c.game_id == job.game_id,
-                           coach_analyses.c.seat == job.seat,
-                           coach_analyses.c.status == old.status,
-                           coach_analyses.c.updated_at == old.updated_at)
-                    .values(**values)
-                )
-            return await self._write(store, statement) == 1
-        except sa.exc.IntegrityError:
-            return False
+            return await queue_analysis(store, job.game_id, job.seat, job.total, utcnow(), old)
         except StoreError:
             raise _not_stored() from None
 
@@ -364,7 +330,7 @@ class CoachJobs:
         while True:
             await asyncio.sleep(HEARTBEAT)
             for job in list(self.jobs.values()):
-                await self._update(job)
+                await self._update(job, AnalysisChange())  # updated_at alone
 
     async def _runner(self) -> None:
         while True:
@@ -375,8 +341,8 @@ class CoachJobs:
                 raise
             except Exception:
                 log.exception("coach job %s failed", job.key)
-                await self._update(job, status="failed",
-                                   message="the analysis failed (a server error)")
+                await self._update(job, AnalysisChange(
+                    status="failed", message="the analysis failed (a server error)"))
             finally:
                 self.jobs.pop(job.key, None)
 
@@ -398,12 +364,12 @@ class CoachJobs:
 
     async def _run(self, job: Job) -> None:
         job.status = "running"
-        await self._update(job, status="running")
+        await self._update(job, AnalysisChange(status="running"))
         loop = asyncio.get_running_loop()
         wall = self.seconds * _WALL_FACTOR + _WALL_SLACK
         started = time.monotonic()
         written = (job.done, started)
-        outcome: tuple[str, Any]
+        outcome: Outcome
         pool = self._executor()
         try:
             future = loop.run_in_executor(
@@ -424,7 +390,7 @@ class CoachJobs:
                     break
                 if job.done != written[0] and now - written[1] >= PROGRESS_WRITES:
                     written = (job.done, now)
-                    await self._update(job, done=job.done, total=job.total)
+                    await self._update(job, AnalysisChange(done=job.done, total=job.total))
         except BrokenProcessPool:
             log.warning("coach worker died: replaced")
             self._replace(pool)
@@ -437,8 +403,8 @@ class CoachJobs:
         # from then on the row answers, with the report or the message.
         if kind == "ok":
             job.done = job.total
-            await self._update(job, status="done", done=job.total, total=job.total,
-                               result=str(value), message=None)
+            await self._update(job, AnalysisChange(status="done", done=job.total,
+                                                   total=job.total, result=str(value)))
             return
         if kind in ("too_long", "too_big"):
             self._replace(pool)  # its memory may be fragmented; start clean
@@ -450,15 +416,15 @@ class CoachJobs:
             "died": "the analysis stopped: its worker process died; ask again to start it "
                     "anew",
         }
-        await self._update(job, status="failed", done=job.done, total=job.total,
-                           message=messages.get(kind, str(value)))
+        await self._update(job, AnalysisChange(status="failed", done=job.done, total=job.total,
+                                               message=messages.get(kind, str(value))))
 
 
 def install(app: FastAPI, settings: Settings) -> CoachJobs:
     """Add the coach's routes to ``app`` (the lobby's store at ``app.state.lobby``)."""
     jobs = CoachJobs(settings)
     jobs.install(app)
-    errors: dict[int | str, dict[str, Any]] = {
+    errors: dict[int | str, dict[str, object]] = {
         status: {"model": ErrorAnswer} for status in (400, 404, 409, 422, 429, 503)
     }
 
@@ -468,7 +434,7 @@ def install(app: FastAPI, settings: Settings) -> CoachJobs:
 
     @app.post("/api/games/{game_id}/coach", response_model=CoachAnswer, status_code=202,
               tags=["replays"], responses={200: {"model": CoachAnswer}, **errors})
-    async def ask_coach(game_id: str, body: CoachRequest, request: Request) -> Any:
+    async def ask_coach(game_id: str, body: CoachRequest, request: Request) -> JSONResponse:
         """Ask the coach to grade every decision of ``seat`` in a finished game (409 while
         it is played): 202 with its progress while it waits or runs (``GET`` follows it),
         200 with the report once done. A new analysis counts against the address's
@@ -479,7 +445,9 @@ def install(app: FastAPI, settings: Settings) -> CoachJobs:
 
     @app.get("/api/games/{game_id}/coach", response_model=CoachAnswer, tags=["replays"],
              responses=errors)
-    async def coach_state(game_id: str, request: Request, seat: str | None = None) -> Any:
+    async def coach_state(
+        game_id: str, request: Request, seat: str | None = None
+    ) -> JSONObject:
         """The analysis of ``seat`` in a game: ``queued``, ``running`` (``progress``:
         decisions graded of all), ``done`` (``result``: the coach's report,
         ``flip7-coach/1``) or ``failed`` (``message``; ask again to start it anew); 404

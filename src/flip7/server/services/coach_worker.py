@@ -12,22 +12,26 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from multiprocessing.queues import Queue
 
 from flip7.core.errors import Flip7Error
+from flip7.core.jsontypes import JSONObject
 from flip7.server.services.replay_worker import MAX_MESSAGE, Outcome, run
 from flip7.server.services.replay_worker import init_worker as _replay_init
 
-__all__ = ["PROGRESS_EVERY", "analyse_job", "init_worker"]
+__all__ = ["PROGRESS_EVERY", "Progress", "analyse_job", "init_worker"]
 
 # The least seconds between two progress messages of one analysis (the last one is always
 # sent): the server writes progress to the database at most once a second anyway.
 PROGRESS_EVERY = 0.2
 
-_progress: Any = None  # the queue to the server (a multiprocessing queue)
+# A progress message: the job's key, the decisions graded so far, and all of them.
+Progress = tuple[str, int, int]
+
+_progress: Queue[Progress] | None = None  # the queue to the server
 
 
-def init_worker(memory_mb: int, progress: Any) -> None:
+def init_worker(memory_mb: int, progress: Queue[Progress]) -> None:
     """The worker process's initializer: its memory ceiling, the CPU timer's handler, and
     the queue that progress goes back by."""
     global _progress
@@ -35,7 +39,7 @@ def init_worker(memory_mb: int, progress: Any) -> None:
     _progress = progress
 
 
-def _analyse(key: str, record: dict[str, Any], seat: int) -> Outcome:
+def _analyse(key: str, record: JSONObject, seat: int) -> Outcome:
     from flip7.coach import analyse
 
     last = [0.0]
@@ -54,7 +58,7 @@ def _analyse(key: str, record: dict[str, Any], seat: int) -> Outcome:
     return ("ok", json.dumps(report.to_json(), separators=(",", ":")))
 
 
-def analyse_job(key: str, record: dict[str, Any], seat: int, seconds: float) -> Outcome:
+def analyse_job(key: str, record: JSONObject, seat: int, seconds: float) -> Outcome:
     """``("ok", text)``: the coach's report of ``seat`` in ``record`` as JSON text, with at
     most ``seconds`` of CPU time; ``("bad", message)`` for a record the coach cannot read."""
     return run(_analyse, seconds, key, record, seat)

@@ -28,35 +28,37 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import secrets
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated
 
-import sqlalchemy as sa
 from fastapi import FastAPI, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from flip7.analysis.stats import StatsTotals, seat_stats_from_json
+from flip7.core.jsontypes import JSON, JSONObject
 from flip7.server.base.limits import AddressBudget, client_address
 from flip7.server.base.protocol import Text
 from flip7.server.base.settings import Settings
 from flip7.server.services import replays
 from flip7.server.services.ratings import Results, display, entrants_of, stats_of
-from flip7.server.store.database import (
-    Store,
-    game_results,
-    iso,
-    player_codes,
-    player_games,
-    player_keys,
-    players,
-    rating_history,
-    ratings,
-    utcnow,
+from flip7.server.store.database import Store, iso, utcnow
+from flip7.server.store.players import (
+    ClaimRefused,
+    NewIdentity,
+    TransferCode,
+    add_player,
+    claim_code,
+    games_page,
+    key_hashes,
+    leaderboard_rows,
+    profile_rows,
+    rename_player,
+    replace_code,
 )
+from flip7.server.store.ratings import RatingRow, SkillChange, results_of
 from flip7.server.table.lobby import Lobby, TableError, clean_name, spend
 
 __all__ = ["CODE_ALPHABET", "CODE_SECONDS", "MAX_KEYS", "Players", "attach", "clean_code",
@@ -109,20 +111,32 @@ def _no_player(player_id: str) -> TableError:
     return TableError("no_player", f"there is no player {shown!r}", 404)
 
 
-def _page_number(text: str | None, name: str, default: int, low: int, high: int) -> int:
-    """A page's ``offset`` or ``limit`` as a number, or 400 ``bad_<name>``."""
+def _page_number(text: str | None, parameter: str, default: int, low: int, high: int) -> int:
+    """A page's ``offset`` or ``limit`` as a number, or 400 ``bad_<parameter>``."""
     if text is None:
         return default
     value = replays.query_number(text)
     if value is not None and low <= value <= high:
         return value
     shown = text if len(text) <= 20 else text[:20] + "…"
-    raise TableError(f"bad_{name}", f"{name} must be a whole number from {low} to {high}, "
-                     f"not {shown!r}")
+    raise TableError(f"bad_{parameter}", f"{parameter} must be a whole number from {low} to "
+                     f"{high}, not {shown!r}")
 
 
-def _rating(mu: float, sigma: float) -> dict[str, Any]:
-    return {"mu": round(mu, 4), "sigma": round(sigma, 4), "display": display(mu, sigma)}
+def _rating(row: RatingRow) -> JSONObject:
+    return {"mu": round(row.skill.mu, 4), "sigma": round(row.skill.sigma, 4),
+            "display": display(row.skill.mu, row.skill.sigma)}
+
+
+def _delta(change: SkillChange) -> int:
+    """How much a game changed the rating shown."""
+    return (display(change.after.mu, change.after.sigma)
+            - display(change.before.mu, change.before.sigma))
+
+
+def _objects(value: JSON) -> list[JSONObject]:
+    """The objects of a stored JSON list (a game's seats), or none."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 class Players:
@@ -130,7 +144,7 @@ class Players:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.store: Store | None = None
+        self._store: Store | None = None
         # Wall-clock time of transfer codes (tests move it by hand).
         self.now: Callable[[], datetime] = utcnow
         self.creations = AddressBudget(settings.players_per_minute, settings.players_burst)
@@ -140,31 +154,26 @@ class Players:
         self.claims = AddressBudget(settings.claims_per_minute, settings.claims_burst)
 
     @property
-    def engine(self) -> Any:
-        assert self.store is not None, "the server has not started"
-        return self.store.engine
+    def store(self) -> Store:
+        assert self._store is not None, "the server has not started"
+        return self._store
+
+    @store.setter
+    def store(self, store: Store) -> None:
+        self._store = store
 
     def _name(self, name: str) -> str:
         return clean_name(name, "player name", self.settings.player_name_chars)
 
-    async def _new_key(self, conn: Any, player_id: str, now: datetime) -> str:
-        key = f"{player_id}.{secrets.token_urlsafe(32)}"
-        await conn.execute(player_keys.insert().values(
-            player_id=player_id, key_hash=_hash(key), created_at=now))
-        return key
-
     # ------------------------------------------------------------------ identities
 
-    async def create(self, name: str, address: str | None) -> dict[str, Any]:
+    async def create(self, name: str, address: str | None) -> JSONObject:
         """A new identity; its key is in this answer only."""
         spend(self.creations, address, "identities created", "players_per_minute")
         name = self._name(name)
         player_id = secrets.token_urlsafe(9)
-        now = self.now()
-        async with self.engine.begin() as conn:
-            await conn.execute(players.insert().values(
-                id=player_id, name=name, created_at=now, updated_at=now))
-            key = await self._new_key(conn, player_id, now)
+        key = f"{player_id}.{secrets.token_urlsafe(32)}"
+        await add_player(self.store, NewIdentity(player_id, name, _hash(key), self.now()))
         return {"id": player_id, "name": name, "key": key}
 
     async def identify(self, key: str | None) -> str | None:
@@ -177,21 +186,15 @@ class Players:
         if not dot or not secret or not 1 <= len(player_id) <= 16 or len(key) > MAX_KEY_CHARS:
             raise _bad_key()
         digest = _hash(key)
-        async with self.engine.connect() as conn:
-            hashes = [row.key_hash for row in await conn.execute(
-                sa.select(player_keys.c.key_hash).where(player_keys.c.player_id == player_id))]
         known = False
-        for stored in hashes:  # every one compared, in constant time
-            known |= secrets.compare_digest(stored, digest)
+        for stored in await key_hashes(self.store, player_id):
+            known |= secrets.compare_digest(stored, digest)  # every one, in constant time
         if not known:
             raise _bad_key()
         return player_id
 
     async def rename(self, player_id: str, name: str) -> None:
-        name = self._name(name)
-        async with self.engine.begin() as conn:
-            await conn.execute(players.update().where(players.c.id == player_id)
-                               .values(name=name, updated_at=self.now()))
+        await rename_player(self.store, player_id, self._name(name), self.now())
 
     async def transfer(self, player_id: str, address: str | None) -> tuple[str, datetime]:
         """A one-time code for another device (any older unused code of the identity stops
@@ -200,15 +203,10 @@ class Players:
         code = new_code()
         now = self.now()
         expires = now + timedelta(seconds=CODE_SECONDS)
-        async with self.engine.begin() as conn:
-            await conn.execute(player_codes.delete().where(
-                player_codes.c.player_id == player_id, player_codes.c.used_at.is_(None)))
-            await conn.execute(player_codes.insert().values(
-                code_hash=_hash(code), player_id=player_id, created_at=now,
-                expires_at=expires, used_at=None))
+        await replace_code(self.store, TransferCode(_hash(code), player_id, now, expires))
         return code, expires
 
-    async def claim(self, code: str, address: str | None) -> dict[str, Any]:
+    async def claim(self, code: str, address: str | None) -> JSONObject:
         """Claim a transfer code: a fresh key of its identity for this device. A code that
         is wrong, expired or used is 404 ``bad_code`` (all three alike)."""
         spend(self.claims, address, "transfer codes tried", "claims_per_minute")
@@ -217,165 +215,99 @@ class Players:
                          "new one on the device that has the identity", 404)
         if len(code) != CODE_LENGTH or not set(code) <= set(CODE_ALPHABET):
             raise bad
-        now = self.now()
-        digest = _hash(code)
-        async with self.engine.begin() as conn:
-            # One statement marks it used: of two claims at once, one changes the row.
-            used = await conn.execute(
-                player_codes.update()
-                .where(player_codes.c.code_hash == digest, player_codes.c.used_at.is_(None),
-                       player_codes.c.expires_at > now)
-                .values(used_at=now)
+        secret = secrets.token_urlsafe(32)
+        claimed = await claim_code(self.store, _hash(code), self.now(), MAX_KEYS,
+                                   lambda player_id: _hash(f"{player_id}.{secret}"))
+        if claimed is ClaimRefused.BAD_CODE:
+            raise bad
+        if claimed is ClaimRefused.TOO_MANY_KEYS:
+            raise TableError(
+                "too_many_devices", f"an identity may be on at most {MAX_KEYS} devices", 409
             )
-            if used.rowcount != 1:
-                raise bad
-            row = (await conn.execute(
-                sa.select(players.c.id, players.c.name)
-                .join(player_codes, player_codes.c.player_id == players.c.id)
-                .where(player_codes.c.code_hash == digest)
-            )).one()
-            count = (await conn.execute(
-                sa.select(sa.func.count()).select_from(player_keys)
-                .where(player_keys.c.player_id == row.id)
-            )).scalar_one()
-            if count >= MAX_KEYS:
-                raise TableError(
-                    "too_many_devices", f"an identity may be on at most {MAX_KEYS} devices", 409
-                )
-            key = await self._new_key(conn, row.id, now)
-        return {"id": row.id, "name": row.name, "key": key}
+        return {"id": claimed.player_id, "name": claimed.name,
+                "key": f"{claimed.player_id}.{secret}"}
 
     # ------------------------------------------------------------------ reading
 
-    async def profile(self, player_id: str) -> dict[str, Any]:
-        if len(player_id) > 16:
+    async def profile(self, player_id: str) -> JSONObject:
+        rows = await profile_rows(self.store, player_id, STATS_GAMES, HISTORY_POINTS) if len(
+            player_id) <= 16 else None
+        if rows is None:
             raise _no_player(player_id)
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(players.select().where(players.c.id == player_id))).first()
-            if row is None:
-                raise _no_player(player_id)
-            rated = (await conn.execute(ratings.select().where(
-                ratings.c.kind == "player", ratings.c.ref == player_id))).first()
-            stored = (await conn.execute(
-                sa.select(player_games.c.stats, player_games.c.won)
-                .where(player_games.c.player_id == player_id)
-                .order_by(player_games.c.finished_at.desc())
-                .limit(STATS_GAMES)
-            )).all()
-            history = (await conn.execute(
-                rating_history.select()
-                .where(rating_history.c.kind == "player", rating_history.c.ref == player_id)
-                .order_by(rating_history.c.at.desc(), rating_history.c.game_id)
-                .limit(HISTORY_POINTS)
-            )).all()
         totals = StatsTotals()
         names: dict[tuple[str, str], tuple[str, str | None]] = {}
-        for entry in reversed(stored):  # oldest first: the latest name seen wins
-            data = json.loads(entry.stats)
-            seat = seat_stats_from_json(data.get("seat", {}))
-            seats = data.get("players", [])
+        for entry in reversed(rows.games):  # oldest first: the latest name seen wins
+            figures = entry.stats.get("seat")
+            seat = seat_stats_from_json(figures if isinstance(figures, dict) else {})
+            seats = _objects(entry.stats.get("players"))
 
-            def key(victim: int, seats: list[dict[str, Any]] = seats) -> tuple[str, str]:
+            def key(victim: int, seats: list[JSONObject] = seats) -> tuple[str, str]:
                 other = seats[victim] if 0 <= victim < len(seats) else {}
-                pid, name = other.get("player_id"), str(other.get("name", "?"))
-                found = ("player", pid) if isinstance(pid, str) else ("name", name)
-                names[found] = (name, pid if isinstance(pid, str) else None)
+                other_id, name = other.get("player_id"), str(other.get("name", "?"))
+                found = ("player", other_id) if isinstance(other_id, str) else ("name", name)
+                names[found] = (name, other_id if isinstance(other_id, str) else None)
                 return found
 
-            totals.add(seat, won=bool(entry.won), target_key=key)
+            totals.add(seat, won=entry.won, target_key=key)
         stats = totals.to_json()
         stats["favourite_targets"] = [
             {"name": names[k][0], "player_id": names[k][1], "count": count}
             for k, count in totals.favourite_targets(3)
             if isinstance(k, tuple) and k in names
         ]
+        rating = rows.rating
         return {
-            "id": row.id,
-            "name": row.name,
-            "created_at": iso(row.created_at),
-            "rating": None if rated is None else {
-                **_rating(rated.mu, rated.sigma), "games": rated.games, "wins": rated.wins},
+            "id": rows.player_id,
+            "name": rows.name,
+            "created_at": iso(rows.created_at),
+            "rating": None if rating is None else {
+                **_rating(rating), "games": rating.games, "wins": rating.wins},
             "stats": stats,
             "rating_history": [
-                {"game_id": h.game_id, "at": iso(h.at),
-                 "display": display(h.mu_after, h.sigma_after),
-                 "delta": display(h.mu_after, h.sigma_after)
-                 - display(h.mu_before, h.sigma_before)}
-                for h in reversed(history)
+                {"game_id": point.game_id, "at": iso(point.at),
+                 "display": display(point.change.after.mu, point.change.after.sigma),
+                 "delta": _delta(point.change)}
+                for point in reversed(rows.history)
             ],
         }
 
-    async def games(self, player_id: str, offset: int, limit: int) -> dict[str, Any]:
-        if len(player_id) > 16:
+    async def games(self, player_id: str, offset: int, limit: int) -> JSONObject:
+        page = await games_page(self.store, player_id, offset, limit) if len(
+            player_id) <= 16 else None
+        if page is None:
             raise _no_player(player_id)
-        async with self.engine.connect() as conn:
-            if (await conn.execute(sa.select(players.c.id).where(players.c.id == player_id))
-                    ).first() is None:
-                raise _no_player(player_id)
-            total = (await conn.execute(
-                sa.select(sa.func.count()).select_from(player_games)
-                .where(player_games.c.player_id == player_id)
-            )).scalar_one()
-            rows = (await conn.execute(
-                sa.select(player_games, rating_history.c.mu_before, rating_history.c.sigma_before,
-                          rating_history.c.mu_after, rating_history.c.sigma_after)
-                .outerjoin(rating_history, sa.and_(
-                    rating_history.c.game_id == player_games.c.game_id,
-                    rating_history.c.kind == "player",
-                    rating_history.c.ref == player_games.c.player_id))
-                .where(player_games.c.player_id == player_id)
-                .order_by(player_games.c.finished_at.desc(), player_games.c.game_id)
-                .offset(offset).limit(limit)
-            )).all()
-        out = []
-        for row in rows:
-            data = json.loads(row.stats)
-            delta = None
-            if row.mu_after is not None:
-                delta = (display(row.mu_after, row.sigma_after)
-                         - display(row.mu_before, row.sigma_before))
-            out.append({
+        out: list[JSON] = [
+            {
                 "game_id": row.game_id,
-                "table_name": data.get("table_name"),
+                "table_name": row.stats.get("table_name"),
                 "finished_at": iso(row.finished_at),
                 "seat": row.seat,
-                "players": data.get("players", []),
-                "winners": data.get("winners", []),
-                "rated": bool(data.get("rated")),
-                "rating_delta": delta,
-            })
-        return {"games": out, "total": int(total)}
+                "players": row.stats.get("players", []),
+                "winners": row.stats.get("winners", []),
+                "rated": bool(row.stats.get("rated")),
+                "rating_delta": None if row.change is None else _delta(row.change),
+            }
+            for row in page.games
+        ]
+        return {"games": out, "total": page.total}
 
-    async def leaderboard(self, limit: int) -> dict[str, Any]:
-        order = (ratings.c.mu - 3 * ratings.c.sigma).desc()
-        async with self.engine.connect() as conn:
-            people = (await conn.execute(
-                sa.select(ratings, players.c.name)
-                .join(players, players.c.id == ratings.c.ref)
-                .where(ratings.c.kind == "player", ratings.c.games > 0)
-                .order_by(order, ratings.c.games.desc(), ratings.c.ref)
-                .limit(limit)
-            )).all()
-            bots = (await conn.execute(
-                ratings.select().where(ratings.c.kind == "bot", ratings.c.games > 0)
-                .order_by(order, ratings.c.ref)
-            )).all()
+    async def leaderboard(self, limit: int) -> JSONObject:
+        board = await leaderboard_rows(self.store, limit)
         return {
             "players": [
-                {"rank": i + 1, "id": r.ref, "name": r.name, **_rating(r.mu, r.sigma),
-                 "games": r.games, "wins": r.wins}
-                for i, r in enumerate(people)
+                {"rank": i + 1, "id": r.rating.key.ref, "name": r.name, **_rating(r.rating),
+                 "games": r.rating.games, "wins": r.rating.wins}
+                for i, r in enumerate(board.players)
             ],
             "bots": [
-                {"rank": i + 1, "level": r.ref, **_rating(r.mu, r.sigma), "games": r.games,
+                {"rank": i + 1, "level": r.key.ref, **_rating(r), "games": r.games,
                  "wins": r.wins}
-                for i, r in enumerate(bots)
+                for i, r in enumerate(board.bots)
             ],
         }
 
-    async def summary(self, game_id: str) -> dict[str, Any]:
+    async def summary(self, game_id: str) -> JSONObject:
         """A finished game's end screen: each seat's total, statistics and rating change."""
-        assert self.store is not None
         row = await self.store.game(game_id) if len(game_id) <= 16 else None
         if row is None:
             raise TableError("no_game", f"there is no game {game_id!r}", 404)
@@ -383,21 +315,15 @@ class Players:
             raise TableError("not_over", "the game is still being played", 409)
         entrants = entrants_of(row.record)
         stats = await asyncio.to_thread(stats_of, game_id, row.record)
-        async with self.engine.connect() as conn:
-            done = (await conn.execute(sa.select(game_results.c.rated).where(
-                game_results.c.game_id == game_id))).scalar_one_or_none()
-            changes = {
-                (h.kind, h.ref): h for h in await conn.execute(
-                    rating_history.select().where(rating_history.c.game_id == game_id))
-            }
-        seats = []
+        results = await results_of(self.store, game_id)
+        seats: list[JSON] = []
         for entrant in entrants:
             seat = stats.seats[entrant.seat]
-            change = changes.get(entrant.key) if entrant.key is not None else None
-            rating = None
+            change = results.changes.get(entrant.key) if entrant.key is not None else None
+            rating: JSONObject | None = None
             if change is not None:
-                before = display(change.mu_before, change.sigma_before)
-                after = display(change.mu_after, change.sigma_after)
+                before = display(change.before.mu, change.before.sigma)
+                after = display(change.after.mu, change.after.sigma)
                 rating = {"before": before, "after": after, "delta": after - before}
             figures = seat.to_json()
             seats.append({
@@ -413,7 +339,7 @@ class Players:
                     "attacks_given", "attacks_received", "attack_points_given",
                     "attack_points_received", "favourite_target")},
             })
-        return {"game_id": game_id, "rated": bool(done), "rounds": stats.rounds,
+        return {"game_id": game_id, "rated": bool(results.rated), "rounds": stats.rounds,
                 "seats": seats}
 
 
@@ -446,7 +372,7 @@ def of(app: FastAPI) -> Players:
     return service
 
 
-async def player_of(request: Request, key: str | None) -> str | None:
+async def player_id_of(request: Request, key: str | None) -> str | None:
     """The identity of a request's ``X-Player-Key`` (None without one); 401
     ``bad_player_key`` for a wrong one. For the table routes of flip7.server.api.app."""
     return await of(request.app).identify(key)
@@ -467,7 +393,7 @@ def install(app: FastAPI, settings: Settings) -> Players:
     """The routes of identities, profiles, histories, the leaderboard and game summaries."""
     service = Players(settings)
     app.state.players = service
-    errors: dict[int | str, dict[str, Any]] = {s: {} for s in (400, 401, 404, 409, 429)}
+    errors: dict[int | str, dict[str, object]] = {s: {} for s in (400, 401, 404, 409, 429)}
 
     async def me(key: str | None) -> str:
         player_id = await service.identify(key)
@@ -476,27 +402,29 @@ def install(app: FastAPI, settings: Settings) -> Players:
         return player_id
 
     @app.post("/api/players", status_code=201, tags=["players"], responses=errors)
-    async def create_player(body: NewPlayer, request: Request) -> Any:
+    async def create_player(body: NewPlayer, request: Request) -> JSONResponse:
         """A new identity: ``{id, name, key}``. The key is shown here only; keep it (the
         browser does, in localStorage): nothing else can recover it but a transfer code
         from a device that has it."""
         answer = await service.create(body.name, client_address(request.client))
         return JSONResponse(answer, status_code=201)
 
-    @app.get("/api/players/me", tags=["players"], responses=errors)
-    async def get_me(x_player_key: str | None = Header(None)) -> Any:
+    @app.get("/api/players/me", response_model=None, tags=["players"], responses=errors)
+    async def get_me(x_player_key: str | None = Header(None)) -> JSONObject:
         """Your profile (as ``GET /api/players/{id}``) with ``"self": true``."""
         return {**await service.profile(await me(x_player_key)), "self": True}
 
-    @app.patch("/api/players/me", tags=["players"], responses=errors)
-    async def rename(body: Rename, x_player_key: str | None = Header(None)) -> Any:
+    @app.patch("/api/players/me", response_model=None, tags=["players"], responses=errors)
+    async def rename(body: Rename, x_player_key: str | None = Header(None)) -> JSONObject:
         """Change your display name (past games keep the names they were played under)."""
         player_id = await me(x_player_key)
         await service.rename(player_id, body.name)
         return {**await service.profile(player_id), "self": True}
 
     @app.post("/api/players/me/transfer", status_code=201, tags=["players"], responses=errors)
-    async def transfer(request: Request, x_player_key: str | None = Header(None)) -> Any:
+    async def transfer(
+        request: Request, x_player_key: str | None = Header(None)
+    ) -> JSONResponse:
         """A one-time code (and link) that brings your identity to another device: it
         works for 15 minutes, once; a new code replaces any older one."""
         player_id = await me(x_player_key)
@@ -507,22 +435,23 @@ def install(app: FastAPI, settings: Settings) -> Players:
             status_code=201,
         )
 
-    @app.post("/api/players/claim", tags=["players"], responses=errors)
-    async def claim(body: Claim, request: Request) -> Any:
+    @app.post("/api/players/claim", response_model=None, tags=["players"], responses=errors)
+    async def claim(body: Claim, request: Request) -> JSONObject:
         """Claim a transfer code on this device: ``{id, name, key}`` with a key of this
         device's own (the other device keeps its key). 404 ``bad_code`` for a code that is
         wrong, expired or used."""
         return await service.claim(body.code, client_address(request.client))
 
-    @app.get("/api/players/{player_id}", tags=["players"], responses=errors)
-    async def profile(player_id: str) -> Any:
+    @app.get("/api/players/{player_id}", response_model=None, tags=["players"], responses=errors)
+    async def profile(player_id: str) -> JSONObject:
         """A player's profile: name, rating, statistics over their games, rating history."""
         return await service.profile(player_id)
 
-    @app.get("/api/players/{player_id}/games", tags=["players"], responses=errors)
+    @app.get("/api/players/{player_id}/games", response_model=None, tags=["players"],
+             responses=errors)
     async def player_games_page(
         player_id: str, offset: str | None = None, limit: str | None = None
-    ) -> Any:
+    ) -> JSONObject:
         """A player's finished games, newest first, a page at a time (``limit`` at most
         50, default 20); each game's replay is ``/api/games/{game_id}/replay``."""
         return await service.games(
@@ -531,15 +460,16 @@ def install(app: FastAPI, settings: Settings) -> Players:
             _page_number(limit, "limit", GAMES_PAGE, 1, MAX_GAMES_PAGE),
         )
 
-    @app.get("/api/leaderboard", tags=["players"], responses=errors)
-    async def leaderboard(limit: str | None = None) -> Any:
+    @app.get("/api/leaderboard", response_model=None, tags=["players"], responses=errors)
+    async def leaderboard(limit: str | None = None) -> JSONObject:
         """The rated identities with a rated game, best first (by ``mu - 3 sigma``), and
         every bot level's rating."""
         return await service.leaderboard(
             _page_number(limit, "limit", LEADERBOARD, 1, MAX_LEADERBOARD))
 
-    @app.get("/api/games/{game_id}/summary", tags=["players"], responses=errors)
-    async def game_summary(game_id: str) -> Any:
+    @app.get("/api/games/{game_id}/summary", response_model=None, tags=["players"],
+             responses=errors)
+    async def game_summary(game_id: str) -> JSONObject:
         """A finished game at a glance, for its end screen: each seat's total, whether it
         won, its statistics and (a rated game) its rating before and after."""
         return await service.summary(game_id)

@@ -40,29 +40,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
-
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from flip7.analysis.stats import GameStats, game_stats
 from flip7.bots.levels import LEVELS
 from flip7.core.errors import Flip7Error
+from flip7.core.jsontypes import JSON, JSONObject
 from flip7.core.rules import Rules
-from flip7.server.store.database import (
-    Store,
-    dumps,
-    game_results,
-    games,
-    player_games,
-    rating_history,
-    ratings,
-    utcnow,
+from flip7.server.store.database import Store, dumps, utcnow
+from flip7.server.store.ratings import (
+    GameResults,
+    PlayerGame,
+    RatingKey,
+    Rerating,
+    Skill,
+    finished_record,
+    unsettled_games,
+    write_results,
 )
 
 __all__ = [
@@ -83,6 +80,7 @@ log = logging.getLogger("flip7.server")
 # OpenSkill's starting rating.
 MU = 25.0
 SIGMA = 25.0 / 3.0
+START = Skill(MU, SIGMA)
 
 # Rule options whose value does not change the game (RULES.md §13): two-player tables play
 # the normal rules unchanged (§1.3), and no_cards_left has one choice. Every other option
@@ -127,8 +125,8 @@ class Entrant:
     bot: str | None
 
     @property
-    def key(self) -> tuple[str, str] | None:
-        return None if self.kind is None or self.ref is None else (self.kind, self.ref)
+    def key(self) -> RatingKey | None:
+        return None if self.kind is None or self.ref is None else RatingKey(self.kind, self.ref)
 
     @property
     def bot_label(self) -> str | None:
@@ -138,22 +136,28 @@ class Entrant:
         return self.ref if self.kind == "bot" else self.bot
 
 
-def entrants_of(record: dict[str, Any]) -> list[Entrant]:
+def entrants_of(record: JSONObject) -> list[Entrant]:
     """The entrants of a finished game from its record: the table writes each seat's
-    identity (``meta.player_ids``) and bot spec (``meta.bots``) into it."""
+    identity (``meta.player_ids``) and bot spec (``meta.bots``) into it.
+
+    >>> [(e.kind, e.ref) for e in entrants_of({"players": ["Ann", "Bot", "Cy"], "meta": {
+    ...     "player_ids": ["p1", None, None], "bots": {"1": "threshold"}}})]
+    [('player', 'p1'), ('bot', 'Easy'), (None, None)]
+    """
     meta = record.get("meta")
     meta = meta if isinstance(meta, dict) else {}
-    names = [str(n) for n in record.get("players", [])]
+    players = record.get("players")
+    names = [str(n) for n in players] if isinstance(players, list) else []
     ids = meta.get("player_ids")
-    bots = meta.get("bots") if isinstance(meta.get("bots"), dict) else {}
-    assert isinstance(bots, dict)
+    bots = meta.get("bots")
+    bots = bots if isinstance(bots, dict) else {}
     out: list[Entrant] = []
     for seat, name in enumerate(names):
         spec = bots.get(str(seat))
         spec = spec if isinstance(spec, str) else None
-        player = ids[seat] if isinstance(ids, list) and seat < len(ids) else None
-        if isinstance(player, str) and spec is None:
-            out.append(Entrant(seat, name, "player", player, None))
+        player_id = ids[seat] if isinstance(ids, list) and seat < len(ids) else None
+        if isinstance(player_id, str) and spec is None:
+            out.append(Entrant(seat, name, "player", player_id, None))
         elif spec is not None and spec in _LEVEL_OF_SPEC:
             out.append(Entrant(seat, name, "bot", _LEVEL_OF_SPEC[spec], spec))
         else:
@@ -162,27 +166,27 @@ def entrants_of(record: dict[str, Any]) -> list[Entrant]:
 
 
 def rate(
-    entrants: Sequence[Entrant],
-    totals: Sequence[int],
-    prior: dict[tuple[str, str], tuple[float, float]],
-) -> dict[tuple[str, str], tuple[float, float]]:
-    """Every rated entrant's (mu, sigma) after the game, from ``prior`` (missing: the
-    starting rating); see the module's words."""
+    entrants: Sequence[Entrant], totals: Sequence[int], prior: Mapping[RatingKey, Skill]
+) -> dict[RatingKey, Skill]:
+    """Every rated entrant's rating after the game, from ``prior`` (missing: the starting
+    rating); see the module's words."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     teams = []
     for entrant in entrants:
-        mu, sigma = prior.get(entrant.key, (MU, SIGMA)) if entrant.key else (MU, SIGMA)
-        teams.append([model.rating(mu=mu, sigma=sigma)])
+        skill = prior.get(entrant.key, START) if entrant.key else START
+        teams.append([model.rating(mu=skill.mu, sigma=skill.sigma)])
     rated = model.rate(teams, ranks=[float(r) for r in ranks(totals)])
-    seen: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    seen: dict[RatingKey, list[Skill]] = {}
     for entrant, team in zip(entrants, rated, strict=True):
         if entrant.key is not None:
-            seen.setdefault(entrant.key, []).append((float(team[0].mu), float(team[0].sigma)))
+            seen.setdefault(entrant.key, []).append(
+                Skill(float(team[0].mu), float(team[0].sigma)))
     return {
-        key: (sum(m for m, _ in values) / len(values), sum(s for _, s in values) / len(values))
-        for key, values in seen.items()
+        key: Skill(sum(s.mu for s in skills) / len(skills),
+                   sum(s.sigma for s in skills) / len(skills))
+        for key, skills in seen.items()
     }
 
 
@@ -192,7 +196,7 @@ def _stats_of(game_id: str, record_text: str) -> GameStats:
     return game_stats(record_text)
 
 
-def stats_of(game_id: str, record: dict[str, Any]) -> GameStats:
+def stats_of(game_id: str, record: JSONObject) -> GameStats:
     """The statistics of the finished game ``game_id`` (kept for the next asker)."""
     return _stats_of(game_id, dumps(record))
 
@@ -232,17 +236,8 @@ class Results:
 
     async def sweep(self) -> int:
         """Write the results of finished games that have none yet; how many were written."""
-        query = (
-            sa.select(games.c.id)
-            .outerjoin(game_results, game_results.c.game_id == games.c.id)
-            .where(games.c.finished_at.is_not(None), game_results.c.game_id.is_(None))
-            .order_by(games.c.finished_at)
-            .limit(self.SWEEP_BATCH)
-        )
-        async with self.store.engine.connect() as conn:
-            ids = [row.id for row in await conn.execute(query)]
         done = 0
-        for game_id in ids:
+        for game_id in await unsettled_games(self.store, self.SWEEP_BATCH):
             done += await self.settle(game_id)
         return done
 
@@ -257,13 +252,10 @@ class Results:
     async def settle(self, game_id: str) -> bool:
         """Write the results of the finished game ``game_id`` unless they are written
         already; whether this call wrote them."""
-        async with self.store.engine.connect() as conn:
-            row = (await conn.execute(
-                sa.select(games.c.record, games.c.finished_at).where(games.c.id == game_id)
-            )).first()
-        if row is None or row.record is None:
+        finished = await finished_record(self.store, game_id)
+        if finished is None:
             return False
-        record = json.loads(row.record)
+        record = finished.record
         meta = record.get("meta")
         table_rated = isinstance(meta, dict) and meta.get("rated") is True
         entrants = entrants_of(record)
@@ -275,100 +267,62 @@ class Results:
             stats = None
         keys = sorted({e.key for e in entrants if e.key is not None})
         is_rated = stats is not None and table_rated and len(keys) >= 2
-        now = self.now()
-        async with self._lock, self.store.engine.begin() as conn:
-            # First a write: SQLite takes its write lock here, before anything is read.
-            claimed = await conn.execute(
-                self._insert_ignore(game_results).values(
-                    game_id=game_id, rated=is_rated, at=now)
+        rating = None
+        if is_rated and stats is not None:
+            totals = [s.total for s in stats.seats]
+            rating = Rerating(
+                keys=keys,
+                winners=frozenset(e.key for e in entrants
+                                  if e.key is not None and stats.seats[e.seat].winner),
+                start=START,
+                rerate=functools.partial(rate, entrants, totals),
             )
-            if claimed.rowcount != 1:
-                return False  # another try (or process) wrote them
-            if stats is not None:
-                await self._player_games(conn, game_id, record, entrants, stats, is_rated,
-                                         row.finished_at)
-            if is_rated and stats is not None:
-                totals = [s.total for s in stats.seats]
-                await self._rate(conn, game_id, entrants, totals, stats, keys, now)
-        return True
+        results = GameResults(
+            game_id=game_id,
+            rated=is_rated,
+            at=self.now(),
+            player_games=[] if stats is None else _player_games(
+                game_id, record, entrants, stats, is_rated, finished.finished_at),
+            rating=rating,
+        )
+        async with self._lock:
+            return await write_results(self.store, results)
 
-    def _insert_ignore(self, table: sa.Table) -> Any:
-        if self.store.dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-            return pg_insert(table).on_conflict_do_nothing()
-        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-        return sqlite_insert(table).on_conflict_do_nothing()
-
-    async def _player_games(
-        self, conn: AsyncConnection, game_id: str, record: dict[str, Any],
-        entrants: list[Entrant], stats: GameStats, is_rated: bool, finished_at: datetime,
-    ) -> None:
-        meta = record.get("meta")
-        table_name = meta.get("table_name") if isinstance(meta, dict) else None
-        seats = [
-            {"seat": e.seat, "name": e.name, "player_id": e.ref if e.kind == "player" else None,
-             "bot": e.bot_label, "total": stats.seats[e.seat].total}
-            for e in entrants
-        ]
-        winners = [s.seat for s in stats.seats if s.winner]
-        rows = []
-        seen: set[str] = set()
-        for e in entrants:
-            if e.kind != "player" or e.ref is None or e.ref in seen:
-                continue
-            seen.add(e.ref)
-            seat = stats.seats[e.seat]
-            rows.append({
-                "player_id": e.ref,
-                "game_id": game_id,
-                "seat": e.seat,
-                "total": seat.total,
-                "won": seat.winner,
-                "stats": dumps({
-                    "seat": seat.to_json(),
-                    "players": seats,
-                    "winners": winners,
-                    "rated": is_rated,
-                    "table_name": table_name,
-                }),
-                "finished_at": finished_at,
-            })
-        if rows:
-            await conn.execute(player_games.insert(), rows)
-
-    async def _rate(
-        self, conn: AsyncConnection, game_id: str, entrants: list[Entrant],
-        totals: list[int], stats: GameStats, keys: list[tuple[str, str]], now: datetime,
-    ) -> None:
-        fresh = [
-            {"kind": kind, "ref": ref, "mu": MU, "sigma": SIGMA, "games": 0, "wins": 0,
-             "updated_at": now}
-            for kind, ref in keys
-        ]
-        await conn.execute(self._insert_ignore(ratings), fresh)
-        wanted = sa.tuple_(ratings.c.kind, ratings.c.ref).in_(keys)
-        rows = (await conn.execute(
-            sa.select(ratings).where(wanted).order_by(ratings.c.kind, ratings.c.ref)
-            .with_for_update()
-        )).all()
-        prior = {(r.kind, r.ref): (float(r.mu), float(r.sigma)) for r in rows}
-        played = {(r.kind, r.ref): (int(r.games), int(r.wins)) for r in rows}
-        after = rate(entrants, totals, prior)
-        won = {e.key for e in entrants if e.key is not None and stats.seats[e.seat].winner}
-        for key in keys:
-            mu, sigma = after[key]
-            count, wins = played[key]
-            await conn.execute(
-                ratings.update()
-                .where(ratings.c.kind == key[0], ratings.c.ref == key[1])
-                .values(mu=mu, sigma=sigma, games=count + 1, wins=wins + (key in won),
-                        updated_at=now)
-            )
-        await conn.execute(rating_history.insert(), [
-            {"game_id": game_id, "kind": key[0], "ref": key[1],
-             "mu_before": prior[key][0], "sigma_before": prior[key][1],
-             "mu_after": after[key][0], "sigma_after": after[key][1], "at": now}
-            for key in keys
-        ])
+def _player_games(
+    game_id: str, record: JSONObject, entrants: list[Entrant], stats: GameStats,
+    is_rated: bool, finished_at: datetime,
+) -> list[PlayerGame]:
+    """The rows of ``player_games`` of a finished game: one per identity that played it
+    (its first seat), each with the whole table's seats and winners for its history."""
+    meta = record.get("meta")
+    table_name = meta.get("table_name") if isinstance(meta, dict) else None
+    seats: list[JSON] = [
+        {"seat": e.seat, "name": e.name, "player_id": e.ref if e.kind == "player" else None,
+         "bot": e.bot_label, "total": stats.seats[e.seat].total}
+        for e in entrants
+    ]
+    winners: list[JSON] = [s.seat for s in stats.seats if s.winner]
+    rows = []
+    seen: set[str] = set()
+    for e in entrants:
+        if e.kind != "player" or e.ref is None or e.ref in seen:
+            continue
+        seen.add(e.ref)
+        seat = stats.seats[e.seat]
+        rows.append(PlayerGame(
+            player_id=e.ref,
+            game_id=game_id,
+            seat=e.seat,
+            total=seat.total,
+            won=seat.winner,
+            stats={
+                "seat": seat.to_json(),
+                "players": seats,
+                "winners": winners,
+                "rated": is_rated,
+                "table_name": table_name,
+            },
+            finished_at=finished_at,
+        ))
+    return rows

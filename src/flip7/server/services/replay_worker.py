@@ -27,10 +27,11 @@ import resource
 import signal
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import TypeVarTuple
 
 from flip7.core.errors import Flip7Error
 from flip7.core.events import Event, RoundStarted
+from flip7.core.jsontypes import JSON, JSONObject
 from flip7.engine.game import Game
 from flip7.engine.record import Record, _replay, replay_game
 from flip7.server.table.views import seat_view
@@ -40,7 +41,11 @@ __all__ = ["MAX_MESSAGE", "check", "gzipped_page_of", "init_worker", "page_of", 
 # An error message quotes the entry it is about, which a stranger chose: keep it short.
 MAX_MESSAGE = 300
 
-Outcome = tuple[str, Any]
+# What a job answers: ("ok", its result: text or bytes), ("bad", why), ("too_long", the
+# seconds it was allowed), ("too_big", None), or another kind of the job's own.
+Outcome = tuple[str, str | bytes | float | None]
+
+_Args = TypeVarTuple("_Args")
 
 
 class _OverTime(Exception):
@@ -61,7 +66,9 @@ def init_worker(memory_mb: int) -> None:
     signal.signal(signal.SIGPROF, _over_time)
 
 
-def run(task: Callable[..., Outcome], seconds: float, *args: Any) -> Outcome:
+def run(
+    task: Callable[[*_Args], Outcome], seconds: float, *args: *_Args
+) -> Outcome:
     """``task(*args)`` with at most ``seconds`` of CPU time (user and system)."""
     signal.signal(signal.SIGPROF, _over_time)
     try:
@@ -80,11 +87,11 @@ def _short(message: str) -> str:
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
 
 
-def _dumps(data: Any) -> str:
+def _dumps(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
-def check(data: Any) -> Outcome:
+def check(data: JSON) -> Outcome:
     """Check an uploaded record by replaying it (no views: only whether it is valid).
 
     ``("ok", text)`` with the record as stored (``Record.to_json``), or ``("bad", message)``
@@ -99,7 +106,7 @@ def check(data: Any) -> Outcome:
 
 
 def page_of(
-    record: dict[str, Any], total: int, offset: int, limit: int, max_bytes: int,
+    record: JSONObject, total: int, offset: int, limit: int, max_bytes: int,
     seat: int | None = None, bust_odds: bool = True,
 ) -> Outcome:
     """``("ok", bytes)``: the JSON of one page of a valid record's replay.
@@ -149,7 +156,7 @@ def page_of(
 
 
 def gzipped_page_of(
-    record: dict[str, Any], total: int, offset: int, limit: int, max_bytes: int,
+    record: JSONObject, total: int, offset: int, limit: int, max_bytes: int,
     seat: int | None = None, bust_odds: bool = True,
 ) -> Outcome:
     """:func:`page_of`, gzip-compressed here in the worker: compressing a page of a megabyte
@@ -165,7 +172,7 @@ def gzipped_page_of(
     ('ok', 0)
     """
     kind, value = page_of(record, total, offset, limit, max_bytes, seat, bust_odds)
-    if kind != "ok":
+    if kind != "ok" or not isinstance(value, bytes):
         return kind, value
     # Level 6: most of level 9's ratio on JSON, at a third of its time.
-    return kind, gzip.compress(bytes(value), compresslevel=6, mtime=0)
+    return kind, gzip.compress(value, compresslevel=6, mtime=0)

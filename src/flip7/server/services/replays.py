@@ -40,16 +40,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVarTuple
 
-import sqlalchemy as sa
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
+from flip7.core.jsontypes import JSON, JSONObject
 from flip7.server.base.limits import AddressBudget, client_address
 from flip7.server.base.settings import Settings
 from flip7.server.services import replay_worker
-from flip7.server.store.database import Store, games, tables
+from flip7.server.store.database import Store
+from flip7.server.store.replays import bust_odds_of_game
 from flip7.server.table.lobby import TableError, spend
 
 __all__ = [
@@ -93,6 +94,8 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _DEPTH = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
+_Args = TypeVarTuple("_Args")
+
 
 def json_depth(body: bytes) -> int:
     """How deep the arrays and objects of a JSON text nest, without parsing it.
@@ -111,7 +114,7 @@ def _too_large(message: str) -> TableError:
     return TableError("record_too_large", message, 413)
 
 
-def parse_upload(body: bytes, settings: Settings) -> Any:
+def parse_upload(body: bytes, settings: Settings) -> JSON:
     """The JSON of an uploaded record, refused (``TableError``) if it is not JSON, nests
     too deep, or passes a limit on draws, decisions or ``target_score``. Everything else
     about the record is checked by replaying it (:func:`flip7.server.services.replay_worker.check`).
@@ -119,7 +122,7 @@ def parse_upload(body: bytes, settings: Settings) -> Any:
     if json_depth(body) > MAX_DEPTH:
         raise TableError("bad_record", f"the JSON nests deeper than {MAX_DEPTH} levels", 400)
     try:
-        data = json.loads(body)
+        data: JSON = json.loads(body)
     except (ValueError, RecursionError):
         raise TableError("bad_record", "the body is not valid JSON", 400) from None
     if not isinstance(data, dict):
@@ -152,10 +155,16 @@ def record_body_limit(app: object) -> int:
     return int(getattr(state, "max_record_bytes", _DEFAULT_RECORD_BYTES))
 
 
-def step_count(record: dict[str, Any]) -> int:
+def step_count(record: JSONObject) -> int:
     """The steps of a valid record's replay: the start, then one per draw and decision
-    (a valid record uses every entry)."""
-    return 1 + len(record["draws"]) + len(record["decisions"])
+    (a valid record uses every entry).
+
+    >>> step_count({"draws": ["5", "9", "12"], "decisions": ["hit"]})
+    5
+    """
+    draws, decisions = record["draws"], record["decisions"]
+    assert isinstance(draws, list) and isinstance(decisions, list), "not a valid record"
+    return 1 + len(draws) + len(decisions)
 
 
 def query_number(text: str) -> int | None:
@@ -211,15 +220,17 @@ def seat_request(seat: str | None) -> int | None:
     return number
 
 
-def check_seat(seat: int | None, record: dict[str, Any]) -> None:
+def check_seat(seat: int | None, record: JSONObject) -> None:
     """400 ``bad_seat`` unless ``seat`` (a number, or None) is a seat of ``record``'s game."""
-    players = len(record["players"])
+    names = record["players"]
+    assert isinstance(names, list), "not a valid record"
+    players = len(names)
     if seat is not None and seat >= players:
         raise TableError("bad_seat", f"seat {seat} is not a seat of this game: its seats "
                          f"are 0 to {players - 1}", 400)
 
 
-def record_bust_odds(record: dict[str, Any]) -> bool:
+def record_bust_odds(record: JSONObject) -> bool:
     """Whether the table of ``record`` told a seat its bust risk: its ``meta.bust_odds``
     when the record says (a boolean), else True, the server's default.
 
@@ -234,14 +245,8 @@ def record_bust_odds(record: dict[str, Any]) -> bool:
 async def table_bust_odds(store: Store, game_id: str) -> bool:
     """Whether the table that played ``game_id`` told a seat its bust risk (its
     ``bust_odds``; True for a game the store does not have)."""
-    query = (
-        sa.select(tables.c.bust_odds)
-        .join(games, games.c.table_id == tables.c.id)
-        .where(games.c.id == game_id)
-    )
-    async with store.engine.connect() as conn:
-        found = (await conn.execute(query)).scalar_one_or_none()
-    return True if found is None else bool(found)
+    found = await bust_odds_of_game(store, game_id)
+    return True if found is None else found
 
 
 class PageCache:
@@ -315,8 +320,8 @@ class ReplayWorkers:
 
     close = replace
 
-    async def run(self, task: Callable[..., replay_worker.Outcome], *args: Any
-                  ) -> replay_worker.Outcome:
+    async def run(self, task: Callable[[*_Args], replay_worker.Outcome],
+                  *args: *_Args) -> replay_worker.Outcome:
         """``task(*args)`` in the worker: its outcome, or a TableError when the job is
         refused (503 ``busy``), passes its budget (422) or fails."""
         if self._waiting >= self.max_waiting:
@@ -339,8 +344,8 @@ class ReplayWorkers:
                              f"{self.memory_mb} MB of memory (limit replay_memory_mb)", 422)
         return kind, value
 
-    async def _run(self, task: Callable[..., replay_worker.Outcome], *args: Any
-                   ) -> replay_worker.Outcome:
+    async def _run(self, task: Callable[[*_Args], replay_worker.Outcome],
+                   *args: *_Args) -> replay_worker.Outcome:
         loop = asyncio.get_running_loop()
         wall = self.seconds * _WALL_FACTOR + _WALL_SLACK
         try:
@@ -409,13 +414,13 @@ class Replays:
     async def page(
         self,
         key: str,
-        record: Callable[[], Awaitable[dict[str, Any]]],
+        record: Callable[[], Awaitable[JSONObject]],
         offset: str | None,
         limit: str | None,
         accept_gzip: bool = False,
         address: str | None = None,
         seat: str | None = None,
-        bust_odds: Callable[[dict[str, Any]], Awaitable[bool]] | None = None,
+        bust_odds: Callable[[JSONObject], Awaitable[bool]] | None = None,
     ) -> Response:
         """One page of the replay of ``record()`` (a valid record), from the cache when it
         is there (a stored record never changes). Pages are compressed in the worker and
@@ -448,9 +453,9 @@ class Replays:
                 replay_worker.gzipped_page_of, data, total, first, count, self.page_bytes,
                 viewer, told,
             )
-            if kind != "ok":
+            if kind != "ok" or not isinstance(value, bytes):
                 raise TableError("bad_record", str(value), 422)
-            cached = bytes(value)
+            cached = value
             self.cache.put(cache_key, cached)
         if accept_gzip:
             return Response(

@@ -17,7 +17,7 @@ import unicodedata
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, FastAPI, Header, Query, Request
 from fastapi.exception_handlers import request_validation_exception_handler
@@ -26,9 +26,10 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from flip7.core.errors import Flip7Error
+from flip7.core.jsontypes import JSON, JSONObject
 from flip7.core.rules import DECKS, MAX_PLAYERS, Rules
 from flip7.scorekeeper.scorecard import MAX_NAME, LineEntry, RoundInvalid, Scorecard, StaleRound
-from flip7.server.store.database import ScorecardRow, Store, dumps, iso, utcnow
+from flip7.server.store.database import ScorecardRow, Store, iso, utcnow
 from flip7.server.table.lobby import hash_token
 
 __all__ = ["PREFIX", "ScorekeeperError", "install", "router"]
@@ -61,7 +62,7 @@ class CreateScorecard(_Strict):
 
     name: Name
     players: list[Name] = Field(min_length=1, max_length=MAX_PLAYERS)
-    rules: dict[str, Any] = Field(default_factory=dict, max_length=20)
+    rules: dict[str, object] = Field(default_factory=dict, max_length=20)
     decks: int | None = Field(default=None, ge=min(DECKS), le=max(DECKS))
 
 
@@ -186,7 +187,7 @@ class LiveUpdate(_Strict):
 class ScorekeeperError(Exception):
     """A request the scorekeeper refuses: ``{"detail": {"code", "message", **extra}}``."""
 
-    def __init__(self, code: str, message: str, status: int, **extra: Any) -> None:
+    def __init__(self, code: str, message: str, status: int, **extra: JSON) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -202,21 +203,21 @@ class _ProblemModel(_Strict):
     seat: int | None
     message: str
     code: str | None = None  # the same for a page in another language (docs/i18n.md)
-    params: dict[str, Any] | None = None
+    params: dict[str, object] | None = None
 
 
 class _ErrorDetail(_Strict):
     code: str
     message: str
     problems: list[_ProblemModel] | None = None
-    scorecard: dict[str, Any] | None = None
+    scorecard: dict[str, object] | None = None
 
 
 class _ErrorAnswer(_Strict):
     detail: _ErrorDetail
 
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
+_ERRORS: dict[int | str, dict[str, object]] = {
     status: {"model": _ErrorAnswer} for status in (400, 403, 404, 409, 413, 422)
 }
 
@@ -252,7 +253,7 @@ def install(app: FastAPI) -> None:
 # ---------------------------------------------------------------------- the model
 
 
-def _rules(data: dict[str, Any]) -> Rules:
+def _rules(data: dict[str, object]) -> Rules:
     try:
         return Rules.from_json(data)
     except Flip7Error as exc:
@@ -263,7 +264,7 @@ def _lines(lines: list[FinalLine]) -> list[LineEntry]:
     return [LineEntry.from_json(line.model_dump()) for line in lines]
 
 
-def _choice(choice: Flip7Choice | None) -> Any:
+def _choice(choice: Flip7Choice | None) -> str | JSONObject | None:
     if choice is None or isinstance(choice, str):
         return choice
     return choice.model_dump()
@@ -276,7 +277,7 @@ def _model_call(action: Callable[[], _T], code: str = "bad_scorecard", status: i
     try:
         return action()
     except RoundInvalid as exc:
-        problems = [p.to_json() for p in exc.problems]
+        problems: list[JSON] = [p.to_json() for p in exc.problems]
         message = "; ".join(p.message for p in exc.problems) or str(exc)
         raise ScorekeeperError("invalid_round", message, 422, problems=problems) from None
     except StaleRound as exc:
@@ -298,24 +299,24 @@ class _Summaries:
     tens of milliseconds, and pages poll. A (scorecard, version) pair never changes."""
 
     def __init__(self, size: int = 256) -> None:
-        self._cache: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int], JSONObject] = OrderedDict()
         self._size = size
 
     @staticmethod
-    async def compute(card: Scorecard) -> dict[str, Any]:
+    async def compute(card: Scorecard) -> JSONObject:
         if card.live is None:
             return card.summary_json()
         # The advisor's work, off the event loop that the tables share.
         return await asyncio.to_thread(card.summary_json)
 
-    def put(self, scorecard_id: str, version: int, summary: dict[str, Any]) -> None:
+    def put(self, scorecard_id: str, version: int, summary: JSONObject) -> None:
         """Keep ``summary`` as that of the stored ``version`` (only once it is stored)."""
         self._cache[scorecard_id, version] = summary
         self._cache.move_to_end((scorecard_id, version))
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
 
-    async def get(self, scorecard_id: str, version: int, card: Scorecard) -> dict[str, Any]:
+    async def get(self, scorecard_id: str, version: int, card: Scorecard) -> JSONObject:
         """The summary of ``card``, stored as ``version`` of the scorecard."""
         summary = self._cache.get((scorecard_id, version))
         if summary is None:
@@ -324,7 +325,7 @@ class _Summaries:
         return summary
 
 
-async def _summary(request: Request, row: ScorecardRow, card: Scorecard) -> dict[str, Any]:
+async def _summary(request: Request, row: ScorecardRow, card: Scorecard) -> JSONObject:
     """The model's summary with what the server knows: id, version, times."""
     summaries: _Summaries = request.app.state.scorecard_summaries
     return {
@@ -337,11 +338,13 @@ async def _summary(request: Request, row: ScorecardRow, card: Scorecard) -> dict
     }
 
 
-def _listing(summary: dict[str, Any]) -> dict[str, Any]:
+def _listing(summary: JSONObject) -> JSONObject:
     """What the list of scorecards shows, from the model's summary."""
+    rounds = summary["rounds"]
+    assert isinstance(rounds, list), "a summary's rounds are a list"
     return {
         "players": summary["players"],
-        "rounds": len(summary["rounds"]),
+        "rounds": len(rounds),
         "leader": summary["leader"],
         "winners": summary["winners"],
         "totals": summary["totals"],
@@ -442,7 +445,7 @@ KeyHeader = Annotated[
 
 
 @router.post("", status_code=201, responses=_ERRORS)
-async def create_scorecard(body: CreateScorecard, request: Request) -> Any:
+async def create_scorecard(body: CreateScorecard, request: Request) -> JSONResponse:
     """Start a scorecard. The answer holds its edit key (``key``), shown only this once:
     only its SHA-256 is stored."""
     rules = _rules(body.rules)
@@ -450,13 +453,11 @@ async def create_scorecard(body: CreateScorecard, request: Request) -> Any:
         lambda: Scorecard.new(body.players, rules=rules, decks=body.decks, name=body.name)
     )
     scorecard_id, key, now = secrets.token_urlsafe(6), secrets.token_urlsafe(18), utcnow()
-    await _store(request).write([
-        ("scorecard_insert", {
-            "id": scorecard_id, "key_hash": hash_token(key), "name": body.name,
-            "data": dumps(card.to_json()), "listing": dumps(_listing(card.summary_json())),
-            "version": 1, "status": _status(card), "created_at": now, "updated_at": now,
-        })
-    ])  # fmt: skip
+    await _store(request).add_scorecard(ScorecardRow(
+        id=scorecard_id, key_hash=hash_token(key), name=body.name, data=card.to_json(),
+        listing=_listing(card.summary_json()), version=1, status=_status(card),
+        created_at=now, updated_at=now,
+    ))  # fmt: skip
     row = await _store(request).scorecard(scorecard_id)
     assert row is not None
     return JSONResponse(
@@ -465,10 +466,10 @@ async def create_scorecard(body: CreateScorecard, request: Request) -> Any:
     )
 
 
-@router.get("", responses=_ERRORS)
+@router.get("", response_model=None, responses=_ERRORS)
 async def list_scorecards(
     request: Request, limit: int = Query(default=LIST_LIMIT, ge=1, le=LIST_LIMIT)
-) -> Any:
+) -> JSONObject:
     """Saved scorecards, the most recently changed first (never their keys)."""
     rows = await _store(request).scorecard_list(limit)
     return {
@@ -480,15 +481,15 @@ async def list_scorecards(
     }  # fmt: skip
 
 
-@router.get("/{scorecard_id}", responses=_ERRORS)
-async def get_scorecard(scorecard_id: str, request: Request) -> Any:
+@router.get("/{scorecard_id}", response_model=None, responses=_ERRORS)
+async def get_scorecard(scorecard_id: str, request: Request) -> JSONObject:
     """A scorecard: players, rules, every round with its scores, totals, winner."""
     row, card = await _load(request, scorecard_id)
     return await _summary(request, row, card)
 
 
-@router.post("/{scorecard_id}/check", responses=_ERRORS)
-async def check_round(scorecard_id: str, body: CheckRound, request: Request) -> Any:
+@router.post("/{scorecard_id}/check", response_model=None, responses=_ERRORS)
+async def check_round(scorecard_id: str, body: CheckRound, request: Request) -> JSONObject:
     """Score a round without saving it: 200 with its scores, or 422 with its problems."""
     _row, card = await _load(request, scorecard_id)
     result = _model_call(
@@ -500,7 +501,7 @@ async def check_round(scorecard_id: str, body: CheckRound, request: Request) -> 
 @router.post("/{scorecard_id}/rounds", status_code=201, responses=_ERRORS)
 async def add_round(
     scorecard_id: str, body: NewRound, request: Request, key: KeyHeader = None
-) -> Any:
+) -> JSONResponse:
     """Enter the next round (``number``: its 1-based number). 409 if that round is already
     entered (from another device): the answer holds the scorecard as it is."""
 
@@ -534,10 +535,10 @@ def _existing_round(card: Scorecard, number: int) -> None:
         )
 
 
-@router.put("/{scorecard_id}/rounds/{number}", responses=_ERRORS)
+@router.put("/{scorecard_id}/rounds/{number}", response_model=None, responses=_ERRORS)
 async def edit_round(
     scorecard_id: str, number: int, body: EditRound, request: Request, key: KeyHeader = None
-) -> Any:
+) -> JSONObject:
     """Correct round ``number``, made from revision ``revision`` of it: 409 if it changed
     meanwhile (from another device), with the scorecard as it is."""
 
@@ -554,14 +555,14 @@ async def edit_round(
     return await _summary(request, row, card)
 
 
-@router.delete("/{scorecard_id}/rounds/{number}", responses=_ERRORS)
+@router.delete("/{scorecard_id}/rounds/{number}", response_model=None, responses=_ERRORS)
 async def undo_round(
     scorecard_id: str,
     number: int,
     request: Request,
     revision: int = Query(ge=1, description="the revision of the round being undone"),
     key: KeyHeader = None,
-) -> Any:
+) -> JSONObject:
     """Undo the last round (``number`` must be the last one, at ``revision``)."""
 
     def change(card: Scorecard) -> Scorecard:
@@ -579,10 +580,10 @@ async def undo_round(
     return await _summary(request, row, card)
 
 
-@router.put("/{scorecard_id}/live", responses=_ERRORS)
+@router.put("/{scorecard_id}/live", response_model=None, responses=_ERRORS)
 async def put_live(
     scorecard_id: str, body: LiveUpdate, request: Request, key: KeyHeader = None
-) -> Any:
+) -> JSONObject:
     """Enter the round live: every event so far, replacing live revision ``based_on`` (0
     for a new live round). The answer is the scorecard with the live round's state and
     the advice for the player whose turn it is."""
@@ -597,8 +598,8 @@ async def put_live(
     return await _summary(request, row, card)
 
 
-@router.delete("/{scorecard_id}/live", responses=_ERRORS)
-async def delete_live(scorecard_id: str, request: Request, key: KeyHeader = None) -> Any:
+@router.delete("/{scorecard_id}/live", response_model=None, responses=_ERRORS)
+async def delete_live(scorecard_id: str, request: Request, key: KeyHeader = None) -> JSONObject:
     """Abandon the live round (the rounds entered stay)."""
 
     def change(card: Scorecard) -> Scorecard:
@@ -609,7 +610,7 @@ async def delete_live(scorecard_id: str, request: Request, key: KeyHeader = None
 
 
 @router.get("/{scorecard_id}/export.csv", responses=_ERRORS)
-async def export_csv(scorecard_id: str, request: Request) -> Any:
+async def export_csv(scorecard_id: str, request: Request) -> Response:
     """The scorecard as CSV: one row per round, with every score and running total."""
     row, card = await _load(request, scorecard_id)
     return Response(
@@ -620,7 +621,7 @@ async def export_csv(scorecard_id: str, request: Request) -> Any:
 
 
 @router.get("/{scorecard_id}/export.json", responses=_ERRORS)
-async def export_json(scorecard_id: str, request: Request) -> Any:
+async def export_json(scorecard_id: str, request: Request) -> Response:
     """The scorecard as JSON (``Scorecard.from_json`` reads it back)."""
     row, card = await _load(request, scorecard_id)
     return Response(

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql.base import Executable
 
+from flip7.core.jsontypes import JSONObject
 from flip7.server.store.dbfile import DatabaseFile
 from flip7.server.store.lease import Lease, define_table
 
@@ -331,21 +332,21 @@ class ScorecardRow:
     id: str
     key_hash: str
     name: str
-    data: dict[str, Any]
-    listing: dict[str, Any]
+    data: JSONObject
+    listing: JSONObject
     version: int
     status: str
     created_at: datetime
     updated_at: datetime
 
 
-def _scorecard_row(row: Any, with_data: bool = True) -> ScorecardRow:
+def _scorecard_row(row: sa.Row[tuple[object, ...]], with_data: bool = True) -> ScorecardRow:
     return ScorecardRow(
         id=row.id,
         key_hash=row.key_hash,
         name=row.name,
-        data=json.loads(row.data) if with_data else {},
-        listing=json.loads(row.listing),
+        data=json_object(row.data) if with_data else {},
+        listing=json_object(row.listing),
         version=row.version,
         status=row.status,
         created_at=row.created_at,
@@ -731,7 +732,7 @@ class Store:
             )
             return [_stored_game(row) for row in rows]
 
-    async def recent_games(self, limit: int) -> list[dict[str, Any]]:
+    async def recent_games(self, limit: int) -> list[JSONObject]:
         """The ``limit`` most recently finished games of every table but private ones (a
         tutorial's), closed ones too, newest first: what a client may see of each (no
         seed, no record), with its table's id and name."""
@@ -765,10 +766,17 @@ class Store:
             count = await conn.execute(sa.select(sa.func.count()).select_from(games))
             return int(count.scalar_one())
 
-    async def replay_record(self, replay_id: str) -> dict[str, Any] | None:
+    async def add_replay(self, replay_id: str, record: str, created_at: datetime) -> None:
+        """Store an uploaded record (its JSON text, as checked) for viewing; returns once
+        it has committed."""
+        await self.write([
+            ("replay_insert", {"id": replay_id, "record": record, "created_at": created_at})
+        ])
+
+    async def replay_record(self, replay_id: str) -> JSONObject | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(replays.select().where(replays.c.id == replay_id))).first()
-        return None if row is None else dict(json.loads(row.record))
+        return None if row is None else json_object(row.record)
 
     async def scorecard(self, scorecard_id: str) -> ScorecardRow | None:
         async with self.engine.connect() as conn:
@@ -789,13 +797,21 @@ class Store:
             rows = (await conn.execute(query)).all()
         return [_scorecard_row(row, with_data=False) for row in rows]
 
+    async def add_scorecard(self, row: ScorecardRow) -> None:
+        """Store a new scorecard; returns once it has committed."""
+        await self.write([("scorecard_insert", {
+            "id": row.id, "key_hash": row.key_hash, "name": row.name, "data": dumps(row.data),
+            "listing": dumps(row.listing), "version": row.version, "status": row.status,
+            "created_at": row.created_at, "updated_at": row.updated_at,
+        })])  # fmt: skip
+
     async def update_scorecard(
         self,
         scorecard_id: str,
         old_version: int,
         *,
-        data: dict[str, Any],
-        listing: dict[str, Any],
+        data: JSONObject,
+        listing: JSONObject,
         status: str,
         updated_at: datetime,
     ) -> bool:
@@ -999,8 +1015,21 @@ def _engine(url: str) -> AsyncEngine:
     return engine
 
 
-def dumps(data: Any) -> str:
+def dumps(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
+
+
+def json_object(text: str) -> JSONObject:
+    """Stored JSON text that holds an object (a record, a scorecard, a row's statistics)
+    as that object.
+
+    >>> json_object('{"seat": 1}')
+    {'seat': 1}
+    """
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"stored JSON is not an object: {text[:40]!r}")
+    return data
 
 
 def iso(when: datetime) -> str:

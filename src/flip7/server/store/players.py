@@ -1,0 +1,351 @@
+"""The rows of identities (flip7.server.services.players): players, their keys and
+transfer codes, and what a profile, a page of games and the leaderboard read. Typed
+writes and typed rows; the SQL is kept here.
+
+Only the SHA-256 of a key or a code reaches these functions: the key itself is the
+service's, and never stored.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from flip7.core.jsontypes import JSONObject
+from flip7.server.store.database import (
+    Store,
+    json_object,
+    player_codes,
+    player_games,
+    player_keys,
+    players,
+    rating_history,
+    ratings,
+)
+from flip7.server.store.ratings import (
+    RatingKey,
+    RatingRow,
+    Skill,
+    SkillChange,
+)
+
+__all__ = [
+    "ClaimRefused",
+    "Identity",
+    "LeaderboardRows",
+    "NewIdentity",
+        "PlayedGame",
+    "PlayerGameRow",
+    "PlayerGamesPage",
+    "ProfileRows",
+    "RatedName",
+    "RatingPoint",
+    "TransferCode",
+    "add_player",
+    "claim_code",
+    "games_page",
+    "key_hashes",
+    "leaderboard_rows",
+    "profile_rows",
+    "rename_player",
+    "replace_code",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """An identity: its id and display name."""
+
+    player_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewIdentity:
+    """A new identity with its first key (the key's SHA-256), created ``at``."""
+
+    player_id: str
+    name: str
+    key_hash: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TransferCode:
+    """A one-time transfer code of an identity (the code's SHA-256)."""
+
+    code_hash: str
+    player_id: str
+    created_at: datetime
+    expires_at: datetime
+
+
+class ClaimRefused(enum.Enum):
+    """Why a transfer code gave no key: it is wrong, expired or used (all alike), or its
+    identity has as many keys as it may."""
+
+    BAD_CODE = "bad_code"
+    TOO_MANY_KEYS = "too_many_keys"
+
+
+class _Refused(Exception):
+    """Rolls a claim's transaction back: the code stays as it was."""
+
+    def __init__(self, why: ClaimRefused) -> None:
+        super().__init__(why.value)
+        self.why = why
+
+
+async def add_player(store: Store, identity: NewIdentity) -> None:
+    """Store a new identity and its first key, in one transaction."""
+    async with store.engine.begin() as conn:
+        await conn.execute(players.insert().values(
+            id=identity.player_id, name=identity.name, created_at=identity.at,
+            updated_at=identity.at))
+        await conn.execute(player_keys.insert().values(
+            player_id=identity.player_id, key_hash=identity.key_hash, created_at=identity.at))
+
+
+async def key_hashes(store: Store, player_id: str) -> list[str]:
+    """The SHA-256 of each key of ``player_id`` (none for an unknown id)."""
+    async with store.engine.connect() as conn:
+        return [str(row.key_hash) for row in await conn.execute(
+            sa.select(player_keys.c.key_hash).where(player_keys.c.player_id == player_id))]
+
+
+async def rename_player(store: Store, player_id: str, name: str, at: datetime) -> None:
+    async with store.engine.begin() as conn:
+        await conn.execute(players.update().where(players.c.id == player_id)
+                           .values(name=name, updated_at=at))
+
+
+async def replace_code(store: Store, code: TransferCode) -> None:
+    """Store ``code``, and drop every unused older code of its identity (one transaction)."""
+    async with store.engine.begin() as conn:
+        await conn.execute(player_codes.delete().where(
+            player_codes.c.player_id == code.player_id, player_codes.c.used_at.is_(None)))
+        await conn.execute(player_codes.insert().values(
+            code_hash=code.code_hash, player_id=code.player_id, created_at=code.created_at,
+            expires_at=code.expires_at, used_at=None))
+
+
+async def claim_code(
+    store: Store, code_hash: str, now: datetime, max_keys: int,
+    key_hash: Callable[[str], str],
+) -> Identity | ClaimRefused:
+    """Use the transfer code ``code_hash`` (unused, not expired at ``now``) for a new key
+    of its identity, whose SHA-256 ``key_hash(player_id)`` gives: the identity, or why not
+    (and then nothing is written: a code refused for too many keys stays unused). One
+    transaction."""
+    try:
+        async with store.engine.begin() as conn:
+            # One statement marks it used: of two claims at once, one changes the row.
+            used = await conn.execute(
+                player_codes.update()
+                .where(player_codes.c.code_hash == code_hash, player_codes.c.used_at.is_(None),
+                       player_codes.c.expires_at > now)
+                .values(used_at=now)
+            )
+            if used.rowcount != 1:
+                raise _Refused(ClaimRefused.BAD_CODE)
+            row = (await conn.execute(
+                sa.select(players.c.id, players.c.name)
+                .join(player_codes, player_codes.c.player_id == players.c.id)
+                .where(player_codes.c.code_hash == code_hash)
+            )).one()
+            count = (await conn.execute(
+                sa.select(sa.func.count()).select_from(player_keys)
+                .where(player_keys.c.player_id == row.id)
+            )).scalar_one()
+            if count >= max_keys:
+                raise _Refused(ClaimRefused.TOO_MANY_KEYS)
+            await conn.execute(player_keys.insert().values(
+                player_id=row.id, key_hash=key_hash(row.id), created_at=now))
+    except _Refused as refused:
+        return refused.why
+    return Identity(row.id, row.name)
+
+
+# ---------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """One of an identity's games, for its profile: its seat's statistics
+    (``player_games.stats``) and whether it won."""
+
+    stats: JSONObject
+    won: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A row of ``rating_history``: a rating change of one game."""
+
+    game_id: str
+    at: datetime
+    change: SkillChange
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileRows:
+    """What a profile reads: the identity, its rating (None before its first rated game),
+    its most recent games and rating changes, each newest first."""
+
+    player_id: str
+    name: str
+    created_at: datetime
+    rating: RatingRow | None
+    games: list[PlayedGame]
+    history: list[RatingPoint]
+
+
+def _rating_row(row: sa.Row[tuple[object, ...]]) -> RatingRow:
+    return RatingRow(
+        key=RatingKey(row.kind, row.ref),
+        skill=Skill(float(row.mu), float(row.sigma)),
+        games=int(row.games),
+        wins=int(row.wins),
+    )
+
+
+def _change(mu_before: float, sigma_before: float, mu_after: float, sigma_after: float
+            ) -> SkillChange:
+    return SkillChange(Skill(mu_before, sigma_before), Skill(mu_after, sigma_after))
+
+
+async def profile_rows(
+    store: Store, player_id: str, games: int, history: int
+) -> ProfileRows | None:
+    """The rows of ``player_id``'s profile (``games`` games and ``history`` rating changes
+    at most); None for an identity that does not exist."""
+    async with store.engine.connect() as conn:
+        row = (await conn.execute(players.select().where(players.c.id == player_id))).first()
+        if row is None:
+            return None
+        rated = (await conn.execute(ratings.select().where(
+            ratings.c.kind == "player", ratings.c.ref == player_id))).first()
+        stored = (await conn.execute(
+            sa.select(player_games.c.stats, player_games.c.won)
+            .where(player_games.c.player_id == player_id)
+            .order_by(player_games.c.finished_at.desc())
+            .limit(games)
+        )).all()
+        changes = (await conn.execute(
+            rating_history.select()
+            .where(rating_history.c.kind == "player", rating_history.c.ref == player_id)
+            .order_by(rating_history.c.at.desc(), rating_history.c.game_id)
+            .limit(history)
+        )).all()
+    return ProfileRows(
+        player_id=row.id,
+        name=row.name,
+        created_at=row.created_at,
+        rating=None if rated is None else _rating_row(rated),
+        games=[PlayedGame(json_object(g.stats), bool(g.won)) for g in stored],
+        history=[
+            RatingPoint(h.game_id, h.at,
+                        _change(h.mu_before, h.sigma_before, h.mu_after, h.sigma_after))
+            for h in changes
+        ],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGameRow:
+    """A row of ``player_games`` with the rating change the game made (None: unrated)."""
+
+    game_id: str
+    seat: int
+    stats: JSONObject
+    finished_at: datetime
+    change: SkillChange | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGamesPage:
+    """A page of an identity's games, newest first, and how many it has in all."""
+
+    games: list[PlayerGameRow]
+    total: int
+
+
+async def games_page(
+    store: Store, player_id: str, offset: int, limit: int
+) -> PlayerGamesPage | None:
+    """A page of ``player_id``'s finished games; None for an identity that does not exist."""
+    async with store.engine.connect() as conn:
+        if (await conn.execute(sa.select(players.c.id).where(players.c.id == player_id))
+                ).first() is None:
+            return None
+        total = (await conn.execute(
+            sa.select(sa.func.count()).select_from(player_games)
+            .where(player_games.c.player_id == player_id)
+        )).scalar_one()
+        rows = (await conn.execute(
+            sa.select(player_games, rating_history.c.mu_before, rating_history.c.sigma_before,
+                      rating_history.c.mu_after, rating_history.c.sigma_after)
+            .outerjoin(rating_history, sa.and_(
+                rating_history.c.game_id == player_games.c.game_id,
+                rating_history.c.kind == "player",
+                rating_history.c.ref == player_games.c.player_id))
+            .where(player_games.c.player_id == player_id)
+            .order_by(player_games.c.finished_at.desc(), player_games.c.game_id)
+            .offset(offset).limit(limit)
+        )).all()
+    return PlayerGamesPage(
+        games=[
+            PlayerGameRow(
+                game_id=row.game_id,
+                seat=row.seat,
+                stats=json_object(row.stats),
+                finished_at=row.finished_at,
+                change=None if row.mu_after is None else _change(
+                    row.mu_before, row.sigma_before, row.mu_after, row.sigma_after),
+            )
+            for row in rows
+        ],
+        total=int(total),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RatedName:
+    """An identity's rating with its display name."""
+
+    rating: RatingRow
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRows:
+    """The rated identities and bot levels with a rated game, best first (by
+    ``mu - 3 sigma``)."""
+
+    players: list[RatedName]
+    bots: list[RatingRow]
+
+
+async def leaderboard_rows(store: Store, limit: int) -> LeaderboardRows:
+    """The leaderboard: ``limit`` identities at most, and every bot level."""
+    order = (ratings.c.mu - 3 * ratings.c.sigma).desc()
+    async with store.engine.connect() as conn:
+        people = (await conn.execute(
+            sa.select(ratings, players.c.name)
+            .join(players, players.c.id == ratings.c.ref)
+            .where(ratings.c.kind == "player", ratings.c.games > 0)
+            .order_by(order, ratings.c.games.desc(), ratings.c.ref)
+            .limit(limit)
+        )).all()
+        bots = (await conn.execute(
+            ratings.select().where(ratings.c.kind == "bot", ratings.c.games > 0)
+            .order_by(order, ratings.c.ref)
+        )).all()
+    return LeaderboardRows(
+        players=[RatedName(_rating_row(r), r.name) for r in people],
+        bots=[_rating_row(r) for r in bots],
+    )
