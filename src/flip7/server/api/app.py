@@ -45,20 +45,23 @@ from flip7.core.rules import (
     Rules,
 )
 from flip7.core.scoring import FLIP7_BONUS
-from flip7.server.api import guard, operations, play
+from flip7.server.api import guard, owner, play
 from flip7.server.api.startup import is_loopback
-from flip7.server.base import messages
+from flip7.server.base import messages, requests
 from flip7.server.base.limits import AddressBudget, AddressCounter, TokenBucket, client_address
 from flip7.server.base.protocol import (
     AddBot,
     BotList,
+    Chat,
     CreateTable,
     ErrorAnswer,
     GameList,
     Health,
+    Hello,
     JoinTable,
     Limits,
     Move,
+    Ping,
     ProtocolError,
     Ready,
     RecentGames,
@@ -67,6 +70,7 @@ from flip7.server.base.protocol import (
     RulesAnswer,
     SeatGranted,
     ServerInfo,
+    SpectatorChat,
     StartTutorial,
     TableAnswer,
     TableList,
@@ -75,13 +79,13 @@ from flip7.server.base.protocol import (
     protocol_schema,
 )
 from flip7.server.base.settings import Settings, database_url
-from flip7.server.cluster.node import Cluster
+from flip7.server.base.sockets import PONG, Close, error_frame
+from flip7.server.cluster.link import Session
 from flip7.server.cluster.node import of as cluster_of
 from flip7.server.services import coach_jobs, players, replays, scorecards
 from flip7.server.services.ratings import NEUTRAL_OPTIONS
-from flip7.server.store.database import Store, StoreError, dumps, utcnow
-from flip7.server.table.expiry import CLOSED_CODE
-from flip7.server.table.lobby import MAX_SEATS, Lobby, Seat, Table, TableError
+from flip7.server.store.database import Store, StoreError, utcnow
+from flip7.server.table.lobby import MAX_SEATS, Lobby, Seat, TableError
 from flip7.server.table.tutorial import FIRST_GAME
 
 __all__ = ["create_app"]
@@ -269,11 +273,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                  shared=settings.redis_url is not None)
         lobby = Lobby(store, settings)
         if settings.redis_url is not None:
-            cluster = Cluster(lobby, settings.redis_url, settings.owner_seconds)
-            # What another process forwards: a REST call, a socket's frame.
-            cluster.runner = functools.partial(operations.run, lobby, forwarded=True)
-            cluster.frame_handler = play.dispatch
-            lobby.cluster = cluster
+            owner.join_cluster(lobby, settings.redis_url, settings.owner_seconds)
         try:
             await lobby.restore()
         except BaseException:
@@ -294,7 +294,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await lobby.close()
             for socket in list(app.state.sockets):
                 with contextlib.suppress(Exception):
-                    await socket.close(code=1012)  # service restart
+                    await socket.close(code=Close.RESTART)
             await store.close()
 
     app = FastAPI(
@@ -366,17 +366,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby: Lobby = request.app.state.lobby
         return lobby
 
-    async def act(
-        request: Request,
-        table_id: str,
-        authorization: str | None,
-        name: str,
-        args: dict[str, Any],
-    ) -> dict[str, Any]:
-        """Run table operation ``name`` (flip7.server.api.operations) for the request's seat
-        token, here or at the process that runs the table; its answer."""
-        return await operations.run(lobby_of(request), table_id, name, _token(authorization),
-                                    args)
+    async def act(request: Request, asked: requests.Request) -> dict[str, Any]:
+        """Answer a table request (flip7.server.api.operations), here or at the process that
+        runs the table."""
+        return (await owner.run(lobby_of(request), asked)).to_json()
 
     # ------------------------------------------------------------------ REST
 
@@ -485,7 +478,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby = lobby_of(request)
         many = cluster_of(lobby)
         if many is not None:  # every process's tables
-            return {"tables": await many.listing()}
+            return {"tables": await many.tables()}
         return {"tables": lobby.listing()}
 
     @app.post("/api/tables", response_model=SeatGranted, status_code=201, tags=["lobby"],
@@ -509,7 +502,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def get_table(table_id: str, request: Request) -> Any:
         """The table as a spectator sees it; 410 ``closed`` once it was closed for lack of
         players (its games stay at ``/api/tables/{table_id}/games``)."""
-        return await act(request, table_id, None, "state", {})
+        return await act(request, requests.ShowTable(table_id=table_id))
 
     @app.post("/api/tables/{table_id}/join", response_model=SeatGranted, tags=["lobby"],
               responses=_ERRORS)
@@ -520,10 +513,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ``X-Player-Key`` the seat counts for that identity (flip7.server.services.players). A join
         that brings its own ``token`` may be sent again: the same name and token get the
         same seat back (a retry whose first answer was lost)."""
-        return await act(request, table_id, None, "join",
-                         {"player": body.player, "address": client_address(request.client),
-                          "player_id": await players.player_of(request, x_player_key),
-                          "token": body.token})
+        return await act(request, requests.Join(
+            table_id=table_id, player=body.player, address=client_address(request.client),
+            player_id=await players.player_of(request, x_player_key), token=body.token))
 
     @app.post("/api/tables/{table_id}/bots", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -531,10 +523,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, body: AddBot, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Seat a bot in the lowest empty seat (any seated player may)."""
-        return await act(
-            request, table_id, authorization,
-            "add_bot", {"bot": body.bot},
-        )
+        return await act(request, requests.AddBot(
+            table_id=table_id, token=_token(authorization), bot=body.bot))
 
     @app.delete("/api/tables/{table_id}/seats/{seat}", response_model=TableAnswer,
                 tags=["lobby"], responses=_ERRORS)
@@ -542,10 +532,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, seat: int, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Remove a bot, or yourself, before the game starts."""
-        return await act(
-            request, table_id, authorization,
-            "remove_seat", {"seat": seat},
-        )
+        return await act(request, requests.RemoveSeat(
+            table_id=table_id, token=_token(authorization), seat=seat))
 
     @app.post("/api/tables/{table_id}/leave", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -553,10 +541,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Leave your seat: emptied before the start, played by a bot during a game."""
-        return await act(
-            request, table_id, authorization,
-            "leave", {},
-        )
+        return await act(request, requests.Leave(table_id=table_id, token=_token(authorization)))
 
     @app.post("/api/tables/{table_id}/start", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -564,10 +549,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Start the game with the seated players (empty seats are dropped)."""
-        return await act(
-            request, table_id, authorization,
-            "start", {},
-        )
+        return await act(request, requests.Start(table_id=table_id, token=_token(authorization)))
 
     @app.post("/api/tables/{table_id}/rematch", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -577,10 +559,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Once the game is over, say you are ready for the next one (as ``POST
         .../ready`` with ``{"ready": true}``): it starts with the same options once every
         player staying is ready."""
-        return await act(
-            request, table_id, authorization,
-            "rematch", {},
-        )
+        return await act(request, requests.Start(
+            table_id=table_id, token=_token(authorization), rematch=True))
 
     @app.post("/api/tables/{table_id}/ready", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -590,10 +570,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """At the end screen, say whether you are ready for the next game. It starts once
         every human staying is ready (bots are); players who left, or have been away
         from the end screen for ``rematch_wait`` seconds, are dropped from it."""
-        return await act(
-            request, table_id, authorization,
-            "ready", {"ready": body.ready},
-        )
+        return await act(request, requests.Ready(
+            table_id=table_id, token=_token(authorization), ready=body.ready))
 
     @app.post("/api/tutorial", response_model=SeatGranted, status_code=201, tags=["lobby"],
               responses=_ERRORS)
@@ -619,10 +597,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         it": a bot waiting for it plays on), ``{"skip": true}`` to leave the lessons and
         play on as a normal game against the bots. 409 ``stale_lesson`` for a lesson not on
         screen, ``tutorial_over`` once skipped or ended, ``no_tutorial`` at another game."""
-        return await act(
-            request, table_id, authorization,
-            "tutorial_step", {"skip": body.skip, "read": body.read},
-        )
+        return await act(request, requests.TutorialStep(
+            table_id=table_id, token=_token(authorization), skip=body.skip, read=body.read))
 
     @app.post("/api/tables/{table_id}/seats/{seat}/handover", response_model=TableAnswer,
               tags=["lobby"], responses=_ERRORS)
@@ -633,10 +609,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         they have been away for ``handover_grace`` seconds (409 ``too_soon`` before, with
         ``Retry-After``); the server does it itself after ``handover_auto``. The seat is
         theirs again when they reconnect."""
-        return await act(
-            request, table_id, authorization,
-            "handover", {"seat": seat},
-        )
+        return await act(request, requests.Handover(
+            table_id=table_id, token=_token(authorization), seat=seat))
 
     @app.get("/api/tables/{table_id}/games", response_model=GameList, tags=["replays"],
              responses=_ERRORS)
@@ -774,11 +748,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not open_sockets.acquire(address):
             limit = settings.connections_per_address
             with contextlib.suppress(Exception):
-                await ws.send_text(dumps({
-                    "v": 1, "type": "error", "code": "too_many_connections",
-                    "message": f"at most {limit} connections from one address at once",
-                    "id": None, "table": None}))
-                await ws.close(code=1008, reason="too many connections from this address")
+                await ws.send_text(error_frame(
+                    "too_many_connections",
+                    f"at most {limit} connections from one address at once"))
+                await ws.close(code=Close.POLICY, reason="too many connections from this address")
             return
         try:
             client = _Client(ws, settings, address, frame_budget, strike_budget,
@@ -791,92 +764,60 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby: Lobby = ws.app.state.lobby
         ws.app.state.sockets.add(ws)
         sender = asyncio.create_task(client.send_loop())
-        table: Table | None = None
-        # With many processes, a table another process runs: this socket's frames go there
-        # (flip7.server.cluster.node), and that process's frames for it come back.
-        link: str | None = None
-        hello_sent = False
+        # Where the socket's messages go: the table here, or the process that runs it.
+        session: Session | None = None
+        said_hello = False
         loop = asyncio.get_running_loop()
         hello_by = loop.time() + settings.hello_timeout
         try:
             try:
-                here, link = await _where(lobby, table_id, client)
+                session = await owner.session(lobby, table_id, client)
             except TableError as exc:  # Redis or the database does not answer
                 client.error(exc.code, exc.message)
-                client.close(1013)  # try again later
+                client.close(Close.TRY_AGAIN_LATER)
                 await sender
                 return
-            if here is None and link is None:
+            if session is None:
                 gone = await lobby.gone(table_id)
                 client.error(gone.code, gone.message)
-                client.close(CLOSED_CODE if gone.code == "closed" else 4404)
+                client.close(Close.gone(gone.code))
                 await sender
                 return
             while not client.closing:
-                if table is None and not hello_sent:
+                if not session.greeted:
                     try:
                         message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
                     except TimeoutError:
                         client.error("hello_timeout", "send hello within "
                                      f"{settings.hello_timeout:g} seconds of connecting")
-                        client.close(4408)
+                        client.close(Close.HELLO_TIMEOUT)
                         break
                 else:
                     message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                if not client.admit(message):
+                parsed = await client.read(message, session)
+                if parsed is None:
                     continue
-                text = message.get("text")
-                if text is None:
-                    client.error("bad_message", "frames must be text (JSON), not binary")
+                if isinstance(parsed, Ping):
+                    client.push(PONG)
                     continue
-                if len(text) > settings.max_message_bytes or (
-                    len(text.encode()) > settings.max_message_bytes
-                ):
-                    client.error(
-                        "too_large", f"a message may be at most {settings.max_message_bytes} bytes"
-                    )
-                    continue
-                try:
-                    parsed = parse_client_message(text)
-                except ProtocolError as exc:
-                    # A move whose decision does not parse is refused here, at the edge,
-                    # as illegal_move (with its id and, after hello, the table).
-                    state = None
-                    if exc.code == "illegal_move" and table is not None:
-                        state = await play.state_of(lobby.tables.get(table_id, table),
-                                                    client.seat)
-                    client.error(exc.code, exc.message, exc.move_id, state)
-                    continue
-                if parsed.type == "ping":
-                    client.push('{"v":1,"type":"pong"}')
-                elif link is not None:
-                    many = cluster_of(lobby)
-                    assert many is not None
-                    if parsed.type in ("chat", "spectator_chat"):
-                        refusal = client.chat_refusal()  # this socket's budgets are here
-                        if refusal is not None:
-                            client.error("chat_rate_limited", refusal)
-                            continue
-                    if parsed.type == "hello" and not hello_sent:
-                        hello_sent = True
-                        if client.handle is not None:
-                            client.handle.said_hello()
-                        many.expect_answer(link, settings.hello_timeout)
-                    if not many.relay(link, text):
-                        client.close(1012)  # the link broke: reconnect to the owner
-                else:
-                    table = await play.dispatch(lobby, table_id, client, parsed, table)
+                if isinstance(parsed, Chat | SpectatorChat) and session.greeted:
+                    refusal = client.chat_refusal()  # this socket's budgets are here
+                    if refusal is not None:
+                        client.error("chat_rate_limited", refusal)
+                        continue
+                await session.handle(parsed)
+                if session.greeted and not said_hello:
+                    said_hello = True
+                    if client.handle is not None:
+                        client.handle.said_hello()
         except WebSocketDisconnect:
             pass
         finally:
             ws.app.state.sockets.discard(ws)
-            many = cluster_of(lobby)
-            if link is not None and many is not None:
-                many.unlink(link)
-            if table is not None:
-                await lobby.tables.get(table_id, table).detach(client)
+            if session is not None:
+                await session.end()
             if client.closing:  # let the sender say goodbye with the close code
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(sender, 2)
@@ -930,23 +871,6 @@ def _recent_limit(limit: str | None) -> int:
     )
 
 
-async def _where(
-    lobby: Lobby, table_id: str, client: _Client
-) -> tuple[Table | None, str | None]:
-    """Where a new socket plays: the table if this process runs it, else (many processes)
-    its link to the process that does; neither when the table is not open."""
-    many = cluster_of(lobby)
-    if many is None:
-        return lobby.tables.get(table_id), None
-    try:
-        return await many.link(client, table_id, client.address)
-    except TableError:
-        raise
-    except Exception:  # the database does not answer
-        raise TableError("unavailable", "the server cannot reach its database right now; "
-                         "try again in a moment", 503, retry_after=1.0) from None
-
-
 def _new_id() -> str:
     import secrets
 
@@ -979,13 +903,11 @@ class _Client:
             settings.frames_per_second_per_address * 60, settings.frames_burst_per_address)
         self._strikes = strikes if strikes is not None else AddressBudget(
             settings.rate_strikes, settings.rate_strikes)
-        # Chat: this socket's budget and its address's (see chat_refusal), and the name a
-        # spectator's messages go under (given on its first message).
+        # Chat: this socket's budget and its address's (see chat_refusal).
         self._chat = TokenBucket(settings.chat_per_minute / 60.0, settings.chat_burst,
                                  settings.chat_burst, now)
         self._chats = chats if chats is not None else AddressBudget(
             settings.chat_per_minute_per_address, settings.chat_burst_per_address)
-        self.spectator_name: str | None = None
 
     def chat_refusal(self) -> str | None:
         """Why this socket may not chat now (too many messages from it, or from its
@@ -1014,7 +936,7 @@ class _Client:
             return
         if self._queue.qsize() >= self.settings.send_queue_limit:
             # A client that does not read would hold memory forever; it can reconnect.
-            self.close(1013, "too many messages waiting to be read")
+            self.close(Close.TRY_AGAIN_LATER, "too many messages waiting to be read")
             return
         self._queue.put_nowait(message)
 
@@ -1023,12 +945,32 @@ class _Client:
             self.closing = True
             self._queue.put_nowait((code, reason))
 
-    def error(
-        self, code: str, message: str, move_id: str | None = None,
-        table: dict[str, Any] | None = None,
-    ) -> None:
-        self.push(dumps({"v": 1, "type": "error", "code": code, "message": message,
-                         "id": move_id, "table": table}))
+    def error(self, code: str, message: str, move_id: str | None = None) -> None:
+        self.push(error_frame(code, message, move_id))
+
+    async def read(
+        self, message: Message, session: Session
+    ) -> Hello | Move | Ping | Chat | SpectatorChat | None:
+        """A frame's message, parsed; None when the frame is refused (over this socket's
+        or its address's budget, binary, too large, or no message: the client is told)."""
+        if not self.admit(message):
+            return None
+        text = message.get("text")
+        if text is None:
+            self.error("bad_message", "frames must be text (JSON), not binary")
+            return None
+        limit = self.settings.max_message_bytes
+        if len(text) > limit or len(text.encode()) > limit:
+            self.error("too_large", f"a message may be at most {limit} bytes")
+            return None
+        try:
+            return parse_client_message(text)
+        except ProtocolError as exc:
+            # A move whose decision does not parse is refused here, at the edge, as
+            # illegal_move (with its id and, after hello, the table where it runs here).
+            state = await session.state() if exc.code == "illegal_move" else None
+            self.push(error_frame(exc.code, exc.message, exc.move_id, state))
+            return None
 
     def admit(self, message: Message) -> bool:
         """Whether a frame (of any kind: text, binary, too large, malformed) may be handled:
@@ -1046,7 +988,7 @@ class _Client:
                 self.gate.cool_off(self.address)
             if self.handle is not None:
                 self.handle.flooding()
-            self.close(1008, "too many messages")
+            self.close(Close.POLICY, "too many messages")
             return False
         if self._notices.take(now):
             rate = min(self.settings.rate_per_second, self.settings.frames_per_second_per_address)
