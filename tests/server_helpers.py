@@ -194,6 +194,9 @@ class ServerProcess:
             except httpx.HTTPError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
+                # A server still starting would hold its output open: reading it to the
+                # end would wait forever.
+                stop_process(self.proc)
                 out = self.proc.stdout.read() if self.proc.stdout else b""
                 raise RuntimeError(f"server did not start: {out.decode(errors='replace')}")
             time.sleep(0.05)
