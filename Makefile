@@ -9,6 +9,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[cli,server,dev]'
+	# The editable install leaves src/ uncompiled, and these machines set
+	# PYTHONDONTWRITEBYTECODE=1: without this every flip7 command compiled its modules again.
+	$(BIN)/python -m compileall -q src
 	touch $(STAMP)
 
 # make serve HOST=0.0.0.0 PORT=8080: friends on your network can join (the addresses they
@@ -24,7 +27,7 @@ play: $(STAMP)
 	$(BIN)/flip7 play
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src

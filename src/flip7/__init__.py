@@ -11,48 +11,88 @@ module names the engine's public API; importing it loads only the standard libra
 True
 >>> flip7.Line.parse(["3", "11", "5", "7", "10", "8", "4", "/2", "-4"]).score()
 35
+
+Each public name is loaded on first use:
+
+>>> sorted(_LAZY) == sorted(__all__)
+True
 """
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import types
+from typing import TYPE_CHECKING, cast
 
-from flip7.core.cards import Card, CardKind, deck_counts, new_deck, parse_cards
-from flip7.core.decisions import (
-    BONUS,
-    HIT,
-    STAY,
-    Bonus,
-    Decision,
-    DecisionKind,
-    Discard,
-    Give,
-    Hit,
-    Minus,
-    Pass,
-    Stay,
-    Steal,
-    Swap,
-    Target,
-    parse_decision,
-)
-from flip7.core.errors import (
-    CardError,
-    DecisionError,
-    Flip7Error,
-    GameStateError,
-    LineError,
-    RecordError,
-    RulesError,
-)
-from flip7.core.lines import Line
-from flip7.core.rules import Rules
-from flip7.core.scoring import round_score
-from flip7.engine.game import Game, Phase, RoundResult, Status
-from flip7.engine.record import Record, ReplayResult, replay, replay_events, replay_game
-from flip7.engine.view import GameView, SeatView
+if TYPE_CHECKING:
+    import importlib.abc
+
+    from flip7.core.cards import Card, CardKind, deck_counts, new_deck, parse_cards
+    from flip7.core.decisions import (
+        BONUS,
+        HIT,
+        STAY,
+        Bonus,
+        Decision,
+        DecisionKind,
+        Discard,
+        Give,
+        Hit,
+        Minus,
+        Pass,
+        Stay,
+        Steal,
+        Swap,
+        Target,
+        parse_decision,
+    )
+    from flip7.core.errors import (
+        CardError,
+        DecisionError,
+        Flip7Error,
+        GameStateError,
+        LineError,
+        RecordError,
+        RulesError,
+    )
+    from flip7.core.lines import Line
+    from flip7.core.rules import Rules
+    from flip7.core.scoring import round_score
+    from flip7.engine.game import Game, Phase, RoundResult, Status
+    from flip7.engine.record import Record, ReplayResult, replay, replay_events, replay_game
+    from flip7.engine.view import GameView, SeatView
+
+# The public names load their modules on first use (PEP 562), so that ``import flip7`` (and
+# every command of ``flip7``, which lives in this package) pays only for what it touches:
+# ``flip7 score`` never loads the engine.
+_PUBLIC = {
+    "flip7.core.cards": "Card CardKind deck_counts new_deck parse_cards",
+    "flip7.core.decisions": "BONUS HIT STAY Bonus Decision DecisionKind Discard Give Hit Minus "
+    "Pass Stay Steal Swap Target parse_decision",
+    "flip7.core.errors": "CardError DecisionError Flip7Error GameStateError LineError "
+    "RecordError RulesError",
+    "flip7.core.lines": "Line",
+    "flip7.core.rules": "Rules",
+    "flip7.core.scoring": "round_score",
+    "flip7.engine.game": "Game Phase RoundResult Status",
+    "flip7.engine.record": "Record ReplayResult replay replay_events replay_game",
+    "flip7.engine.view": "GameView SeatView",
+}
+_LAZY = {name: module for module, names in _PUBLIC.items() for name in names.split()}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'flip7' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __version__ = "0.1.0"
 
@@ -75,15 +115,17 @@ _MOVED = {
 }
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports a moved module's old name as the very module at its new place."""
+class _MovedModules:
+    """Imports a moved module's old name as the very module at its new place (a finder and
+    loader by their methods: the importlib.abc bases would cost every start-up
+    importlib.resources)."""
 
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in _MOVED:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self)
+        return importlib.machinery.ModuleSpec(fullname, cast("importlib.abc.Loader", self))
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         module = importlib.import_module(_MOVED[spec.name])

@@ -1,19 +1,34 @@
-"""The optimum's parts in ``flip7.analysis.solver``: the 13s table of the five-card closed form
-and the one closed form of a line holding The Zero, shared by both recursions."""
+"""The package ``flip7.analysis.solver``: its modules' public names, all of them re-exported;
+and the optimum's parts in its ``line_model``: the 13s table of the five-card closed form and
+the one closed form of a line holding The Zero, shared by both recursions."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import random
 from collections.abc import Callable, Sequence
 
 import pytest
 
 from flip7.analysis import solver
-from flip7.analysis.solver import BUST, LineModel, line_key, receive
+from flip7.analysis.solver import BUST, LINE_MASK, LineModel, line_key, line_model, receive
 from flip7.core.cards import Card
 
 ZERO, U7, L13 = int(Card.ZERO), int(Card.UNLUCKY_7), int(Card.LUCKY_13)
 THIRTEEN = int(Card.THIRTEEN)
+
+
+def test_the_package_exports_every_public_name_of_its_modules() -> None:
+    # Each model's module names what it makes public; the package re-exports all of it, the
+    # very objects, and nothing else.
+    exported: set[str] = set()
+    for found in pkgutil.iter_modules(solver.__path__):
+        module = importlib.import_module(f"{solver.__name__}.{found.name}")
+        for name in module.__all__:
+            assert getattr(solver, name) is getattr(module, name), f"{found.name}.{name}"
+            exported.add(name)
+    assert exported == set(solver.__all__)
 
 
 def test_the_thirteens_table_follows_the_rules() -> None:
@@ -32,8 +47,8 @@ def test_the_thirteens_table_follows_the_rules() -> None:
             plus[THIRTEEN] = held[0] + rng.randint(0, 3)
             plus[L13] = held[1] + rng.randint(0, 2)
             code = line >> 15 & 3 if line & (1 << 13) else 4
-            table = solver._thirteen_takes(plus[THIRTEEN], plus[L13])[code]
-            safe = solver._safe_cards(line, plus)[0]
+            table = line_model._thirteen_takes(plus[THIRTEEN], plus[L13])[code]
+            safe = line_model._safe_cards(line, plus)[0]
             for slot, held_here, (copies, gone) in zip((THIRTEEN, L13), held, table, strict=True):
                 child = receive(line, slot)
                 if child == BUST:  # a third 13, or a second regular one
@@ -41,7 +56,7 @@ def test_the_thirteens_table_follows_the_rules() -> None:
                     continue
                 assert copies == plus[slot] - held_here
                 if copies:
-                    assert gone == safe - solver._safe_cards(child, plus)[0]
+                    assert gone == safe - line_model._safe_cards(child, plus)[0]
 
 
 @pytest.mark.parametrize("fast", [True, False])
@@ -49,7 +64,7 @@ def test_both_recursions_count_a_zero_root_with_the_one_closed_form(
     fast: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[int] = []
-    closed_form = solver._zero_line_value
+    closed_form = line_model._zero_line_value
 
     def counted(
         line: int, pile: Sequence[int], left: int, flip: int, after_wipe: Callable[[], float]
@@ -57,7 +72,7 @@ def test_both_recursions_count_a_zero_root_with_the_one_closed_form(
         calls.append(line)
         return closed_form(line, pile, left, flip, after_wipe)
 
-    monkeypatch.setattr(solver, "_zero_line_value", counted)
+    monkeypatch.setattr(line_model, "_zero_line_value", counted)
     rng = random.Random(8)
     for _ in range(30):
         counts = [rng.choice((0, 1, 1, 2)) for _ in range(16)]
@@ -69,5 +84,5 @@ def test_both_recursions_count_a_zero_root_with_the_one_closed_form(
         walk.closed_forms = False
         before = len(calls)
         got = model.value(key)
-        assert calls[before:] == [key & solver.LINE_MASK]
+        assert calls[before:] == [key & LINE_MASK]
         assert got == pytest.approx(walk.value(key), abs=1e-9)

@@ -636,3 +636,36 @@ def test_play_function_refuses_more_players_than_names() -> None:
 
     with pytest.raises(GameStateError, match="at most 18"):
         play(19, stdin=io.StringIO(""), stdout=io.StringIO())
+
+
+# ---------------------------------------------------------------------- start-up
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    """``flip7 score`` loads the core's lines and scoring, not the engine, the other
+    commands, the server or any third-party package (its start-up is its CPU time)."""
+    code = (
+        "import sys\n"
+        "from flip7.cli import main\n"
+        "assert main(['score', '5', '3']) == 0\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    loaded = set(done.stdout.split("\n")[1].split())
+    assert "flip7.cli.score" in loaded and "flip7.core.lines" in loaded
+    heavy = {m for m in loaded if m.split(".")[0] in {
+        "numpy", "rich", "httpx", "fastapi", "sqlalchemy", "pydantic", "openskill"}}
+    flip7_others = {m for m in loaded if m.startswith(("flip7.engine", "flip7.bots",
+        "flip7.server", "flip7.client", "flip7.analysis", "flip7.coach", "flip7.tournament"))}
+    others = {m for m in loaded if m.startswith("flip7.cli.")} - {
+        "flip7.cli.score", "flip7.cli.files"}
+    assert not heavy and not flip7_others and not others, (heavy, flip7_others, others)
+
+
+def test_the_full_help_lists_every_command() -> None:
+    from flip7.cli import COMMANDS, build_parser
+
+    text = " ".join(build_parser()[0].format_help().split())
+    for command in COMMANDS:
+        assert f"{command.name} {command.help}" in text, command

@@ -314,7 +314,7 @@ def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="flip7")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, command in (("tournament", cli), ("ladder", cli.ladder)):
-        part = sub.add_parser(name, help=command.HELP)
+        part = sub.add_parser(name)
         command.add_arguments(part)
         part.set_defaults(func=command.run)
     try:

@@ -24,9 +24,8 @@ from flip7.core.cards import Card
 from flip7.core.errors import Flip7Error
 from flip7.core.rules import Rules
 
-__all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_advice", "run"]
+__all__ = ["DESCRIPTION", "EPILOG", "add_arguments", "format_advice", "run"]
 
-HELP = "hit or stay? the odds and expected scores for a record or a typed-in line"
 
 DESCRIPTION = """\
 Advise one player whether to hit or stay, with the figures behind it:

@@ -35,9 +35,8 @@ from flip7.coach.bench import BenchResult, benchmark
 from flip7.coach.report import CoachReport
 from flip7.engine.record import Record
 
-__all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_bench", "format_report", "run"]
+__all__ = ["DESCRIPTION", "EPILOG", "add_arguments", "format_bench", "format_report", "run"]
 
-HELP = "the coach: grade every decision of one seat in a game record"
 
 DESCRIPTION = """\
 Grade every decision a seat made in a flip7-record/1 game record: best, inaccuracy,

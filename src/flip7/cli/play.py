@@ -13,6 +13,7 @@ output goes through a Rich console on any stream.
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 from collections.abc import Sequence
@@ -24,7 +25,9 @@ from rich.table import Table
 from rich.text import Text
 
 from flip7.analysis.advisor import bust_risk
-from flip7.bots import Bot, make_bot
+from flip7.bots import BOTS, Bot, make_bot
+from flip7.cli.args import int_range
+from flip7.cli.args import seed as seed_type
 from flip7.cli.text import Names, card_name, card_short, describe_decision, describe_event
 from flip7.cli.text import winners_text as _winners_text
 from flip7.core.cards import Card
@@ -61,7 +64,7 @@ from flip7.core.events import (
     Wiped,
 )
 from flip7.core.jsontypes import JSONObject
-from flip7.core.rules import Rules
+from flip7.core.rules import MIN_PLAYERS, ONE_DECK_MAX_PLAYERS, Rules
 from flip7.core.scoring import FLIP7_BONUS
 from flip7.core.seeds import bot_seed
 from flip7.engine.game import Game, Status
@@ -460,3 +463,30 @@ def play(
         console.print("You left the game.")
         return EXIT_OK
     return EXIT_OK
+
+
+# ---------------------------------------------------------------------- the command
+
+DESCRIPTION = (
+    "Play a complete game in the terminal: you are seat 0 against bots. Answer "
+    "each question with the option's number (or its record form: hit, stay, "
+    "steal 1 11, ...); q quits. Needs Rich (pip install 'flip7[cli]')."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--players", type=int_range(MIN_PLAYERS, ONE_DECK_MAX_PLAYERS), default=4, metavar="N",
+        help=f"players, you included ({MIN_PLAYERS} to {ONE_DECK_MAX_PLAYERS}, default 4)",
+    )  # fmt: skip
+    parser.add_argument("--brutal", action="store_true", help="Brutal mode (RULES.md §10)")
+    parser.add_argument(
+        "--seed", type=seed_type, metavar="S", help="seed for a game you can replay"
+    )
+    parser.add_argument(
+        "--bot", choices=sorted(BOTS), default="basic", help="the bots (default basic)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    return play(args.players, Rules(brutal=args.brutal), seed=args.seed, bot=args.bot)

@@ -41,9 +41,8 @@ from flip7.core.rules import DECKS, ONE_DECK_MAX_PLAYERS, Rules
 from flip7.core.scoring import FLIP7_BONUS
 from flip7.scorekeeper.scorecard import LineEntry, RoundInvalid, Scorecard, ScorecardError
 
-__all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_table", "run"]
+__all__ = ["DESCRIPTION", "EPILOG", "add_arguments", "format_table", "run"]
 
-HELP = "keep the score of a game played with real cards (checks every line)"
 
 DESCRIPTION = """\
 Keep the score of a game of Flip 7: With a Vengeance played with the real cards. Each

@@ -32,9 +32,8 @@ import json
 from flip7.analysis.solver import DECKS, ExactSolution, Solution, exact_solution, solve
 from flip7.core.errors import Flip7Error
 
-__all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "format_solution", "run"]
+__all__ = ["DESCRIPTION", "EPILOG", "add_arguments", "format_solution", "run"]
 
-HELP = "the exact solitaire optimum: best expected round score, policy, best threshold"
 
 DESCRIPTION = """\
 Solve the solitaire round exactly: one player alone draws Number cards from a fresh deck

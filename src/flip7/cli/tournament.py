@@ -1,7 +1,8 @@
 """``flip7 tournament`` and ``flip7 ladder``: bots against bots, on every core or a cluster.
 
-The tournament command is this module's ``HELP``, ``DESCRIPTION``, ``EPILOG``,
-``add_arguments`` and ``run``; the ladder command is the same five names on ``ladder``.
+The tournament command is this module's ``DESCRIPTION``, ``EPILOG``, ``add_arguments``
+and ``run``; the ladder command is the same four names on ``ladder`` (their one-line help is
+in :data:`flip7.cli.COMMANDS`).
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="flip7 tournament")
@@ -37,7 +38,6 @@ from flip7.tournament.runner import TournamentError, available_cores, check_spec
 __all__ = [
     "DESCRIPTION",
     "EPILOG",
-    "HELP",
     "add_arguments",
     "add_ladder_arguments",
     "ladder",
@@ -46,7 +46,6 @@ __all__ = [
     "run_ladder_command",
 ]
 
-HELP = "play a lineup of bots many times: win rates with intervals, scores, busts, latency"
 
 DESCRIPTION = """\
 Play a lineup of bots against each other for many games and add them up. Seats rotate
@@ -390,7 +389,6 @@ def _comparison_table(differences: Sequence[Any]) -> tuple[list[str], list[list[
 
 # ---------------------------------------------------------------------- the ladder
 
-LADDER_HELP = "a mixed round robin of bots, rated with OpenSkill"
 
 LADDER_DESCRIPTION = """\
 Play every table of --players seats that the bots can make (all combinations of distinct
@@ -465,10 +463,9 @@ def run_ladder_command(args: argparse.Namespace) -> int:
 
 
 ladder = SimpleNamespace(
-    HELP=LADDER_HELP,
     DESCRIPTION=LADDER_DESCRIPTION,
     EPILOG=LADDER_EPILOG,
     add_arguments=add_ladder_arguments,
     run=run_ladder_command,
 )
-"""The ladder command, with the same five names as this module has for the tournament."""
+"""The ladder command, with the same four names as this module has for the tournament."""

@@ -17,9 +17,8 @@ import sys
 
 from flip7.core.errors import Flip7Error
 
-__all__ = ["DESCRIPTION", "EPILOG", "HELP", "add_arguments", "run"]
+__all__ = ["DESCRIPTION", "EPILOG", "add_arguments", "run"]
 
-HELP = "train the learned bot R6 by self-play (PyTorch)"
 
 DESCRIPTION = """\
 Train R6's value network (flip7.bots.learned) by self-play: each iteration plays GAMES games

@@ -9,19 +9,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import gc
 import json
 import math
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -46,23 +44,21 @@ from flip7.core.rules import (
 )
 from flip7.core.scoring import FLIP7_BONUS
 from flip7.server.api import guard, owner, play
+from flip7.server.api.routes import socket
 from flip7.server.api.startup import is_loopback
+from flip7.server.api.wiring import Services, wire
 from flip7.server.base import messages, requests
-from flip7.server.base.limits import AddressBudget, AddressCounter, TokenBucket, client_address
+from flip7.server.base.closecodes import CloseCode
+from flip7.server.base.limits import client_address
 from flip7.server.base.protocol import (
     AddBot,
     BotList,
-    Chat,
     CreateTable,
     ErrorAnswer,
     GameList,
     Health,
-    Hello,
     JoinTable,
     Limits,
-    Move,
-    Ping,
-    ProtocolError,
     Ready,
     RecentGames,
     ReplayAnswer,
@@ -70,22 +66,18 @@ from flip7.server.base.protocol import (
     RulesAnswer,
     SeatGranted,
     ServerInfo,
-    SpectatorChat,
     StartTutorial,
     TableAnswer,
     TableList,
     TutorialStep,
-    parse_client_message,
     protocol_schema,
 )
 from flip7.server.base.settings import Settings, database_url
-from flip7.server.base.sockets import PONG, Close, error_frame
-from flip7.server.cluster.link import Session
 from flip7.server.cluster.node import of as cluster_of
 from flip7.server.services import coach_jobs, players, replays, scorecards
 from flip7.server.services.ratings import NEUTRAL_OPTIONS
 from flip7.server.store.database import Store, StoreError, utcnow
-from flip7.server.table.lobby import MAX_SEATS, Lobby, Seat, TableError
+from flip7.server.table.lobby import MAX_SEATS, Lobby, TableError
 from flip7.server.table.tutorial import FIRST_GAME
 
 __all__ = ["create_app"]
@@ -260,11 +252,12 @@ def _cards_rules(text: str | None) -> Rules:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The flip7 server as an ASGI app. It opens the database (and migrates it) on start."""
     settings = settings if settings is not None else Settings(database_url=database_url())
+    wiring = wire(settings)
     # Replay work (uploads checked, pages computed) runs in a worker process: see replays.
     replay_service = replays.Replays(settings)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Services]]:
         # Takes the database lease: a second server on this database stops here
         # (DatabaseInUse); the lease is given up in ``store.close()`` below.
         # Many processes (a Redis URL) share the database: no process holds all of it.
@@ -286,15 +279,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # collector's full passes, which otherwise stall every table for a moment.
         gc.collect()
         gc.freeze()
-        app.state.sockets = set()
         try:
-            yield
+            yield {"services": Services.started(wiring, lobby)}
         finally:
             await results.close()
             await lobby.close()
-            for socket in list(app.state.sockets):
+            for socket in list(wiring.sockets.open):
                 with contextlib.suppress(Exception):
-                    await socket.close(code=Close.RESTART)
+                    await socket.close(code=CloseCode.SERVICE_RESTART)
             await store.close()
 
     app = FastAPI(
@@ -312,6 +304,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Level 6: nearly level 9's ratio on JSON at a third of the CPU (9 is the default).
     app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=6)
     app.add_middleware(_BodyLimit)
+    # flip7 serve's guard (server_config) asks the handshake gate before a socket exists.
+    app.state.wiring = wiring
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
@@ -714,119 +708,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             client_address(request.client), seat,
         )
 
-    # ------------------------------------------------------------------ WebSocket
-
-    # Per client address, shared by all its sockets, so that reconnecting resets nothing:
-    # frames (every kind, before anything else is done with them), refused frames (a
-    # client refused ``rate_strikes`` times within a minute is disconnected), open sockets.
-    frame_budget = AddressBudget(
-        settings.frames_per_second_per_address * 60, settings.frames_burst_per_address
-    )
-    strike_budget = AddressBudget(settings.rate_strikes, settings.rate_strikes)
-    open_sockets = AddressCounter(settings.connections_per_address)
-    # Handshakes per address, and the cool-off of flooders. Under ``flip7 serve`` the
-    # guard's HTTP protocol asks it before the WebSocket even exists (server_config finds it
-    # here); without the guard (the test client), ``play`` does.
-    handshake_gate = guard.HandshakeGate(settings)
-    app.state.handshake_gate = handshake_gate
-    # Chat messages per address (all its sockets), beside each socket's own chat budget.
-    chat_budget = AddressBudget(
-        settings.chat_per_minute_per_address, settings.chat_burst_per_address
-    )
-
-    @app.websocket("/ws/tables/{table_id}")
-    async def table_socket(ws: WebSocket, table_id: str) -> None:
-        address = client_address(ws.client)
-        handle = guard.connection_handle(ws.scope)
-        if handle is None:
-            refusal = handshake_gate.check(address)
-            if refusal is not None:
-                with contextlib.suppress(Exception):
-                    await ws.send_denial_response(refusal.response())
-                return
-        await ws.accept()
-        if not open_sockets.acquire(address):
-            limit = settings.connections_per_address
-            with contextlib.suppress(Exception):
-                await ws.send_text(error_frame(
-                    "too_many_connections",
-                    f"at most {limit} connections from one address at once"))
-                await ws.close(code=Close.POLICY, reason="too many connections from this address")
-            return
-        try:
-            client = _Client(ws, settings, address, frame_budget, strike_budget,
-                             handshake_gate, handle, chat_budget)
-            await _serve(ws, table_id, client)
-        finally:
-            open_sockets.release(address)
-
-    async def _serve(ws: WebSocket, table_id: str, client: _Client) -> None:
-        lobby: Lobby = ws.app.state.lobby
-        ws.app.state.sockets.add(ws)
-        sender = asyncio.create_task(client.send_loop())
-        # Where the socket's messages go: the table here, or the process that runs it.
-        session: Session | None = None
-        said_hello = False
-        loop = asyncio.get_running_loop()
-        hello_by = loop.time() + settings.hello_timeout
-        try:
-            try:
-                session = await owner.session(lobby, table_id, client)
-            except TableError as exc:  # Redis or the database does not answer
-                client.error(exc.code, exc.message)
-                client.close(Close.TRY_AGAIN_LATER)
-                await sender
-                return
-            if session is None:
-                gone = await lobby.gone(table_id)
-                client.error(gone.code, gone.message)
-                client.close(Close.gone(gone.code))
-                await sender
-                return
-            while not client.closing:
-                if not session.greeted:
-                    try:
-                        message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
-                    except TimeoutError:
-                        client.error("hello_timeout", "send hello within "
-                                     f"{settings.hello_timeout:g} seconds of connecting")
-                        client.close(Close.HELLO_TIMEOUT)
-                        break
-                else:
-                    message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                parsed = await client.read(message, session)
-                if parsed is None:
-                    continue
-                if isinstance(parsed, Ping):
-                    client.push(PONG)
-                    continue
-                if isinstance(parsed, Chat | SpectatorChat) and session.greeted:
-                    refusal = client.chat_refusal()  # this socket's budgets are here
-                    if refusal is not None:
-                        client.error("chat_rate_limited", refusal)
-                        continue
-                await session.handle(parsed)
-                if session.greeted and not said_hello:
-                    said_hello = True
-                    if client.handle is not None:
-                        client.handle.said_hello()
-        except WebSocketDisconnect:
-            pass
-        finally:
-            ws.app.state.sockets.discard(ws)
-            if session is not None:
-                await session.end()
-            if client.closing:  # let the sender say goodbye with the close code
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(sender, 2)
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await sender
-
     # ------------------------------------------------------------------ the client
 
+    app.include_router(socket.router)
     app.include_router(messages.router)  # GET /api/messages/{lang}: the catalogues
 
     if STATIC.is_dir():
@@ -875,147 +759,3 @@ def _new_id() -> str:
     import secrets
 
     return secrets.token_urlsafe(6)
-
-
-class _Client:
-    """One WebSocket: its seat, its send queue and its rate limits."""
-
-    def __init__(
-        self, ws: WebSocket, settings: Settings, address: str = "unknown",
-        frames: AddressBudget | None = None, strikes: AddressBudget | None = None,
-        gate: guard.HandshakeGate | None = None, handle: guard.ConnectionHandle | None = None,
-        chats: AddressBudget | None = None,
-    ) -> None:
-        self.ws = ws
-        self.gate = gate
-        self.handle = handle
-        self.seat: Seat | None = None
-        self.settings = settings
-        self.address = address
-        self.closing = False
-        self._queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
-        now = time.monotonic()
-        self._bucket = TokenBucket(settings.rate_per_second, settings.rate_burst,
-                                   settings.rate_burst, now)
-        # rate_limited frames are few whatever the flood: a burst of 3, then one a second.
-        self._notices = TokenBucket(1.0, 3.0, 3.0, now)
-        self._frames = frames if frames is not None else AddressBudget(
-            settings.frames_per_second_per_address * 60, settings.frames_burst_per_address)
-        self._strikes = strikes if strikes is not None else AddressBudget(
-            settings.rate_strikes, settings.rate_strikes)
-        # Chat: this socket's budget and its address's (see chat_refusal).
-        self._chat = TokenBucket(settings.chat_per_minute / 60.0, settings.chat_burst,
-                                 settings.chat_burst, now)
-        self._chats = chats if chats is not None else AddressBudget(
-            settings.chat_per_minute_per_address, settings.chat_burst_per_address)
-
-    def chat_refusal(self) -> str | None:
-        """Why this socket may not chat now (too many messages from it, or from its
-        address, with how long to wait), or None; a message allowed takes a token of each."""
-        settings = self.settings
-        now = time.monotonic()
-        if not self._chat.take(now):
-            wait = self._chat.wait(now)
-            return (
-                f"you are chatting too fast: at most {settings.chat_per_minute:g} messages a "
-                f"minute ({settings.chat_burst} at once, limit chat_per_minute); try again in "
-                f"{max(1, math.ceil(wait))} seconds"
-            )
-        if not self._chats.take(self.address):
-            wait = self._chats.retry_after(self.address)
-            return (
-                "too many chat messages from your address: at most "
-                f"{settings.chat_per_minute_per_address:g} a minute "
-                f"({settings.chat_burst_per_address} at once, limit "
-                f"chat_per_minute_per_address); try again in {max(1, math.ceil(wait))} seconds"
-            )
-        return None
-
-    def push(self, message: str) -> None:
-        if self.closing:
-            return
-        if self._queue.qsize() >= self.settings.send_queue_limit:
-            # A client that does not read would hold memory forever; it can reconnect.
-            self.close(Close.TRY_AGAIN_LATER, "too many messages waiting to be read")
-            return
-        self._queue.put_nowait(message)
-
-    def close(self, code: int, reason: str = "") -> None:
-        if not self.closing:
-            self.closing = True
-            self._queue.put_nowait((code, reason))
-
-    def error(self, code: str, message: str, move_id: str | None = None) -> None:
-        self.push(error_frame(code, message, move_id))
-
-    async def read(
-        self, message: Message, session: Session
-    ) -> Hello | Move | Ping | Chat | SpectatorChat | None:
-        """A frame's message, parsed; None when the frame is refused (over this socket's
-        or its address's budget, binary, too large, or no message: the client is told)."""
-        if not self.admit(message):
-            return None
-        text = message.get("text")
-        if text is None:
-            self.error("bad_message", "frames must be text (JSON), not binary")
-            return None
-        limit = self.settings.max_message_bytes
-        if len(text) > limit or len(text.encode()) > limit:
-            self.error("too_large", f"a message may be at most {limit} bytes")
-            return None
-        try:
-            return parse_client_message(text)
-        except ProtocolError as exc:
-            # A move whose decision does not parse is refused here, at the edge, as
-            # illegal_move (with its id and, after hello, the table where it runs here).
-            state = await session.state() if exc.code == "illegal_move" else None
-            self.push(error_frame(exc.code, exc.message, exc.move_id, state))
-            return None
-
-    def admit(self, message: Message) -> bool:
-        """Whether a frame (of any kind: text, binary, too large, malformed) may be handled:
-        it takes a token from this connection's bucket and from its address's. A refused
-        frame is a strike against the address; past ``rate_strikes`` a minute the
-        connection is closed (1008). Refusals are answered with at most a few
-        ``rate_limited`` frames a second, naming the move refused."""
-        now = time.monotonic()
-        if self._bucket.take(now) and self._frames.take(self.address):
-            return True
-        if not self._strikes.take(self.address):
-            # A flooder: its address's handshakes are refused for a while, and this socket
-            # is no longer read (its frames not even parsed) while it closes.
-            if self.gate is not None:
-                self.gate.cool_off(self.address)
-            if self.handle is not None:
-                self.handle.flooding()
-            self.close(Close.POLICY, "too many messages")
-            return False
-        if self._notices.take(now):
-            rate = min(self.settings.rate_per_second, self.settings.frames_per_second_per_address)
-            self.error("rate_limited", f"too many messages: at most {rate:g} a second",
-                       self._move_id(message))
-        return False
-
-    def _move_id(self, message: Message) -> str | None:
-        # Parsed only for the few refusals answered, so a flood costs no parsing.
-        text = message.get("text")
-        if not isinstance(text, str) or len(text) > self.settings.max_message_bytes:
-            return None
-        try:
-            parsed = parse_client_message(text)
-        except ProtocolError as exc:
-            return exc.move_id
-        return parsed.id if isinstance(parsed, Move) else None
-
-    async def send_loop(self) -> None:
-        while True:
-            item = await self._queue.get()
-            if isinstance(item, tuple):
-                with contextlib.suppress(Exception):
-                    await self.ws.close(code=item[0], reason=item[1] or None)
-                return
-            try:
-                await self.ws.send_text(item)
-            except Exception:  # the socket went away: the receive side sees it too
-                self.closing = True
-                return

@@ -36,6 +36,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
 
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.limits import MAX_ADDRESSES, AddressBudget
 from flip7.server.base.settings import Settings
 
@@ -725,7 +726,9 @@ class _GuardedWebSocket(WebSocketsSansIOProtocol):
             return
         if self.handshake_complete and not self.close_sent:
             with contextlib.suppress(Exception):
-                self.conn.send_close(1013, "the server is making room; reconnect later")
+                self.conn.send_close(
+                    CloseCode.TRY_AGAIN_LATER, "the server is making room; reconnect later"
+                )
                 self.transport.write(b"".join(self.conn.data_to_send()))
             self.close_sent = True
         self.transport.close()
@@ -773,7 +776,8 @@ def server_config(
         # uvicorn then takes the client's address from X-Forwarded-For for the app's own
         # budgets (its default trusts 127.0.0.1 only).
         options.setdefault("forwarded_allow_ips", ",".join(sorted(proxies)))
-    gate = getattr(getattr(app, "state", None), "handshake_gate", None)
+    wiring = getattr(getattr(app, "state", None), "wiring", None)
+    gate = getattr(getattr(wiring, "sockets", None), "handshakes", None)
     if not isinstance(gate, HandshakeGate):
         gate = None
     return Config(

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import assert_never
 
 from flip7.core.jsontypes import JSONObject
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.protocol import Chat, Hello, Move, SpectatorChat
-from flip7.server.base.sockets import Close, error_frame
+from flip7.server.base.sockets import error_frame
 from flip7.server.cluster.messages import TableMessage
 from flip7.server.store.database import dumps
 from flip7.server.table.lobby import Client, Lobby, Seat, Table, TableError
@@ -84,13 +85,13 @@ class Here:
             return
         table = self.lobby.tables.get(self.table_id)
         if table is None and self.lobby.cluster is not None:
-            self.client.close(Close.RESTART)  # it moved to another process: reconnect to it
+            self.client.close(CloseCode.MOVED)  # it moved to another process: reconnect to it
             return
         if table is None:
             gone = await self.lobby.gone(self.table_id)  # closed since the socket opened
             self._error(gone.code, gone.message)
             if gone.code == "closed":
-                self.client.close(Close.CLOSED)
+                self.client.close(CloseCode.CLOSED)
             return
         seat = None
         if hello.token is not None:

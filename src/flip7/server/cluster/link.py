@@ -16,8 +16,8 @@ import logging
 from typing import Protocol
 
 from flip7.core.jsontypes import JSONObject
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.protocol import Hello
-from flip7.server.base.sockets import Close
 from flip7.server.cluster.bus import Bus, BusDown
 from flip7.server.cluster.messages import Closed, Relay, TableMessage
 from flip7.server.store.database import dumps
@@ -71,12 +71,12 @@ class Link:
             self.greeted = True
             asyncio.get_running_loop().call_later(self.hello_timeout, self._answered)
         if self.links.get(self.cid) is not self:
-            self.client.close(Close.RESTART)  # the link broke: reconnect to the owner
+            self.client.close(CloseCode.SERVICE_RESTART)  # the link broke: reconnect to the owner
             return
         try:
             self.bus.send(self.owner, Relay(sender=self.bus.node, cid=self.cid, message=message))
         except BusDown:
-            self.client.close(Close.RESTART)
+            self.client.close(CloseCode.SERVICE_RESTART)
 
     async def state(self) -> JSONObject | None:
         return None  # the table is the owner's
@@ -91,7 +91,7 @@ class Link:
         self.heard = True
         self.client.push(frame)
 
-    def cut(self, code: int = Close.RESTART) -> None:
+    def cut(self, code: int = CloseCode.SERVICE_RESTART) -> None:
         """Close the socket (the owner closed it, or went away): it is linked no more."""
         if self.links.get(self.cid) is self:
             del self.links[self.cid]

@@ -18,7 +18,7 @@ local socket gets. Who owns what: flip7.server.cluster.ownership.
 Failover: a process that dies stops renewing its ``cluster_node`` row; once that expires
 (``owner_seconds``, 3 s by default) the others take its tables over (the orphan sweep, or the
 first request for one), each rebuilt from its change log. Sockets that were linked to the
-dead process are closed (``Close.RESTART``, 1012) and the clients reconnect with their
+dead process are closed (1012, service restart) and the clients reconnect with their
 ``last_version``. The others notice a death at once: Redis drops a process's subscription
 the moment its connection closes.
 
@@ -39,8 +39,9 @@ import time
 from collections.abc import Awaitable, Callable
 
 from flip7.core.jsontypes import JSONObject
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.requests import Answer, Request
-from flip7.server.base.sockets import Close, error_frame
+from flip7.server.base.sockets import error_frame
 from flip7.server.cluster.bus import Bus, BusDown, OwnerGone, stop
 from flip7.server.cluster.link import Link, Session
 from flip7.server.cluster.listing import Listing
@@ -137,7 +138,7 @@ class Cluster:
         with contextlib.suppress(Exception):
             await self.ownership.leave()
         for rc in list(self.remote.values()):
-            rc.close(Close.RESTART)
+            rc.close(CloseCode.SERVICE_RESTART)
         await asyncio.sleep(0.05)  # let the close messages go out
         await self.bus.close()
 
@@ -209,7 +210,7 @@ class Cluster:
         del self.lobby.tables[table.id]
         table.stop()
         for client in list(table.clients):
-            client.close(Close.RESTART)
+            client.close(CloseCode.MOVED)
         table.clients.clear()
         self.lobby.log_event("table_dropped", table, why=why, version=table.version)
         if table.fence is not None and why != "lease_lost":
@@ -432,7 +433,7 @@ class Cluster:
                 if rc is not None:
                     rc.inbox.put_nowait(said)
                 else:  # let go of here (Redis was down, or the table moved): reconnect
-                    self.outbox.shut(sender, cid, Close.RESTART)
+                    self.outbox.shut(sender, cid, CloseCode.MOVED)
             case Closed(sender=sender, cid=cid):
                 self._remote_gone((sender, cid))
 
@@ -456,13 +457,13 @@ class Cluster:
         except Exception:
             where = None
         if isinstance(where, str):
-            rc.close(Close.RESTART)  # it moved meanwhile: the socket reconnects to its owner
+            rc.close(CloseCode.MOVED)  # it moved meanwhile: the socket reconnects to its owner
             self.remote.pop(key, None)
             return
         if where is None:
             gone = await self.lobby.gone(rc.table_id)
             rc.push(error_frame(gone.code, gone.message))
-            rc.close(Close.gone(gone.code))
+            rc.close(CloseCode.gone(gone.code))
             self.remote.pop(key, None)
             return
         session = self.here(rc.table_id, rc)
@@ -472,7 +473,7 @@ class Cluster:
                     await session.handle(message)
                 except Exception:  # as a local socket's handler failing: closed
                     log.exception("a forwarded message failed")
-                    rc.close(Close.SERVER_ERROR)
+                    rc.close(CloseCode.INTERNAL_ERROR)
                     break
         finally:
             self.remote.pop(key, None)
@@ -484,7 +485,7 @@ class Cluster:
         self.dirty.update(self.lobby.tables)
         let_go, self._let_go = self._let_go, []
         for node, cid in let_go:
-            self.outbox.shut(node, cid, Close.RESTART)
+            self.outbox.shut(node, cid, CloseCode.MOVED)
 
     def _bus_down(self) -> None:
         """Redis went away: frames to and from other processes may be lost, so every link

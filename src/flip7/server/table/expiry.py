@@ -27,11 +27,11 @@ import contextlib
 import logging
 from typing import Any, Generic, Protocol, TypeVar
 
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.settings import Settings
 from flip7.server.store.database import Store, StoreError, dumps, utcnow
 
 __all__ = [
-    "CLOSED_CODE",
     "ExpiringTable",
     "Expiry",
     "Refusal",
@@ -42,8 +42,6 @@ __all__ = [
 
 log = logging.getLogger("flip7.server")
 
-# The WebSocket close code sent with the ``closed`` error frame (4000 + HTTP's 410 Gone).
-CLOSED_CODE = 4410
 # The longest wait between sweeps, in seconds.
 MAX_INTERVAL = 60.0
 
@@ -183,7 +181,7 @@ class Expiry(Generic[T]):
             error = lobby.closed_error(table)
             frame = dumps({"v": 1, "type": "error", "code": error.code,
                            "message": error.message, "id": None, "table": None})
-            table.shut(frame, CLOSED_CODE)
+            table.shut(frame, CloseCode.CLOSED)
             del lobby.tables[table.id]
         lobby.log_event("table_closed", table, state=table.state, games=table.game_number)
         return True
