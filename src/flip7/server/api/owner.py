@@ -53,6 +53,6 @@ def join_cluster(lobby: Lobby, redis_url: str, seconds: float) -> Cluster:
     """Make ``lobby`` this process's part of a cluster on ``redis_url``: what other
     processes forward is answered by the same code as this process's own requests."""
     cluster = Cluster(lobby, redis_url, seconds, perform=functools.partial(perform, lobby),
-                      here=functools.partial(Here, lobby))
+                      sessions=functools.partial(Here, lobby))
     lobby.cluster = cluster
     return cluster

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from flip7.core.jsontypes import JSONObject
+
 __all__ = [
     "AddBot",
     "Answer",
@@ -114,7 +116,7 @@ class Answer(BaseModel):
     seat: int | None = None
     token: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The REST answer: ``{"table"}``, with ``seat`` and ``token`` for a join."""
         if self.token is None:
             return {"table": self.table}

@@ -61,7 +61,7 @@ from flip7.server.cluster.remote import Outbox, RemoteClient
 from flip7.server.store.database import StoreError, dumps
 from flip7.server.table.lobby import Client, Lobby, Table, TableError
 
-__all__ = ["Cluster", "Here", "Perform", "of"]
+__all__ = ["Cluster", "Perform", "Sessions", "of"]
 
 log = logging.getLogger("flip7.server")
 
@@ -72,8 +72,8 @@ HOPS = 3
 
 # Runs a request at a table this process runs (flip7.server.api.operations.perform).
 Perform = Callable[[Table, Request], Awaitable[Answer]]
-# A socket's session at a table this process runs (flip7.server.api.play.Here).
-Here = Callable[[str, Client], Session]
+# Makes a socket's session at a table this process runs (flip7.server.api.play.Here).
+Sessions = Callable[[str, Client], Session]
 
 
 def of(lobby: Lobby) -> Cluster | None:
@@ -85,17 +85,18 @@ def of(lobby: Lobby) -> Cluster | None:
 
 class Cluster:
     """This process's part in a cluster: the tables it owns, its calls and links to the
-    others, the lobby's list in Redis. ``perform`` and ``here`` answer what arrives for
-    a table this process runs, from its own clients or forwarded by another process."""
+    others, the lobby's list in Redis. ``perform`` and ``sessions`` answer what arrives
+    for a table this process runs, from its own clients or forwarded by another process."""
 
     def __init__(
-        self, lobby: Lobby, redis_url: str, seconds: float, perform: Perform, here: Here
+        self, lobby: Lobby, redis_url: str, seconds: float, perform: Perform,
+        sessions: Sessions,
     ) -> None:
         self.lobby = lobby
         self.node = lobby.node
         self.seconds = seconds
         self.perform = perform
-        self.here = here
+        self.sessions = sessions
         self.ownership = Ownership(lobby.store.engine, self.node, seconds)
         self.bus = Bus(redis_url, self.node, seconds, self._received, self._bus_down,
                        self._bus_up)
@@ -466,7 +467,7 @@ class Cluster:
             rc.close(CloseCode.gone(gone.code))
             self.remote.pop(key, None)
             return
-        session = self.here(rc.table_id, rc)
+        session = self.sessions(rc.table_id, rc)
         try:
             while (message := await rc.inbox.get()) is not None:
                 try:
