@@ -43,11 +43,11 @@ from flip7.core.rules import (
     Rules,
 )
 from flip7.core.scoring import FLIP7_BONUS
-from flip7.server.api import guard, operations, play
+from flip7.server.api import guard, owner, play
 from flip7.server.api.routes import socket
 from flip7.server.api.startup import is_loopback
 from flip7.server.api.wiring import Services, wire
-from flip7.server.base import messages
+from flip7.server.base import messages, requests
 from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.limits import client_address
 from flip7.server.base.protocol import (
@@ -73,7 +73,6 @@ from flip7.server.base.protocol import (
     protocol_schema,
 )
 from flip7.server.base.settings import Settings, database_url
-from flip7.server.cluster.node import Cluster
 from flip7.server.cluster.node import of as cluster_of
 from flip7.server.services import coach_jobs, players, replays, scorecards
 from flip7.server.services.ratings import NEUTRAL_OPTIONS
@@ -267,11 +266,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                  shared=settings.redis_url is not None)
         lobby = Lobby(store, settings)
         if settings.redis_url is not None:
-            cluster = Cluster(lobby, settings.redis_url, settings.owner_seconds)
-            # What another process forwards: a REST call, a socket's frame.
-            cluster.runner = functools.partial(operations.run, lobby, forwarded=True)
-            cluster.frame_handler = play.dispatch
-            lobby.cluster = cluster
+            owner.join_cluster(lobby, settings.redis_url, settings.owner_seconds)
         try:
             await lobby.restore()
         except BaseException:
@@ -365,17 +360,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby: Lobby = request.app.state.lobby
         return lobby
 
-    async def act(
-        request: Request,
-        table_id: str,
-        authorization: str | None,
-        name: str,
-        args: dict[str, Any],
-    ) -> dict[str, Any]:
-        """Run table operation ``name`` (flip7.server.api.operations) for the request's seat
-        token, here or at the process that runs the table; its answer."""
-        return await operations.run(lobby_of(request), table_id, name, _token(authorization),
-                                    args)
+    async def act(request: Request, asked: requests.Request) -> dict[str, Any]:
+        """Answer a table request (flip7.server.api.operations), here or at the process that
+        runs the table."""
+        return (await owner.run(lobby_of(request), asked)).to_json()
 
     # ------------------------------------------------------------------ REST
 
@@ -484,7 +472,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby = lobby_of(request)
         many = cluster_of(lobby)
         if many is not None:  # every process's tables
-            return {"tables": await many.listing()}
+            return {"tables": await many.tables()}
         return {"tables": lobby.listing()}
 
     @app.post("/api/tables", response_model=SeatGranted, status_code=201, tags=["lobby"],
@@ -508,7 +496,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def get_table(table_id: str, request: Request) -> Any:
         """The table as a spectator sees it; 410 ``closed`` once it was closed for lack of
         players (its games stay at ``/api/tables/{table_id}/games``)."""
-        return await act(request, table_id, None, "state", {})
+        return await act(request, requests.ShowTable(table_id=table_id))
 
     @app.post("/api/tables/{table_id}/join", response_model=SeatGranted, tags=["lobby"],
               responses=_ERRORS)
@@ -519,10 +507,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ``X-Player-Key`` the seat counts for that identity (flip7.server.services.players). A join
         that brings its own ``token`` may be sent again: the same name and token get the
         same seat back (a retry whose first answer was lost)."""
-        return await act(request, table_id, None, "join",
-                         {"player": body.player, "address": client_address(request.client),
-                          "player_id": await players.player_id_of(request, x_player_key),
-                          "token": body.token})
+        return await act(request, requests.Join(
+            table_id=table_id, player=body.player, address=client_address(request.client),
+            player_id=await players.player_id_of(request, x_player_key), token=body.token))
 
     @app.post("/api/tables/{table_id}/bots", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -530,10 +517,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, body: AddBot, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Seat a bot in the lowest empty seat (any seated player may)."""
-        return await act(
-            request, table_id, authorization,
-            "add_bot", {"bot": body.bot},
-        )
+        return await act(request, requests.AddBot(
+            table_id=table_id, token=_token(authorization), bot=body.bot))
 
     @app.delete("/api/tables/{table_id}/seats/{seat}", response_model=TableAnswer,
                 tags=["lobby"], responses=_ERRORS)
@@ -541,10 +526,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, seat: int, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Remove a bot, or yourself, before the game starts."""
-        return await act(
-            request, table_id, authorization,
-            "remove_seat", {"seat": seat},
-        )
+        return await act(request, requests.RemoveSeat(
+            table_id=table_id, token=_token(authorization), seat=seat))
 
     @app.post("/api/tables/{table_id}/leave", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -552,10 +535,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Leave your seat: emptied before the start, played by a bot during a game."""
-        return await act(
-            request, table_id, authorization,
-            "leave", {},
-        )
+        return await act(request, requests.Leave(table_id=table_id, token=_token(authorization)))
 
     @app.post("/api/tables/{table_id}/start", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -563,10 +543,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, authorization: str | None = Header(None)
     ) -> Any:
         """Start the game with the seated players (empty seats are dropped)."""
-        return await act(
-            request, table_id, authorization,
-            "start", {},
-        )
+        return await act(request, requests.Start(table_id=table_id, token=_token(authorization)))
 
     @app.post("/api/tables/{table_id}/rematch", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -576,10 +553,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Once the game is over, say you are ready for the next one (as ``POST
         .../ready`` with ``{"ready": true}``): it starts with the same options once every
         player staying is ready."""
-        return await act(
-            request, table_id, authorization,
-            "rematch", {},
-        )
+        return await act(request, requests.Start(
+            table_id=table_id, token=_token(authorization), rematch=True))
 
     @app.post("/api/tables/{table_id}/ready", response_model=TableAnswer, tags=["lobby"],
               responses=_ERRORS)
@@ -589,10 +564,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """At the end screen, say whether you are ready for the next game. It starts once
         every human staying is ready (bots are); players who left, or have been away
         from the end screen for ``rematch_wait`` seconds, are dropped from it."""
-        return await act(
-            request, table_id, authorization,
-            "ready", {"ready": body.ready},
-        )
+        return await act(request, requests.Ready(
+            table_id=table_id, token=_token(authorization), ready=body.ready))
 
     @app.post("/api/tutorial", response_model=SeatGranted, status_code=201, tags=["lobby"],
               responses=_ERRORS)
@@ -618,10 +591,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         it": a bot waiting for it plays on), ``{"skip": true}`` to leave the lessons and
         play on as a normal game against the bots. 409 ``stale_lesson`` for a lesson not on
         screen, ``tutorial_over`` once skipped or ended, ``no_tutorial`` at another game."""
-        return await act(
-            request, table_id, authorization,
-            "tutorial_step", {"skip": body.skip, "read": body.read},
-        )
+        return await act(request, requests.TutorialStep(
+            table_id=table_id, token=_token(authorization), skip=body.skip, read=body.read))
 
     @app.post("/api/tables/{table_id}/seats/{seat}/handover", response_model=TableAnswer,
               tags=["lobby"], responses=_ERRORS)
@@ -632,10 +603,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         they have been away for ``handover_grace`` seconds (409 ``too_soon`` before, with
         ``Retry-After``); the server does it itself after ``handover_auto``. The seat is
         theirs again when they reconnect."""
-        return await act(
-            request, table_id, authorization,
-            "handover", {"seat": seat},
-        )
+        return await act(request, requests.Handover(
+            table_id=table_id, token=_token(authorization), seat=seat))
 
     @app.get("/api/tables/{table_id}/games", response_model=GameList, tags=["replays"],
              responses=_ERRORS)

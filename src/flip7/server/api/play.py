@@ -1,122 +1,137 @@
-"""One WebSocket frame at a table: hello, a move, a chat message.
+"""A socket's messages at a table this process runs: hello, a move, a chat message.
 
-The same code answers a socket connected to this process and a socket another process
-forwarded (flip7.server.cluster.node.RemoteClient): a client is whatever can be pushed frames and
-closed, with its seat and its spectator name.
+The same :class:`Here` answers a socket connected to this process and a socket another
+process forwarded (flip7.server.cluster.remote.RemoteClient): to a table, a client is
+whatever can be pushed frames and closed (flip7.server.table.lobby.Client). The socket's
+own process has already parsed each message and held it to the socket's budgets.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import assert_never
 
+from flip7.core.jsontypes import JSONObject
 from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.protocol import Chat, Hello, Move, SpectatorChat
+from flip7.server.base.sockets import error_frame
+from flip7.server.cluster.messages import TableMessage
 from flip7.server.store.database import dumps
-from flip7.server.table.lobby import Lobby, Seat, Table, TableError
+from flip7.server.table.lobby import Client, Lobby, Seat, Table, TableError
 
-__all__ = ["PlayClient", "dispatch", "state_of"]
+__all__ = ["Here", "state_of"]
 
-
-class PlayClient(Protocol):
-    """A socket as a table's frames see it."""
-
-    seat: Seat | None
-    spectator_name: str | None
-    closing: bool
-
-    def push(self, message: str) -> None: ...
-    def close(self, code: int, reason: str = "") -> None: ...
-    def error(self, code: str, message: str, move_id: str | None = None,
-              table: dict[str, Any] | None = None) -> None: ...
-    def chat_refusal(self) -> str | None: ...
-    @property
-    def handle(self) -> Any: ...
+# A refused move is answered with the table when the client's view may be behind.
+_WITH_STATE = ("stale_version", "illegal_move", "not_your_turn")
 
 
-async def state_of(table: Table, viewer: Seat | None) -> dict[str, Any]:
+async def state_of(table: Table, viewer: Seat | None) -> JSONObject:
     """The table as ``viewer`` (None: a spectator) sees it, read under its lock."""
     async with table.lock:
         return table.state_json(viewer)
 
 
-async def dispatch(
-    lobby: Lobby, table_id: str, client: PlayClient, parsed: Any, table: Table | None
-) -> Table | None:
-    """Handle one parsed frame (not a ping) of ``client`` at ``table_id``; ``table`` is the
-    table once hello was answered. Returns the table from then on."""
-    if parsed.type == "hello":
-        if table is not None:
-            client.error("bad_message", "hello was already sent on this connection")
-            return table
-        found = lobby.tables.get(table_id)
-        if found is None and lobby.cluster is not None:
-            client.close(CloseCode.MOVED)  # it moved to another process: reconnect to it
-            return None
-        if found is None:
-            gone = await lobby.gone(table_id)  # closed since the socket opened
-            client.error(gone.code, gone.message)
-            if gone.code == "closed":
-                client.close(CloseCode.CLOSED)
-            return None
-        joined = await _hello(found, client, parsed)
-        if joined is not None and client.handle is not None:
-            client.handle.said_hello()
-        return joined
-    if table is None:
-        client.error("hello_first", "send hello before anything else")
-        return None
-    table = lobby.tables.get(table_id, table)
-    if isinstance(parsed, Move):
-        await _move(lobby, table, client, parsed)
-    else:
-        await _chat(table, client, parsed)
-    return table
+class Here:
+    """One socket (``client``) at ``table_id``, which this process runs: its hello attaches
+    it to the table (as its seat, or as a spectator), then its moves and chat go to it."""
 
+    def __init__(self, lobby: Lobby, table_id: str, client: Client) -> None:
+        self.lobby = lobby
+        self.table_id = table_id
+        self.client = client
+        # The table once hello was answered.
+        self.table: Table | None = None
+        # The name a spectator's chat messages go under, given at its first.
+        self.spectator_name: str | None = None
 
-async def _hello(table: Table, client: PlayClient, hello: Hello) -> Table | None:
-    seat = None
-    if hello.token is not None:
-        try:
-            seat = table.seat_of(hello.token)
-        except TableError as exc:
-            client.error(exc.code, exc.message)
-            return None
-    client.seat = seat
-    await table.attach(client, hello.last_version)
-    return table
+    @property
+    def greeted(self) -> bool:
+        return self.table is not None
 
-
-async def _move(lobby: Lobby, table: Table, client: PlayClient, move: Move) -> None:
-    """A move (its decision parsed by the protocol) to the table; the engine judges it."""
-    if client.seat is None:
-        client.error("spectator", "spectators cannot make moves; join a seat first", move.id)
-        return
-    try:
-        version = await lobby.move(table, client.seat, move.id, move.version, move.decision)
-    except TableError as exc:
-        with_state = exc.code in ("stale_version", "illegal_move", "not_your_turn")
-        state = await state_of(table, client.seat) if with_state else None
-        client.error(exc.code, exc.message, move.id, state)
-        return
-    client.push(dumps({"v": 1, "type": "result", "id": move.id, "ok": True, "version": version}))
-
-
-async def _chat(table: Table, client: PlayClient, message: Chat | SpectatorChat) -> None:
-    """A chat message to everyone at the table, or the host switching spectators' chat off
-    or on, within this socket's and this address's chat budgets. The sender's
-    confirmation is the ``chat`` frame everyone gets."""
-    refusal = client.chat_refusal()
-    if refusal is not None:
-        client.error("chat_rate_limited", refusal)
-        return
-    try:
-        if isinstance(message, SpectatorChat):
-            await table.switch_spectator_chat(client.seat, message.allowed)
+    async def handle(self, message: TableMessage) -> None:
+        if isinstance(message, Hello):
+            await self._hello(message)
             return
-        # A seat removed before the game leaves its client watching: it chats as one.
-        watching = client.seat is None or client.seat not in table.seats
-        if watching and client.spectator_name is None:
-            client.spectator_name = table.chat.spectator_name()
-        await table.say(client.seat, client.spectator_name or "Spectator", message.text)
-    except TableError as exc:
-        client.error(exc.code, exc.message)
+        if self.table is None:
+            self._error("hello_first", "send hello before anything else")
+            return
+        # The table object is replaced when it is rebuilt from its log.
+        table = self.table = self.lobby.tables.get(self.table_id, self.table)
+        match message:
+            case Move():
+                await self._move(table, message)
+            case Chat() | SpectatorChat():
+                await self._chat(table, message)
+            case _:
+                assert_never(message)
+
+    async def state(self) -> JSONObject | None:
+        if self.table is None:
+            return None
+        return await state_of(self.lobby.tables.get(self.table_id, self.table), self.client.seat)
+
+    async def end(self) -> None:
+        if self.table is not None:
+            await self.lobby.tables.get(self.table_id, self.table).detach(self.client)
+
+    def _error(
+        self, code: str, message: str, move_id: str | None = None,
+        table: JSONObject | None = None,
+    ) -> None:
+        self.client.push(error_frame(code, message, move_id, table))
+
+    async def _hello(self, hello: Hello) -> None:
+        if self.table is not None:
+            self._error("bad_message", "hello was already sent on this connection")
+            return
+        table = self.lobby.tables.get(self.table_id)
+        if table is None and self.lobby.cluster is not None:
+            self.client.close(CloseCode.MOVED)  # it moved to another process: reconnect to it
+            return
+        if table is None:
+            gone = await self.lobby.gone(self.table_id)  # closed since the socket opened
+            self._error(gone.code, gone.message)
+            if gone.code == "closed":
+                self.client.close(CloseCode.CLOSED)
+            return
+        seat = None
+        if hello.token is not None:
+            try:
+                seat = table.seat_of(hello.token)
+            except TableError as exc:
+                self._error(exc.code, exc.message)
+                return
+        self.client.seat = seat
+        await table.attach(self.client, hello.last_version)
+        self.table = table
+
+    async def _move(self, table: Table, move: Move) -> None:
+        """A move (its decision parsed by the protocol) to the table; the engine judges it."""
+        seat = self.client.seat
+        if seat is None:
+            self._error("spectator", "spectators cannot make moves; join a seat first", move.id)
+            return
+        try:
+            version = await self.lobby.move(table, seat, move.id, move.version, move.decision)
+        except TableError as exc:
+            state = await state_of(table, seat) if exc.code in _WITH_STATE else None
+            self._error(exc.code, exc.message, move.id, state)
+            return
+        self.client.push(
+            dumps({"v": 1, "type": "result", "id": move.id, "ok": True, "version": version})
+        )
+
+    async def _chat(self, table: Table, message: Chat | SpectatorChat) -> None:
+        """A chat message to everyone at the table, or the host switching spectators' chat
+        off or on. The sender's confirmation is the ``chat`` frame everyone gets."""
+        seat = self.client.seat
+        try:
+            if isinstance(message, SpectatorChat):
+                await table.switch_spectator_chat(seat, message.allowed)
+                return
+            # A seat removed before the game leaves its client watching: it chats as one.
+            watching = seat is None or seat not in table.seats
+            if watching and self.spectator_name is None:
+                self.spectator_name = table.chat.spectator_name()
+            await table.say(seat, self.spectator_name or "Spectator", message.text)
+        except TableError as exc:
+            self._error(exc.code, exc.message)

@@ -5,6 +5,8 @@ each its HTTP twin plus 4000 (4404: not found, 4410: gone).
 
 >>> int(CloseCode.CLOSED), CloseCode.MOVED is CloseCode.SERVICE_RESTART
 (4410, True)
+>>> CloseCode.gone("closed"), CloseCode.gone("no_table")
+(<CloseCode.CLOSED: 4410>, <CloseCode.NO_TABLE: 4404>)
 """
 
 from __future__ import annotations
@@ -34,3 +36,9 @@ class CloseCode(IntEnum):
     HELLO_TIMEOUT = 4408
     # The table was closed for lack of players (flip7.server.table.expiry).
     CLOSED = 4410
+
+    @classmethod
+    def gone(cls, code: str) -> CloseCode:
+        """The close of a socket whose table is not open, as ``Lobby.gone`` said why:
+        ``closed`` (410), else ``no_table``."""
+        return cls.CLOSED if code == "closed" else cls.NO_TABLE

@@ -8,10 +8,12 @@ another (the trigger of migration 0006), so a process that lost a table (stalled
 believed dead) can no longer change it: no split brain, no move applied twice.
 
 Any process accepts any client. A request for a table another process owns goes to the
-owner over Redis (``flip7:n:<node>``, one channel per process): REST calls as a call and its
-reply, a WebSocket as its frames, both ways. The owner sees a remote socket as one more
-client of the table (:class:`RemoteClient`), so presence, chat, the welcome with the whole
-history and every update are exactly what a local socket gets.
+owner over Redis (``flip7:n:<node>``, one channel per process, typed messages:
+flip7.server.cluster.messages): a REST request as a call and its reply, a WebSocket as its
+parsed messages one way and its frames the other (flip7.server.cluster.link). The owner sees
+a remote socket as one more client of the table (flip7.server.cluster.remote.RemoteClient),
+so presence, chat, the welcome with the whole history and every update are exactly what a
+local socket gets. Who owns what: flip7.server.cluster.ownership.
 
 Failover: a process that dies stops renewing its ``cluster_node`` row; once that expires
 (``owner_seconds``, 3 s by default) the others take its tables over (the orphan sweep, or the
@@ -30,29 +32,48 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
-
+from flip7.core.jsontypes import JSONObject
 from flip7.server.base.closecodes import CloseCode
-from flip7.server.base.protocol import ProtocolError, parse_client_message
+from flip7.server.base.requests import Answer, Request
+from flip7.server.base.sockets import error_frame
+from flip7.server.cluster.bus import Bus, BusDown, OwnerGone, stop
+from flip7.server.cluster.link import Link, Session
+from flip7.server.cluster.listing import Listing
+from flip7.server.cluster.messages import (
+    BusMessage,
+    Call,
+    Closed,
+    Frames,
+    Open,
+    Refusal,
+    Relay,
+    Reply,
+    Shut,
+)
+from flip7.server.cluster.ownership import Ownership
+from flip7.server.cluster.remote import Outbox, RemoteClient
 from flip7.server.store.database import StoreError, dumps
-from flip7.server.table.lobby import Lobby, Seat, Table, TableError
+from flip7.server.table.lobby import Client, Lobby, Table, TableError
 
-__all__ = ["Bus", "Cluster", "Ownership", "RemoteClient", "of"]
+__all__ = ["Cluster", "Perform", "Sessions", "of"]
 
 log = logging.getLogger("flip7.server")
 
 # Seconds a forwarded call waits for the owner's answer.
 CALL_TIMEOUT = 10.0
-LOBBY_KEY = "flip7:lobby"
+# How often a request follows a table that moves (taken over while it was on its way).
+HOPS = 3
+
+# Runs a request at a table this process runs (flip7.server.api.operations.perform).
+Perform = Callable[[Table, Request], Awaitable[Answer]]
+# Makes a socket's session at a table this process runs (flip7.server.api.play.Here).
+Sessions = Callable[[str, Client], Session]
 
 
 def of(lobby: Lobby) -> Cluster | None:
@@ -62,363 +83,43 @@ def of(lobby: Lobby) -> Cluster | None:
     return cluster
 
 
-def _channel(node: str) -> str:
-    return f"flip7:n:{node}"
-
-
-class Ownership:
-    """This process's rows of ``cluster_node`` and ``table_owner``, on PostgreSQL's clock.
-
-    A table is run by its owner while the owner's ``cluster_node`` row is live; one
-    statement a second renews a process and every table it runs."""
-
-    def __init__(self, engine: AsyncEngine, node: str, seconds: float) -> None:
-        self.engine = engine
-        self.node = node
-        self.seconds = seconds
-
-    async def heartbeat(self) -> dict[str, int]:
-        """Say this process is alive for the next ``seconds``; the tables it owns now, with
-        their tokens (a table taken over by another process is no longer among them)."""
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                sa.text(
-                    "INSERT INTO cluster_node (node, expires_at) "
-                    "VALUES (:me, clock_timestamp() + make_interval(secs => :ttl)) "
-                    "ON CONFLICT (node) DO UPDATE SET expires_at = EXCLUDED.expires_at"
-                ),
-                {"me": self.node, "ttl": self.seconds},
-            )
-            rows = await conn.execute(
-                sa.text("SELECT table_id, token FROM table_owner WHERE owner = :me"),
-                {"me": self.node},
-            )
-            return {str(r.table_id): int(r.token) for r in rows}
-
-    async def leave(self) -> None:
-        """A clean exit: every table this process ran may be taken over at once."""
-        async with self.engine.begin() as conn:
-            await conn.execute(sa.text("UPDATE table_owner SET owner = '' WHERE owner = :me"),
-                               {"me": self.node})
-            await conn.execute(sa.text("DELETE FROM cluster_node WHERE node = :me"),
-                               {"me": self.node})
-
-    async def claim(self, table_id: str) -> int | None:
-        """Take ``table_id`` (open, and unowned, given up, its owner dead, or already this
-        process's): its new fencing token, or None if a live process runs it or the table
-        is closed or unknown."""
-        async with self.engine.begin() as conn:
-            state = (
-                await conn.execute(sa.text("SELECT state FROM tables WHERE id = :t"),
-                                   {"t": table_id})
-            ).scalar_one_or_none()
-            if state is None or state == "closed":
-                return None
-            token = (
-                await conn.execute(
-                    sa.text(
-                        "INSERT INTO table_owner (table_id, owner, token) VALUES (:t, :me, 1) "
-                        "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, "
-                        "token = table_owner.token + 1 "
-                        "WHERE table_owner.owner IN (EXCLUDED.owner, '') OR NOT EXISTS ("
-                        "SELECT 1 FROM cluster_node n WHERE n.node = table_owner.owner "
-                        "AND n.expires_at > clock_timestamp()) "
-                        "RETURNING token"
-                    ),
-                    {"t": table_id, "me": self.node},
-                )
-            ).scalar_one_or_none()
-        return None if token is None else int(token)
-
-    async def claim_new(self, table_id: str) -> int:
-        """Own ``table_id``, a table not yet stored (created by this process): token 1."""
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                sa.text("INSERT INTO table_owner (table_id, owner, token) VALUES (:t, :me, 1)"),
-                {"t": table_id, "me": self.node},
-            )
-        return 1
-
-    async def release(self, table_id: str, token: int) -> None:
-        """Let another process take ``table_id`` at once (this one stops running it)."""
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                sa.text(
-                    "UPDATE table_owner SET owner = '' "
-                    "WHERE table_id = :t AND owner = :me AND token = :k"
-                ),
-                {"t": table_id, "me": self.node, "k": token},
-            )
-
-    async def owner_of(self, table_id: str) -> tuple[str, bool] | None:
-        """Who runs ``table_id`` and whether that process is alive; None: nobody ever did."""
-        async with self.engine.connect() as conn:
-            row = (
-                await conn.execute(
-                    sa.text(
-                        "SELECT o.owner, COALESCE(n.expires_at > clock_timestamp(), false) "
-                        "AS live FROM table_owner o LEFT JOIN cluster_node n "
-                        "ON n.node = o.owner WHERE o.table_id = :t"
-                    ),
-                    {"t": table_id},
-                )
-            ).first()
-        return None if row is None else (str(row.owner), bool(row.live))
-
-    async def orphans(self, limit: int) -> list[str]:
-        """Open tables nobody runs: never owned, given up, or their owner dead."""
-        async with self.engine.connect() as conn:
-            rows = await conn.execute(
-                sa.text(
-                    "SELECT t.id FROM tables t "
-                    "LEFT JOIN table_owner o ON o.table_id = t.id "
-                    "LEFT JOIN cluster_node n ON n.node = o.owner "
-                    "AND n.expires_at > clock_timestamp() "
-                    "WHERE t.state <> 'closed' AND n.node IS NULL "
-                    "ORDER BY random() LIMIT :n"
-                ),
-                {"n": limit},
-            )
-            return [str(r.id) for r in rows]
-
-    async def forget_dead(self, after: float = 3600.0) -> None:
-        """Delete the rows of processes dead for ``after`` seconds (their tables stay
-        claimable: a row-less owner is a dead one)."""
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                sa.text(
-                    "DELETE FROM cluster_node "
-                    "WHERE expires_at < clock_timestamp() - make_interval(secs => :after)"
-                ),
-                {"after": after},
-            )
-
-
-class BusDown(Exception):
-    """Redis does not answer: nothing can be forwarded now."""
-
-
-class OwnerGone(Exception):
-    """The process a call went to is gone (it may or may not have run the call)."""
-
-
-class Bus:
-    """This process's link to Redis: its own channel, publishing in order, liveness keys."""
-
-    def __init__(
-        self, url: str, node: str, seconds: float,
-        on_message: Callable[[dict[str, Any]], None], on_down: Callable[[], None],
-        on_up: Callable[[], None] = lambda: None,
-    ) -> None:
-        import redis.asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
-
-        self.node = node
-        self.seconds = seconds
-        # No silent retries: a subscription that reconnected on its own would have lost
-        # what was published meanwhile, unnoticed. A broken connection is the bus going
-        # down, which closes every link (flip7.server.cluster.node.Cluster._bus_down).
-        self.redis = aioredis.Redis.from_url(
-            url, socket_timeout=max(seconds, 10.0), socket_connect_timeout=seconds,
-            retry=Retry(NoBackoff(), 0),
-        )
-        self.on_message = on_message
-        self.on_down = on_down
-        self.on_up = on_up
-        self.up = False
-        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._subscribed = asyncio.Event()
-
-    async def start(self) -> None:
-        """Subscribe to this process's channel (waits for Redis up to a few seconds, then
-        goes on trying in the background)."""
-        self._tasks = [
-            asyncio.create_task(self._listen(), name="flip7-bus-listen"),
-            asyncio.create_task(self._send(), name="flip7-bus-send"),
-        ]
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._subscribed.wait(), 5.0)
-
-    async def close(self) -> None:
-        await _cancel(self._tasks)
-        with contextlib.suppress(Exception):
-            await self.redis.aclose()
-
-    def _went_down(self, exc: BaseException) -> None:
-        if self.up:
-            log.warning(dumps({"event": "redis_down", "error": str(exc)}))
-            self.up = False
-            self.on_down()
-
-    async def _listen(self) -> None:
-        while True:
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(_channel(self.node))
-                if not self.up:
-                    log.info(dumps({"event": "redis_up", "node": self.node}))
-                    self.up = True
-                    self.on_up()
-                self._subscribed.set()
-                while True:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if not self.up:  # a publish failed: start afresh
-                        raise ConnectionError("publishing to Redis failed")
-                    if message is None or message.get("type") != "message":
-                        continue
-                    try:
-                        payload = json.loads(message["data"])
-                    except ValueError:  # pragma: no cover - only flip7 publishes here
-                        continue
-                    self.on_message(payload)
-            except asyncio.CancelledError:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
-                raise
-            except Exception as exc:
-                self._went_down(exc)
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
-                await asyncio.sleep(0.5)
-
-    async def _send(self) -> None:
-        while True:
-            batch = [await self._outbox.get()]
-            while not self._outbox.empty() and len(batch) < 512:
-                batch.append(self._outbox.get_nowait())
-            if not self.up:
-                continue  # dropped: the sockets they were for are being closed
-            try:
-                pipe = self.redis.pipeline(transaction=False)
-                for channel, text in batch:
-                    pipe.publish(channel, text)
-                await pipe.execute()
-            except Exception as exc:
-                self._went_down(exc)
-
-    def send(self, node: str, payload: dict[str, Any]) -> None:
-        """Publish ``payload`` to ``node``, after everything sent before (never blocks)."""
-        if not self.up:
-            raise BusDown("Redis does not answer")
-        self._outbox.put_nowait((_channel(node), dumps(payload)))
-
-    async def send_now(self, node: str, payload: dict[str, Any]) -> bool:
-        """Publish ``payload`` to ``node`` at once; whether ``node`` is listening. A process
-        killed with ``kill -9`` stops listening the moment its connection closes, long
-        before its leases expire."""
-        if not self.up:
-            raise BusDown("Redis does not answer")
-        try:
-            listening = await self.redis.publish(_channel(node), dumps(payload))
-        except Exception as exc:
-            self._went_down(exc)
-            raise BusDown(str(exc)) from None
-        return bool(listening)
-
-    async def alive(self, nodes: set[str]) -> set[str]:
-        """Which of ``nodes`` listen on their channel now."""
-        if not nodes:
-            return set()
-        counts = await self.redis.pubsub_numsub(*(_channel(n) for n in nodes))
-        prefix = len(_channel(""))
-        return {
-            (name.decode() if isinstance(name, bytes) else str(name))[prefix:]
-            for name, count in counts
-            if count
-        }
-
-
-class RemoteClient:
-    """A socket connected to another process, as the table's owner sees it: what is pushed
-    to it goes to that process, which sends it on."""
-
-    def __init__(self, cluster: Cluster, node: str, cid: str, table_id: str) -> None:
-        self.cluster = cluster
-        self.node = node
-        self.cid = cid
-        self.table_id = table_id
-        self.seat: Seat | None = None
-        self.table: Table | None = None
-        self.closing = False
-        self.spectator_name: str | None = None
-        self.handle = None  # the socket's guard handle lives at its own process
-        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.worker: asyncio.Task[None] | None = None
-
-    def push(self, message: str) -> None:
-        if not self.closing:
-            self.cluster.forward(self.node, self.cid, message)
-
-    def close(self, code: int, reason: str = "") -> None:
-        if not self.closing:
-            self.closing = True
-            self.cluster.close_remote(self.node, self.cid, code)
-
-    def error(self, code: str, message: str, move_id: str | None = None,
-              table: dict[str, Any] | None = None) -> None:
-        self.push(dumps({"v": 1, "type": "error", "code": code, "message": message,
-                         "id": move_id, "table": table}))
-
-    def chat_refusal(self) -> str | None:
-        return None  # the socket's own process held it to its chat budgets
-
-
-class Linked(Protocol):
-    """What a process needs of one of its sockets linked to a table another process runs."""
-
-    closing: bool
-
-    def push(self, message: str) -> None: ...
-    def close(self, code: int, reason: str = "") -> None: ...
-
-
-# A table operation as the lobby runs it (flip7.server.api.operations.run); forwarded calls
-# come in through it.
-Runner = Callable[[str, str, str | None, dict[str, Any]], Awaitable[dict[str, Any]]]
-# Handles one frame of a socket at the table's owner (flip7.server.api.play.dispatch).
-FrameHandler = Callable[[Lobby, str, Any, Any, Table | None], Awaitable[Table | None]]
-
-
 class Cluster:
     """This process's part in a cluster: the tables it owns, its calls and links to the
-    others, the lobby's list in Redis."""
+    others, the lobby's list in Redis. ``perform`` and ``sessions`` answer what arrives
+    for a table this process runs, from its own clients or forwarded by another process."""
 
-    def __init__(self, lobby: Lobby, redis_url: str, seconds: float) -> None:
+    def __init__(
+        self, lobby: Lobby, redis_url: str, seconds: float, perform: Perform,
+        sessions: Sessions,
+    ) -> None:
         self.lobby = lobby
         self.node = lobby.node
         self.seconds = seconds
+        self.perform = perform
+        self.sessions = sessions
         self.ownership = Ownership(lobby.store.engine, self.node, seconds)
         self.bus = Bus(redis_url, self.node, seconds, self._received, self._bus_down,
                        self._bus_up)
+        self.outbox = Outbox(self.bus)
         # Forwarded calls waiting for their answers, and the process each went to.
-        self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._calls: dict[str, asyncio.Future[Answer | Refusal]] = {}
         self._called: dict[str, str] = {}
-        # Links that have heard from their owner (a relayed hello is answered in time).
-        self._heard: set[str] = set()
+        # Calls from other processes being answered (held: the loop keeps only weak
+        # references to tasks).
+        self._answering: set[asyncio.Task[None]] = set()
         # Other processes' sockets let go of while Redis was down: told to reconnect once
         # it is back (they would otherwise wait for frames that never come).
         self._let_go: list[tuple[str, str]] = []
-        # This process's sockets linked to a table another process runs: cid -> (socket,
-        # owner node).
-        self.links: dict[str, tuple[Linked, str]] = {}
+        # This process's sockets linked to a table another process runs, by cid.
+        self.links: dict[str, Link] = {}
         # Other processes' sockets at tables this one runs: (node, cid) -> client.
         self.remote: dict[tuple[str, str], RemoteClient] = {}
-        # Frames to other processes' sockets, gathered per process within one turn of the
-        # event loop and sent as one message.
-        self._frames: dict[str, list[tuple[str, str]]] = {}
-        self._flush_soon = False
         # Tables being taken over, so that two requests do not rebuild one twice.
         self._adopting: dict[str, asyncio.Lock] = {}
-        # The lobby's list: tables whose entry may have changed.
-        self.dirty: set[str] = set()
-        self._listed: dict[str, Table] = {}
-        self._listing_cache: tuple[float, list[dict[str, Any]]] = (0.0, [])
+        self.listing = Listing(lobby, self.bus)
+        # The lobby's list: tables whose entry may have changed (the tables add to it).
+        self.dirty = self.listing.dirty
         self._tasks: list[asyncio.Task[None]] = []
-        self.runner: Runner | None = None
-        self.frame_handler: FrameHandler | None = None
-        self._answering: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ life cycle
 
@@ -429,16 +130,16 @@ class Cluster:
         self._tasks = [
             asyncio.create_task(self._lease_loop(), name="flip7-owner-leases"),
             asyncio.create_task(self._sweep_loop(), name="flip7-orphan-sweep"),
-            asyncio.create_task(self._listing_loop(), name="flip7-lobby-list"),
+            asyncio.create_task(self.listing.loop(), name="flip7-lobby-list"),
         ]
 
     async def close(self) -> None:
-        await _cancel(self._tasks)
+        await stop(self._tasks)
         # A clean exit: others may take these tables at once, not after the lease.
         with contextlib.suppress(Exception):
             await self.ownership.leave()
         for rc in list(self.remote.values()):
-            rc.close(CloseCode.MOVED)
+            rc.close(CloseCode.SERVICE_RESTART)
         await asyncio.sleep(0.05)  # let the close messages go out
         await self.bus.close()
 
@@ -449,6 +150,13 @@ class Cluster:
     def problem(self) -> str | None:
         """What is wrong with Redis for health, or None."""
         return None if self.bus.up else "Redis does not answer"
+
+    async def tables(self) -> list[JSONObject]:
+        """The lobby's list across every process, at most half a second old."""
+        try:
+            return await self.listing.tables()
+        except Exception:
+            raise _unavailable() from None
 
     # ------------------------------------------------------------------ ownership
 
@@ -544,7 +252,7 @@ class Cluster:
         """Close links to processes that are gone, and let go of their sockets here."""
         if not self.bus.up:
             return
-        nodes = {node for _, node in self.links.values()} | {node for node, _ in self.remote}
+        nodes = {link.owner for link in self.links.values()} | {node for node, _ in self.remote}
         nodes |= set(self._called.values())
         nodes.discard(self.node)
         if not nodes:
@@ -555,10 +263,9 @@ class Cluster:
             if node not in alive and future is not None and not future.done():
                 # It may or may not have run the call: say so now, not after the timeout.
                 future.set_exception(OwnerGone(node))
-        for cid, (socket, node) in list(self.links.items()):
-            if node not in alive:
-                self.links.pop(cid, None)
-                socket.close(CloseCode.MOVED)
+        for link in list(self.links.values()):
+            if link.owner not in alive:
+                link.cut()
         for key in list(self.remote):
             if key[0] not in alive:
                 self._remote_gone(key)
@@ -573,7 +280,7 @@ class Cluster:
                         await self.adopt(table_id)
             await asyncio.sleep(random.uniform(0.3, 0.7) * self.seconds / 3)
 
-    # ------------------------------------------------------------------ calls
+    # ------------------------------------------------------------------ requests
 
     async def settle(
         self, table_id: str, contact: Callable[[str], Awaitable[bool]]
@@ -596,24 +303,41 @@ class Cluster:
                 raise _unavailable()
             await asyncio.sleep(0.2)
 
-    async def run_at_owner(
-        self, table_id: str, name: str, token: str | None, args: dict[str, Any]
-    ) -> Table | dict[str, Any] | None:
-        """Send table operation ``name`` to the process that runs ``table_id`` and return its
-        answer (or raise the :class:`~flip7.server.table.lobby.TableError` it raised); the table
-        itself when this process runs it, None when it is not open."""
+    async def run(self, request: Request) -> Answer:
+        """Answer ``request`` here if this process runs its table, else at the process that
+        does, following the table if it moves meanwhile (409 ``moved`` from there)."""
+        for _ in range(HOPS):
+            try:
+                where = await self._call(request)
+            except TableError as exc:
+                if exc.code == "moved":
+                    continue
+                raise
+            if where is None:
+                raise await self.lobby.gone(request.table_id)
+            if isinstance(where, Answer):
+                return where
+            return await self.perform(where, request)
+        raise TableError(
+            "unavailable", "this table is moving between processes; try again in a moment",
+            503, retry_after=1.0,
+        )
+
+    async def _call(self, request: Request) -> Table | Answer | None:
+        """Send ``request`` to the process that runs its table and return its answer (or
+        raise the :class:`~flip7.server.table.lobby.TableError` it raised); the table itself
+        when this process runs it, None when it is not open."""
         ref = secrets.token_hex(8)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Answer | Refusal] = asyncio.get_running_loop().create_future()
         self._calls[ref] = future
-        message = {"op": "call", "ref": ref, "from": self.node, "name": name,
-                   "table": table_id, "token": token, "args": args}
+        call = Call(ref=ref, sender=self.node, request=request)
 
         async def contact(node: str) -> bool:
             self._called[ref] = node
-            return await self.bus.send_now(node, message)
+            return await self.bus.send_now(node, call)
 
         try:
-            where = await self.settle(table_id, contact)
+            where = await self.settle(request.table_id, contact)
             if not isinstance(where, str):
                 return where
             try:
@@ -629,147 +353,94 @@ class Cluster:
         finally:
             self._calls.pop(ref, None)
             self._called.pop(ref, None)
-        error = answer.get("error")
-        if error is not None:
-            raise TableError(error["code"], error["message"], error["status"],
-                             retry_after=error.get("retry_after"))
-        result: dict[str, Any] = answer["result"]
-        return result
+        if isinstance(answer, Refusal):
+            raise answer.error()
+        return answer
 
-    async def _answer(self, message: dict[str, Any]) -> None:
-        assert self.runner is not None
-        reply: dict[str, Any] = {"op": "reply", "ref": message["ref"]}
+    async def _answer(self, call: Call) -> None:
+        """Answer another process's call, if this process still runs the table: if it
+        moved meanwhile that process follows it (and one nobody runs is taken over here)."""
+        answer: Answer | Refusal
         try:
-            reply["result"] = await self.runner(
-                message["table"], message["name"], message["token"], message["args"]
-            )
+            where = await self.locate(call.request.table_id)
+            if isinstance(where, str):
+                raise TableError("moved", "this table moved to another process; try again", 409)
+            if where is None:
+                raise await self.lobby.gone(call.request.table_id)
+            answer = await self.perform(where, call.request)
         except TableError as exc:
-            reply["error"] = {"code": exc.code, "message": exc.message, "status": exc.status,
-                              "retry_after": exc.retry_after}
+            answer = Refusal.of(exc)
         except StoreError:
-            reply["error"] = {"code": "server_error", "status": 503,
-                              "message": "it could not be stored; try again"}
+            answer = Refusal(code="server_error", status=503,
+                             message="it could not be stored; try again")
         except Exception:
             log.exception("forwarded call failed")
-            reply["error"] = {"code": "server_error", "status": 500,
-                              "message": "the server failed to answer; try again"}
+            answer = Refusal(code="server_error", status=500,
+                             message="the server failed to answer; try again")
         with contextlib.suppress(BusDown):
-            self.bus.send(message["from"], reply)
+            self.bus.send(call.sender, Reply(ref=call.ref, answer=answer))
 
     # ------------------------------------------------------------------ linked sockets
 
-    async def link(
-        self, socket: Linked, table_id: str, address: str
-    ) -> tuple[Table | None, str | None]:
-        """Where one of this process's sockets plays: ``(table, None)`` when this process
-        runs the table, ``(None, link)`` when another does (the socket is linked to it: its
-        frames carry the link's id), ``(None, None)`` when the table is not open."""
+    async def link(self, client: Client, table_id: str) -> Table | Link | None:
+        """Where one of this process's sockets plays: the table when this process runs
+        it, a :class:`~flip7.server.cluster.link.Link` to the process that does, None when
+        the table is not open."""
         cid = secrets.token_hex(8)
-        message = {"op": "open", "from": self.node, "cid": cid, "table": table_id,
-                   "address": address}
+        opened = Open(sender=self.node, cid=cid, table_id=table_id)
+        made: list[Link] = []
 
         async def contact(node: str) -> bool:
-            self.links[cid] = (socket, node)
-            if await self.bus.send_now(node, message):
+            link = Link(self.bus, self.links, client, cid, node,
+                        self.lobby.settings.hello_timeout)
+            made.append(link)
+            self.links[cid] = link
+            if await self.bus.send_now(node, opened):
                 return True
             self.links.pop(cid, None)
             return False
 
         where = await self.settle(table_id, contact)
         if isinstance(where, str):
-            return None, cid
+            return made[-1]
         self.links.pop(cid, None)
-        return where, None
-
-    def relay(self, cid: str, text: str) -> bool:
-        """Send a socket's frame (already admitted, sized and parsed here) to the owner;
-        False if the link is gone (the socket is being closed)."""
-        link = self.links.get(cid)
-        if link is None:
-            return False
-        try:
-            self.bus.send(link[1], {"op": "frame", "from": self.node, "cid": cid, "text": text})
-        except BusDown:
-            return False
-        return True
-
-    def expect_answer(self, cid: str, seconds: float) -> None:
-        """A hello was relayed on link ``cid``: if the owner has not answered it within
-        ``seconds`` (a frame lost on the way), the socket is closed to reconnect."""
-
-        def check() -> None:
-            link = self.links.get(cid)
-            if link is not None and cid not in self._heard:
-                log.warning(dumps({"event": "link_unanswered", "cid": cid, "node": link[1]}))
-                self.links.pop(cid, None)
-                link[0].close(CloseCode.MOVED)
-
-        asyncio.get_running_loop().call_later(seconds, check)
-
-    def unlink(self, cid: str) -> None:
-        self._heard.discard(cid)
-        link = self.links.pop(cid, None)
-        if link is not None:
-            with contextlib.suppress(BusDown):
-                self.bus.send(link[1], {"op": "closed", "from": self.node, "cid": cid})
-
-    def forward(self, node: str, cid: str, message: str) -> None:
-        """Queue a frame for another process's socket ``cid``: sent with the others queued
-        in this turn of the event loop, in order."""
-        self._frames.setdefault(node, []).append((cid, message))
-        if not self._flush_soon:
-            self._flush_soon = True
-            asyncio.get_running_loop().call_soon(self._flush)
-
-    def close_remote(self, node: str, cid: str, code: int) -> None:
-        """Close another process's socket ``cid``, after the frames queued for it."""
-        self._flush()
-        with contextlib.suppress(BusDown):
-            self.bus.send(node, {"op": "close", "cid": cid, "code": code})
-
-    def _flush(self) -> None:
-        self._flush_soon = False
-        frames, self._frames = self._frames, {}
-        for node, items in frames.items():
-            with contextlib.suppress(BusDown):
-                self.bus.send(node, {"op": "frames", "frames": items})
+        return where
 
     # ------------------------------------------------------------------ messages
 
-    def _received(self, message: dict[str, Any]) -> None:
-        op = message.get("op")
-        if op == "frames":
-            for cid, text in message["frames"]:
+    def _received(self, message: BusMessage) -> None:
+        match message:
+            case Frames(frames=frames):
+                for cid, frame in frames:
+                    link = self.links.get(cid)
+                    if link is not None:
+                        link.hear(frame)
+            case Reply(ref=ref, answer=answer):
+                future = self._calls.get(ref)
+                if future is not None and not future.done():
+                    future.set_result(answer)
+            case Call():
+                task = asyncio.create_task(self._answer(message))
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
+            case Shut(cid=cid, code=code):
                 link = self.links.get(cid)
                 if link is not None:
-                    self._heard.add(cid)
-                    link[0].push(text)
-        elif op == "reply":
-            future = self._calls.get(message["ref"])
-            if future is not None and not future.done():
-                future.set_result(message)
-        elif op == "call":
-            task = asyncio.create_task(self._answer(message))
-            self._answering.add(task)  # held until done: the loop keeps only weak references
-            task.add_done_callback(self._answering.discard)
-        elif op == "close":
-            link = self.links.pop(message["cid"], None)
-            if link is not None:
-                link[0].close(int(message["code"]))
-        elif op == "open":
-            self._remote_open(message)
-        elif op == "frame":
-            rc = self.remote.get((message["from"], message["cid"]))
-            if rc is not None:
-                rc.inbox.put_nowait(message["text"])
-            else:  # let go of here (Redis was down, or the table moved): reconnect
-                self.close_remote(message["from"], message["cid"], CloseCode.MOVED)
-        elif op == "closed":
-            self._remote_gone((message["from"], message["cid"]))
+                    link.cut(code)
+            case Open():
+                self._remote_open(message)
+            case Relay(sender=sender, cid=cid, message=said):
+                rc = self.remote.get((sender, cid))
+                if rc is not None:
+                    rc.inbox.put_nowait(said)
+                else:  # let go of here (Redis was down, or the table moved): reconnect
+                    self.outbox.shut(sender, cid, CloseCode.MOVED)
+            case Closed(sender=sender, cid=cid):
+                self._remote_gone((sender, cid))
 
-    def _remote_open(self, message: dict[str, Any]) -> None:
-        key = (message["from"], message["cid"])
-        rc = RemoteClient(self, key[0], key[1], message["table"])
+    def _remote_open(self, message: Open) -> None:
+        key = (message.sender, message.cid)
+        rc = RemoteClient(self.outbox, message.sender, message.cid, message.table_id)
         self.remote[key] = rc
         rc.worker = asyncio.create_task(self._remote_worker(rc))
 
@@ -780,60 +451,49 @@ class Cluster:
             rc.inbox.put_nowait(None)
 
     async def _remote_worker(self, rc: RemoteClient) -> None:
-        """One remote socket's frames, one after the other, as its own process would."""
-        assert self.frame_handler is not None
-        lobby = self.lobby
+        """One remote socket's messages, one after the other, as its own process would."""
+        key = (rc.node, rc.cid)
         try:
             where = await self.locate(rc.table_id)
         except Exception:
             where = None
         if isinstance(where, str):
             rc.close(CloseCode.MOVED)  # it moved meanwhile: the socket reconnects to its owner
-            self.remote.pop((rc.node, rc.cid), None)
+            self.remote.pop(key, None)
             return
         if where is None:
-            gone = await lobby.gone(rc.table_id)
-            rc.error(gone.code, gone.message)
-            rc.close(CloseCode.CLOSED if gone.code == "closed" else CloseCode.NO_TABLE)
-            self.remote.pop((rc.node, rc.cid), None)
+            gone = await self.lobby.gone(rc.table_id)
+            rc.push(error_frame(gone.code, gone.message))
+            rc.close(CloseCode.gone(gone.code))
+            self.remote.pop(key, None)
             return
+        session = self.sessions(rc.table_id, rc)
         try:
-            while True:
-                text = await rc.inbox.get()
-                if text is None:
-                    break
+            while (message := await rc.inbox.get()) is not None:
                 try:
-                    parsed = parse_client_message(text)
-                except ProtocolError:  # checked at the socket's process already
-                    continue
-                try:
-                    rc.table = await self.frame_handler(lobby, rc.table_id, rc, parsed,
-                                                        rc.table)
-                except Exception:  # as a local socket's handler failing: closed, 1011
-                    log.exception("a forwarded frame failed")
+                    await session.handle(message)
+                except Exception:  # as a local socket's handler failing: closed
+                    log.exception("a forwarded message failed")
                     rc.close(CloseCode.INTERNAL_ERROR)
                     break
         finally:
-            self.remote.pop((rc.node, rc.cid), None)
-            if rc.table is not None:
-                table = lobby.tables.get(rc.table_id, rc.table)
-                with contextlib.suppress(Exception):
-                    await table.detach(rc)
+            self.remote.pop(key, None)
+            with contextlib.suppress(Exception):
+                await session.end()
 
     def _bus_up(self) -> None:
         # A restarted Redis holds nothing: write this process's part of the lobby's list.
-        self.dirty |= set(self.lobby.tables)
+        self.dirty.update(self.lobby.tables)
         let_go, self._let_go = self._let_go, []
         for node, cid in let_go:
-            self.close_remote(node, cid, CloseCode.MOVED)
+            self.outbox.shut(node, cid, CloseCode.MOVED)
 
     def _bus_down(self) -> None:
         """Redis went away: frames to and from other processes may be lost, so every link
         is closed (its clients reconnect) and other processes' sockets are let go."""
-        for socket, _ in list(self.links.values()):
-            socket.close(CloseCode.MOVED)
+        for link in list(self.links.values()):
+            link.cut()
         self.links.clear()
-        self._heard.clear()
         self._let_go.extend(self.remote)
         for key in list(self.remote):
             self._remote_gone(key)
@@ -841,71 +501,8 @@ class Cluster:
             if not future.done():
                 future.set_exception(BusDown("Redis went away"))
 
-    # ------------------------------------------------------------------ the lobby's list
 
-    def entry(self, table: Table) -> str:
-        now = self.lobby.clock()
-        listed = table.state != "over" and not table.deserted(now) and not table.private
-        return dumps({"listed": listed, "created_at": table.created_at.isoformat(),
-                      "summary": table.summary()})
-
-    async def _listing_loop(self) -> None:
-        rounds = 0
-        while True:
-            await asyncio.sleep(0.5)
-            rounds += 1
-            with contextlib.suppress(Exception):
-                await self._publish_listing(full=rounds % 20 == 0)
-
-    async def _publish_listing(self, full: bool) -> None:
-        if not self.bus.up:
-            return
-        tables = self.lobby.tables
-        ids = set(tables) if full else self.dirty & set(tables)
-        self.dirty.clear()
-        gone = [i for i, t in self._listed.items() if t.closed]
-        for table_id, table in list(self._listed.items()):
-            if tables.get(table_id) is not table:
-                self._listed.pop(table_id)  # closed, or moved: its new owner writes it
-        if not ids and not gone:
-            return
-        pipe = self.bus.redis.pipeline(transaction=False)
-        for table_id in ids:
-            table = tables[table_id]
-            pipe.hset(LOBBY_KEY, table_id, self.entry(table))
-            self._listed[table_id] = table
-        if gone:
-            pipe.hdel(LOBBY_KEY, *gone)
-        await pipe.execute()
-
-    async def listing(self) -> list[dict[str, Any]]:
-        """The lobby's list across every process (Lobby.listing's rules), at most half a
-        second old."""
-        at, cached = self._listing_cache
-        if time.monotonic() - at < 0.5:
-            return cached
-        try:
-            entries = await self.bus.redis.hgetall(LOBBY_KEY)
-        except Exception:
-            raise _unavailable() from None
-        rows = [json.loads(v) for v in entries.values()]
-        rows = [r for r in rows if r["listed"]]
-        rows.sort(key=lambda r: r["created_at"], reverse=True)
-        answer = [r["summary"] for r in rows[:200]]
-        self._listing_cache = (time.monotonic(), answer)
-        return answer
-
-
-async def _cancel(tasks: list[asyncio.Task[None]]) -> None:
-    """Cancel ``tasks`` and wait until each has stopped."""
-    for task in tasks:
-        task.cancel()
-    for task in tasks:
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-
-
-def _unavailable() -> Exception:
+def _unavailable() -> TableError:
     return TableError(
         "unavailable",
         "the process running this table cannot be reached right now; try again in a moment",

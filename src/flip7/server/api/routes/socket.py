@@ -2,8 +2,9 @@
 
 A socket is admitted (the handshake gate, its address's open sockets), waits for hello
 (``hello_timeout``), then carries the client's frames to the table, each within this socket's
-and its address's budgets (:class:`_Client`); with many processes, to the process that runs
-the table (flip7.server.cluster.node).
+and its address's budgets (:class:`_Client`), each parsed once, here. Its session
+(flip7.server.api.owner.session) takes them on: at the table, when this process runs it, else
+at the process that does.
 """
 
 from __future__ import annotations
@@ -12,20 +13,27 @@ import asyncio
 import contextlib
 import math
 import time
-from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.types import Message
 
-from flip7.server.api import guard, play
+from flip7.server.api import guard, owner
 from flip7.server.api.wiring import Services, Use
 from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.limits import AddressBudget, TokenBucket, client_address
-from flip7.server.base.protocol import Move, ProtocolError, parse_client_message
+from flip7.server.base.protocol import (
+    Chat,
+    Hello,
+    Move,
+    Ping,
+    ProtocolError,
+    SpectatorChat,
+    parse_client_message,
+)
 from flip7.server.base.settings import Settings
-from flip7.server.cluster.node import of as cluster_of
-from flip7.server.store.database import dumps
-from flip7.server.table.lobby import Lobby, Seat, Table, TableError
+from flip7.server.base.sockets import PONG, error_frame
+from flip7.server.cluster.link import Session
+from flip7.server.table.lobby import Seat, TableError
 
 __all__ = ["router"]
 
@@ -47,10 +55,8 @@ async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
     if not sockets.open_per_address.acquire(address):
         limit = settings.connections_per_address
         with contextlib.suppress(Exception):
-            await ws.send_text(dumps({
-                "v": 1, "type": "error", "code": "too_many_connections",
-                "message": f"at most {limit} connections from one address at once",
-                "id": None, "table": None}))
+            await ws.send_text(error_frame(
+                "too_many_connections", f"at most {limit} connections from one address at once"))
             await ws.close(code=CloseCode.POLICY_VIOLATION,
                            reason="too many connections from this address")
         return
@@ -65,29 +71,27 @@ async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Servic
     lobby, settings = services.lobby, services.settings
     services.sockets.open.add(ws)
     sender = asyncio.create_task(client.send_loop())
-    table: Table | None = None
-    # With many processes, a table another process runs: this socket's frames go there
-    # (flip7.server.cluster.node), and that process's frames for it come back.
-    link: str | None = None
-    hello_sent = False
+    # Where the socket's messages go: the table here, or the process that runs it.
+    session: Session | None = None
+    said_hello = False
     loop = asyncio.get_running_loop()
     hello_by = loop.time() + settings.hello_timeout
     try:
         try:
-            here, link = await _where(lobby, table_id, client)
+            session = await owner.session(lobby, table_id, client)
         except TableError as exc:  # Redis or the database does not answer
             client.error(exc.code, exc.message)
             client.close(CloseCode.TRY_AGAIN_LATER)
             await sender
             return
-        if here is None and link is None:
+        if session is None:
             gone = await lobby.gone(table_id)
             client.error(gone.code, gone.message)
-            client.close(CloseCode.CLOSED if gone.code == "closed" else CloseCode.NO_TABLE)
+            client.close(CloseCode.gone(gone.code))
             await sender
             return
         while not client.closing:
-            if table is None and not hello_sent:
+            if not session.greeted:
                 try:
                     message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
                 except TimeoutError:
@@ -99,82 +103,34 @@ async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Servic
                 message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            if not client.admit(message):
+            parsed = await client.read(message, session)
+            if parsed is None:
                 continue
-            text = message.get("text")
-            if text is None:
-                client.error("bad_message", "frames must be text (JSON), not binary")
+            if isinstance(parsed, Ping):
+                client.push(PONG)
                 continue
-            if len(text) > settings.max_message_bytes or (
-                len(text.encode()) > settings.max_message_bytes
-            ):
-                client.error(
-                    "too_large", f"a message may be at most {settings.max_message_bytes} bytes"
-                )
-                continue
-            try:
-                parsed = parse_client_message(text)
-            except ProtocolError as exc:
-                # A move whose decision does not parse is refused here, at the edge,
-                # as illegal_move (with its id and, after hello, the table).
-                state = None
-                if exc.code == "illegal_move" and table is not None:
-                    state = await play.state_of(lobby.tables.get(table_id, table),
-                                                client.seat)
-                client.error(exc.code, exc.message, exc.move_id, state)
-                continue
-            if parsed.type == "ping":
-                client.push('{"v":1,"type":"pong"}')
-            elif link is not None:
-                many = cluster_of(lobby)
-                assert many is not None
-                if parsed.type in ("chat", "spectator_chat"):
-                    refusal = client.chat_refusal()  # this socket's budgets are here
-                    if refusal is not None:
-                        client.error("chat_rate_limited", refusal)
-                        continue
-                if parsed.type == "hello" and not hello_sent:
-                    hello_sent = True
-                    if client.handle is not None:
-                        client.handle.said_hello()
-                    many.expect_answer(link, settings.hello_timeout)
-                if not many.relay(link, text):
-                    # The link broke: reconnect, to reach the owner.
-                    client.close(CloseCode.SERVICE_RESTART)
-            else:
-                table = await play.dispatch(lobby, table_id, client, parsed, table)
+            if isinstance(parsed, Chat | SpectatorChat) and session.greeted:
+                refusal = client.chat_refusal()  # this socket's budgets are here
+                if refusal is not None:
+                    client.error("chat_rate_limited", refusal)
+                    continue
+            await session.handle(parsed)
+            if session.greeted and not said_hello:
+                said_hello = True
+                if client.handle is not None:
+                    client.handle.said_hello()
     except WebSocketDisconnect:
         pass
     finally:
         services.sockets.open.discard(ws)
-        many = cluster_of(lobby)
-        if link is not None and many is not None:
-            many.unlink(link)
-        if table is not None:
-            await lobby.tables.get(table_id, table).detach(client)
+        if session is not None:
+            await session.end()
         if client.closing:  # let the sender say goodbye with the close code
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(sender, 2)
         sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await sender
-
-
-async def _where(
-    lobby: Lobby, table_id: str, client: _Client
-) -> tuple[Table | None, str | None]:
-    """Where a new socket plays: the table if this process runs it, else (many processes)
-    its link to the process that does; neither when the table is not open."""
-    many = cluster_of(lobby)
-    if many is None:
-        return lobby.tables.get(table_id), None
-    try:
-        return await many.link(client, table_id, client.address)
-    except TableError:
-        raise
-    except Exception:  # the database does not answer
-        raise TableError("unavailable", "the server cannot reach its database right now; "
-                         "try again in a moment", 503, retry_after=1.0) from None
 
 
 class _Client:
@@ -203,13 +159,11 @@ class _Client:
             settings.frames_per_second_per_address * 60, settings.frames_burst_per_address)
         self._strikes = strikes if strikes is not None else AddressBudget(
             settings.rate_strikes, settings.rate_strikes)
-        # Chat: this socket's budget and its address's (see chat_refusal), and the name a
-        # spectator's messages go under (given on its first message).
+        # Chat: this socket's budget and its address's (see chat_refusal).
         self._chat = TokenBucket(settings.chat_per_minute / 60.0, settings.chat_burst,
                                  settings.chat_burst, now)
         self._chats = chats if chats is not None else AddressBudget(
             settings.chat_per_minute_per_address, settings.chat_burst_per_address)
-        self.spectator_name: str | None = None
 
     def chat_refusal(self) -> str | None:
         """Why this socket may not chat now (too many messages from it, or from its
@@ -247,12 +201,32 @@ class _Client:
             self.closing = True
             self._queue.put_nowait((code, reason))
 
-    def error(
-        self, code: str, message: str, move_id: str | None = None,
-        table: dict[str, Any] | None = None,
-    ) -> None:
-        self.push(dumps({"v": 1, "type": "error", "code": code, "message": message,
-                         "id": move_id, "table": table}))
+    def error(self, code: str, message: str, move_id: str | None = None) -> None:
+        self.push(error_frame(code, message, move_id))
+
+    async def read(
+        self, message: Message, session: Session
+    ) -> Hello | Move | Ping | Chat | SpectatorChat | None:
+        """A frame's message, parsed; None when the frame is refused (over this socket's
+        or its address's budget, binary, too large, or no message: the client is told)."""
+        if not self.admit(message):
+            return None
+        text = message.get("text")
+        if text is None:
+            self.error("bad_message", "frames must be text (JSON), not binary")
+            return None
+        limit = self.settings.max_message_bytes
+        if len(text) > limit or len(text.encode()) > limit:
+            self.error("too_large", f"a message may be at most {limit} bytes")
+            return None
+        try:
+            return parse_client_message(text)
+        except ProtocolError as exc:
+            # A move whose decision does not parse is refused here, at the edge, as
+            # illegal_move (with its id and, after hello, the table where it runs here).
+            state = await session.state() if exc.code == "illegal_move" else None
+            self.push(error_frame(exc.code, exc.message, exc.move_id, state))
+            return None
 
     def admit(self, message: Message) -> bool:
         """Whether a frame (of any kind: text, binary, too large, malformed) may be handled:

@@ -1,0 +1,99 @@
+"""The lobby's list across every process: each writes the entries of the tables it runs to
+one Redis hash (``flip7:lobby``), and any reads them all.
+
+Redis holds nothing that is not in PostgreSQL: a restarted Redis gets every process's part
+written again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from flip7.core.jsontypes import JSONObject
+from flip7.server.cluster.bus import Bus
+from flip7.server.table.lobby import Lobby, Table
+
+__all__ = ["LOBBY_KEY", "Entry", "Listing"]
+
+LOBBY_KEY = "flip7:lobby"
+# Entries the list shows at most (as the one-process lobby's).
+SHOWN = 200
+
+
+class Entry(BaseModel):
+    """One table in the lobby's list: whether it is shown there (Lobby.listing's rules),
+    its age, and its summary."""
+
+    model_config = ConfigDict(frozen=True)
+
+    listed: bool
+    created_at: str
+    summary: dict[str, Any]
+
+    @classmethod
+    def of(cls, table: Table, now: float) -> Entry:
+        listed = table.state != "over" and not table.deserted(now) and not table.private
+        return cls(listed=listed, created_at=table.created_at.isoformat(),
+                   summary=table.summary())
+
+
+class Listing:
+    """This process's part of the lobby's list, written every half second (what changed)
+    and every ten seconds (all of it), and the whole list, read."""
+
+    def __init__(self, lobby: Lobby, bus: Bus) -> None:
+        self.lobby = lobby
+        self.bus = bus
+        # Tables whose entry may have changed (the lobby's tables add themselves).
+        self.dirty: set[str] = set()
+        self._listed: dict[str, Table] = {}
+        self._cache: tuple[float, list[JSONObject]] = (0.0, [])
+
+    async def loop(self) -> None:
+        rounds = 0
+        while True:
+            await asyncio.sleep(0.5)
+            rounds += 1
+            with contextlib.suppress(Exception):
+                await self._publish(full=rounds % 20 == 0)
+
+    async def _publish(self, full: bool) -> None:
+        if not self.bus.up:
+            return
+        tables = self.lobby.tables
+        ids = set(tables) if full else self.dirty & set(tables)
+        self.dirty.clear()
+        gone = [i for i, t in self._listed.items() if t.closed]
+        for table_id, table in list(self._listed.items()):
+            if tables.get(table_id) is not table:
+                self._listed.pop(table_id)  # closed, or moved: its new owner writes it
+        if not ids and not gone:
+            return
+        now = self.lobby.clock()
+        pipe = self.bus.redis.pipeline(transaction=False)
+        for table_id in ids:
+            table = tables[table_id]
+            pipe.hset(LOBBY_KEY, table_id, Entry.of(table, now).model_dump_json())
+            self._listed[table_id] = table
+        if gone:
+            pipe.hdel(LOBBY_KEY, *gone)
+        await pipe.execute()
+
+    async def tables(self) -> list[JSONObject]:
+        """The lobby's list across every process (Lobby.listing's rules), at most half a
+        second old; :class:`Exception` when Redis does not answer."""
+        at, cached = self._cache
+        if time.monotonic() - at < 0.5:
+            return cached
+        stored = await self.bus.redis.hgetall(LOBBY_KEY)
+        entries = [Entry.model_validate_json(text) for text in stored.values()]
+        shown = sorted((e for e in entries if e.listed), key=lambda e: e.created_at,
+                       reverse=True)
+        answer: list[JSONObject] = [e.summary for e in shown[:SHOWN]]
+        self._cache = (time.monotonic(), answer)
+        return answer
