@@ -278,16 +278,16 @@ def test_the_deciding_seat_gets_the_bust_risk_from_the_server() -> None:
     pytest.importorskip("fastapi")
     from flip7.analysis.advisor import bust_risk
     from flip7.engine.game import Game
-    from flip7.server.table import lobby as tables
+    from flip7.server.table.views import seat_view
 
     game = Game.new(3, explicit=True, dealer=2)
     for code in ["12", "5", "9"]:
         game.draw(code)
-    view = tables._decider_view(game, 0)
+    view = seat_view(game, 0)
     assert view["bust_risk"] == float(bust_risk(game, 0))
     game.apply("stay")  # seat 0 stayed: its line has no next card to show odds for
-    assert "bust_risk" not in tables._decider_view(game, 0)
-    assert tables._decider_view(game, 1)["bust_risk"] == float(bust_risk(game, 1))
+    assert "bust_risk" not in seat_view(game, 0)
+    assert seat_view(game, 1)["bust_risk"] == float(bust_risk(game, 1))
 
 
 # ---------------------------------------------------------------------- the browser
@@ -297,7 +297,7 @@ def test_api_rules_serves_the_core_options_and_numbers(tmp_path: Path) -> None:
     pytest.importorskip("fastapi")
     from server_helpers import app_client
 
-    from flip7.server.table.lobby import MAX_SEATS
+    from flip7.server.table.options import MAX_SEATS
 
     with app_client(tmp_path / "db.sqlite") as client:
         data = client.get("/api/rules").json()

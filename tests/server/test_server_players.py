@@ -16,7 +16,7 @@ pytest.importorskip("fastapi")
 
 from server_helpers import app_client
 
-from flip7.server.store.database import utcnow
+from flip7.server.base.formats import utcnow
 
 
 def _create(client: Any, name: str = "Ann") -> Any:

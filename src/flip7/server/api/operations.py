@@ -12,7 +12,9 @@ from typing import Any
 
 from flip7.server.api.play import state_of
 from flip7.server.cluster.node import of as cluster_of
-from flip7.server.table.lobby import Lobby, Table, TableError
+from flip7.server.table.errors import TableError
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.table import Table
 
 __all__ = ["OPERATIONS", "run"]
 

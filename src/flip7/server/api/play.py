@@ -2,18 +2,21 @@
 
 The same code answers a socket connected to this process and a socket another process
 forwarded (flip7.server.cluster.node.RemoteClient): a client is whatever can be pushed frames and
-closed, with its seat and its spectator name.
+closed, with what holds its seat and its spectator name.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from flip7.server.base.formats import dumps
 from flip7.server.base.protocol import Chat, Hello, Move, SpectatorChat
 from flip7.server.cluster.node import MOVED_CODE
-from flip7.server.store.database import dumps
+from flip7.server.table.errors import TableError
 from flip7.server.table.expiry import CLOSED_CODE
-from flip7.server.table.lobby import Lobby, Seat, Table, TableError
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.seat import Seat
+from flip7.server.table.table import Table
 
 __all__ = ["PlayClient", "dispatch", "state_of"]
 
@@ -21,7 +24,7 @@ __all__ = ["PlayClient", "dispatch", "state_of"]
 class PlayClient(Protocol):
     """A socket as a table's frames see it."""
 
-    seat: Seat | None
+    place: Seat | None
     spectator_name: str | None
     closing: bool
 
@@ -75,28 +78,28 @@ async def dispatch(
 
 
 async def _hello(table: Table, client: PlayClient, hello: Hello) -> Table | None:
-    seat = None
+    place = None
     if hello.token is not None:
         try:
-            seat = table.seat_of(hello.token)
+            place = table.place_of(hello.token)
         except TableError as exc:
             client.error(exc.code, exc.message)
             return None
-    client.seat = seat
+    client.place = place
     await table.attach(client, hello.last_version)
     return table
 
 
 async def _move(lobby: Lobby, table: Table, client: PlayClient, move: Move) -> None:
     """A move (its decision parsed by the protocol) to the table; the engine judges it."""
-    if client.seat is None:
+    if client.place is None:
         client.error("spectator", "spectators cannot make moves; join a seat first", move.id)
         return
     try:
-        version = await lobby.move(table, client.seat, move.id, move.version, move.decision)
+        version = await lobby.move(table, client.place, move.id, move.version, move.decision)
     except TableError as exc:
         with_state = exc.code in ("stale_version", "illegal_move", "not_your_turn")
-        state = await state_of(table, client.seat) if with_state else None
+        state = await state_of(table, client.place) if with_state else None
         client.error(exc.code, exc.message, move.id, state)
         return
     client.push(dumps({"v": 1, "type": "result", "id": move.id, "ok": True, "version": version}))
@@ -112,12 +115,12 @@ async def _chat(table: Table, client: PlayClient, message: Chat | SpectatorChat)
         return
     try:
         if isinstance(message, SpectatorChat):
-            await table.switch_spectator_chat(client.seat, message.allowed)
+            await table.talk.switch(client.place, message.allowed)
             return
         # A seat removed before the game leaves its client watching: it chats as one.
-        watching = client.seat is None or client.seat not in table.seats
+        watching = client.place is None or client.place not in table.seats
         if watching and client.spectator_name is None:
             client.spectator_name = table.chat.spectator_name()
-        await table.say(client.seat, client.spectator_name or "Spectator", message.text)
+        await table.talk.say(client.place, client.spectator_name or "Spectator", message.text)
     except TableError as exc:
         client.error(exc.code, exc.message)

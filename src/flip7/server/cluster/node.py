@@ -41,9 +41,13 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from flip7.server.base.formats import dumps
 from flip7.server.base.protocol import ProtocolError, parse_client_message
-from flip7.server.store.database import StoreError, dumps
-from flip7.server.table.lobby import Lobby, Seat, Table, TableError
+from flip7.server.table.errors import TableError
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.seat import Seat
+from flip7.server.table.storage import StoreError
+from flip7.server.table.table import Table
 
 __all__ = ["Bus", "Cluster", "Ownership", "RemoteClient", "of"]
 
@@ -341,7 +345,7 @@ class RemoteClient:
         self.node = node
         self.cid = cid
         self.table_id = table_id
-        self.seat: Seat | None = None
+        self.place: Seat | None = None
         self.table: Table | None = None
         self.closing = False
         self.spectator_name: str | None = None
@@ -387,11 +391,13 @@ class Cluster:
     """This process's part in a cluster: the tables it owns, its calls and links to the
     others, the lobby's list in Redis."""
 
-    def __init__(self, lobby: Lobby, redis_url: str, seconds: float) -> None:
+    def __init__(
+        self, lobby: Lobby, engine: AsyncEngine, redis_url: str, seconds: float
+    ) -> None:
         self.lobby = lobby
         self.node = lobby.node
         self.seconds = seconds
-        self.ownership = Ownership(lobby.store.engine, self.node, seconds)
+        self.ownership = Ownership(engine, self.node, seconds)
         self.bus = Bus(redis_url, self.node, seconds, self._received, self._bus_down,
                        self._bus_up)
         # Forwarded calls waiting for their answers, and the process each went to.
@@ -602,7 +608,7 @@ class Cluster:
         self, table_id: str, name: str, token: str | None, args: dict[str, Any]
     ) -> Table | dict[str, Any] | None:
         """Send table operation ``name`` to the process that runs ``table_id`` and return its
-        answer (or raise the :class:`~flip7.server.table.lobby.TableError` it raised); the table
+        answer (or raise the :class:`~flip7.server.table.errors.TableError` it raised); the table
         itself when this process runs it, None when it is not open."""
         ref = secrets.token_hex(8)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()

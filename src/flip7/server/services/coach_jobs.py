@@ -45,13 +45,15 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from flip7.core.errors import Flip7Error
+from flip7.server.base.formats import utcnow
 from flip7.server.base.limits import AddressBudget, client_address
 from flip7.server.base.protocol import CoachAnswer, CoachRequest, ErrorAnswer
 from flip7.server.base.settings import Settings
 from flip7.server.services import coach_worker
 from flip7.server.services.replays import query_number
-from flip7.server.store.database import Store, StoreError, coach_analyses, utcnow
-from flip7.server.table.lobby import TableError, spend
+from flip7.server.store.database import Store, coach_analyses
+from flip7.server.table.errors import TableError, spend
+from flip7.server.table.storage import StoreError
 
 __all__ = ["HEARTBEAT", "PROGRESS_WRITES", "STALE", "CoachJobs", "install"]
 
@@ -463,7 +465,7 @@ def install(app: FastAPI, settings: Settings) -> CoachJobs:
     }
 
     def store_of(request: Request) -> Store:
-        store: Store = request.app.state.lobby.store
+        store: Store = request.app.state.store
         return store
 
     @app.post("/api/games/{game_id}/coach", response_model=CoachAnswer, status_code=202,

@@ -40,6 +40,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from flip7.analysis.stats import StatsTotals, seat_stats_from_json
+from flip7.server.base.formats import iso, utcnow
 from flip7.server.base.limits import AddressBudget, client_address
 from flip7.server.base.protocol import Text
 from flip7.server.base.settings import Settings
@@ -48,16 +49,15 @@ from flip7.server.services.ratings import Results, display, entrants_of, stats_o
 from flip7.server.store.database import (
     Store,
     game_results,
-    iso,
     player_codes,
     player_games,
     player_keys,
     players,
     rating_history,
     ratings,
-    utcnow,
 )
-from flip7.server.table.lobby import Lobby, TableError, clean_name, spend
+from flip7.server.table.errors import TableError, clean_name, spend
+from flip7.server.table.lobby import Lobby
 
 __all__ = ["CODE_ALPHABET", "CODE_SECONDS", "MAX_KEYS", "Players", "attach", "clean_code",
            "install", "new_code"]
@@ -452,11 +452,11 @@ async def player_of(request: Request, key: str | None) -> str | None:
     return await of(request.app).identify(key)
 
 
-def attach(app: FastAPI, lobby: Lobby) -> Results:
+def attach(app: FastAPI, lobby: Lobby, store: Store) -> Results:
     """At the server's start: the identities service meets the store, and finished games
     get their results written (flip7.server.services.ratings); returns the writer, to be closed."""
-    of(app).store = lobby.store
-    results = Results(lobby.store)
+    of(app).store = store
+    results = Results(store)
     lobby.on_finish = results.finished
     app.state.results = results
     results.start()
