@@ -194,6 +194,8 @@ class ServerProcess:
             except httpx.HTTPError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
+                # Still running past the deadline: its pipe would never end (a read blocks).
+                stop_process(self.proc)
                 out = self.proc.stdout.read() if self.proc.stdout else b""
                 raise RuntimeError(f"server did not start: {out.decode(errors='replace')}")
             time.sleep(0.05)
