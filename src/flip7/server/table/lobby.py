@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -484,30 +483,7 @@ class Lobby:
                 )
             target = table.seats[seat]
             assert target is not None
-            if target is me:
-                raise TableError(
-                    "forbidden", "you cannot hand your own seat to a bot; leave the table "
-                    "(POST /leave) to let a bot play it for the rest of the game", 403,
-                )
-            game = table.game
-            if table.state != "playing" or game is None:
-                raise TableError("no_game", "there is no game in play at this table", 409)
-            if target.played_by_bot:
-                raise TableError("not_away", f"a bot already plays {target.name}'s seat", 409)
-            since = table.presence.away_since(target)
-            if since is None:
-                why = "is connected" if target.connected else "is not the one to decide"
-                raise TableError(
-                    "not_away", f"{target.name} {why}: a seat is handed over only while its "
-                    "player is away on their turn", 409,
-                )
-            wait = since + self.settings.handover_grace - self.clock()
-            if wait > 0:
-                raise TableError(
-                    "too_soon", f"{target.name} has been away for less than "
-                    f"{self.settings.handover_grace:g} seconds; try again in "
-                    f"{max(1, math.ceil(wait))} seconds", 409, retry_after=wait,
-                )
+            table.presence.check_handover(target, me)
             await table.change(HandOver(seat, by=table.seat_of(me)))
 
     def next_seed(self) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -152,6 +153,35 @@ class Presence:
         data["ready"] = (place.kind == "bot" or place.ready) if over else None
         data["gone"] = self.gone(place, now)
         return data
+
+    def check_handover(self, place: Seat, by: Seat) -> None:
+        """Whether the player of ``by`` may hand ``place`` to the stand-in bot now: its
+        player away on their turn for ``handover_grace``. Refused (TableError): ``by``'s
+        own seat (403), ``no_game``, ``not_away`` (connected, not their turn, or a bot plays
+        it already) and ``too_soon`` (with the seconds to wait) (409)."""
+        if place is by:
+            raise TableError(
+                "forbidden", "you cannot hand your own seat to a bot; leave the table "
+                "(POST /leave) to let a bot play it for the rest of the game", 403,
+            )
+        if self.table.state != "playing" or self.table.game is None:
+            raise TableError("no_game", "there is no game in play at this table", 409)
+        if place.played_by_bot:
+            raise TableError("not_away", f"a bot already plays {place.name}'s seat", 409)
+        since = self.away_since(place)
+        if since is None:
+            why = "is connected" if place.connected else "is not the one to decide"
+            raise TableError(
+                "not_away", f"{place.name} {why}: a seat is handed over only while its "
+                "player is away on their turn", 409,
+            )
+        grace = self.settings.handover_grace
+        wait = since + grace - self.clock()
+        if wait > 0:
+            raise TableError(
+                "too_soon", f"{place.name} has been away for less than {grace:g} seconds; "
+                f"try again in {max(1, math.ceil(wait))} seconds", 409, retry_after=wait,
+            )
 
     def rematch_plan(self, now: float) -> tuple[list[int], str | None]:
         """At the end screen: the seats the next game drops (players who left or are
