@@ -563,7 +563,7 @@ def test_api_rules_serves_the_core_options_and_numbers(tmp_path: Path) -> None:
     pytest.importorskip("fastapi")
     from server_helpers import app_client
 
-    from flip7.server.table.lobby import MAX_SEATS
+    from flip7.server.table.options import MAX_SEATS
 
     with app_client(tmp_path / "db.sqlite") as client:
         data = client.get("/api/rules").json()

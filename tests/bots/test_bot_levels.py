@@ -143,7 +143,7 @@ def test_bots_by_level_get_first_names_and_specs_keep_theirs(tmp_path: Path) -> 
 
 def test_a_level_seat_name_never_clashes_with_a_seated_name() -> None:
     pytest.importorskip("fastapi")
-    from flip7.server.table.lobby import level_seat_name
+    from flip7.server.table.bot_seats import level_seat_name
 
     medium = DEFAULT_LEVEL
     taken: list[str] = ["MIA", "Max (medium bot)"]

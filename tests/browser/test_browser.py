@@ -10,7 +10,7 @@ One More! on an opponent), so the game is the same on every run. With seed 370 t
 game asks the human for a target (Flip Four! or Just One More!), two Modifier
 recipients and a Swap, in 18 decisions. To pick another seed, replay the server's first
 game in-process (shuffle seed ``derive_seed("server", SEED, 1)``, bot seats seeded with
-``derive_seed("bot", game_seed, seat)``, see ``flip7.server.table.lobby``) with this policy.
+``derive_seed("bot", game_seed, seat)``, see ``flip7.server.table.table``) with this policy.
 
 Screenshots go to ``test-artifacts/`` at the repository root.
 """

@@ -163,9 +163,10 @@ def test_kill_9_of_the_owner_moves_its_table_to_the_other_process(
 
 
 def test_the_database_refuses_a_write_from_a_process_that_lost_the_table(pg_url: str) -> None:
+    from flip7.server.base.formats import utcnow
     from flip7.server.base.settings import database_url
-    from flip7.server.cluster.ownership import Ownership
-    from flip7.server.store.database import Fenced, Store, utcnow
+    from flip7.server.store.database import Fenced, Store
+    from flip7.server.store.ownership import Ownership
 
     async def scenario() -> None:
         store = await Store.open(database_url(pg_url))

@@ -335,7 +335,7 @@ def test_bots_pause_while_no_human_is_connected_and_resume_on_reconnect(
         time.sleep(0.3)
         assert client.get(f"/api/tables/{table_id}").json()["table"]["version"] == version
         table = _lobby(client).tables[table_id]
-        assert table._task is None and _events(caplog, "bots_paused")
+        assert table.turns._task is None and _events(caplog, "bots_paused")
         # A spectator is not a human at the table.
         connect(client, stack, table_id, None)
         time.sleep(0.2)

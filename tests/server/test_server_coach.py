@@ -208,7 +208,7 @@ def test_with_many_processes_a_row_not_touched_for_a_while_is_dead() -> None:
     from datetime import timedelta
     from types import SimpleNamespace
 
-    from flip7.server.store.database import utcnow
+    from flip7.server.base.formats import utcnow
 
     jobs = CoachJobs(Settings(redis_url="redis://127.0.0.1:6379/0"))
     fresh = SimpleNamespace(game_id="g", seat=0, status="running", done=1, total=4,

@@ -17,8 +17,9 @@ pytest.importorskip("fastapi")
 
 from server_helpers import app_client
 
+from flip7.server.base.formats import utcnow
 from flip7.server.base.settings import database_url
-from flip7.server.store.database import Store, utcnow
+from flip7.server.store.database import Store
 from flip7.server.store.players import (
     ClaimRefused,
     Identity,

@@ -20,15 +20,10 @@ from server_helpers import app_client, auth, choose, connect, play_to_end
 
 from flip7.analysis.stats import game_stats
 from flip7.core.rules import Rules
-from flip7.server.services.ratings import (
-    MU,
-    NEUTRAL_OPTIONS,
-    SIGMA,
-    display,
-    ranks,
-    rated_by_default,
-)
-from flip7.server.store.database import game_results, ratings, utcnow
+from flip7.server.base.formats import utcnow
+from flip7.server.services.ratings import MU, SIGMA, display, ranks
+from flip7.server.store.database import game_results, ratings
+from flip7.server.table.options import NEUTRAL_OPTIONS, rated_by_default
 
 SHORT = {"target_score": 30}
 

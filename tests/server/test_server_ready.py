@@ -187,6 +187,7 @@ def test_a_rematch_everyone_was_ready_for_starts_after_a_crash(tmp_path: Path) -
 
     from flip7.server.base.settings import Settings, database_url
     from flip7.server.store.database import Store
+    from flip7.server.table.changes import MarkReady
     from flip7.server.table.lobby import Lobby
 
     url = database_url(str(tmp_path / "crash.db"))
@@ -210,7 +211,7 @@ def test_a_rematch_everyone_was_ready_for_starts_after_a_crash(tmp_path: Path) -
         await lobby.ready(table, tokens[0], True)
         await lobby.ready(table, tokens[1], True)
         async with table.lock:  # the third ready stored, then the process dies
-            await table.change("ready", {"seat": 2, "ready": True})
+            await table.change(MarkReady(seat=2, ready=True))
         games = table.game_number
         await lobby.close()
         await store.close()

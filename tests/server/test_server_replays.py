@@ -26,7 +26,7 @@ from flip7.engine.record import replay_steps
 from flip7.server.base.settings import Settings
 from flip7.server.services import replay_worker
 from flip7.server.services.replays import Replays, ReplayWorkers
-from flip7.server.table.lobby import TableError
+from flip7.server.table.errors import TableError
 
 
 def _detail(answer: Any) -> dict[str, Any]:

@@ -19,8 +19,9 @@ pytest.importorskip("fastapi")
 from server_helpers import app_client
 
 from flip7.scorekeeper.scorecard import Scorecard
+from flip7.server.base.formats import utcnow
 from flip7.server.base.settings import database_url
-from flip7.server.store.database import Store, utcnow
+from flip7.server.store.database import Store
 
 API = "/api/scorecards"
 PLAYERS = ["Ann", "Bob", "Cyd"]

@@ -14,6 +14,7 @@ from flip7.core.lines import FLIP7_CARDS
 from flip7.core.scoring import FLIP7_BONUS
 from flip7.engine.game import Game
 from flip7.engine.record import Record, replay
+from flip7.server.table.changes import TutorialStep
 from flip7.server.table.tutorial import FIRST_GAME, LEARNER, SCRIPTS, Tutorial, for_start
 
 NAMES = ["Ann", "Basic bot 1", "Basic bot 2"]
@@ -188,15 +189,16 @@ def test_reading_and_skipping_are_checked() -> None:
         "stale_lesson", f"lesson {number + 1} is not on screen; lesson {number} is"
     )
     assert tutorial.problem(game, False, number) is None
-    events = tutorial.apply({"read": number})
-    assert events == [{"type": "tutorial", "read": number}]
+    event = tutorial.apply(TutorialStep(read=number))
+    assert event.to_json() == {"type": "tutorial", "read": number}
     assert tutorial.bot_move(game) == parse_decision("hit")
     game.apply("hit")
     # The learner's step: its lesson asks for the move, there is nothing to read.
     code, message = tutorial.problem(game, False, number + 1) or ("", "")
     assert code == "stale_lesson" and "asks for a move" in message
     assert tutorial.problem(game, True, None) is None
-    assert tutorial.apply({"skip": True}) == [{"type": "tutorial", "skipped": True}]
+    skipped = tutorial.apply(TutorialStep(read=None))
+    assert skipped.to_json() == {"type": "tutorial", "skipped": True}
     assert tutorial.problem(game, True, None) == (
         "tutorial_over", "the tutorial was skipped: this is a normal game now"
     )
@@ -209,11 +211,11 @@ def test_reading_and_skipping_are_checked() -> None:
 
 
 def test_a_start_names_its_script() -> None:
-    assert for_start({"game": "g", "seed": 1}) is None
-    started = for_start({"tutorial": FIRST_GAME.id})
+    assert for_start(None) is None
+    started = for_start(FIRST_GAME.id)
     assert started is not None and started.script is SCRIPTS[FIRST_GAME.id]
     with pytest.raises(ValueError, match="unknown tutorial script 'nope'"):
-        for_start({"tutorial": "nope"})
+        for_start("nope")
 
 
 def test_a_script_cannot_use_more_cards_than_a_deck() -> None:

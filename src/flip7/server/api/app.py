@@ -49,6 +49,7 @@ from flip7.server.api.startup import is_loopback
 from flip7.server.api.wiring import Services, wire
 from flip7.server.base import messages, requests
 from flip7.server.base.closecodes import CloseCode
+from flip7.server.base.formats import utcnow
 from flip7.server.base.limits import client_address
 from flip7.server.base.protocol import (
     AddBot,
@@ -75,9 +76,11 @@ from flip7.server.base.protocol import (
 from flip7.server.base.settings import Settings, database_url
 from flip7.server.cluster.node import of as cluster_of
 from flip7.server.services import coach_jobs, players, replays, scorecards
-from flip7.server.services.ratings import NEUTRAL_OPTIONS
-from flip7.server.store.database import Store, StoreError, utcnow
-from flip7.server.table.lobby import MAX_SEATS, Lobby, TableError
+from flip7.server.store.database import Store
+from flip7.server.table.errors import TableError
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.options import MAX_SEATS, NEUTRAL_OPTIONS
+from flip7.server.table.storage import StoreError
 from flip7.server.table.tutorial import FIRST_GAME
 
 __all__ = ["create_app"]
@@ -266,15 +269,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                  shared=settings.redis_url is not None)
         lobby = Lobby(store, settings)
         if settings.redis_url is not None:
-            owner.join_cluster(lobby, settings.redis_url, settings.owner_seconds)
+            owner.join_cluster(lobby, store, settings.redis_url, settings.owner_seconds)
         try:
             await lobby.restore()
         except BaseException:
             await store.close()  # the lease too: a failed start must not hold it
             raise
         app.state.lobby = lobby
+        app.state.store = store
         # Identities and ratings (flip7.server.services.players): each finished game's results.
-        results = players.attach(app, lobby)
+        results = players.attach(app, lobby, store)
         # Everything loaded so far lives as long as the server: keep it out of the
         # collector's full passes, which otherwise stall every table for a moment.
         gc.collect()
@@ -360,6 +364,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby: Lobby = request.app.state.lobby
         return lobby
 
+    def store_of(request: Request) -> Store:
+        store: Store = request.app.state.store
+        return store
+
     async def act(request: Request, asked: requests.Request) -> dict[str, Any]:
         """Answer a table request (flip7.server.api.operations), here or at the process that
         runs the table."""
@@ -375,11 +383,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         or replaced or the lease lost, moves are refused, not acknowledged. ``node`` names
         the process; with many processes, ``redis`` says whether it reaches Redis, and
         without it the status is "degraded" (still 200: it runs its own tables)."""
-        lobby = lobby_of(request)
-        problem = await lobby.store.check()
+        lobby, store = lobby_of(request), store_of(request)
+        problem = await store.check()
         body = {
             "status": "ok" if problem is None else "error",
-            "database": lobby.store.dialect,
+            "database": store.dialect,
             "problem": problem,
             "tables": len(lobby.tables),
             "version": __version__,
@@ -613,17 +621,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby = lobby_of(request)
         if not await lobby.exists(table_id):
             raise TableError("no_table", f"there is no table {table_id!r}", 404)
-        return {"games": [g.summary() for g in await lobby.store.games_of(table_id)]}
+        return {"games": [g.summary() for g in await store_of(request).games_of(table_id)]}
 
     @app.get("/api/games", response_model=RecentGames, tags=["replays"], responses=_ERRORS)
     async def recent_games(request: Request, limit: str | None = None) -> Any:
         """The most recently finished games of every table (closed tables' too), newest
         first: ``limit`` of them (default 10, at most 50), each with its table, players,
         winners and totals; its replay is ``/api/games/{game_id}/replay``."""
-        return {"games": await lobby_of(request).store.recent_games(_recent_limit(limit))}
+        return {"games": await store_of(request).recent_games(_recent_limit(limit))}
 
     async def finished_record(request: Request, game_id: str) -> dict[str, Any]:
-        row = await lobby_of(request).store.game(game_id)
+        row = await store_of(request).game(game_id)
         if row is None:
             raise TableError("no_game", f"there is no game {game_id!r}", 404)
         if row.record is None:
@@ -663,7 +671,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         seat's as it was sent to it live (its options, its bust risk), not the spectator's."""
 
         async def bust_odds(_record: dict[str, Any]) -> bool:
-            return await replays.table_bust_odds(lobby_of(request).store, game_id)
+            return await replays.table_bust_odds(store_of(request), game_id)
 
         return await replay_service.page(
             f"game:{game_id}", lambda: finished_record(request, game_id), offset, limit,
@@ -679,10 +687,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         that its replay passes the worker's budget, 429 that this address uploads too
         often (with ``Retry-After``)."""
         record = await replay_service.upload(request)
-        lobby = lobby_of(request)
         replay_id = _new_id()
-        await lobby.store.add_replay(replay_id, record, utcnow())
-        lobby.log_event("replay_uploaded", None, replay=replay_id)
+        await store_of(request).add_replay(replay_id, record, utcnow())
+        lobby_of(request).log_event("replay_uploaded", None, replay=replay_id)
         return JSONResponse({"id": replay_id}, status_code=201)
 
     @app.get("/api/replays/{replay_id}", response_model=ReplayAnswer, tags=["replays"],
@@ -696,7 +703,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         the record's ``meta.bust_odds`` is false)."""
 
         async def record() -> dict[str, Any]:
-            found = await lobby_of(request).store.replay_record(replay_id)
+            found = await store_of(request).replay_record(replay_id)
             if found is None:
                 raise TableError("no_replay", f"there is no replay {replay_id!r}", 404)
             return found
@@ -740,7 +747,7 @@ def _recent_limit(limit: str | None) -> int:
     >>> _recent_limit("51")
     Traceback (most recent call last):
     ...
-    flip7.server.table.lobby.TableError: limit must be a whole number from 1 to 50, not '51'
+    flip7.server.table.errors.TableError: limit must be a whole number from 1 to 50, not '51'
     """
     if limit is None:
         return RECENT_GAMES

@@ -21,7 +21,8 @@ from flip7.server.base.requests import (
     Start,
     TutorialStep,
 )
-from flip7.server.table.lobby import Lobby, Table
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.table import Table
 
 __all__ = ["perform"]
 

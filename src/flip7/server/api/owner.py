@@ -17,7 +17,11 @@ from flip7.server.base.requests import Answer, Request
 from flip7.server.cluster.link import Session
 from flip7.server.cluster.node import Cluster
 from flip7.server.cluster.node import of as cluster_of
-from flip7.server.table.lobby import Client, Lobby, Table, TableError
+from flip7.server.store.database import Store
+from flip7.server.store.ownership import Ownership
+from flip7.server.table.errors import TableError
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.table import Client, Table
 
 __all__ = ["join_cluster", "run", "session"]
 
@@ -49,10 +53,13 @@ async def session(lobby: Lobby, table_id: str, client: Client) -> Session | None
     return where
 
 
-def join_cluster(lobby: Lobby, redis_url: str, seconds: float) -> Cluster:
-    """Make ``lobby`` this process's part of a cluster on ``redis_url``: what other
-    processes forward is answered by the same code as this process's own requests."""
-    cluster = Cluster(lobby, redis_url, seconds, perform=functools.partial(perform, lobby),
+def join_cluster(lobby: Lobby, store: Store, redis_url: str, seconds: float) -> Cluster:
+    """Make ``lobby`` this process's part of a cluster on ``redis_url``, its ownership rows
+    in ``store``: what other processes forward is answered by the same code as this
+    process's own requests."""
+    ownership = Ownership(store.engine, lobby.node, seconds)
+    cluster = Cluster(lobby, ownership, redis_url, seconds,
+                      perform=functools.partial(perform, lobby),
                       sessions=functools.partial(Here, lobby))
     lobby.cluster = cluster
     return cluster

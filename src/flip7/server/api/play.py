@@ -12,11 +12,14 @@ from typing import assert_never
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.base.closecodes import CloseCode
+from flip7.server.base.formats import dumps
 from flip7.server.base.protocol import Chat, Hello, Move, SpectatorChat
 from flip7.server.base.sockets import error_frame
 from flip7.server.cluster.messages import TableMessage
-from flip7.server.store.database import dumps
-from flip7.server.table.lobby import Client, Lobby, Seat, Table, TableError
+from flip7.server.table.errors import TableError
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.seat import Seat
+from flip7.server.table.table import Client, Table
 
 __all__ = ["Here", "state_of"]
 
@@ -67,7 +70,7 @@ class Here:
     async def state(self) -> JSONObject | None:
         if self.table is None:
             return None
-        return await state_of(self.lobby.tables.get(self.table_id, self.table), self.client.seat)
+        return await state_of(self.lobby.tables.get(self.table_id, self.table), self.client.place)
 
     async def end(self) -> None:
         if self.table is not None:
@@ -93,27 +96,27 @@ class Here:
             if gone.code == "closed":
                 self.client.close(CloseCode.CLOSED)
             return
-        seat = None
+        place = None
         if hello.token is not None:
             try:
-                seat = table.seat_of(hello.token)
+                place = table.place_of(hello.token)
             except TableError as exc:
                 self._error(exc.code, exc.message)
                 return
-        self.client.seat = seat
+        self.client.place = place
         await table.attach(self.client, hello.last_version)
         self.table = table
 
     async def _move(self, table: Table, move: Move) -> None:
         """A move (its decision parsed by the protocol) to the table; the engine judges it."""
-        seat = self.client.seat
-        if seat is None:
+        place = self.client.place
+        if place is None:
             self._error("spectator", "spectators cannot make moves; join a seat first", move.id)
             return
         try:
-            version = await self.lobby.move(table, seat, move.id, move.version, move.decision)
+            version = await self.lobby.move(table, place, move.id, move.version, move.decision)
         except TableError as exc:
-            state = await state_of(table, seat) if exc.code in _WITH_STATE else None
+            state = await state_of(table, place) if exc.code in _WITH_STATE else None
             self._error(exc.code, exc.message, move.id, state)
             return
         self.client.push(
@@ -123,15 +126,15 @@ class Here:
     async def _chat(self, table: Table, message: Chat | SpectatorChat) -> None:
         """A chat message to everyone at the table, or the host switching spectators' chat
         off or on. The sender's confirmation is the ``chat`` frame everyone gets."""
-        seat = self.client.seat
+        place = self.client.place
         try:
             if isinstance(message, SpectatorChat):
-                await table.switch_spectator_chat(seat, message.allowed)
+                await table.talk.switch(place, message.allowed)
                 return
             # A seat removed before the game leaves its client watching: it chats as one.
-            watching = seat is None or seat not in table.seats
+            watching = place is None or place not in table.seats
             if watching and self.spectator_name is None:
                 self.spectator_name = table.chat.spectator_name()
-            await table.say(seat, self.spectator_name or "Spectator", message.text)
+            await table.talk.say(place, self.spectator_name or "Spectator", message.text)
         except TableError as exc:
             self._error(exc.code, exc.message)

@@ -437,7 +437,7 @@ class Welcome(_Strict):
     """The answer to ``hello``: the table as this client sees it; ``history``, every
     versioned change of the current game from its ``game_started`` on (of the table since
     it opened before its first game), at most the last ``HISTORY`` changes
-    (:data:`flip7.server.table.lobby.HISTORY`); ``missed``, the changes since ``last_version``
+    (:data:`flip7.server.table.table.HISTORY`); ``missed``, the changes since ``last_version``
     (None without one, or if they are no longer held); ``chat``, the most recent
     ``chat_history`` chat entries, oldest first."""
 

@@ -209,7 +209,7 @@ class Settings:
     # table nobody has touched, and a finished or abandoned one (no human connected).
     waiting_table_ttl: float = 1800.0
     idle_table_ttl: float = 600.0
-    # Players who go away (flip7.server.table.lobby): seconds a disconnected player's turn waits
+    # Players who go away (flip7.server.table.presence): seconds a disconnected player's turn waits
     # before the others may hand the seat to the stand-in bot, and before the server does
     # it itself; seconds a disconnected player keeps their seat at the end screen before the
     # rematch goes on without them; seconds a table with no seated human connected stays in

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
+from flip7.server.base.formats import dumps
 from flip7.server.cluster.messages import BusMessage, decode
-from flip7.server.store.database import dumps
 
 __all__ = ["Bus", "BusDown", "OwnerGone", "stop"]
 

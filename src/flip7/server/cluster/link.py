@@ -17,11 +17,11 @@ from typing import Protocol
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.base.closecodes import CloseCode
+from flip7.server.base.formats import dumps
 from flip7.server.base.protocol import Hello
 from flip7.server.cluster.bus import Bus, BusDown
 from flip7.server.cluster.messages import Closed, Relay, TableMessage
-from flip7.server.store.database import dumps
-from flip7.server.table.lobby import Client
+from flip7.server.table.table import Client
 
 __all__ = ["Link", "Session"]
 

@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.cluster.bus import Bus
-from flip7.server.table.lobby import Lobby, Table
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.table import Table
 
 __all__ = ["LOBBY_KEY", "Entry", "Listing"]
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from flip7.server.base.protocol import Chat, Hello, Move, SpectatorChat
 from flip7.server.base.requests import Answer, Request
-from flip7.server.table.lobby import TableError
+from flip7.server.table.errors import TableError
 
 __all__ = [
     "BusMessage",

@@ -13,7 +13,7 @@ flip7.server.cluster.messages): a REST request as a call and its reply, a WebSoc
 parsed messages one way and its frames the other (flip7.server.cluster.link). The owner sees
 a remote socket as one more client of the table (flip7.server.cluster.remote.RemoteClient),
 so presence, chat, the welcome with the whole history and every update are exactly what a
-local socket gets. Who owns what: flip7.server.cluster.ownership.
+local socket gets. Who owns what: flip7.server.store.ownership.
 
 Failover: a process that dies stops renewing its ``cluster_node`` row; once that expires
 (``owner_seconds``, 3 s by default) the others take its tables over (the orphan sweep, or the
@@ -40,6 +40,7 @@ from collections.abc import Awaitable, Callable
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.base.closecodes import CloseCode
+from flip7.server.base.formats import dumps
 from flip7.server.base.requests import Answer, Request
 from flip7.server.base.sockets import error_frame
 from flip7.server.cluster.bus import Bus, BusDown, OwnerGone, stop
@@ -56,10 +57,12 @@ from flip7.server.cluster.messages import (
     Reply,
     Shut,
 )
-from flip7.server.cluster.ownership import Ownership
 from flip7.server.cluster.remote import Outbox, RemoteClient
-from flip7.server.store.database import StoreError, dumps
-from flip7.server.table.lobby import Client, Lobby, Table, TableError
+from flip7.server.store.ownership import Ownership
+from flip7.server.table.errors import TableError
+from flip7.server.table.lobby import Lobby
+from flip7.server.table.storage import StoreError
+from flip7.server.table.table import Client, Table
 
 __all__ = ["Cluster", "Perform", "Sessions", "of"]
 
@@ -89,15 +92,15 @@ class Cluster:
     for a table this process runs, from its own clients or forwarded by another process."""
 
     def __init__(
-        self, lobby: Lobby, redis_url: str, seconds: float, perform: Perform,
-        sessions: Sessions,
+        self, lobby: Lobby, ownership: Ownership, redis_url: str, seconds: float,
+        perform: Perform, sessions: Sessions,
     ) -> None:
         self.lobby = lobby
         self.node = lobby.node
         self.seconds = seconds
         self.perform = perform
         self.sessions = sessions
-        self.ownership = Ownership(lobby.store.engine, self.node, seconds)
+        self.ownership = ownership
         self.bus = Bus(redis_url, self.node, seconds, self._received, self._bus_down,
                        self._bus_up)
         self.outbox = Outbox(self.bus)

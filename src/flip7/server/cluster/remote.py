@@ -12,7 +12,7 @@ import contextlib
 
 from flip7.server.cluster.bus import Bus, BusDown
 from flip7.server.cluster.messages import Frames, Shut, TableMessage
-from flip7.server.table.lobby import Seat
+from flip7.server.table.seat import Seat
 
 __all__ = ["Outbox", "RemoteClient"]
 
@@ -58,7 +58,7 @@ class RemoteClient:
         self.node = node
         self.cid = cid
         self.table_id = table_id
-        self.seat: Seat | None = None
+        self.place: Seat | None = None
         self.closing = False
         self.inbox: asyncio.Queue[TableMessage | None] = asyncio.Queue()
         self.worker: asyncio.Task[None] | None = None

@@ -46,6 +46,7 @@ from fastapi.responses import JSONResponse
 
 from flip7.core.errors import Flip7Error
 from flip7.core.jsontypes import JSONObject
+from flip7.server.base.formats import utcnow
 from flip7.server.base.limits import AddressBudget, client_address
 from flip7.server.base.protocol import CoachAnswer, CoachRequest, ErrorAnswer
 from flip7.server.base.settings import Settings
@@ -59,8 +60,9 @@ from flip7.server.store.coach import (
     change_analysis,
     queue_analysis,
 )
-from flip7.server.store.database import Store, StoreError, utcnow
-from flip7.server.table.lobby import TableError, spend
+from flip7.server.store.database import Store
+from flip7.server.table.errors import TableError, spend
+from flip7.server.table.storage import StoreError
 
 __all__ = ["HEARTBEAT", "PROGRESS_WRITES", "STALE", "CoachJobs", "install"]
 
@@ -429,7 +431,7 @@ def install(app: FastAPI, settings: Settings) -> CoachJobs:
     }
 
     def store_of(request: Request) -> Store:
-        store: Store = request.app.state.lobby.store
+        store: Store = request.app.state.store
         return store
 
     @app.post("/api/games/{game_id}/coach", response_model=CoachAnswer, status_code=202,

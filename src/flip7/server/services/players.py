@@ -39,12 +39,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from flip7.analysis.stats import StatsTotals, seat_stats_from_json
 from flip7.core.jsontypes import JSON, JSONObject
+from flip7.server.base.formats import iso, utcnow
 from flip7.server.base.limits import AddressBudget, client_address
 from flip7.server.base.protocol import Text
 from flip7.server.base.settings import Settings
 from flip7.server.services import replays
 from flip7.server.services.ratings import Results, display, entrants_of, stats_of
-from flip7.server.store.database import Store, iso, utcnow
+from flip7.server.store.database import Store
 from flip7.server.store.players import (
     ClaimRefused,
     NewIdentity,
@@ -59,7 +60,8 @@ from flip7.server.store.players import (
     replace_code,
 )
 from flip7.server.store.ratings import RatingRow, SkillChange, results_of
-from flip7.server.table.lobby import Lobby, TableError, clean_name, spend
+from flip7.server.table.errors import TableError, clean_name, spend
+from flip7.server.table.lobby import Lobby
 
 __all__ = ["CODE_ALPHABET", "CODE_SECONDS", "MAX_KEYS", "Players", "attach", "clean_code",
            "install", "new_code"]
@@ -378,11 +380,11 @@ async def player_id_of(request: Request, key: str | None) -> str | None:
     return await of(request.app).identify(key)
 
 
-def attach(app: FastAPI, lobby: Lobby) -> Results:
+def attach(app: FastAPI, lobby: Lobby, store: Store) -> Results:
     """At the server's start: the identities service meets the store, and finished games
     get their results written (flip7.server.services.ratings); returns the writer, to be closed."""
-    of(app).store = lobby.store
-    results = Results(lobby.store)
+    of(app).store = store
+    results = Results(store)
     lobby.on_finish = results.finished
     app.state.results = results
     results.start()

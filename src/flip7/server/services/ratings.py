@@ -3,7 +3,8 @@ every finished game: each identity's statistics of it, its rating change.
 
 **Who is rated.** A game is *rated* when its table is (the table option ``rated``: by
 default a table is rated unless its rules differ from the defaults in an option that
-changes the game, :func:`rated_by_default`; a tutorial's table never is) and it has at
+changes the game, :func:`flip7.server.table.options.rated_by_default`; a tutorial's
+table never is) and it has at
 least two rated entrants: identities (a seat taken with a player key, :mod:`.players`;
 the seat counts for its identity even when a bot finished it after the player left) and
 bot levels (a bot seat whose spec is a level's, ``flip7.bots.levels``). Every other seat,
@@ -27,10 +28,6 @@ writer), updates them and adds the history rows. A process that died between the
 finish and its results leaves a finished game without a ``game_results`` row, which every
 process's sweep (at start, then every minute) writes.
 
->>> rated_by_default(Rules()), rated_by_default(Rules(allow_two_players=True))
-(True, True)
->>> rated_by_default(Rules(brutal=True)), game_changing(Rules(target_score=100))
-(False, ['target_score'])
 >>> display(25.0, 25 / 3), ranks([30, 12, 30, 5])
 (1000, [1, 3, 1, 4])
 """
@@ -49,8 +46,8 @@ from flip7.analysis.stats import GameStats, game_stats
 from flip7.bots.levels import LEVELS
 from flip7.core.errors import Flip7Error
 from flip7.core.jsontypes import JSON, JSONObject
-from flip7.core.rules import Rules
-from flip7.server.store.database import Store, dumps, utcnow
+from flip7.server.base.formats import dumps, utcnow
+from flip7.server.store.database import Store
 from flip7.server.store.ratings import (
     GameResults,
     PlayerGame,
@@ -64,15 +61,12 @@ from flip7.server.store.ratings import (
 
 __all__ = [
     "MU",
-    "NEUTRAL_OPTIONS",
     "SIGMA",
     "Entrant",
     "Results",
     "display",
     "entrants_of",
-    "game_changing",
     "ranks",
-    "rated_by_default",
 ]
 
 log = logging.getLogger("flip7.server")
@@ -82,24 +76,8 @@ MU = 25.0
 SIGMA = 25.0 / 3.0
 START = Skill(MU, SIGMA)
 
-# Rule options whose value does not change the game (RULES.md §13): two-player tables play
-# the normal rules unchanged (§1.3), and no_cards_left has one choice. Every other option
-# does (Brutal, a tie break, a Swap's or a Lucky 13's rule, a target score: a short game
-# is mostly luck), so a table that sets one is unrated unless it asks to be rated.
-NEUTRAL_OPTIONS = frozenset({"allow_two_players", "no_cards_left"})
-
 # The spec of each level: a bot seat with this spec is that level's.
 _LEVEL_OF_SPEC = {level.spec: level.name for level in LEVELS}
-
-
-def game_changing(rules: Rules) -> list[str]:
-    """The options of ``rules`` that differ from the defaults and change the game."""
-    return [name for name in rules.to_json() if name not in NEUTRAL_OPTIONS]
-
-
-def rated_by_default(rules: Rules) -> bool:
-    """Whether a table with ``rules`` is rated when its creator does not say."""
-    return not game_changing(rules)
 
 
 def display(mu: float, sigma: float) -> int:

@@ -18,11 +18,11 @@ so the views of a long game grow with the square of its length. Hence:
 >>> parse_upload(b'{"format": "flip7-record/1", "draws": ["1", "2", "3", "4"]}', limits)
 Traceback (most recent call last):
 ...
-flip7.server.table.lobby.TableError: the record has 4 draws; ...
+flip7.server.table.errors.TableError: the record has 4 draws; ...
 >>> parse_upload(b"[" * 100 + b"]" * 100, limits)
 Traceback (most recent call last):
 ...
-flip7.server.table.lobby.TableError: the JSON nests deeper than 32 levels
+flip7.server.table.errors.TableError: the JSON nests deeper than 32 levels
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from flip7.server.base.settings import Settings
 from flip7.server.services import replay_worker
 from flip7.server.store.database import Store
 from flip7.server.store.replays import bust_odds_of_game
-from flip7.server.table.lobby import TableError, spend
+from flip7.server.table.errors import TableError, spend
 
 __all__ = [
     "CACHE_BYTES",
@@ -186,7 +186,7 @@ def page_request(offset: str | None, limit: str | None, settings: Settings) -> t
     >>> page_request("0", "201", Settings())
     Traceback (most recent call last):
     ...
-    flip7.server.table.lobby.TableError: limit must be a number from 1 to 200 (...), not '201'
+    flip7.server.table.errors.TableError: limit must be a number from 1 to 200 (...), not '201'
     """
     most = settings.replay_page_steps
     count = most if limit is None else query_number(limit)
@@ -209,7 +209,7 @@ def seat_request(seat: str | None) -> int | None:
     >>> seat_request("-1")
     Traceback (most recent call last):
     ...
-    flip7.server.table.lobby.TableError: seat must be a seat number from 0, not '-1'
+    flip7.server.table.errors.TableError: seat must be a seat number from 0, not '-1'
     """
     if seat is None:
         return None

@@ -29,8 +29,9 @@ from flip7.core.errors import Flip7Error
 from flip7.core.jsontypes import JSON, JSONObject
 from flip7.core.rules import DECKS, MAX_PLAYERS, Rules
 from flip7.scorekeeper.scorecard import MAX_NAME, LineEntry, RoundInvalid, Scorecard, StaleRound
-from flip7.server.store.database import ScorecardRow, Store, iso, utcnow
-from flip7.server.table.lobby import hash_token
+from flip7.server.base.formats import iso, utcnow
+from flip7.server.store.database import ScorecardRow, Store
+from flip7.server.table.seat import hash_token
 
 __all__ = ["PREFIX", "ScorekeeperError", "install", "router"]
 
@@ -290,7 +291,7 @@ def _model_call(action: Callable[[], _T], code: str = "bad_scorecard", status: i
 
 
 def _store(request: Request) -> Store:
-    store: Store = request.app.state.lobby.store
+    store: Store = request.app.state.store
     return store
 
 

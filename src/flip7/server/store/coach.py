@@ -15,7 +15,8 @@ from datetime import datetime
 import sqlalchemy as sa
 
 from flip7.core.jsontypes import JSON
-from flip7.server.store.database import Store, StoreError, coach_analyses
+from flip7.server.store.database import Store, coach_analyses
+from flip7.server.table.storage import StoreError
 
 __all__ = [
     "AnalysisChange",

@@ -1,7 +1,10 @@
 """Persistence: every table as a log of stored changes, in SQLite or PostgreSQL.
 
 A table is its row (name, options) plus an append-only log: seats taken and left, bots,
-game starts and every decision. Replaying the log through the engine rebuilds the table
+game starts and every decision (flip7.server.table.changes, each stored in its own JSON
+form). The store is what the live table's storage interface asks for
+(flip7.server.table.storage.TableStorage): it takes the table's typed writes and hands back
+its typed rows. Replaying the log through the engine rebuilds the table
 exactly, which is how the server resumes after a restart, even after ``kill -9``. A game's
 shuffle seed lives only in ``games.seed``, which nothing sends to a client.
 
@@ -20,10 +23,10 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -31,19 +34,31 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.sql.base import Executable
 
 from flip7.core.jsontypes import JSONObject
+from flip7.server.base.formats import dumps, iso, utcnow
 from flip7.server.store.dbfile import DatabaseFile
 from flip7.server.store.lease import Lease, define_table
+from flip7.server.table.chat import ChatEntry, chat_kind
+from flip7.server.table.storage import (
+    ChatInsert,
+    GameFinish,
+    GameInsert,
+    LogEntry,
+    LogRow,
+    StoredGame,
+    StoredState,
+    StoreError,
+    TableInsert,
+    TableRow,
+    TableUpdate,
+    TableWrite,
+)
 
 __all__ = [
     "OPERATIONS",
-    "ChatRow",
     "Fenced",
-    "LogRow",
+    "Operation",
     "ScorecardRow",
     "Store",
-    "StoreError",
-    "StoredGame",
-    "TableRow",
     "cluster_node",
     "coach_analyses",
     "describe_database",
@@ -64,7 +79,6 @@ __all__ = [
     "table_log",
     "table_owner",
     "tables",
-    "utcnow",
 ]
 
 log = logging.getLogger("flip7.server")
@@ -291,10 +305,6 @@ player_games = sa.Table(
 FENCED = "flip7_fenced"
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 # Every write is one of these statements with its parameters. Built once, so that a move
 # costs no statement construction; within a group commit each runs as one executemany, in
 # this order (rows before the rows that refer to them).
@@ -354,10 +364,6 @@ def _scorecard_row(row: sa.Row[tuple[object, ...]], with_data: bool = True) -> S
     )
 
 
-class StoreError(Exception):
-    """The database refused a write; the table is reloaded from what was stored."""
-
-
 class Fenced(StoreError):
     """The database refused a write to a table this process no longer owns (its fencing
     token is not the owner's: another process took the table over)."""
@@ -368,79 +374,64 @@ def _refused(exc: Exception) -> StoreError:
     return Fenced(text) if FENCED in text else StoreError(text)
 
 
-@dataclass(frozen=True, slots=True)
-class LogRow:
-    seq: int
-    kind: str
-    data: dict[str, Any]
+def _operation(write: Operation | TableWrite) -> Operation:
+    """A write as the statement of :data:`OPERATIONS` that stores it, with its parameters.
+    A change is stored as its kind and its own JSON form (flip7.server.table.changes)."""
+    if isinstance(write, tuple):
+        return write
+    match write:
+        case TableInsert():
+            return ("table_insert", {
+                "id": write.id, "name": write.name, "created_at": write.created_at,
+                "max_seats": write.max_seats, "rules": dumps(write.rules),
+                "turn_timer": write.turn_timer, "bust_odds": write.bust_odds,
+                "private": write.private, "rated": write.rated, "state": "waiting",
+                "version": 0, "updated_at": write.created_at,
+            })  # fmt: skip
+        case LogEntry():
+            return ("log_insert", {
+                "table_id": write.table_id, "seq": write.seq, "kind": write.change.kind,
+                "data": dumps(write.change.to_json()), "created_at": write.at,
+                "fence": write.fence,
+            })  # fmt: skip
+        case TableUpdate():
+            return ("table_update", {
+                "b_id": write.id, "b_version": write.version, "b_state": write.state,
+                "b_at": write.at, "b_fence": write.fence,
+            })  # fmt: skip
+        case GameInsert():
+            return ("game_insert", {
+                "id": write.id, "table_id": write.table_id, "number": write.number,
+                "seed": write.seed, "players": dumps(list(write.players)),
+                "rules": dumps(write.rules), "started_at": write.started_at,
+            })  # fmt: skip
+        case GameFinish():
+            return ("game_finish", {
+                "b_id": write.id, "b_at": write.at,
+                "b_winners": dumps(list(write.winners)), "b_totals": dumps(list(write.totals)),
+                "b_record": write.record,
+            })  # fmt: skip
+        case ChatInsert():
+            entry = write.entry
+            return ("chat_insert", {
+                "table_id": write.table_id, "n": entry.n, "created_at": entry.at,
+                "kind": entry.kind, "name": entry.name, "seat": entry.seat,
+                "spectator": entry.spectator, "text": entry.text, "fence": write.fence,
+            })  # fmt: skip
+        case _:  # pragma: no cover - every write is one of the above
+            assert_never(write)
 
 
-@dataclass(frozen=True, slots=True)
-class ChatRow:
-    """A stored chat entry (``table_chat``)."""
-
-    n: int
-    at: datetime
-    kind: str
-    name: str
-    seat: int | None
-    spectator: bool
-    text: str
+_STORED_STATES: dict[str, StoredState] = {
+    "waiting": "waiting", "playing": "playing", "over": "over", "closed": "closed"
+}
 
 
-@dataclass(frozen=True, slots=True)
-class StoredGame:
-    """A game of a table as the store holds it: its seed and players, and once it is over
-    its winners, totals and record (not ``flip7.tournament.GameRow``, a tournament's row)."""
-
-    id: str
-    table_id: str
-    number: int
-    seed: int
-    players: list[str]
-    rules: dict[str, Any]
-    started_at: datetime
-    finished_at: datetime | None
-    winners: list[int] | None
-    totals: list[int] | None
-    record: dict[str, Any] | None
-
-    def summary(self) -> dict[str, Any]:
-        """What a client may see of the game (no seed, no record)."""
-        return {
-            "id": self.id,
-            "number": self.number,
-            "players": self.players,
-            "over": self.finished_at is not None,
-            "winners": self.winners,
-            "totals": self.totals,
-            "started_at": _iso(self.started_at),
-            "finished_at": None if self.finished_at is None else _iso(self.finished_at),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class TableRow:
-    id: str
-    name: str
-    created_at: datetime
-    max_seats: int
-    rules: dict[str, Any]
-    turn_timer: int | None
-    log: list[LogRow]
-    games: list[StoredGame]
-    bust_odds: bool = True
-    rated: bool = False
-    # The table's most recent chat entries, oldest first (as many as it asked for), and
-    # the spectator switch its last switching entry left (True if never switched).
-    chat: list[ChatRow] = field(default_factory=list)
-    spectator_chat: bool = True
-
-
-def _iso(when: datetime) -> str:
-    if when.tzinfo is None:  # SQLite hands back naive datetimes
-        when = when.replace(tzinfo=UTC)
-    return when.isoformat().replace("+00:00", "Z")
+def _stored_state(text: str) -> StoredState:
+    state = _STORED_STATES.get(text)
+    if state is None:  # pragma: no cover - the server writes no other
+        raise StoreError(f"a table's stored state is {text!r}")
+    return state
 
 
 def _stored_game(row: Any) -> StoredGame:
@@ -595,9 +586,10 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    async def write(self, operations: Sequence[Operation]) -> None:
-        """Store ``operations`` (names of :data:`OPERATIONS` with their parameters) in one
-        transaction; returns once it has committed."""
+    async def write(self, writes: Sequence[Operation | TableWrite], /) -> None:
+        """Store ``writes`` (a table's, or names of :data:`OPERATIONS` with their
+        parameters) in one transaction; returns once it has committed."""
+        operations = [_operation(write) for write in writes]
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         await self._queue.put((operations, future))
         await future
@@ -753,7 +745,7 @@ class Store:
                 "id": row.id,
                 "table": row.table_id,
                 "table_name": row.name,
-                "finished_at": _iso(row.finished_at),
+                "finished_at": iso(row.finished_at),
                 "players": json.loads(row.players),
                 "winners": None if row.winners is None else json.loads(row.winners),
                 "totals": None if row.totals is None else json.loads(row.totals),
@@ -835,7 +827,7 @@ class Store:
             result = await conn.execute(statement)
         return bool(result.rowcount == 1)
 
-    async def table_state(self, table_id: str) -> tuple[str, int] | None:
+    async def table_state(self, table_id: str) -> tuple[StoredState, int] | None:
         """A stored table's state (``closed`` for history) and how many games it has had;
         None if there is no such table."""
         async with self.engine.connect() as conn:
@@ -847,7 +839,7 @@ class Store:
             count = await conn.execute(
                 sa.select(sa.func.count()).select_from(games).where(games.c.table_id == table_id)
             )
-            return str(state), int(count.scalar_one())
+            return _stored_state(str(state)), int(count.scalar_one())
 
     async def check(self) -> str | None:
         """What is wrong with the database now, for health (None: nothing): it does not
@@ -915,11 +907,11 @@ async def _one_kind(engine: AsyncEngine, shared: bool) -> None:
 
 async def _load_chat(
     conn: AsyncConnection, wanted: sa.ColumnElement[bool], keep: int
-) -> tuple[dict[str, list[ChatRow]], dict[str, bool]]:
+) -> tuple[dict[str, list[ChatEntry]], dict[str, bool]]:
     """The ``keep`` most recent chat entries of each table that ``wanted`` selects (oldest
     first), and each table's spectator switch as its last switching entry left it: one
     query each, however many tables (a window over each table's entries, newest first)."""
-    chats: dict[str, list[ChatRow]] = {}
+    chats: dict[str, list[ChatEntry]] = {}
     switches: dict[str, bool] = {}
     if keep > 0:
         rank = (
@@ -935,7 +927,8 @@ async def _load_chat(
         )
         for r in rows:
             chats.setdefault(r.table_id, []).append(
-                ChatRow(r.n, r.created_at, r.kind, r.name, r.seat, bool(r.spectator), r.text)
+                ChatEntry(r.n, r.created_at, chat_kind(r.kind), r.name, r.seat,
+                          bool(r.spectator), r.text)
             )
     switched = await conn.execute(
         sa.select(table_chat.c.table_id, table_chat.c.kind)
@@ -1015,10 +1008,6 @@ def _engine(url: str) -> AsyncEngine:
     return engine
 
 
-def dumps(data: object) -> str:
-    return json.dumps(data, separators=(",", ":"))
-
-
 def json_object(text: str) -> JSONObject:
     """Stored JSON text that holds an object (a record, a scorecard, a row's statistics)
     as that object.
@@ -1031,7 +1020,3 @@ def json_object(text: str) -> JSONObject:
         raise ValueError(f"stored JSON is not an object: {text[:40]!r}")
     return data
 
-
-def iso(when: datetime) -> str:
-    """An ISO 8601 UTC time with a ``Z``."""
-    return _iso(when)

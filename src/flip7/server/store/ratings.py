@@ -25,9 +25,9 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from flip7.core.jsontypes import JSONObject
+from flip7.server.base.formats import dumps
 from flip7.server.store.database import (
     Store,
-    dumps,
     game_results,
     games,
     json_object,

@@ -23,21 +23,32 @@ import unicodedata
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
-from flip7.server.store.database import iso
+from flip7.core.jsontypes import JSON, JSONObject
+from flip7.server.base.formats import iso, utcnow
 
 __all__ = [
     "CHAT_KINDS",
     "ChatEntry",
+    "ChatKind",
     "ChatLog",
     "ChatRefused",
+    "chat_kind",
     "clean_chat",
 ]
 
 ChatKind = Literal["message", "spectators_off", "spectators_on"]
 # A message, or the host switching spectator chat off or on (shown in the chat as a notice).
 CHAT_KINDS: tuple[ChatKind, ...] = ("message", "spectators_off", "spectators_on")
+
+
+def chat_kind(text: str) -> ChatKind:
+    """The kind a stored entry names; ValueError for none of :data:`CHAT_KINDS`."""
+    for kind in CHAT_KINDS:
+        if kind == text:
+            return kind
+    raise ValueError(f"unknown chat entry kind {text!r}; kinds are {', '.join(CHAT_KINDS)}")
 
 # Format characters that reorder or hide text (bidirectional embeddings, overrides and
 # isolates, and invisible separators): a message could show something else than it says.
@@ -48,12 +59,14 @@ _REORDERING = frozenset(
 
 
 class ChatRefused(Exception):
-    """A chat message or switch the table refuses; ``code`` goes in the error frame."""
+    """A chat message or switch the table refuses; ``code`` goes in the error frame,
+    ``status`` is the HTTP status it stands for."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.status = status
 
 
 def clean_chat(text: str, max_chars: int) -> str:
@@ -91,7 +104,7 @@ class ChatEntry:
     spectator: bool
     text: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "n": self.n,
             "at": iso(self.at),
@@ -100,21 +113,6 @@ class ChatEntry:
             "seat": self.seat,
             "spectator": self.spectator,
             "text": self.text,
-        }
-
-    def row(self, table_id: str, fence: int | None = None) -> dict[str, Any]:
-        """The entry as a ``table_chat`` row (``chat_insert``), written under the table
-        owner's fencing token ``fence`` (flip7.server.cluster.node; None: one process)."""
-        return {
-            "table_id": table_id,
-            "n": self.n,
-            "created_at": self.at,
-            "kind": self.kind,
-            "name": self.name,
-            "seat": self.seat,
-            "spectator": self.spectator,
-            "text": self.text,
-            "fence": fence,
         }
 
 
@@ -145,6 +143,28 @@ class ChatLog:
         elif entry.kind == "spectators_on":
             self.spectators = True
 
+    def message(
+        self, seat: int | None, name: str, watching: bool, text: str, max_chars: int
+    ) -> ChatEntry:
+        """The entry of a message ``text`` from ``seat`` (None: a spectator) called ``name``;
+        ``watching``: a spectator or a player who left, held to the spectator switch.
+        Refused (:class:`ChatRefused`): ``bad_chat`` (:func:`clean_chat`), ``chat_muted``
+        (403) while the host has spectators' chat off."""
+        text = clean_chat(text, max_chars)
+        if watching and not self.spectators:
+            raise ChatRefused(
+                "chat_muted", "the host has turned spectators' chat off at this table", 403
+            )
+        return ChatEntry(self.take_number(), utcnow(), "message", name, seat, watching, text)
+
+    def switch(self, seat: int, name: str, allowed: bool) -> ChatEntry | None:
+        """The entry of the host (``seat``, called ``name``) turning spectators' chat on
+        (``allowed``) or off; None if it already is so."""
+        if allowed == self.spectators:
+            return None
+        kind: ChatKind = "spectators_on" if allowed else "spectators_off"
+        return ChatEntry(self.take_number(), utcnow(), kind, name, seat, False, "")
+
     def take_number(self) -> int:
         """The next entry's number; taken before it is stored, so a write that fails leaves
         a gap, never two entries under one number."""
@@ -156,7 +176,7 @@ class ChatLog:
         self._spectator_names += 1
         return f"Spectator {self._spectator_names}"
 
-    def to_json(self) -> list[dict[str, Any]]:
+    def to_json(self) -> list[JSON]:
         """The recent entries, oldest first (what a welcome carries)."""
         if self.keep <= 0:
             return []

@@ -25,11 +25,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
+from flip7.core.jsontypes import JSON
 from flip7.server.base.closecodes import CloseCode
+from flip7.server.base.formats import dumps, utcnow
 from flip7.server.base.settings import Settings
-from flip7.server.store.database import Store, StoreError, dumps, utcnow
+from flip7.server.table.storage import StoreError, TableStorage, TableUpdate
 
 __all__ = [
     "ExpiringTable",
@@ -66,8 +68,9 @@ def closed_message(table_id: str, seconds: float) -> str:
     )
 
 
-# What expiry needs of a table and of the lobby (flip7.server.table.lobby.Table and Lobby):
-# expiry depends on these, never on tables.py, which imports expiry.
+# What expiry needs of a table and of the lobby (flip7.server.table.table.Table and
+# flip7.server.table.lobby.Lobby): expiry depends on these, never on the lobby, which
+# imports expiry.
 
 
 class ExpiringTable(Protocol):
@@ -101,7 +104,7 @@ class ExpiringTable(Protocol):
 
 
 class Refusal(Protocol):
-    """An error with a code and a message (flip7.server.table.lobby.TableError)."""
+    """An error with a code and a message (flip7.server.table.errors.TableError)."""
 
     @property
     def code(self) -> str: ...
@@ -120,11 +123,11 @@ class TableOwner(Protocol[T]):
     @property
     def settings(self) -> Settings: ...
     @property
-    def store(self) -> Store: ...
+    def store(self) -> TableStorage: ...
 
     def clock(self) -> float: ...
     def closed_error(self, table: T) -> Refusal: ...
-    def log_event(self, event: str, table: T | None, **fields: Any) -> None: ...
+    def log_event(self, event: str, table: T | None, **fields: JSON) -> None: ...
 
 
 class Expiry(Generic[T]):
@@ -170,11 +173,9 @@ class Expiry(Generic[T]):
             # Someone may have come back while this waited for the lock.
             if lobby.tables.get(table.id) is not table or not self.due(table, lobby.clock()):
                 return False
-            operation = ("table_update", {"b_id": table.id, "b_version": table.version,
-                                          "b_state": "closed", "b_at": utcnow(),
-                                          "b_fence": table.fence})
+            closing = TableUpdate(table.id, table.version, "closed", utcnow(), table.fence)
             try:
-                await lobby.store.write([operation])
+                await lobby.store.write([closing])
             except StoreError:
                 log.warning("table %s could not be closed; it stays open", table.id)
                 return False

@@ -41,10 +41,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import Any
 
 from flip7.bots import Bot, BotSpec, make_bot, parse_bot_spec
 from flip7.core.decisions import Decision
+from flip7.core.jsontypes import JSON, JSONObject
 from flip7.engine.game import Game
 from flip7.server.base.limits import TokenBucket
 
@@ -61,7 +61,7 @@ __all__ = [
 log = logging.getLogger("flip7.server")
 
 # Who decides for a table over its budget, or when a worker gives no answer (the server
-# passes its own stand-in, flip7.server.table.lobby.STAND_IN_BOT).
+# passes its own stand-in, flip7.server.table.turns.STAND_IN_BOT).
 STAND_IN = "basic"
 
 # Ladder bots that decide on the event loop: a few microseconds a decision, whatever
@@ -166,6 +166,18 @@ def _serve(conn: Connection) -> None:
             return
 
 
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """A worker's answer: the decision and the bot as it is after making it, or why the
+    bot failed (``error``); the CPU seconds it took, and the worker's process id."""
+
+    decision: Decision | None
+    bot: Bot | None
+    error: str | None
+    seconds: float
+    pid: int
+
+
 class _Lost(Exception):
     """The worker died, or hung and was killed, before it answered."""
 
@@ -244,7 +256,7 @@ class _Job:
     key: str
     blob: bytes
     queued: float
-    future: asyncio.Future[tuple[Any, ...]] = field(repr=False)
+    future: asyncio.Future[_Answer] = field(repr=False)
 
 
 class Thinking:
@@ -354,16 +366,18 @@ class Thinking:
     ) -> Thought:
         for attempt in (1, 2):
             try:
-                status, value, after, seconds, pid = await self._submit(key, blob)
+                answer = await self._submit(key, blob)
             except _Lost as lost:
                 self._log("bot_worker_lost", key, attempt=attempt, why=str(lost))
                 if lost.hung:  # trying again would wait as long again
                     break
                 continue
-            self.charge(key, seconds)
-            if status == "ok":
-                return self._count(Thought(value, after, "worker", pid, seconds))
-            self._log("bot_failed", key, bot=getattr(bot, "name", "?"), error=value)
+            self.charge(key, answer.seconds)
+            if answer.decision is not None and answer.bot is not None:
+                return self._count(
+                    Thought(answer.decision, answer.bot, "worker", answer.pid, answer.seconds)
+                )
+            self._log("bot_failed", key, bot=str(getattr(bot, "name", "?")), error=answer.error)
             break
         return self._stand_in(key, game, stand_in_seed)
 
@@ -382,7 +396,7 @@ class Thinking:
 
     # ------------------------------------------------------------------ the queue
 
-    async def _submit(self, key: str, blob: bytes) -> tuple[Any, ...]:
+    async def _submit(self, key: str, blob: bytes) -> _Answer:
         if self.closed:
             raise _Lost("the server is stopping")
         loop = asyncio.get_running_loop()
@@ -439,7 +453,9 @@ class Thinking:
                 self._threads, slot.call, job.blob, self.hang_seconds
             )
             status, value, bot, seconds = pickle.loads(raw)
-            result: tuple[Any, ...] = (status, value, bot, seconds, pid)
+            ok = status == "ok"
+            answer = _Answer(value if ok else None, bot if ok else None,
+                             None if ok else str(value), float(seconds), pid)
         except _Lost as lost:
             if not job.future.done():
                 job.future.set_exception(lost)
@@ -449,7 +465,7 @@ class Thinking:
                 job.future.set_exception(_Lost(f"unreadable answer ({type(exc).__name__})"))
         else:
             if not job.future.done():
-                job.future.set_result(result)
+                job.future.set_result(answer)
         finally:
             if not self.closed:
                 self._free.append(slot)
@@ -457,7 +473,7 @@ class Thinking:
 
     # ------------------------------------------------------------------ stats and life
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> JSONObject:
         """What the pool is doing: workers started and alive, decisions waiting, and the
         decisions made so far by where they were made."""
         return {
@@ -467,7 +483,7 @@ class Thinking:
             ),
             "started": sum(s.started for s in self._slots),
             "waiting": sum(1 for job in self._waiting if not job.future.done()),
-            "decisions": dict(self.decisions),
+            "decisions": {where: count for where, count in self.decisions.items()},
         }
 
     def pids(self) -> list[int]:
@@ -489,6 +505,6 @@ class Thinking:
         if threads is not None:
             threads.shutdown(wait=False, cancel_futures=True)
 
-    def _log(self, event: str, key: str, **fields: Any) -> None:
-        record: dict[str, Any] = {"event": event, "table": key, **fields}
+    def _log(self, event: str, key: str, **fields: JSON) -> None:
+        record: JSONObject = {"event": event, "table": key, **fields}
         log.info(json.dumps(record, separators=(",", ":"), default=str))

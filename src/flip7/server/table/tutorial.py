@@ -36,7 +36,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from flip7.core.cards import Card, new_deck
 from flip7.core.decisions import (
@@ -52,11 +52,14 @@ from flip7.core.decisions import (
 )
 from flip7.core.events import Event
 from flip7.core.explain import card_name
+from flip7.core.jsontypes import JSONObject
 from flip7.core.lines import FLIP7_CARDS
 from flip7.core.rules import Rules
 from flip7.core.scoring import FLIP7_BONUS
 from flip7.core.seeds import derive_seed
 from flip7.engine.game import Game
+from flip7.server.table.changes import TutorialStep
+from flip7.server.table.events import TutorialProgress
 
 __all__ = [
     "FIRST_GAME", "LEARNER", "SCRIPTS", "WAIT", "Lesson", "Script", "Step", "Tutorial", "for_start",
@@ -314,10 +317,9 @@ FIRST_GAME = Script(
 
 SCRIPTS: Mapping[str, Script] = {FIRST_GAME.id: FIRST_GAME}
 
-def for_start(data: Mapping[str, Any]) -> Tutorial | None:
-    """The tutorial of a stored ``start`` change (its ``tutorial`` names the script), or
-    None for a game without one."""
-    name = data.get("tutorial")
+def for_start(name: str | None) -> Tutorial | None:
+    """The tutorial of a game started on the script ``name`` (a ``start`` change's
+    ``tutorial``), or None for a game without one."""
     if name is None:
         return None
     script = SCRIPTS.get(name)
@@ -425,24 +427,22 @@ class Tutorial:
         """The player has read lesson ``number`` ("Got it")."""
         self.lessons_read = max(self.lessons_read, number + 1)
 
-    def apply(self, data: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Apply a stored ``tutorial`` change (``{"skip": true}`` or ``{"read": n}``); its
-        events."""
-        if data.get("skip"):
+    def apply(self, step: TutorialStep) -> TutorialProgress:
+        """Apply a ``tutorial`` change (a lesson read, or the script skipped); its event."""
+        if step.read is None:
             self.skipped = True
-            return [{"type": "tutorial", "skipped": True}]
-        number = int(data["read"])
-        self.read(number)
-        return [{"type": "tutorial", "read": number}]
+        else:
+            self.read(step.read)
+        return TutorialProgress(step.read)
 
     # ------------------------------------------------------------------ what clients see
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: Game) -> JSONObject:
         """The table state's ``tutorial``: the lesson on screen (its text filled in), the
         learner's expected decision, and the progress."""
         shown = self.lesson(game)
         expected = self.expected(game)
-        lesson = None
+        lesson: JSONObject | None = None
         if shown is not None:
             number, item, waits = shown
             # The text in English, and its id and fields for clients that say it in the
@@ -464,7 +464,7 @@ class Tutorial:
         """A lesson's text with the names and numbers of this game."""
         return lesson.text.format_map(self.fields(game))
 
-    def fields(self, game: Game) -> dict[str, str | int]:
+    def fields(self, game: Game) -> JSONObject:
         """What a lesson's text may name (:class:`Lesson`), in this game."""
         names = [_short(name) for name in game.players]
         rounds = game.rounds

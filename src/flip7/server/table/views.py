@@ -1,7 +1,7 @@
 """What one seat (or a spectator) is sent of a game: the engine's view, plus the seat's
 options as objects and its bust risk.
 
-The live table (:mod:`flip7.server.table.lobby`) and the replay worker
+The live table (:mod:`flip7.server.table.table`) and the replay worker
 (:mod:`flip7.server.services.replay_worker`, a seat's replay) both build a seat's view here, so that
 a replay from a seat's point of view is exactly what that seat was sent at the time. It
 imports only the engine and the advisor: the replay worker process stays small.
@@ -26,24 +26,24 @@ False
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 from flip7.analysis.advisor import bust_risk
 from flip7.core.decisions import DecisionKind
 from flip7.core.errors import Flip7Error
+from flip7.core.jsontypes import JSONObject
 from flip7.engine.game import Game
 
 __all__ = ["seat_view"]
 
 
-def seat_view(game: Game, seat: int | None, bust_odds: bool = True) -> dict[str, Any]:
+def seat_view(game: Game, seat: int | None, bust_odds: bool = True) -> JSONObject:
     """The view of ``seat`` (None: a spectator) as JSON: its legal options when it must
     decide, as the engine's strings (``legal_decisions``) and beside them as objects in the
     same order (``decisions``: each decision's ``to_json``, so that no client reads the
     strings again), and then at a Hit or Stay its bust risk, unless the table plays without
     bust odds (``bust_odds`` False: the risk is never sent). No other seat's options or risk."""
     view = game.view(seat)
-    data: dict[str, Any] = view.to_json()
+    data = view.to_json()
     if view.legal_decisions:
         data["decisions"] = [d.to_json() for d in view.legal_decisions]
     if (

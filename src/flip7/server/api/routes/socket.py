@@ -33,7 +33,8 @@ from flip7.server.base.protocol import (
 from flip7.server.base.settings import Settings
 from flip7.server.base.sockets import PONG, error_frame
 from flip7.server.cluster.link import Session
-from flip7.server.table.lobby import Seat, TableError
+from flip7.server.table.errors import TableError
+from flip7.server.table.seat import Seat
 
 __all__ = ["router"]
 
@@ -145,7 +146,7 @@ class _Client:
         self.ws = ws
         self.gate = gate
         self.handle = handle
-        self.seat: Seat | None = None
+        self.place: Seat | None = None
         self.settings = settings
         self.address = address
         self.closing = False

@@ -1,0 +1,107 @@
+"""A table's options and limits beside its rules: how many seats, the turn timer, whether
+its games are rated; and the states a table goes through.
+
+**Rated by default.** A table is rated unless its rules differ from the defaults in an
+option that changes the game (:func:`rated_by_default`); its creator may say otherwise, and
+a tutorial's table never is (flip7.server.services.ratings rates the games).
+
+>>> from flip7.core.rules import Rules
+>>> rated_by_default(Rules()), rated_by_default(Rules(allow_two_players=True))
+(True, True)
+>>> rated_by_default(Rules(brutal=True)), game_changing(Rules(target_score=100))
+(False, ['target_score'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from flip7.core.errors import RulesError
+from flip7.core.jsontypes import JSONObject
+from flip7.core.rules import ONE_DECK_MAX_PLAYERS, Rules, players_problem
+from flip7.server.table.errors import TableError
+
+__all__ = [
+    "DEFAULT_SEATS",
+    "MAX_SEATS",
+    "MAX_TIMER",
+    "NEUTRAL_OPTIONS",
+    "TableOptions",
+    "TableState",
+    "game_changing",
+    "rated_by_default",
+]
+
+TableState = Literal["waiting", "playing", "over"]
+"""A live table waits for its players, plays a game, or shows the end screen."""
+
+DEFAULT_SEATS = 4
+MAX_SEATS = ONE_DECK_MAX_PLAYERS  # a table plays with one deck (RULES.md §1.3)
+# The longest turn timer, in seconds (the shortest is the operator's, min_turn_timer).
+MAX_TIMER = 600
+
+# Rule options whose value does not change the game (RULES.md §13): two-player tables play
+# the normal rules unchanged (§1.3), and no_cards_left has one choice. Every other option
+# does (Brutal, a tie break, a Swap's or a Lucky 13's rule, a target score: a short game
+# is mostly luck), so a table that sets one is unrated unless it asks to be rated.
+NEUTRAL_OPTIONS = frozenset({"allow_two_players", "no_cards_left"})
+
+
+def game_changing(rules: Rules) -> list[str]:
+    """The options of ``rules`` that differ from the defaults and change the game."""
+    return [name for name in rules.to_json() if name not in NEUTRAL_OPTIONS]
+
+
+def rated_by_default(rules: Rules) -> bool:
+    """Whether a table with ``rules`` is rated when its creator does not say."""
+    return not game_changing(rules)
+
+
+@dataclass(frozen=True, slots=True)
+class TableOptions:
+    """What a new table is asked to be, checked: how many ``seats``, its rules, its turn
+    timer (seconds; None: none), whether the seat to Hit or Stay is told its bust risk,
+    whether it is left out of the lobby's list (``private``: a tutorial's) and rated."""
+
+    seats: int
+    rules: Rules
+    turn_timer: int | None
+    bust_odds: bool
+    private: bool
+    rated: bool
+
+    @classmethod
+    def checked(
+        cls,
+        seats: int,
+        rules: JSONObject | None,
+        turn_timer: int | None,
+        bust_odds: bool,
+        private: bool,
+        rated: bool | None,
+        min_turn_timer: int,
+    ) -> TableOptions:
+        """The options asked for, or :class:`TableError` saying which is wrong:
+        ``bad_rules``, ``bad_seats``, ``bad_timer``, ``bad_bust_odds``, ``bad_rated``.
+        ``rated`` None: :func:`rated_by_default` (a private table is never rated)."""
+        try:
+            parsed = Rules.from_json(rules or {})
+        except RulesError as exc:
+            raise TableError("bad_rules", str(exc)) from None
+        if type(seats) is not int:
+            raise TableError("bad_seats", f"seats must be a whole number, not {seats!r}")
+        problem = players_problem(seats, parsed, most=MAX_SEATS)
+        if problem is not None:
+            raise TableError("bad_seats", problem)
+        if turn_timer is not None and not min_turn_timer <= turn_timer <= MAX_TIMER:
+            raise TableError(
+                "bad_timer",
+                f"turn_timer must be {min_turn_timer} to {MAX_TIMER} seconds, or null",
+            )
+        if type(bust_odds) is not bool:
+            raise TableError("bad_bust_odds", f"bust_odds must be true or false, not {bust_odds!r}")
+        if rated is not None and type(rated) is not bool:
+            raise TableError("bad_rated", f"rated must be true, false or null, not {rated!r}")
+        rated = False if private else rated_by_default(parsed) if rated is None else rated
+        return cls(seats, parsed, turn_timer, bust_odds, private, rated)

@@ -1,0 +1,93 @@
+"""A place at a table and who sits in it: a human (with a token) or a bot.
+
+In the server's words a *seat* is a number (0, 1, ... round the table) and a
+:class:`Seat` is what holds that seat: its name, who plays it, whether they are here.
+
+>>> place = Seat(name="Ann", kind="human", token_hash=hash_token("secret"))
+>>> place.played_by_bot, place.connected
+(False, False)
+>>> place.to_json(0)["name"], len(place.token_hash or "")
+('Ann', 64)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Literal
+
+from flip7.core.jsontypes import JSONObject
+
+__all__ = ["REMEMBERED_MOVES", "RememberedMove", "Seat", "hash_token"]
+
+# Move ids remembered per seat for idempotent retries.
+REMEMBERED_MOVES = 512
+
+
+def hash_token(token: str) -> str:
+    """What the store keeps of a seat token: its SHA-256, never the token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedMove:
+    """A human's move as its id remembers it: a retry must carry the same version and
+    decision to get the same answer."""
+
+    version: int
+    decision: str
+    after: int
+
+
+@dataclass(eq=False)
+class Seat:
+    """What holds a seat at a table: a human (with a token) or a bot."""
+
+    name: str
+    kind: Literal["human", "bot"]
+    bot: str | None = None
+    token_hash: str | None = None
+    # The identity the seat was taken with (flip7.server.services.players), or None: anonymous.
+    player_id: str | None = None
+    left: bool = False  # a human who left mid-game; a bot plays the seat
+    connections: int = 0
+    # The stand-in bot plays the seat while its player is away (handed over by another
+    # player, or by the server after handover_auto), until they reconnect.
+    stand_in: bool = False
+    # At the end screen: ready for the next game (a bot always is). Cleared at a start.
+    ready: bool = False
+    # On the lobby's clock: since when no socket of this seat is connected.
+    away_from: float = 0.0
+    # Move id -> the move made under it in the current game, for answering retries. Cleared
+    # when a game starts: a client may number its moves afresh in every game.
+    moves: OrderedDict[str, RememberedMove] = field(default_factory=OrderedDict)
+
+    @property
+    def played_by_bot(self) -> bool:
+        return self.kind == "bot" or self.left or self.stand_in
+
+    @property
+    def connected(self) -> bool:
+        return self.kind == "bot" or self.connections > 0
+
+    def to_json(self, seat: int) -> JSONObject:
+        """This place, in seat number ``seat``, as every client sees it; the table adds what
+        depends on its turn and its state (flip7.server.table.presence.Presence.seat_json)."""
+        return {
+            "seat": seat,
+            "name": self.name,
+            "kind": self.kind,
+            "bot": self.bot,
+            "player_id": self.player_id,
+            "left": self.left,
+            "connected": self.connected,
+            "stand_in": self.stand_in,
+        }
+
+    def remember(self, move_id: str, version: int, decision: str, after: int) -> None:
+        """Remember that ``move_id`` was ``decision`` made against ``version``, which led
+        to version ``after``."""
+        self.moves[move_id] = RememberedMove(version, decision, after)
+        if len(self.moves) > REMEMBERED_MOVES:
+            self.moves.popitem(last=False)

@@ -1,0 +1,602 @@
+"""One table: its seats, its current game, its clients, its bots and turn timers.
+
+Every change to a table (flip7.server.table.changes) is made under the table's lock in
+three steps: check it and apply it in memory, store it (the change log, through the
+storage the lobby holds, flip7.server.table.storage), then broadcast it. Clients never see
+a change that is not stored. If the store refuses a write, the table is rebuilt from the
+log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Protocol, assert_never
+
+from flip7.bots import Bot, make_bot
+from flip7.core.jsontypes import JSON, JSONObject
+from flip7.core.rules import Rules, players_problem
+from flip7.core.seeds import derive_seed
+from flip7.engine.game import Game
+from flip7.engine.record import Record
+from flip7.server.base.formats import dumps, iso, utcnow
+from flip7.server.base.settings import Settings
+from flip7.server.table.changes import (
+    AddBot,
+    Change,
+    HandOver,
+    Join,
+    Leave,
+    MarkReady,
+    Move,
+    Remove,
+    Return,
+    Start,
+    TutorialStep,
+)
+from flip7.server.table.chat import ChatLog
+from flip7.server.table.errors import TableError, not_stored
+from flip7.server.table.events import (
+    Connection,
+    GameStarted,
+    Ready,
+    Returned,
+    SeatLeft,
+    SeatTaken,
+    StandIn,
+    Timeout,
+    Update,
+)
+from flip7.server.table.options import MAX_SEATS, TableState
+from flip7.server.table.presence import Presence
+from flip7.server.table.seat import Seat, hash_token
+from flip7.server.table.storage import (
+    GameFinish,
+    GameInsert,
+    LogEntry,
+    StoreError,
+    TableStorage,
+    TableUpdate,
+    TableWrite,
+)
+from flip7.server.table.talk import Talk
+from flip7.server.table.thinking import Thinking
+from flip7.server.table.turns import Turns
+from flip7.server.table.tutorial import Tutorial, for_start
+from flip7.server.table.views import seat_view
+
+__all__ = ["Client", "Host", "Table"]
+
+# Versioned changes a table holds (and a welcome's ``history`` carries): those of its
+# current game, from its game_started on. A game to the default 200 points has about 100
+# changes with 3 players and at most about 750 with 18 (basic bots, measured); only a game
+# to a far higher target_score can pass this, and then its first changes are not held.
+HISTORY = 5000
+
+_NO_VIEWER = '{"viewer":null,'
+
+
+class Client(Protocol):
+    """A connected browser tab (or spectator) as a table sees it."""
+
+    # What holds the seat it plays (None: a spectator).
+    place: Seat | None
+
+    def push(self, message: str) -> None:
+        """Queue ``message`` for sending; never blocks."""
+
+    def close(self, code: int) -> None:
+        """Close the connection with ``code`` once what is queued has been sent."""
+
+
+class Host(Protocol):
+    """The lobby as its tables see it (flip7.server.table.lobby.Lobby)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def store(self) -> TableStorage: ...
+    @property
+    def thinking(self) -> Thinking: ...
+    @property
+    def on_finish(self) -> Callable[[str], Awaitable[None]] | None: ...
+
+    def clock(self) -> float: ...
+    def next_seed(self) -> int: ...
+    def relist(self, table: Table) -> None: ...
+    def closed_error(self, table: Table) -> TableError: ...
+    async def reload(self, table: Table) -> None: ...
+    def log_event(self, event: str, table: Table | None, **fields: JSON) -> None: ...
+
+
+class Table:
+    """One table: its seats, its current game and its connected clients."""
+
+    def __init__(
+        self,
+        lobby: Host,
+        table_id: str,
+        name: str,
+        created_at: datetime,
+        max_seats: int,
+        rules: Rules,
+        turn_timer: int | None,
+        bust_odds: bool = True,
+        rated: bool = False,
+    ) -> None:
+        self.lobby = lobby
+        self.id = table_id
+        self.name = name
+        self.created_at = created_at
+        self.max_seats = max_seats
+        self.rules = rules
+        self.turn_timer = turn_timer
+        # Whether the seat that must Hit or Stay is told its bust risk (a table option).
+        self.bust_odds = bust_odds
+        # Whether its finished games change ratings (flip7.server.services.ratings; an option).
+        self.rated = rated
+        self.version = 0
+        self.state: TableState = "waiting"
+        self.seats: list[Seat | None] = [None] * max_seats
+        self.game: Game | None = None
+        self.game_id: str | None = None
+        self.game_seed = 0
+        self.game_number = 0
+        self.game_started_at: datetime | None = None
+        self.finished_games: list[str] = []
+        self.bots: dict[int, Bot] = {}
+        self.clients: set[Client] = set()
+        self.lock = asyncio.Lock()
+        # (version, its events as JSON): strings, which the garbage collector never scans.
+        # Cleared when a game starts: it holds the current game's changes (the chat, which
+        # has no versions, is kept apart).
+        self.history: deque[tuple[int, str]] = deque(maxlen=HISTORY)
+        # Its chat (flip7.server.table.chat): the entries kept, and who may say what.
+        self.chat = ChatLog(lobby.settings.chat_history)
+        self.talk = Talk(self, lobby.settings, lobby.store)
+        # Players who go away (flip7.server.table.presence), on the lobby's clock, and the
+        # turns that bots and turn timers take (flip7.server.table.turns).
+        self.presence = Presence(self, lobby.settings, lambda: lobby.clock())
+        self.turns = Turns(self, self.presence, lobby.settings, lobby.thinking)
+        # Expiry (flip7.server.table.expiry), on the lobby's clock: when a person last changed
+        # the table, and when a seated human was last connected to it.
+        self.touched = self.human_seen = lobby.clock()
+        # Set once the table is closed: stored as history, gone from the lobby.
+        self.closed = False
+        # A guided first game's lessons (flip7.server.table.tutorial), for the current game; a
+        # private table is not in the lobby's list (a tutorial's).
+        self.tutorial: Tutorial | None = None
+        self.private = False
+        # The fencing token this process runs the table under (flip7.server.cluster.node):
+        # every write carries it, and the database refuses it once another process took the
+        # table over. None with one process.
+        self.fence: int | None = None
+
+    # ------------------------------------------------------------------ reading
+
+    def place_of(self, token: str | None) -> Seat:
+        """What holds the seat whose token this is; raises ``unauthorized``."""
+        if token:
+            digest = hash_token(token)
+            for place in self.seats:
+                if place is not None and place.token_hash is not None and secrets.compare_digest(
+                    place.token_hash, digest
+                ):
+                    return place
+        raise TableError(
+            "unauthorized", "this request needs the token of a seat at this table", 401
+        )
+
+    def seat_of(self, place: Seat) -> int:
+        """The seat ``place`` holds; ValueError if it holds none (removed before the game)."""
+        return self.seats.index(place)
+
+    def seat_or_none(self, place: Seat) -> int | None:
+        """The seat ``place`` holds, or None (removed before the game: a spectator now)."""
+        try:
+            return self.seats.index(place)
+        except ValueError:
+            return None
+
+    def check_open(self) -> None:
+        """Raise ``closed`` (410) if the table was closed: a request that waited for the
+        lock while it was being closed."""
+        if self.closed:
+            raise self.lobby.closed_error(self)
+
+    def summary(self) -> JSONObject:
+        now = self.lobby.clock()
+        return {
+            "id": self.id,
+            "name": self.name,
+            "state": self.state,
+            "seats": [self.presence.seat_json(i, p, now) for i, p in enumerate(self.seats)],
+            "rules": self.rules.to_json(),
+            "turn_timer": self.turn_timer,
+            "bust_odds": self.bust_odds,
+            "rated": self.rated,
+            "created_at": iso(self.created_at),
+            "game_number": self.game_number,
+        }
+
+    def state_json(self, viewer: Seat | None = None) -> JSONObject:
+        """The table as ``viewer`` (None: a spectator) sees it."""
+        state: JSONObject = json.loads(self._state_texts([viewer])[viewer])
+        return state
+
+    def _state_texts(self, viewers: Iterable[Seat | None]) -> dict[Seat | None, str]:
+        """The table as JSON text for each viewer. The parts all viewers share are encoded
+        once: this runs for every client after every move."""
+        base = self.summary()
+        base["version"] = self.version
+        base["game_id"] = self.game_id
+        base["turn_deadline"] = self.turns.deadline
+        base["finished_games"] = [game_id for game_id in self.finished_games]
+        base["chat"] = {"host": self.talk.host, "spectators": self.chat.spectators}
+        base["rematch_problem"] = (
+            self.presence.rematch_plan(self.lobby.clock())[1] if self.state == "over" else None
+        )
+        base["tutorial"] = (
+            None if self.tutorial is None or self.game is None else self.tutorial.to_json(self.game)
+        )
+        head = dumps(base)[:-1] + ',"game":'
+        game = self.game
+        if game is None:
+            text = head + "null}"
+            return {viewer: text for viewer in viewers}
+        public = dumps(game.view(None).to_json())
+        assert public.startswith(_NO_VIEWER)
+        rest = public[len(_NO_VIEWER):]
+        decider = game.to_decide
+        decider_view: str | None = None  # worked out once, for all of that seat's sockets
+        out: dict[Seat | None, str] = {}
+        for viewer in viewers:
+            seat = None if viewer is None else self.seat_or_none(viewer)
+            if seat is None:
+                view = public
+            elif seat == decider:
+                if decider_view is None:
+                    decider_view = dumps(seat_view(game, seat, self.bust_odds))
+                view = decider_view
+            else:
+                view = f'{{"viewer":{seat},{rest}'
+            out[viewer] = head + view + "}"
+        return out
+
+    # ------------------------------------------------------------------ messages
+
+    def broadcast(self, version: int, events: str) -> None:
+        """Send every client the update of ``version``; ``events`` is their JSON list."""
+        self.lobby.relist(self)  # the lobby's list may show it differently now
+        clients = list(self.clients)
+        if not clients:
+            return
+        texts = self._state_texts({c.place for c in clients})
+        head = f'{{"v":1,"type":"update","version":{version},"events":{events},"table":'
+        messages = {place: head + text + "}" for place, text in texts.items()}
+        for client in clients:
+            client.push(messages[client.place])
+
+    def history_text(self) -> str:
+        """Every change held (the current game's, from its game_started on) as the JSON
+        text of a list of ``{"version", "events"}``: the events are kept as text already."""
+        return "[" + ",".join(
+            f'{{"version":{v},"events":{e}}}' for v, e in self.history
+        ) + "]"
+
+    def missed(self, since: int | None) -> list[JSON] | None:
+        """The events after version ``since``, if they are all still held."""
+        if since is None:
+            return None
+        if since >= self.version:
+            return []
+        if not self.history or self.history[0][0] > since + 1:
+            return None
+        return [{"version": v, "events": json.loads(e)} for v, e in self.history if v > since]
+
+    # ------------------------------------------------------------------ changes
+
+    async def change(
+        self,
+        change: Change,
+        extra: Sequence[TableWrite] = (),
+        before: Sequence[TableWrite] = (),
+    ) -> str:
+        """Apply one change (the lock is held), store it, then broadcast it; returns its
+        events as JSON text.
+
+        ``before`` and ``extra`` are stored in the same transaction (the table's own row,
+        a new game's row). Whether a move is legal is the engine's to say:
+        :class:`~flip7.core.errors.DecisionError` if not, with nothing changed."""
+        self.check_open()
+        events = self.apply(change)
+        version = self.version
+        if not isinstance(change, Move) or change.by == "human":  # bots keep nothing open
+            self.touched = self.lobby.clock()
+        now = utcnow()
+        writes: list[TableWrite] = [
+            *before,
+            LogEntry(self.id, version, change, now, self.fence),
+            TableUpdate(self.id, version, self.state, now, self.fence),
+            *extra,
+        ]
+        finishing = isinstance(change, Move) and self.game is not None and self.game.over
+        if finishing:
+            writes.append(self._finish())
+        try:
+            await self.lobby.store.write(writes)
+        except StoreError:
+            if before:  # the table itself was not stored
+                raise not_stored("the table") from None
+            await self.lobby.reload(self)
+            raise not_stored("the change") from None
+        # The operator's log: never a token or a seed.
+        logged = {k: v for k, v in change.to_json().items() if k not in ("token", "seed")}
+        self.log(change.kind, version=version, **logged)
+        if finishing and self.game_id is not None and self.lobby.on_finish is not None:
+            # Ratings and statistics (flip7.server.services.ratings), before the end screen.
+            await self.lobby.on_finish(self.game_id)
+        self.turns.schedule()  # first: the broadcast carries the turn deadline
+        self.broadcast(version, events)
+        return events
+
+    def apply(self, change: Change) -> str:
+        """Apply a change to the in-memory table (live, or replaying the log on restart);
+        returns its events as JSON text."""
+        events: Update
+        match change:
+            case Join():
+                self.seats[change.seat] = Seat(
+                    name=change.name, kind="human", token_hash=change.token_hash,
+                    player_id=change.player_id, away_from=self.lobby.clock(),
+                )
+                self.private = self.private or change.private
+                events = [SeatTaken(change.seat, change.name, "human")]
+            case AddBot():
+                self.seats[change.seat] = Seat(name=change.name, kind="bot", bot=change.bot)
+                events = [SeatTaken(change.seat, change.name, "bot")]
+            case Remove():
+                self.seats[change.seat] = None
+                events = [SeatLeft(change.seat)]
+            case Leave():
+                self._place(change.seat).left = True
+                events = [SeatLeft(change.seat)]
+            case HandOver():
+                self._place(change.seat).stand_in = True
+                events = [StandIn(change.seat, change.by)]
+            case Return():
+                self._place(change.seat).stand_in = False
+                events = [Returned(change.seat)]
+            case MarkReady():
+                self._place(change.seat).ready = change.ready
+                events = [Ready(change.seat, change.ready)]
+            case Start():
+                events = self._start(change)
+            case Move():
+                events = self._move(change)
+            case TutorialStep():
+                assert self.tutorial is not None
+                events = [self.tutorial.apply(change)]
+            case _:  # pragma: no cover - every change is one of the above
+                assert_never(change)
+        self.version += 1
+        text = dumps([event.to_json() for event in events])
+        self.history.append((self.version, text))
+        return text
+
+    def _place(self, seat: int) -> Seat:
+        place = self.seats[seat]
+        assert place is not None, f"table {self.id}: seat {seat} is empty"
+        return place
+
+    def _start(self, start: Start) -> Update:
+        dropped: tuple[str, ...] = ()
+        if self.state == "waiting":
+            self.seats = [place for place in self.seats if place is not None]
+        elif start.drop:
+            # A rematch goes on without the players who left or were gone (the ready
+            # check): their tokens hold no seat from now on.
+            drop = set(start.drop)
+            dropped = tuple(
+                p.name for i, p in enumerate(self.seats) if p is not None and i in drop
+            )
+            self.seats = [p for i, p in enumerate(self.seats) if i not in drop]
+        if self.game_id is not None and self.game_id not in self.finished_games:
+            self.finished_games.insert(0, self.game_id)
+        self.game_id = start.game_id
+        self.game_seed = start.seed
+        self.game_number += 1
+        self.game_started_at = start.at
+        names = [place.name for place in self.seats if place is not None]
+        self.tutorial = for_start(start.tutorial)  # a guided first game: its deck and lessons
+        if self.tutorial is None:
+            game = Game.new(names, self.rules, seed=self.game_seed)
+            dealt = game.take_events()
+        else:
+            game, dealt = self.tutorial.script.new_game(names, self.rules, self.game_seed)
+        self.game = game
+        self.bots = {}
+        for seat, place in enumerate(self.seats):
+            if place is None:
+                continue
+            # Move ids belong to one game: a rematch's "m1" is a new move, not a retry.
+            place.moves.clear()
+            # So do the ready check and a stand-in: the player decides again.
+            place.ready = place.stand_in = False
+            if place.kind == "bot" and place.bot is not None:
+                self.bots[seat] = make_bot(place.bot, derive_seed("bot", self.game_seed, seat))
+        self.state = "over" if game.over else "playing"
+        self.presence.game_over()
+        self.history.clear()
+        return [GameStarted(self.game_id, self.game_number, dropped), *dealt]
+
+    def _move(self, move: Move) -> Update:
+        game = self.game
+        assert game is not None
+        # The engine checks legality (the one check) before it changes anything.
+        events: Update = [*game.apply(move.decision)]
+        if move.by == "timer":
+            events.insert(0, Timeout(move.seat))
+        if move.move_id is not None:
+            # A move is only ever applied at the version it was made against (the log
+            # holds no other), so the version before it is this table's version.
+            self._place(move.seat).remember(
+                move.move_id, self.version, str(move.decision), self.version + 1
+            )
+        if game.over:
+            self.state = "over"
+            self.presence.game_over()
+            if self.game_id is not None:
+                self.finished_games.insert(0, self.game_id)
+        return events
+
+    def _finish(self) -> GameFinish:
+        game = self.game
+        assert game is not None and self.game_id is not None
+        now = utcnow()
+        record = Record.from_game(
+            game,
+            meta={
+                "table": self.id,
+                "table_name": self.name,
+                "game": self.game_id,
+                "number": self.game_number,
+                "bots": {str(i): p.bot for i, p in enumerate(self.seats) if p and p.bot},
+                "started_at": None if self.game_started_at is None else iso(self.game_started_at),
+                "finished_at": iso(now),
+                # Each seat's identity (None: anonymous or a bot) and whether the game is
+                # rated: what flip7.server.services.ratings reads to write its results.
+                "player_ids": [p.player_id if p else None for p in self.seats],
+                "rated": self.rated,
+                # Whether a seat was told its bust risk: a seat's replay shows it as sent.
+                "bust_odds": self.bust_odds,
+            },
+        )
+        return GameFinish(self.game_id, now, game.winners, game.totals, record.dumps())
+
+    async def start_game(self, drop: Sequence[int] = (), tutorial: str | None = None) -> None:
+        """Start the table's next game (its lock is held) without the seats ``drop``;
+        ``tutorial`` names the script of a guided game (flip7.server.table.tutorial.SCRIPTS).
+        Too few players: ``not_enough_players`` (409)."""
+        dropped = set(drop)
+        seated = [p for i, p in enumerate(self.seats) if p is not None and i not in dropped]
+        problem = players_problem(len(seated), self.rules, most=MAX_SEATS)
+        if problem is not None:
+            raise TableError("not_enough_players", f"{problem} seated (bots count)", 409)
+        seed = self.lobby.next_seed()
+        game_id = secrets.token_urlsafe(6)
+        now = utcnow()
+        row = GameInsert(game_id, self.id, self.game_number + 1, seed,
+                         tuple(p.name for p in seated), self.rules.to_json(), now)
+        start = Start(game_id, seed, now, tuple(sorted(dropped)), tutorial)
+        await self.change(start, extra=[row])
+
+    async def rematch_if_ready(self) -> str | None:
+        """Start the next game if every human staying is ready (the lock is held); returns
+        why the seats staying cannot play it, or None."""
+        if self.closed or self.state != "over":
+            return None
+        now = self.lobby.clock()
+        if not self.presence.rematch_ready(now):
+            return None
+        drop, problem = self.presence.rematch_plan(now)
+        if problem is None:
+            await self.start_game(drop)
+        return problem
+
+    # ------------------------------------------------------------------ life
+
+    @property
+    def humans_here(self) -> bool:
+        """Whether a seated human (not one who left) is connected. Bots think only then:
+        a table its humans have all gone from does not keep the server's CPU busy."""
+        return any(
+            p is not None and p.kind == "human" and not p.left and p.connections > 0
+            for p in self.seats
+        )
+
+    def deserted(self, now: float) -> bool:
+        """Whether every seated human has been disconnected for ``lobby_hide_after``: the
+        lobby's list leaves the table out until one comes back."""
+        hide = self.lobby.settings.lobby_hide_after
+        return not self.humans_here and now - self.human_seen >= hide
+
+    def stop(self) -> None:
+        self.turns.stop()
+        self.presence.stop()
+        self.lobby.thinking.forget(self.id)
+
+    def log(self, event: str, **fields: JSON) -> None:
+        """Tell the operator's log ``event`` at this table."""
+        self.lobby.log_event(event, self, **fields)
+
+    def shut(self, frame: str, code: int) -> None:
+        """Close the table (expiry; its closing is stored): stop its bots and timers, send
+        every client ``frame`` and close its socket with ``code``."""
+        self.closed = True
+        self.stop()
+        for client in list(self.clients):
+            client.push(frame)
+            client.close(code)
+        self.clients.clear()
+
+    # ------------------------------------------------------------------ connections
+
+    async def attach(self, client: Client, last_version: int | None = None) -> None:
+        """Welcome a client with the table as it may see it, then send it every update."""
+        async with self.lock:
+            place = client.place
+            welcome = dumps(
+                {
+                    "v": 1,
+                    "type": "welcome",
+                    "seat": None if place is None else self.seat_of(place),
+                    "table": self.state_json(place),
+                    "missed": self.missed(last_version),
+                    "chat": self.chat.to_json(),
+                }
+            )
+            # A reload, a late spectator and a reconnect all get the whole current game.
+            client.push(f'{welcome[:-1]},"history":{self.history_text()}}}')
+            self.clients.add(client)
+            if place is not None:
+                place.connections += 1
+                if place.connections == 1:
+                    self._connection(place, True)
+                    await self._returned(place)
+                    self.turns.resume()
+                    self.presence.wait()
+
+    async def detach(self, client: Client) -> None:
+        async with self.lock:
+            self.clients.discard(client)
+            place = client.place
+            if place is not None:
+                place.connections -= 1
+                if place.connections == 0:
+                    place.away_from = self.lobby.clock()
+                    self._connection(place, False)
+                    self.presence.wait()
+
+    def _connection(self, place: Seat, connected: bool) -> None:
+        self.human_seen = self.lobby.clock()  # the idle time of expiry counts from here
+        with contextlib.suppress(ValueError):
+            seat = self.seat_of(place)
+            event = Connection(seat, connected)
+            self.log(event.type, seat=seat)
+            self.broadcast(self.version, dumps([event.to_json()]))
+
+    async def _returned(self, place: Seat) -> None:
+        """The player of a seat the stand-in bot plays is back: it is theirs again, from
+        their next decision on (stored, so that a restart agrees)."""
+        if not place.stand_in or place not in self.seats:
+            return
+        try:
+            await self.change(Return(self.seat_of(place)))
+        except TableError as exc:  # not stored: the table was rebuilt from its log
+            self.log("returned_not_stored", code=exc.code)
