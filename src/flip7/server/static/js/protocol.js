@@ -834,4 +834,230 @@
  * @property {ScorecardListItem[]} scorecards
  */
 
+// ---------------------------------------------------------------------- records, the coach
+
+/**
+ * A game's record, `flip7-record/1` (RECORD.md): everything a replay needs. `meta` is the
+ * server's (the table's name, the game's number...), absent from a record made elsewhere.
+ * @typedef {object} GameRecord
+ * @property {"flip7-record/1"} format
+ * @property {string[]} players
+ * @property {Rules} rules
+ * @property {number} decks
+ * @property {number} dealer
+ * @property {string[]} draws
+ * @property {string[]} decisions
+ * @property {{table_name?: string, number?: number, [field: string]: unknown}} [meta]
+ */
+
+/**
+ * One legal option of a graded decision: its win chance (percent) and expected points.
+ * @typedef {object} GradedOption
+ * @property {string} decision
+ * @property {number} value
+ * @property {number} points
+ * @property {number} samples
+ */
+
+/**
+ * One decision of the seat, graded (flip7.coach.report.GradedDecision).
+ * @typedef {object} GradedDecision
+ * @property {number} index
+ * @property {number} round
+ * @property {number} draw
+ * @property {number} step the replay step that shows it
+ * @property {string} kind
+ * @property {string} made
+ * @property {string} best
+ * @property {"best" | "inaccuracy" | "mistake" | "blunder"} grade
+ * @property {"win" | "points"} measure
+ * @property {number} value_made
+ * @property {number} value_best
+ * @property {number} loss
+ * @property {number} error
+ * @property {GradedOption[]} options
+ * @property {string} note in English
+ */
+
+/**
+ * The coach's report, `flip7-coach/1` (flip7.coach.report.CoachReport.to_json).
+ * @typedef {object} CoachReport
+ * @property {"flip7-coach/1"} format
+ * @property {number} seat
+ * @property {string} name
+ * @property {"win"} measure
+ * @property {string} unit
+ * @property {number} seed
+ * @property {boolean} over
+ * @property {Record<string, number>} thresholds the least loss of each grade below best
+ * @property {{decisions: number, best: number, inaccuracy: number, mistake: number, blunder: number, accuracy: number, loss: number}} summary
+ * @property {GradedDecision[]} decisions
+ */
+
+// ---------------------------------------------------------------------- players
+
+// Built by flip7.server.players (no schema): tests/test_js_protocol.py compares these with
+// the answers after a rated game.
+
+/**
+ * An identity (`POST /api/players`, `POST /api/players/claim`): its key is in this
+ * answer only.
+ * @typedef {object} Identity
+ * @property {string} id
+ * @property {string} name
+ * @property {string} key
+ */
+
+/**
+ * `POST /api/players/me/transfer`: a one-time code for another device.
+ * @typedef {object} TransferCode
+ * @property {string} code
+ * @property {string} expires_at
+ * @property {string} url
+ */
+
+/**
+ * A rating: its parts and the number shown (`display`, mu - 3 sigma scaled).
+ * @typedef {object} Rating
+ * @property {number} mu
+ * @property {number} sigma
+ * @property {number} display
+ */
+
+/**
+ * A player's figures over their games (flip7.analysis.stats.StatsTotals).
+ * @typedef {object} PlayerStats
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} rounds
+ * @property {number} points
+ * @property {number} round_score_avg
+ * @property {number} busts
+ * @property {number} bust_rate
+ * @property {number} flip7s
+ * @property {number} attacks_given
+ * @property {number} attacks_received
+ * @property {number} attack_points_given
+ * @property {number} attack_points_received
+ * @property {Array<{name: string, player_id: string | null, count: number}>} favourite_targets
+ */
+
+/**
+ * The rating after one rated game.
+ * @typedef {object} RatingPoint
+ * @property {string} game_id
+ * @property {string} at
+ * @property {number} display
+ * @property {number} delta
+ */
+
+/**
+ * `GET /api/players/{id}` (and `/api/players/me`, with `self`).
+ * @typedef {object} Profile
+ * @property {string} id
+ * @property {string} name
+ * @property {string} created_at
+ * @property {(Rating & {games: number, wins: number}) | null} rating
+ * @property {PlayerStats} stats
+ * @property {RatingPoint[]} rating_history oldest first
+ * @property {true} [self]
+ */
+
+/**
+ * A seat of a finished game in a player's history.
+ * @typedef {object} GameSeat
+ * @property {number} seat
+ * @property {string} name
+ * @property {string | null} player_id
+ * @property {string | null} bot
+ * @property {number} total
+ */
+
+/**
+ * A finished game of a player (`GET /api/players/{id}/games`).
+ * @typedef {object} PlayerGame
+ * @property {string} game_id
+ * @property {string | null} table_name
+ * @property {string} finished_at
+ * @property {number} seat the player's
+ * @property {GameSeat[]} players
+ * @property {number[]} winners
+ * @property {boolean} rated
+ * @property {number | null} rating_delta
+ */
+
+/**
+ * `GET /api/players/{id}/games`: a page of a player's finished games, newest first.
+ * @typedef {object} PlayerGames
+ * @property {PlayerGame[]} games
+ * @property {number} total
+ */
+
+/**
+ * @typedef {object} LeaderboardPlayer
+ * @property {number} rank
+ * @property {string} id
+ * @property {string} name
+ * @property {number} mu
+ * @property {number} sigma
+ * @property {number} display
+ * @property {number} games
+ * @property {number} wins
+ */
+
+/**
+ * @typedef {object} LeaderboardBot
+ * @property {number} rank
+ * @property {string} level
+ * @property {number} mu
+ * @property {number} sigma
+ * @property {number} display
+ * @property {number} games
+ * @property {number} wins
+ */
+
+/**
+ * `GET /api/leaderboard`.
+ * @typedef {object} Leaderboard
+ * @property {LeaderboardPlayer[]} players
+ * @property {LeaderboardBot[]} bots
+ */
+
+/**
+ * A seat's figures in one game.
+ * @typedef {object} EndSeatStats
+ * @property {number} rounds
+ * @property {number} round_score_avg
+ * @property {number} busts
+ * @property {number} bust_rate
+ * @property {number} flip7s
+ * @property {number} attacks_given
+ * @property {number} attacks_received
+ * @property {number} attack_points_given
+ * @property {number} attack_points_received
+ * @property {number | null} favourite_target a seat
+ */
+
+/**
+ * A seat of the game just finished, on its end screen.
+ * @typedef {object} EndSeat
+ * @property {number} seat
+ * @property {string} name
+ * @property {string | null} player_id
+ * @property {string | null} bot
+ * @property {number} total
+ * @property {boolean} winner
+ * @property {{before: number, after: number, delta: number} | null} rating
+ * @property {EndSeatStats} stats
+ */
+
+/**
+ * `GET /api/games/{game_id}/summary`: a finished game at a glance.
+ * @typedef {object} EndSummary
+ * @property {string} game_id
+ * @property {boolean} rated
+ * @property {number} rounds
+ * @property {EndSeat[]} seats
+ */
+
 export {};
