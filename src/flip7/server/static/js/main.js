@@ -16,7 +16,7 @@ import { clear, h } from "./util.js";
 
 /**
  * A path's pattern, and the page for its match.
- * @typedef {[RegExp, (m: RegExpMatchArray) => (root: HTMLElement) => import("./router.js").View | undefined]} Route
+ * @typedef {[RegExp, (m: RegExpMatchArray) => (root: HTMLElement) => import("./router.js").View | null | undefined]} Route
  */
 
 /** @type {Route[]} */
