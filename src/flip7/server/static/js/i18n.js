@@ -107,7 +107,7 @@ async function fetchCatalogue(code) {
     } catch {
       /* the server is not reachable (yet): try again */
     }
-    await new Promise((resolve) => setTimeout(resolve, 300 * (attempt + 1)));
+    await new Promise((resolve) => { setTimeout(resolve, 300 * (attempt + 1)); });
   }
   return {};
 }

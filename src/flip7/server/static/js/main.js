@@ -117,7 +117,7 @@ async function start() {
       await loadRules();
       break;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+      await new Promise((resolve) => { setTimeout(resolve, 500 * (attempt + 1)); });
     }
   }
   route();

@@ -76,7 +76,7 @@ export function ruleChanges(name) {
 
 /**
  * @param {string} name
- * @param {RuleValue} value
+ * @param {RuleValue | undefined} value undefined: the rules have not come
  */
 export function valueLabel(name, value) {
   const key = optionKey(name, `value.${value}`);

@@ -270,10 +270,12 @@ let limitsPromise = null;
  */
 export function loadLimits() {
   if (!limitsPromise) {
-    limitsPromise = api("GET", "/api/limits").catch(() => {
-      limitsPromise = null; // ask again next time
-      return null;
-    });
+    limitsPromise = api("GET", "/api/limits").then(
+      (answer) => /** @type {import("./protocol.js").Limits} */ (answer),
+      () => {
+        limitsPromise = null; // ask again next time
+        return null;
+      });
   }
   return limitsPromise;
 }
@@ -322,10 +324,12 @@ let serverPromise = null;
  */
 export function loadServerInfo() {
   if (!serverPromise) {
-    serverPromise = api("GET", "/api/server").catch(() => {
-      serverPromise = null;
-      return null;
-    });
+    serverPromise = api("GET", "/api/server").then(
+      (answer) => /** @type {import("./protocol.js").ServerInfo} */ (answer),
+      () => {
+        serverPromise = null;
+        return null;
+      });
   }
   return serverPromise;
 }
@@ -449,6 +453,20 @@ export function askName(title, confirmLabel = null) {
     input.focus();
     input.select();
   });
+}
+
+/**
+ * A checkbox shown as a switch, with its label and a line of help under it.
+ * @param {HTMLInputElement} input its id ties the label to it
+ * @param {string} label
+ * @param {string | null} help
+ */
+export function switchField(input, label, help) {
+  return h("div", { class: "switch-field" },
+    input,
+    h("label", { for: input.id, class: "switch-label" },
+      h("span", { class: "switch", "aria-hidden": "true" }),
+      h("span", { class: "switch-text" }, h("span", { text: label }), help ? h("small", { class: "muted", text: help }) : null)));
 }
 
 /**
