@@ -70,9 +70,9 @@ function playerKey() {
 
 /**
  * @typedef {object} ApiOptions
- * @property {unknown} [body] sent as JSON
- * @property {string | null} [token] a seat's token (Authorization: Bearer)
- * @property {Record<string, string>} [headers]
+ * @property {unknown} [body] sent as JSON (undefined: no body)
+ * @property {string | null | undefined} [token] a seat's token (Authorization: Bearer)
+ * @property {Record<string, string> | undefined} [headers]
  */
 
 /**
@@ -93,11 +93,7 @@ export async function api(method, path, { body, token, headers: extra } = {}) {
   if (player && !headers["X-Player-Key"]) headers["X-Player-Key"] = player;
   let res;
   try {
-    res = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    res = await fetch(path, body === undefined ? { method, headers } : { method, headers, body: JSON.stringify(body) });
   } catch {
     throw new ApiError(0, "network", t("error.network"));
   }
@@ -150,9 +146,13 @@ function newSeatToken() {
  */
 export async function joinTable(id, name) {
   const key = `${id}\u0000${name}`;
-  if (!joinTokens.has(key)) joinTokens.set(key, newSeatToken());
+  let token = joinTokens.get(key);
+  if (!token) {
+    token = newSeatToken();
+    joinTokens.set(key, token);
+  }
   /** @type {import("./protocol.js").JoinTable} */
-  const body = { player: name, token: joinTokens.get(key) };
+  const body = { player: name, token };
   const path = `/api/tables/${encodeURIComponent(id)}/join`;
   let data;
   try {
