@@ -309,6 +309,15 @@ def _check_all(typedefs: dict[str, Typedef], pairs: list[tuple[str, Any]]) -> No
     assert not problems, "\n".join(problems)
 
 
+def test_the_rules_answers_parts(typedefs: dict[str, Typedef], tmp_path: Path) -> None:
+    """``GET /api/rules`` types its cards and its options' words as plain objects: their
+    typedefs against the answer."""
+    with app_client(tmp_path / "t.db") as client:
+        rules = client.get("/api/rules").json()
+    _check_all(typedefs, [("DeckCard", card) for card in rules["cards"]]
+               + [("RuleAbout", about) for about in rules["about"].values()])
+
+
 def test_the_scorekeepers_answers(typedefs: dict[str, Typedef], tmp_path: Path) -> None:
     with app_client(tmp_path / "t.db") as client:
         created = client.post("/api/scorecards", json={
