@@ -29,6 +29,9 @@ import { add, clear, focusKey, h, initial, restoreFocus, toast } from "./util.js
  * @property {(abandon: boolean) => void} destroy
  */
 
+// A set-aside Steal, Swap or Discard is used by tapping its cards, as one flipped on a turn.
+/** @type {Record<string, "move" | "swap" | "discard">} */
+const USE_MODE = { STEAL: "move", SWAP: "swap", DISCARD: "discard" };
 // Every kind of card (the server's deck, RECORD.md §1), in picker order.
 const liveCards = () => cardCodes("number", "modifier", "action");
 /** @type {Record<string, string>} */
@@ -115,6 +118,60 @@ function adviceView(adv, names) {
       h("div", {}, h("dt", { text: t("scorekeeper.live.hit_about") }), h("dd", { text: num(adv.ev_hit) })),
       h("div", {}, h("dt", { text: t("scorekeeper.live.stay") }), h("dd", { text: num(adv.ev_stay) }))),
     adv.reason ? h("p", { class: "sk-advice-reason", text: adviceReason(adv) }) : null);
+}
+
+/**
+ * The Flip Four's step: the picker for its next card, or the choice it waits for.
+ * @param {FlipFour} ff
+ * @param {object} live the live panel's
+ * @param {string[]} live.names
+ * @param {LiveRound["lines"]} live.lines
+ * @param {(...evs: LiveEvent[]) => void} live.push sends events after the round's
+ * @param {(card: string) => void} live.use the set-aside Action `card` is used
+ */
+function flipFourPanel(ff, { names, lines, push, use }) {
+  const who = names[ff.seat];
+  const box = h("section", { class: "sk-live-f4", dataset: { testid: "live-flip4", step: ff.next }, "aria-label": t("scorekeeper.live.flip4") });
+  const aside = ff.set_aside.length && ff.next !== "draw" ? ff.set_aside.slice(1) : ff.set_aside;
+  if (ff.next === "play") {
+    box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" }, ff.revealed
+      ? t("scorekeeper.live.f4_revealed", { name: who })
+      : t("scorekeeper.live.f4_set_aside", { name: who })));
+    box.appendChild(targetButtons(ff, names, t("scorekeeper.live.f4_on"), (s) => push({ type: "flip4", from: ff.seat, to: s })));
+  } else if (ff.next === "draw") {
+    const rname = names[ff.seat];
+    box.appendChild(h("p", { class: "sk-live-f4-head sk-live-for", role: "status", dataset: { testid: "live-recipient" } },
+      t("scorekeeper.live.f4_card_for", { n: ff.drawn + 1, total: ff.cards }), h("strong", { text: rname })));
+    // The target's line, beside the picker: its lines above may be scrolled away.
+    const have = (lines[ff.seat] && lines[ff.seat].cards) || [];
+    box.appendChild(h("div", { class: "sk-live-f4-line", role: "group", "aria-label": t("scorekeeper.line_of", { name: rname }), dataset: { testid: "live-f4-line" } },
+      have.length ? have.map((c) => cardEl(c, { small: true })) : h("span", { class: "muted", text: t("scorekeeper.no_cards_yet") })));
+    box.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", dataset: { testid: "live-picker" },
+      "aria-label": t("scorekeeper.live.f4_picker", { n: ff.drawn + 1, total: ff.cards, name: rname }) },
+    liveCards().map((c) => cardEl(c, {
+      button: true, label: t("scorekeeper.live.gets", { name: rname, card: cardName(c) }), title: cardName(c), dataset: { focusKey: `live-card:${c}` },
+      onClick: () => push({ type: "card", seat: ff.seat, card: c }),
+    }))));
+  } else if (ff.next === "give" && ff.card !== null) { // the server names the card to give
+    const card = ff.card;
+    box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" },
+      t("scorekeeper.live.gives_1", { name: who }), h("strong", { text: cardName(card) }), t("scorekeeper.live.gives_2")));
+    box.appendChild(targetButtons(ff, names, t("scorekeeper.live.card_to", { card: cardName(card) }), (s) => push({ type: "give", card, from: ff.seat, to: s })));
+  } else if (ff.card !== null) { // "use": the server names the Action it waits on
+    const card = ff.card;
+    box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" },
+      t("scorekeeper.live.uses_1", { name: who }), h("strong", { text: cardName(card) }), t("scorekeeper.live.uses_2")));
+    box.appendChild(h("div", { class: "sk-live-targets" }, h("button", {
+      type: "button", class: "btn btn--primary", dataset: { testid: "live-use", focusKey: "live-use" },
+      onclick: () => use(card),
+    }, t("scorekeeper.live.use_card", { card: cardName(card) }))));
+  }
+  if (aside.length) {
+    box.appendChild(h("div", { class: "sk-live-f4-aside", dataset: { testid: "live-set-aside" } },
+      h("span", { class: "muted", text: ff.next === "draw" ? t("scorekeeper.live.set_aside") : t("scorekeeper.live.then") }),
+      aside.map((c) => cardEl(c, { small: true }))));
+  }
+  return box;
 }
 
 /**
@@ -224,62 +281,6 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
     send([...events, ...evs]);
   }
 
-  // A set-aside Steal, Swap or Discard is used by tapping its cards, as one flipped on a turn.
-  /** @type {Record<string, "move" | "swap" | "discard">} */
-  const USE_MODE = { STEAL: "move", SWAP: "swap", DISCARD: "discard" };
-
-  /**
-   * The Flip Four's step: the picker for its next card, or the choice it waits for.
-   * @param {FlipFour} ff
-   */
-  function flipFourPanel(ff) {
-    const who = names[ff.seat];
-    const box = h("section", { class: "sk-live-f4", dataset: { testid: "live-flip4", step: ff.next }, "aria-label": t("scorekeeper.live.flip4") });
-    const aside = ff.set_aside.length && ff.next !== "draw" ? ff.set_aside.slice(1) : ff.set_aside;
-    if (ff.next === "play") {
-      box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" }, ff.revealed
-        ? t("scorekeeper.live.f4_revealed", { name: who })
-        : t("scorekeeper.live.f4_set_aside", { name: who })));
-      box.appendChild(targetButtons(ff, names, t("scorekeeper.live.f4_on"), (s) => push({ type: "flip4", from: ff.seat, to: s })));
-    } else if (ff.next === "draw") {
-      const rname = names[ff.seat];
-      box.appendChild(h("p", { class: "sk-live-f4-head sk-live-for", role: "status", dataset: { testid: "live-recipient" } },
-        t("scorekeeper.live.f4_card_for", { n: ff.drawn + 1, total: ff.cards }), h("strong", { text: rname })));
-      // The target's line, beside the picker: its lines above may be scrolled away.
-      const have = (lines()[ff.seat] && lines()[ff.seat].cards) || [];
-      box.appendChild(h("div", { class: "sk-live-f4-line", role: "group", "aria-label": t("scorekeeper.line_of", { name: rname }), dataset: { testid: "live-f4-line" } },
-        have.length ? have.map((c) => cardEl(c, { small: true })) : h("span", { class: "muted", text: t("scorekeeper.no_cards_yet") })));
-      box.appendChild(h("div", { class: "sk-picker sk-picker--live", role: "group", dataset: { testid: "live-picker" },
-        "aria-label": t("scorekeeper.live.f4_picker", { n: ff.drawn + 1, total: ff.cards, name: rname }) },
-      liveCards().map((c) => cardEl(c, {
-        button: true, label: t("scorekeeper.live.gets", { name: rname, card: cardName(c) }), title: cardName(c), dataset: { focusKey: `live-card:${c}` },
-        onClick: () => push({ type: "card", seat: ff.seat, card: c }),
-      }))));
-    } else if (ff.next === "give" && ff.card !== null) { // the server names the card to give
-      const card = ff.card;
-      box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" },
-        t("scorekeeper.live.gives_1", { name: who }), h("strong", { text: cardName(card) }), t("scorekeeper.live.gives_2")));
-      box.appendChild(targetButtons(ff, names, t("scorekeeper.live.card_to", { card: cardName(card) }), (s) => push({ type: "give", card, from: ff.seat, to: s })));
-    } else if (ff.card !== null) { // "use": the server names the Action it waits on
-      const card = ff.card;
-      box.appendChild(h("p", { class: "sk-live-f4-head", role: "status" },
-        t("scorekeeper.live.uses_1", { name: who }), h("strong", { text: cardName(card) }), t("scorekeeper.live.uses_2")));
-      box.appendChild(h("div", { class: "sk-live-targets" }, h("button", {
-        type: "button", class: "btn btn--primary", dataset: { testid: "live-use", focusKey: "live-use" },
-        onclick: () => send([...events, { type: "use", card, from: ff.seat }], () => {
-          const kind = USE_MODE[card];
-          if (kind) mode = { kind };
-        }),
-      }, t("scorekeeper.live.use_card", { card: cardName(card) }))));
-    }
-    if (aside.length) {
-      box.appendChild(h("div", { class: "sk-live-f4-aside", dataset: { testid: "live-set-aside" } },
-        h("span", { class: "muted", text: ff.next === "draw" ? t("scorekeeper.live.set_aside") : t("scorekeeper.live.then") }),
-        aside.map((c) => cardEl(c, { small: true }))));
-    }
-    return box;
-  }
-
   /**
    * A set-aside Action is being used: its own events first, then the next set-aside card.
    * @param {FlipFour} ff
@@ -382,7 +383,15 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
     if (roundOver()) {
       return [h("p", { class: "sk-notice sk-notice--ok", role: "status", text: t("scorekeeper.live.round_over") })];
     }
-    if (ff && prompting() && !mode) return [flipFourPanel(ff)];
+    if (ff && prompting() && !mode) {
+      return [flipFourPanel(ff, {
+        names, lines: lines(), push,
+        use: (card) => send([...events, { type: "use", card, from: ff.seat }], () => {
+          const kind = USE_MODE[card];
+          if (kind) mode = { kind };
+        }),
+      })];
+    }
     if (mode) {
       const m = mode;
       const text = {
