@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve play test lint typecheck bench loadtest attack cluster-bench clean
+.PHONY: serve play test lint typecheck jscheck bench loadtest attack cluster-bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,12 +32,33 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
 
+# The browser client (src/flip7/server/static/js, plain ES modules, no build step): tsc
+# checks its JSDoc types (tsconfig.json), ESLint its code (eslint.config.js), both pinned in
+# package-lock.json. Without npm the check is skipped outside CI (as the tests skip a
+# service that is not installed) and fails under CI=true; make serve never needs Node.
+NODE_BIN := node_modules/.bin
+NODE_STAMP := node_modules/.installed
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+ifneq ($(shell command -v npm 2>/dev/null),)
+jscheck: $(NODE_STAMP)
+	$(NODE_BIN)/tsc -p .
+	$(NODE_BIN)/eslint src/flip7/server/static/js
+else
+jscheck:
+	@if [ "$$CI" = true ]; then echo "jscheck: npm is required when CI=true" >&2; exit 1; fi
+	@echo "jscheck: skipped, npm is not installed (Debian: apt-get install nodejs npm)"
+endif
+
 # Two workers (the CI machine has two cores), a test file per worker at a time, so that a
 # file's server, browser or database fixture is started once; the slowest files first, in
 # the order tests/conftest.py gives (SLOW_FILES). TEST_WORKERS=0 runs in-process.
 TEST_WORKERS ?= 2
 
-test: lint typecheck
+test: lint typecheck jscheck
 	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder) --durations=20
 
 bench: $(STAMP)
@@ -54,4 +75,4 @@ cluster-bench: $(STAMP)
 	$(BIN)/flip7 cluster-bench
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache node_modules

@@ -71,6 +71,7 @@ SLOW_FILES = {
     "test_server_scorecard.py": 14, "test_server_ratings.py": 13,
     "test_browser_lobby_levels.py": 12, "test_properties.py": 12, "test_attack.py": 12,
     "test_learned.py": 12, "test_server_replays.py": 11, "test_advisor.py": 10,
+    "test_js_protocol.py": 16,
 }
 
 

@@ -11,8 +11,18 @@ const DEFAULTS = Object.freeze({ title: true, sound: false, notify: false });
 const ICON = "/static/favicon.svg";
 const ICON_TURN = "/static/favicon-turn.svg";
 
-/** The player's alert choices: {title, sound, notify} (booleans). */
+/**
+ * The player's alert choices.
+ * @typedef {{title: boolean, sound: boolean, notify: boolean}} AlertPrefs
+ * @typedef {keyof AlertPrefs} AlertKind
+ */
+
+/**
+ * The player's alert choices.
+ * @returns {AlertPrefs}
+ */
 export function alertPrefs() {
+  /** @type {Record<string, unknown>} */
   let saved = {};
   try {
     const raw = store.get(PREFS_KEY);
@@ -21,11 +31,16 @@ export function alertPrefs() {
   } catch {
     saved = {};
   }
-  const out = {};
-  for (const [key, value] of Object.entries(DEFAULTS)) out[key] = typeof saved[key] === "boolean" ? saved[key] : value;
+  /** @type {AlertPrefs} */
+  const out = { ...DEFAULTS };
+  for (const key of /** @type {AlertKind[]} */ (Object.keys(DEFAULTS))) {
+    const value = saved[key];
+    if (typeof value === "boolean") out[key] = value;
+  }
   return out;
 }
 
+/** @param {AlertPrefs} prefs */
 function savePrefs(prefs) {
   store.set(PREFS_KEY, JSON.stringify(prefs));
 }
@@ -40,9 +55,11 @@ function permission() {
 
 // One AudioContext for the page, made (or resumed) from a user gesture: browsers only let
 // a page start sound after the player has interacted with it.
+/** @type {AudioContext | null} */
 let audio = null;
 function audioContext() {
-  const Ctx = window.AudioContext || window.webkitAudioContext;
+  // Old Safari has only the prefixed constructor.
+  const Ctx = window.AudioContext || /** @type {{webkitAudioContext?: typeof AudioContext}} */ (window).webkitAudioContext;
   if (!Ctx) return null;
   if (!audio) {
     try {
@@ -65,7 +82,7 @@ export function playChime() {
   if (!ctx) return false;
   if (ctx.state === "suspended") ctx.resume().catch(() => {});
   const start = ctx.currentTime + 0.02;
-  [[659.25, 0], [987.77, 0.14]].forEach(([freq, delay]) => {
+  /** @type {Array<[number, number]>} */ ([[659.25, 0], [987.77, 0.14]]).forEach(([freq, delay]) => {
     const osc = ctx.createOscillator();
     const gain = ctx.createGain();
     osc.type = "sine";
@@ -81,6 +98,7 @@ export function playChime() {
   return true;
 }
 
+/** @param {string} href */
 function setFavicon(href) {
   let link = document.querySelector('link[rel="icon"]');
   if (!link) {
@@ -92,16 +110,18 @@ function setFavicon(href) {
 
 /**
  * The turn alerts of one table page. Returns
- *  {button: the settings menu's toggle (for the table's header),
+ *  {element: the settings menu and its toggle (for the table's header),
  *   update({mine, title, body}): called on every render: `mine` is whether the player must
  *     decide now, `title` the page's own title, `body` one line for the notification,
  *   destroy()}.
+ * @returns {{element: HTMLElement, update(turn: {mine: boolean, title: string, body?: string | null}): void, destroy(): void}}
  */
 export function turnAlerts() {
   let prefs = alertPrefs();
   let mine = false;
   let baseTitle = document.title;
   let body = "";
+  /** @type {Notification | null} */
   let note = null; // the notification on screen
   let open = false;
 
@@ -115,6 +135,11 @@ export function turnAlerts() {
   const menu = h("div", { id: menuId, class: "alerts-menu panel", role: "group", "aria-label": t("table.alerts.label"), hidden: true, dataset: { testid: "alerts-menu" } });
   const wrap = h("div", { class: "alerts" }, button, menu);
 
+  /**
+   * @param {AlertKind} key
+   * @param {string} label
+   * @param {string} help
+   */
   function row(key, label, help) {
     const id = `${menuId}-${key}`;
     const input = h("input", { id, type: "checkbox", class: "switch-input", dataset: { alert: key } });
@@ -137,8 +162,8 @@ export function turnAlerts() {
       row("title", t("table.alerts.tab"), t("table.alerts.tab_help")),
       row("sound", t("table.alerts.sound"), t("table.alerts.sound_help")),
       row("notify", t("table.alerts.notify"), notifyHelp));
-    const n = menu.querySelector('[data-alert="notify"]');
-    if (perm === "unsupported" || perm === "denied") {
+    const n = menu.querySelector('input[data-alert="notify"]');
+    if (n instanceof HTMLInputElement && (perm === "unsupported" || perm === "denied")) {
       n.disabled = true;
       n.checked = false;
     }
@@ -148,6 +173,11 @@ export function turnAlerts() {
     menu.appendChild(h("div", { class: "alerts-foot" }, test));
   }
 
+  /**
+   * @param {AlertKind} key
+   * @param {boolean} on
+   * @param {HTMLInputElement} input
+   */
   async function choose(key, on, input) {
     if (key === "notify" && on) {
       // Asked here, inside the click on the switch: browsers only ask from a user gesture.
@@ -171,11 +201,12 @@ export function turnAlerts() {
     prefs = { ...prefs, [key]: on };
     savePrefs(prefs);
     renderMenu();
-    const again = menu.querySelector(`[data-alert="${key}"]`);
-    if (again) again.focus();
+    const again = menu.querySelector(`input[data-alert="${key}"]`);
+    if (again instanceof HTMLInputElement) again.focus();
     show();
   }
 
+  /** @param {boolean} value */
   function setOpen(value) {
     open = value;
     menu.hidden = !open;
@@ -187,8 +218,8 @@ export function turnAlerts() {
     }
   }
 
-  const onDocClick = (ev) => { if (open && !wrap.contains(ev.target)) setOpen(false); };
-  const onKey = (ev) => {
+  const onDocClick = (/** @type {MouseEvent} */ ev) => { if (open && !(ev.target instanceof Node && wrap.contains(ev.target))) setOpen(false); };
+  const onKey = (/** @type {KeyboardEvent} */ ev) => {
     if (open && ev.key === "Escape") {
       setOpen(false);
       button.focus();

@@ -3,7 +3,22 @@
 // has that code (i18n.js errorText), else the server's own message (kept as serverMessage).
 import { errorText, t } from "./i18n.js";
 
+/**
+ * What a `catch` caught, as words for the page: an Error's message (an ApiError's is
+ * already in the page's language), else the thing itself as text.
+ * @param {unknown} err
+ */
+export function messageOf(err) {
+  return err instanceof Error ? err.message : String(err);
+}
+
 export class ApiError extends Error {
+  /**
+   * @param {number} status the HTTP status; 0 when the server could not be reached
+   * @param {string} code
+   * @param {string} message
+   * @param {ApiErrorDetail | null} [detail]
+   */
   constructor(status, code, message, detail = null) {
     super(errorText({ code, message, detail }));
     this.status = status;
@@ -13,6 +28,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The `detail` of an error answer: its code and message, and what some errors add (a
+ * scorecard's problems, the scorecard as it is now...).
+ * @typedef {import("./protocol.js").ErrorDetail & Partial<import("./protocol.js").ScorecardErrorDetail>} ApiErrorDetail
+ */
+
+/**
+ * FastAPI's own 422: `[{"loc": [...], "msg": "..."}]`.
+ * @typedef {{loc?: unknown[], msg?: string}} ValidationProblem
+ */
+
+/**
+ * @param {number} status
+ * @param {{detail?: ApiErrorDetail | string | ValidationProblem[]} | null} body
+ */
 function describe(status, body) {
   const detail = body && body.detail;
   if (detail && typeof detail === "object" && !Array.isArray(detail)) {
@@ -38,7 +68,24 @@ function playerKey() {
   }
 }
 
+/**
+ * @typedef {object} ApiOptions
+ * @property {unknown} [body] sent as JSON (undefined: no body)
+ * @property {string | null | undefined} [token] a seat's token (Authorization: Bearer)
+ * @property {Record<string, string> | undefined} [headers]
+ */
+
+/**
+ * A call to the server's REST API; resolves to the answer's JSON (null for none). The
+ * caller says what the answer is, a type of protocol.js: the one place the wire's JSON
+ * becomes a typed value.
+ * @param {"GET" | "POST" | "PUT" | "PATCH" | "DELETE"} method
+ * @param {string} path
+ * @param {ApiOptions} [options]
+ * @returns {Promise<unknown>}
+ */
 export async function api(method, path, { body, token, headers: extra } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: "application/json", ...(extra || {}) };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -46,14 +93,11 @@ export async function api(method, path, { body, token, headers: extra } = {}) {
   if (player && !headers["X-Player-Key"]) headers["X-Player-Key"] = player;
   let res;
   try {
-    res = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    res = await fetch(path, body === undefined ? { method, headers } : { method, headers, body: JSON.stringify(body) });
   } catch {
     throw new ApiError(0, "network", t("error.network"));
   }
+  /** @type {unknown} */
   let data = null;
   const text = await res.text();
   if (text) {
@@ -64,7 +108,7 @@ export async function api(method, path, { body, token, headers: extra } = {}) {
     }
   }
   if (!res.ok) {
-    const err = describe(res.status, data);
+    const err = describe(res.status, /** @type {Parameters<typeof describe>[1]} */ (data));
     if (res.status === 401 && player && err.code === "bad_player_key") {
       // The server does not know this key (any more): this browser plays anonymously from
       // now on (the old entry is kept aside), and the request goes again without it.
@@ -85,6 +129,7 @@ export async function api(method, path, { body, token, headers: extra } = {}) {
 // The seat token a join asks for, per table and name, kept until a join succeeds: a join
 // whose answer was lost (a phone between networks) is sent again with the same token and
 // gets its seat back instead of "someone is already called ..." (protocol.md, join).
+/** @type {Map<string, string>} */
 const joinTokens = new Map();
 
 function newSeatToken() {
@@ -94,11 +139,20 @@ function newSeatToken() {
 }
 
 /** Take a seat at table `id` as `name`: {table, seat, token}. A network failure or a 5xx
- * is tried once more at once, with the same token; so is a second press of Join. */
+ * is tried once more at once, with the same token; so is a second press of Join.
+ * @param {string} id
+ * @param {string} name
+ * @returns {Promise<import("./protocol.js").SeatGranted>}
+ */
 export async function joinTable(id, name) {
   const key = `${id}\u0000${name}`;
-  if (!joinTokens.has(key)) joinTokens.set(key, newSeatToken());
-  const body = { player: name, token: joinTokens.get(key) };
+  let token = joinTokens.get(key);
+  if (!token) {
+    token = newSeatToken();
+    joinTokens.set(key, token);
+  }
+  /** @type {import("./protocol.js").JoinTable} */
+  const body = { player: name, token };
   const path = `/api/tables/${encodeURIComponent(id)}/join`;
   let data;
   try {
@@ -108,5 +162,5 @@ export async function joinTable(id, name) {
     data = await api("POST", path, { body });
   }
   joinTokens.delete(key);
-  return data;
+  return /** @type {import("./protocol.js").SeatGranted} */ (data);
 }

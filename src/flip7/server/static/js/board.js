@@ -6,22 +6,34 @@ import { formatNumber, t } from "./i18n.js";
 import { flip7Bonus, flip7Cards, ruleValue } from "./rules.js";
 import { h, initial } from "./util.js";
 
-const STATUS_TEXT = { active: t("table.board.status.active"), stayed: t("table.board.status.stayed"), busted: t("table.board.status.busted") };
-const num = (n) => formatNumber(n);
+/** @typedef {import("./protocol.js").GameView} GameView */
 
+/** @type {Record<string, string>} */
+const STATUS_TEXT = { active: t("table.board.status.active"), stayed: t("table.board.status.stayed"), busted: t("table.board.status.busted") };
+const num = (/** @type {number} */ n) => formatNumber(n);
+
+/** @param {number} seat */
 export function seatHue(seat) {
   return (seat * 47 + 190) % 360;
 }
 
+/**
+ * @param {string} name
+ * @param {number} seat
+ */
 function avatar(name, seat) {
   return h("span", { class: "avatar", style: { "--hue": String(seatHue(seat)) }, "aria-hidden": "true", text: initial(name) });
 }
 
-/** Seconds left until an epoch-seconds deadline (never negative). */
+/**
+ * Seconds left until an epoch-seconds deadline (never negative).
+ * @param {number} deadline
+ */
 export function secondsLeft(deadline) {
   return Math.max(0, Math.ceil(deadline - Date.now() / 1000));
 }
 
+/** @param {number} deadline epoch seconds */
 export function countdownEl(deadline) {
   const left = secondsLeft(deadline);
   return h("span", {
@@ -30,36 +42,73 @@ export function countdownEl(deadline) {
   }, h("span", { class: "countdown-dot", "aria-hidden": "true" }), t("table.board.seconds", { count: left }));
 }
 
-/** Refresh every countdown on the page (called once a second). */
+/**
+ * Refresh every countdown on the page (called once a second).
+ * @param {ParentNode} [root]
+ */
 export function tickCountdowns(root = document) {
   for (const el of root.querySelectorAll(".countdown[data-deadline]")) {
-    const left = secondsLeft(Number(el.dataset.deadline));
-    el.lastChild.textContent = t("table.board.seconds", { count: left });
+    const left = secondsLeft(Number(el.getAttribute("data-deadline")));
+    // countdownEl's last child is its text
+    if (el.lastChild) el.lastChild.textContent = t("table.board.seconds", { count: left });
     el.setAttribute("aria-label", t("table.board.seconds_left", { count: left }));
     el.classList.toggle("countdown--low", left <= 10);
   }
 }
 
 /**
+ * A seat or a card the viewer may pick for a decision: its words for a screen reader,
+ * what picking it does; a seat's button also shows `short` and carries `decision`.
+ * @typedef {object} Pick
+ * @property {string} label
+ * @property {() => void} onPick
+ * @property {string} [decision]
+ * @property {string} [short]
+ */
+
+/**
+ * What can be picked on the board: seats by number, cards by "seat|code", and the card
+ * picked already ("seat|code").
+ * @typedef {object} Picks
+ * @property {Map<number, Pick>} seats
+ * @property {Map<string, Pick>} cards
+ * @property {string | null} selected
+ */
+
+/**
+ * What the table knows of a seat beyond the game: bot or human, its level, whether its
+ * player is connected or left.
+ * @typedef {object} SeatMeta
+ * @property {string} kind
+ * @property {string | null} [bot]
+ * @property {boolean} [connected]
+ * @property {boolean} [left]
+ */
+
+/**
+ * @typedef {object} BoardOptions
+ * @property {number | null} [me] the viewer's game seat
+ * @property {(seat: number) => SeatMeta | null} [seatMeta]
+ * @property {number | null} [deadline] epoch seconds
+ * @property {Picks} [picks]
+ */
+
+/**
  * Render the board.
- *  game: GameView JSON
- *  opts.me: the viewer's game seat or null
- *  opts.seatMeta(seat) → {kind, bot, connected} or null
- *  opts.deadline: epoch seconds or null
- *  opts.picks: {seats: Map(seat → {label, onPick}), cards: Map("seat|code" → {label, onPick}),
- *               selected: "seat|code" | null}
+ * @param {GameView} game
+ * @param {BoardOptions} [opts]
  */
 export function renderBoard(game, opts = {}) {
   const me = opts.me ?? null;
   const picks = opts.picks || { seats: new Map(), cards: new Map(), selected: null };
-  const names = (s) => (game.players[s] ? game.players[s].name : t("table.seat_n", { n: s + 1 }));
+  const names = (/** @type {number} */ s) => (game.players[s] ? game.players[s].name : t("table.seat_n", { n: s + 1 }));
 
   // Status strip: round, dealer, who decides.
   const status = h("div", { class: "board-status" },
     h("span", { class: "chip chip--round", text: t("table.board.round", { round: game.round }) }),
     h("span", { class: "chip" }, tparts("table.board.dealer", { name: h("b", { text: names(game.dealer) }) })),
     ruleValue(game.rules, "brutal") ? h("span", { class: "chip chip--brutal", text: t("table.board.brutal") }) : null,
-    h("span", { class: "chip" }, tparts("table.board.target", { score: h("b", { text: num(ruleValue(game.rules, "target_score")) }) })));
+    h("span", { class: "chip" }, tparts("table.board.target", { score: h("b", { text: num(Number(ruleValue(game.rules, "target_score"))) }) })));
   const mineNow = !game.over && me !== null && game.to_decide === me;
   const turn = h("div", { class: `turn-line${mineNow ? " turn-line--mine" : ""}` });
   if (game.over) {
@@ -120,6 +169,11 @@ export function renderBoard(game, opts = {}) {
     seats);
 }
 
+/**
+ * @param {GameView} game
+ * @param {number} s
+ * @param {{me: number | null, picks: Picks, meta: SeatMeta | null, deadline: number | null | undefined}} options
+ */
 function seatPanel(game, s, { me, picks, meta, deadline }) {
   const p = game.players[s];
   const isTurn = !game.over && game.to_decide === s;
@@ -148,7 +202,7 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
           h("span", { class: "seat-turn-dot" }), s === me ? t("table.board.your_move") : t("table.board.deciding_badge"), deadline ? countdownEl(deadline) : null) : null,
         p.status !== "active" ? h("span", { class: `status status--${p.status}`, text: statusText }) : null, badges)));
 
-  const cardsFor = (codes, row) => codes.map((code) => {
+  const cardsFor = (/** @type {string[]} */ codes, /** @type {string} */ row) => codes.map((code) => {
     const key = `${s}|${code}`;
     const pick = picks.cards.get(key);
     if (pick) {
@@ -195,20 +249,24 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
     }, seatPick.short || t("table.pick.choose"));
     head.appendChild(btn);
     section.addEventListener("click", (ev) => {
-      if (ev.target.closest("button")) return;
+      if (ev.target instanceof Element && ev.target.closest("button")) return;
       seatPick.onPick();
     });
   }
   return section;
 }
 
+/** @param {Node} card */
 function wrapItem(card) {
   const li = h("span", { role: "listitem", class: "card-slot" });
   li.appendChild(card);
   return li;
 }
 
-/** The score sheet: one row per completed round, totals at the bottom. */
+/**
+ * The score sheet: one row per completed round, totals at the bottom.
+ * @param {GameView} game
+ */
 export function renderScoreSheet(game) {
   const players = game.players;
   const rounds = game.rounds || [];

@@ -6,28 +6,42 @@ import { h } from "./util.js";
 const NS = "http://www.w3.org/2000/svg";
 const HUES = [200, 35, 335, 125, 270, 12, 175, 55, 300, 90, 230, 0];
 
-/** A colour per player that stays apart from its neighbours (avatars use the same hue). */
+/**
+ * A colour per player that stays apart from its neighbours (avatars use the same hue).
+ * @param {number} seat
+ */
 export function playerHue(seat) {
   return seat < HUES.length ? HUES[seat] : (seat * 47 + 190) % 360;
 }
 
+/** @param {number} seat */
 export function playerColor(seat) {
   return `hsl(${playerHue(seat)} 78% 62%)`;
 }
 
-/** An SVG element: attrs (null and undefined left out; "text" is its text), then children. */
+/**
+ * An SVG element: attrs (null and undefined left out; "text" is its text), then children.
+ * @param {string} tag
+ * @param {Record<string, string | number | null | undefined> | null} attrs
+ * @param {...(Node | null | undefined | false)} children
+ * @returns {SVGElement}
+ */
 export function svg(tag, attrs, ...children) {
   const el = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined) continue;
-    if (k === "text") el.textContent = v;
+    if (k === "text") el.textContent = String(v);
     else el.setAttribute(k, String(v));
   }
   for (const c of children) if (c) el.appendChild(c);
   return el;
 }
 
-/** A round number that makes a good grid step for a range of `span` points. */
+/**
+ * A round number that makes a good grid step for a range of `span` points.
+ * @param {number} span
+ * @param {number} lines
+ */
 export function niceStep(span, lines) {
   const raw = Math.max(1, span / lines);
   const mag = 10 ** Math.floor(Math.log10(raw));
@@ -39,6 +53,12 @@ export function niceStep(span, lines) {
  * The chart. names: player names; series: for each round, the totals after it (one per
  * player); target: the target score (a dashed line); width: drawing width in pixels.
  * Returns a <figure> holding the SVG and its legend.
+ * @param {object} chart
+ * @param {string[]} chart.names
+ * @param {number[][]} chart.series
+ * @param {number} chart.target
+ * @param {number} [chart.width]
+ * @param {number[]} [chart.winners] their lines are drawn thicker
  */
 export function totalsChart({ names, series, target, width = 600, winners = [] }) {
   const W = Math.max(260, Math.round(width));
@@ -52,8 +72,8 @@ export function totalsChart({ names, series, target, width = 600, winners = [] }
   lo = Math.floor(lo / step) * step;
   hi = Math.ceil((hi * 1.04) / step) * step;
   const n = Math.max(1, rows.length - 1);
-  const x = (i) => pad.l + ((W - pad.l - pad.r) * i) / n;
-  const y = (v) => pad.t + ((H - pad.t - pad.b) * (hi - v)) / (hi - lo);
+  const x = (/** @type {number} */ i) => pad.l + ((W - pad.l - pad.r) * i) / n;
+  const y = (/** @type {number} */ v) => pad.t + ((H - pad.t - pad.b) * (hi - v)) / (hi - lo);
 
   const root = svg("svg", {
     class: "chart-svg", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",

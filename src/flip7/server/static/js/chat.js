@@ -19,11 +19,17 @@ const CHAT_ERRORS = new Set(["bad_chat", "chat_rate_limited", "chat_muted", "not
 const KEEP = 300;
 
 
-/** The length the server counts: characters (code points) of the trimmed text. */
+/** @typedef {import("./protocol.js").ChatEntry} ChatEntry */
+
+/**
+ * The length the server counts: characters (code points) of the trimmed text.
+ * @param {string} text
+ */
 export function chatLength(text) {
   return [...text.trim()].length;
 }
 
+/** @param {string} at an ISO time */
 function clock(at) {
   const d = new Date(at);
   if (Number.isNaN(d.getTime())) return "";
@@ -40,8 +46,15 @@ function clock(at) {
  *   setTable(table, {seat, seated})  who is host, whether spectators may chat, who I am
  *   error(msg)        an error frame: true if it was the chat's (shown here)
  *   destroy()
+ * @param {{send: (frame: import("./protocol.js").ClientFrame) => boolean}} connection
  */
 export function chatPanel({ send }) {
+  /**
+   * @type {{entries: Map<number, HTMLLIElement>, lastSeen: number, unread: number, open: boolean,
+   *   inView: boolean, maxChars: number | null, seat: number | null, seated: boolean,
+   *   host: number | null, spectators: boolean, pending: {text: string, typed: boolean} | null,
+   *   switchPending: boolean, restoredOnce: boolean}}
+   */
   const S = {
     entries: new Map(), // n -> li, so that a reconnect's welcome never shows one twice
     lastSeen: 0, // the highest n the reader has had in view
@@ -55,6 +68,7 @@ export function chatPanel({ send }) {
     spectators: true,
     pending: null, // {text, typed}: the message sent, until its chat frame or its refusal
     switchPending: false,
+    restoredOnce: false, // a welcome's chat came (what it brings is not unread)
   };
 
   const list = h("ol", { class: "chat-list", "aria-label": t("chat.messages"), "aria-live": "polite", dataset: { testid: "chat-list" } });
@@ -126,6 +140,7 @@ export function chatPanel({ send }) {
     paint();
   });
 
+  /** @param {boolean} open */
   function setOpen(open) {
     S.open = open;
     if (open) markRead();
@@ -189,6 +204,7 @@ export function chatPanel({ send }) {
     errorEl.textContent = "";
   }
 
+  /** @param {string} text */
   function showError(text) {
     errorEl.textContent = text;
     errorEl.hidden = false;
@@ -206,6 +222,10 @@ export function chatPanel({ send }) {
     say(text, true);
   }
 
+  /**
+   * @param {string} text
+   * @param {boolean} typed in the input (a refused one goes back there), not a reaction
+   */
   function say(text, typed) {
     if (muted()) return;
     clearError();
@@ -218,6 +238,7 @@ export function chatPanel({ send }) {
     paint();
   }
 
+  /** @param {ChatEntry} entry */
   function line(entry) {
     const system = entry.kind !== "message";
     const mine = !system && !entry.spectator && S.seated && entry.seat === S.seat;
@@ -240,18 +261,23 @@ export function chatPanel({ send }) {
     return li;
   }
 
+  /**
+   * @param {ChatEntry | null | undefined} entry
+   * @param {boolean} live a chat frame's (not a welcome's)
+   */
   function insert(entry, live) {
     if (!entry || typeof entry.n !== "number" || S.entries.has(entry.n)) return;
     const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
     const li = line(entry);
     // Numbers only grow; a late frame still goes in its place.
+    /** @type {HTMLLIElement | null} */
     let before = null;
     for (const [n, el] of S.entries) if (n > entry.n && (!before || n < Number(before.dataset.n))) before = el;
     list.insertBefore(li, before);
     S.entries.set(entry.n, li);
     while (S.entries.size > KEEP) {
       const first = Math.min(...S.entries.keys());
-      S.entries.get(first).remove();
+      S.entries.get(first)?.remove();
       S.entries.delete(first);
     }
     if (stick || !live) list.scrollTop = list.scrollHeight;
@@ -265,6 +291,7 @@ export function chatPanel({ send }) {
   return {
     element,
     jump,
+    /** @param {ChatEntry[]} entries */
     restore(entries) {
       if (!Array.isArray(entries)) return;
       // A welcome (first or after a reconnect) carries the last entries: what is not shown
@@ -278,11 +305,16 @@ export function chatPanel({ send }) {
       }
       paint();
     },
+    /** @param {ChatEntry} entry */
     add(entry) {
       insert(entry, true);
       if (entry && entry.kind !== "message") S.switchPending = false;
       paint();
     },
+    /**
+     * @param {import("./protocol.js").TableState | null} table
+     * @param {{seat: number | null, seated: boolean}} me
+     */
     setTable(table, { seat, seated }) {
       const chat = table && table.chat;
       S.seat = seat;
@@ -291,6 +323,7 @@ export function chatPanel({ send }) {
       S.spectators = chat ? chat.spectators !== false : true;
       paint();
     },
+    /** @param {{code: string, message: string} | null} msg an error frame */
     error(msg) {
       if (!msg || !CHAT_ERRORS.has(msg.code)) return false;
       S.switchPending = false;

@@ -4,19 +4,35 @@
 // (accuracy, how many of each grade) and each decision: its grade (a colour, a sign and a
 // word), the move made and the better one, their values, and a link to that moment of the
 // seat's replay. Every word is built here from the JSON's fields (the "note" is the CLI's).
-import { api } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { decisionLabel } from "./cards.js";
 import { errorText, formatNumber, has, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { clear, h, icon } from "./util.js";
 
+/** @typedef {import("./protocol.js").GradedDecision} GradedDecision */
+/** @typedef {GradedDecision["grade"]} Grade */
+
+/** @type {Grade[]} */
 export const GRADES = ["best", "inaccuracy", "mistake", "blunder"];
 // The sign next to each grade's colour and word (the chess annotator's marks).
 const MARKS = { best: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
 const POLL_MS = 1000;
 
+/**
+ * @param {string} grade a grade; another word shows as "best"
+ * @returns {Grade}
+ */
+function knownGrade(grade) {
+  return GRADES.find((g) => g === grade) || "best";
+}
+
+/**
+ * @param {string} grade
+ * @param {number | null} [count]
+ */
 export function gradeBadge(grade, count = null) {
-  const g = GRADES.includes(grade) ? grade : "best";
+  const g = knownGrade(grade);
   return h("span", { class: `grade grade--${g}`, dataset: { grade: g, testid: "grade" } },
     h("span", { class: "grade-mark", "aria-hidden": "true", text: MARKS[g] }),
     h("span", { class: "grade-word", text: t(`players.coach.grade.${g}`) }),
@@ -24,7 +40,10 @@ export function gradeBadge(grade, count = null) {
 }
 
 /** A value of the measure: a win chance (in percent, as the coach gives it), else expected
- * points. */
+ * points.
+ * @param {"win" | "points"} measure
+ * @param {number | null | undefined} x
+ */
 function value(measure, x) {
   if (x === null || x === undefined || !Number.isFinite(Number(x))) return "–";
   if (measure === "win") return formatNumber(Number(x) / 100, { style: "percent", maximumFractionDigits: 1 });
@@ -47,18 +66,31 @@ function reportDecision(text) {
   return d;
 }
 
+/**
+ * @param {"win" | "points"} measure
+ * @param {number} loss
+ */
 function lossText(measure, loss) {
   const x = Math.abs(Number(loss) || 0);
   const key = measure === "win" ? "players.coach.loss_win" : "players.coach.loss_points";
   return t(key, { loss: formatNumber(x, { maximumFractionDigits: 1 }) });
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {{gameId: string, seat: number}} which the game and the seat to analyse
+ */
 export function mountCoach(root, { gameId, seat }) {
   document.body.dataset.view = "coach";
   document.title = `${t("players.coach.title")} · Flip 7`;
-  const S = { destroyed: false, timer: null, record: null, result: null, onlyImprove: false };
+  /**
+   * @type {{destroyed: boolean, timer: ReturnType<typeof setTimeout> | undefined,
+   *   record: import("./protocol.js").GameRecord | null, result: import("./protocol.js").CoachReport | null,
+   *   onlyImprove: boolean}}
+   */
+  const S = { destroyed: false, timer: undefined, record: null, result: null, onlyImprove: false };
   const gid = encodeURIComponent(gameId);
-  const names = (s) => (S.record && Array.isArray(S.record.players) && S.record.players[s]) || t("players.seat", { seat: s + 1 });
+  const names = (/** @type {number} */ s) => (S.record && Array.isArray(S.record.players) && S.record.players[s]) || t("players.seat", { seat: s + 1 });
 
   const picker = h("select", { id: "coach-seat", class: "select select--small", dataset: { testid: "coach-seat" } });
   picker.addEventListener("change", () => navigate(`/coach/${gid}/${Number(picker.value)}`));
@@ -92,19 +124,25 @@ export function mountCoach(root, { gameId, seat }) {
   // The record: the seats' names (and the table's) for the picker and the moves' words.
   api("GET", `/api/games/${gid}/record`).then((record) => {
     if (S.destroyed) return;
-    S.record = record;
+    S.record = /** @type {import("./protocol.js").GameRecord} */ (record);
     heading();
     if (S.result) showResult(S.result);
   }).catch(() => { /* the names stay "Seat N" */ });
 
   // The progress: one panel, updated in place; the screen reader hears each phase once.
+  /** @type {{section: HTMLElement, text: HTMLElement, bar: HTMLProgressElement} | null} */
   let wait = null;
   let said = "";
+  /** @param {string} text */
   function say(text) {
     if (text !== said) live.textContent = text;
     said = text;
   }
 
+  /**
+   * @param {import("./protocol.js").CoachProgress | null} p
+   * @param {import("./protocol.js").CoachAnswer["status"]} status
+   */
   function progressView(p, status) {
     const done = p && Number.isFinite(p.done) ? p.done : 0;
     const total = p && Number.isFinite(p.total) && p.total > 0 ? p.total : null;
@@ -117,15 +155,17 @@ export function mountCoach(root, { gameId, seat }) {
       clear(body);
       body.appendChild(section);
     }
-    wait.text.textContent = status === "queued" ? t("players.coach.queued")
+    const { text, bar } = wait;
+    text.textContent = status === "queued" ? t("players.coach.queued")
       : total ? t("players.coach.progress", { done, count: total }) : t("players.coach.starting");
     if (total) {
-      wait.bar.max = total;
-      wait.bar.value = done;
-    } else wait.bar.removeAttribute("value"); // indeterminate while queued
+      bar.max = total;
+      bar.value = done;
+    } else bar.removeAttribute("value"); // indeterminate while queued
     say(status === "queued" ? t("players.coach.queued") : t("players.coach.starting"));
   }
 
+  /** @param {string} message */
   function failedView(message) {
     clear(body);
     say(t("players.coach.failed"));
@@ -135,9 +175,12 @@ export function mountCoach(root, { gameId, seat }) {
       h("button", { type: "button", class: "btn btn--primary", onclick: start }, icon("refresh"), t("players.coach.retry"))));
   }
 
+  /** @param {GradedDecision} d */
   function decisionItem(d) {
-    const grade = GRADES.includes(d.grade) ? d.grade : "best";
-    const opts = { names, me: seat, pending: d.card || d.pending || null };
+    const grade = knownGrade(d.grade);
+    // The report does not say which card a decision was about (flip7.coach.report): the
+    // labels name none ("Target yourself").
+    const opts = { names, me: seat, pending: null };
     const made = decisionLabel(reportDecision(d.made), opts);
     const better = d.best && d.best !== d.made ? decisionLabel(reportDecision(d.best), opts) : null;
     const measure = d.measure === "points" ? "points" : "win";
@@ -171,10 +214,12 @@ export function mountCoach(root, { gameId, seat }) {
       step !== null ? h("a", { class: "coach-step-link", href: `/replay/game/${gid}?seat=${seat}&step=${step}`, "data-link": true, dataset: { testid: "coach-step" } }, icon("play"), t("players.coach.see_step")) : null);
   }
 
+  /** @param {import("./protocol.js").CoachReport} res */
   function showResult(res) {
     S.result = res;
     clear(body);
     say(t("players.coach.done"));
+    /** @type {Partial<import("./protocol.js").CoachReport["summary"]>} */
     const sum = res.summary || {};
     const decisions = Array.isArray(res.decisions) ? res.decisions : [];
     const acc = Number(sum.accuracy);
@@ -218,17 +263,18 @@ export function mountCoach(root, { gameId, seat }) {
     S.timer = setTimeout(async () => {
       if (S.destroyed) return;
       try {
-        const data = await api("GET", `/api/games/${gid}/coach?seat=${seat}`);
+        const data = /** @type {import("./protocol.js").CoachAnswer | null} */ (await api("GET", `/api/games/${gid}/coach?seat=${seat}`));
         if (S.destroyed) return;
         handle(data);
       } catch (err) {
         if (S.destroyed) return;
-        if (err.status === 0) poll(); // the network blinked: ask again
+        if (err instanceof ApiError && err.status === 0) poll(); // the network blinked: ask again
         else failedView(errorText(err));
       }
     }, POLL_MS);
   }
 
+  /** @param {import("./protocol.js").CoachAnswer | null} data */
   function handle(data) {
     if (!data) return failedView("");
     if (data.status === "done" && data.result) return showResult(data.result);
@@ -240,11 +286,13 @@ export function mountCoach(root, { gameId, seat }) {
   async function start() {
     progressView(null, "queued");
     try {
-      const data = await api("POST", `/api/games/${gid}/coach`, { body: { seat } });
+      /** @type {import("./protocol.js").CoachRequest} */
+      const request = { seat };
+      const data = /** @type {import("./protocol.js").CoachAnswer | null} */ (await api("POST", `/api/games/${gid}/coach`, { body: request }));
       if (!S.destroyed) handle(data);
     } catch (err) {
       if (S.destroyed) return;
-      if (err.code === "busy" || err.status === 503) {
+      if (err instanceof ApiError && (err.code === "busy" || err.status === 503)) {
         // The coach's queue is full: try again in a moment.
         progressView(null, "queued");
         clearTimeout(S.timer);

@@ -3,36 +3,51 @@
 // average, busts, Flip 7s, attack points given and received), with links to the coach for
 // your seat and to the profiles. tableend.js calls mountEndSummary from the end screen, which
 // it redraws as players say ready: the summary is fetched once per game and kept here.
-import { api } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { num, percent, ratingDeltaEl, ratingText } from "./history.js";
 import { formatNumber, t } from "./i18n.js";
 import { getIdentity, profilePath } from "./identity.js";
-import { clear, h } from "./util.js";
+import { add, clear, h } from "./util.js";
 
+/** @typedef {import("./protocol.js").EndSummary} EndSummary */
+
+/**
+ * A game's summary: fetched once, or being fetched (`promise`), after `tries` asks.
+ * @typedef {{data: EndSummary | null, promise: Promise<EndSummary> | null, tries: number}} Entry
+ */
+
+/** @type {Map<string, Entry>} */
 const cache = new Map(); // game id -> {data, promise, tries}
 const TRIES = 8; // the ratings are written as the game ends: a few short waits at most
 
+/** @param {EndSummary} data */
 function settled(data) {
   // A rated game whose ratings are not in yet (no seat has one) is asked again.
   return !data.rated || data.seats.some((s) => s.rating);
 }
 
+/**
+ * @param {string} gameId
+ * @returns {Entry}
+ */
 function fetchSummary(gameId) {
-  let entry = cache.get(gameId);
-  if (entry && (entry.data || entry.promise)) return entry;
-  entry = entry || { data: null, promise: null, tries: 0 };
+  const known = cache.get(gameId);
+  if (known && (known.data || known.promise)) return known;
+  /** @type {Entry} */
+  const entry = known || { data: null, promise: null, tries: 0 };
   cache.set(gameId, entry);
+  /** @returns {Promise<EndSummary>} */
   const attempt = async () => {
     for (;;) {
       entry.tries += 1;
       try {
-        const data = await api("GET", `/api/games/${encodeURIComponent(gameId)}/summary`);
+        const data = /** @type {EndSummary | null} */ (await api("GET", `/api/games/${encodeURIComponent(gameId)}/summary`));
         if (data && Array.isArray(data.seats) && (settled(data) || entry.tries >= TRIES)) return data;
       } catch (err) {
         // 404 / 409: the game is being written; anything else: give up.
-        if (!(err && (err.status === 404 || err.status === 409 || err.status === 0)) || entry.tries >= TRIES) throw err;
+        if (!(err instanceof ApiError && (err.status === 404 || err.status === 409 || err.status === 0)) || entry.tries >= TRIES) throw err;
       }
-      await new Promise((resolve) => setTimeout(resolve, 400 * entry.tries));
+      await new Promise((resolve) => { setTimeout(resolve, 400 * entry.tries); });
     }
   };
   entry.promise = attempt().then((data) => {
@@ -43,14 +58,20 @@ function fetchSummary(gameId) {
   return entry;
 }
 
+/**
+ * @param {HTMLElement} box
+ * @param {EndSummary} data
+ * @param {{gameId: string, seat: number | null}} viewer
+ */
 function render(box, data, { gameId, seat }) {
   clear(box);
   const me = getIdentity();
   const rows = data.seats.map((s) => {
+    /** @type {Partial<import("./protocol.js").EndSeatStats>} */
     const st = s.stats || {};
     const mine = seat !== null && seat !== undefined && s.seat === seat;
     const target = st.favourite_target !== null && st.favourite_target !== undefined
-      ? (data.seats.find((x) => x.seat === st.favourite_target) || {}).name : null;
+      ? data.seats.find((x) => x.seat === st.favourite_target)?.name : null;
     const who = s.player_id
       ? h("a", { href: profilePath(s.player_id), "data-link": true, text: s.name })
       : h("span", { text: s.name });
@@ -73,7 +94,9 @@ function render(box, data, { gameId, seat }) {
   }
   if (me) links.push(h("a", { class: "btn btn--ghost btn--small", href: "/me", "data-link": true, dataset: { testid: "end-profile" } }, t("players.end.profile")));
   else if (mine) links.push(h("a", { class: "btn btn--ghost btn--small", href: "/me", "data-link": true, dataset: { testid: "end-identity" } }, t("players.end.keep")));
-  box.append(
+  // add(), not box.append(): append() would show a null (no links: a spectator without
+  // an identity) as the text "null".
+  add(box,
     h("p", { class: "end-summary-head" },
       h("strong", { text: t("players.end.title") }),
       h("span", { class: `badge${data.rated ? " badge--rated" : ""}`, dataset: { testid: "end-rated" }, text: data.rated ? t("players.end.rated") : t("players.end.unrated") })),
@@ -92,6 +115,8 @@ function render(box, data, { gameId, seat }) {
 /**
  * Show the summary of the game `gameId` in `container` (the end screen); `seat`: the viewer's
  * seat, or null for a spectator. Safe to call on every redraw of the end screen.
+ * @param {HTMLElement | null} container
+ * @param {{gameId: string | null | undefined, seat?: number | null}} game
  */
 export function mountEndSummary(container, { gameId, seat = null }) {
   if (gameId === null || gameId === undefined || !container) return;
@@ -103,6 +128,7 @@ export function mountEndSummary(container, { gameId, seat = null }) {
     return;
   }
   box.appendChild(h("p", { class: "muted end-summary-wait", text: t("players.loading") }));
+  if (!entry.promise) return; // fetchSummary gives an entry with its data or its promise
   entry.promise.then((data) => {
     if (box.isConnected) render(box, data, { gameId, seat });
   }).catch(() => {

@@ -12,17 +12,27 @@ const TOUCH_MOUSE_MS = 800; // the mouse events a browser makes up after a tap
 const TIP_ID = "card-tip";
 const SETTLE_MS = 400; // scrolls this soon after a tip opened are the ones that showed its card
 
+/** @typedef {import("./protocol.js").CardText} CardText */
+
+/** @type {Map<string, Promise<Map<string, CardText>>>} */
 const loaded = new Map(); // rules key ("" for the defaults) -> Promise of Map(code -> card)
 let rulesKey = "";
+/** @type {HTMLDivElement | null} */
 let tip = null;
+/** @type {HTMLElement | null} */
 let shownFor = null;
 let shownAt = 0;
-let watch = null;
-let hold = null; // {timer, x, y, card} while a finger is down on a card
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let watch;
+/** @type {{timer: ReturnType<typeof setTimeout>, x: number, y: number} | null} */
+let hold = null; // while a finger is down on a card
 let longPressed = false;
 let lastTouch = 0;
 
-/** The rule options the cards are explained under (a table's rules; null: the defaults). */
+/**
+ * The rule options the cards are explained under (a table's rules; null: the defaults).
+ * @param {import("./protocol.js").Rules | null} rules
+ */
 export function setExplainRules(rules) {
   const key = rules && typeof rules === "object" && Object.keys(rules).length ? JSON.stringify(rules) : "";
   if (key === rulesKey) return;
@@ -30,30 +40,46 @@ export function setExplainRules(rules) {
   if (shownFor) show(shownFor);
 }
 
-/** Every card's {code, name, kind, text} under the default rules, in the deck's order. */
+/**
+ * Every card's words under the default rules, in the deck's order.
+ * @returns {Promise<CardText[]>}
+ */
 export function cardTexts() {
   return texts("").then((map) => [...map.values()]);
 }
 
+/**
+ * @param {string} key the rules, as JSON ("": the defaults)
+ * @returns {Promise<Map<string, CardText>>}
+ */
 function texts(key) {
-  if (!loaded.has(key)) {
+  let promise = loaded.get(key);
+  if (!promise) {
     const path = key ? `/api/cards?rules=${encodeURIComponent(key)}` : "/api/cards";
-    const promise = api("GET", path).then((data) => new Map((data.cards || []).map((c) => [c.code, c])));
+    promise = api("GET", path).then((answer) => {
+      const data = /** @type {import("./protocol.js").CardsAnswer} */ (answer);
+      return new Map((data.cards || []).map((c) => [c.code, c]));
+    });
     // A failed fetch is tried again next time, not remembered.
     promise.catch(() => loaded.delete(key));
     loaded.set(key, promise);
   }
-  return loaded.get(key);
+  return promise;
 }
 
+/**
+ * The card an event's target is, or shows.
+ * @param {EventTarget | null} node
+ * @returns {HTMLElement | null}
+ */
 function cardOf(node) {
-  if (!node || !node.closest) return null;
+  if (!(node instanceof Element)) return null;
   const card = node.closest(CARDS);
-  if (card) return card;
+  if (card) return card instanceof HTMLElement ? card : null;
   // A focused button that holds one card (a decision option) explains that card.
   if (node.matches("button, [role='button']")) {
     const inner = node.querySelectorAll(CARDS);
-    if (inner.length === 1) return inner[0];
+    if (inner.length === 1 && inner[0] instanceof HTMLElement) return inner[0];
   }
   return null;
 }
@@ -71,6 +97,7 @@ function tipEl() {
   return tip;
 }
 
+/** @param {HTMLElement} card */
 function place(card) {
   const el = tipEl();
   const r = card.getBoundingClientRect();
@@ -85,15 +112,20 @@ function place(card) {
   el.style.top = `${Math.round(Math.max(gap, top))}px`;
 }
 
+/**
+ * @param {HTMLElement} card
+ * @param {CardText | null} info null: the words are on their way
+ */
 function fill(card, info) {
   const el = tipEl();
-  const [name, text] = el.children;
-  name.textContent = info ? info.name : card.dataset.code;
+  const [name, text] = el.children; // tipEl's <strong> and <span>
+  name.textContent = info ? info.name : card.dataset.code || "";
   text.textContent = info ? info.text : "…";
 }
 
+/** @param {HTMLElement} card */
 function show(card) {
-  const code = card.dataset.code;
+  const code = card.dataset.code || "";
   const key = rulesKey;
   if (shownFor && shownFor !== card) hide();
   if (shownFor !== card) shownAt = Date.now();
@@ -118,7 +150,7 @@ function show(card) {
 
 function hide() {
   clearInterval(watch);
-  watch = null;
+  watch = undefined;
   if (shownFor) shownFor.removeAttribute("aria-describedby");
   shownFor = null;
   if (tip) tip.hidden = true;
@@ -143,7 +175,7 @@ export function installExplain() {
   document.addEventListener("mouseout", (ev) => {
     if (!shownFor || document.activeElement === shownFor) return;
     const to = ev.relatedTarget;
-    if (!to || !shownFor.contains(to)) hide();
+    if (!(to instanceof Node) || !shownFor.contains(to)) hide();
   });
   document.addEventListener("focusin", (ev) => {
     if (Date.now() - lastTouch < TOUCH_MOUSE_MS) return; // a tap is not a question

@@ -4,12 +4,17 @@
 // the record download and the coach (/coach/<id>/<seat>). Also the small pieces the other
 // players' pages share: a rating change (+12 / −8) and a rate as a percentage.
 import { api } from "./api.js";
+/** @typedef {import("./protocol.js").PlayerGame} PlayerGame */
 import { errorText, formatDate, formatNumber, t } from "./i18n.js";
 import { clear, h, icon } from "./util.js";
 
 const PAGE = 10;
 
-/** "+12" / "−8" / "±0" with an arrow for the eye and words for a screen reader. */
+/**
+ * "+12" / "−8" / "±0" with an arrow for the eye and words for a screen reader.
+ * @param {number | null | undefined} delta
+ * @param {{testid?: string}} [options]
+ */
 export function ratingDeltaEl(delta, { testid = "rating-delta" } = {}) {
   if (delta === null || delta === undefined || !Number.isFinite(Number(delta))) return null;
   const d = Math.round(Number(delta));
@@ -23,32 +28,50 @@ export function ratingDeltaEl(delta, { testid = "rating-delta" } = {}) {
   h("span", { class: "visually-hidden", text: t(`players.rating.delta_${kind}`, { count: Math.abs(d) }) }));
 }
 
-/** A rating as shown ("1062": no thousands separator, whatever the language). */
+/**
+ * A rating as shown ("1062": no thousands separator, whatever the language).
+ * @param {number | null | undefined} x
+ */
 export function ratingText(x) {
   if (x === null || x === undefined || !Number.isFinite(Number(x))) return "–";
   return formatNumber(Math.round(Number(x)), { useGrouping: false });
 }
 
-/** A rate (0..1) as a percentage for the language. */
+/**
+ * A rate (0..1) as a percentage for the language.
+ * @param {number | null | undefined} rate
+ * @param {number} [digits]
+ */
 export function percent(rate, digits = 0) {
   if (rate === null || rate === undefined || !Number.isFinite(Number(rate))) return "–";
   return formatNumber(Number(rate), { style: "percent", maximumFractionDigits: digits });
 }
 
-/** A number with at most `digits` decimals, "–" when there is none. */
+/**
+ * A number with at most `digits` decimals, "–" when there is none.
+ * @param {number | null | undefined} x
+ * @param {number} [digits]
+ */
 export function num(x, digits = 1) {
   if (x === null || x === undefined || !Number.isFinite(Number(x))) return "–";
   return formatNumber(Number(x), { maximumFractionDigits: digits });
 }
 
-/** The place of `seat` among the game's players by total (1 = best; ties share). */
+/**
+ * The place of `seat` among the game's players by total (1 = best; ties share).
+ * @param {PlayerGame} game
+ * @param {number} seat
+ */
 function placeOf(game, seat) {
   const mine = game.players.find((p) => p.seat === seat);
   if (!mine) return null;
   return 1 + game.players.filter((p) => p.total > mine.total).length;
 }
 
-/** The history panel of the player `playerId`; `self`: it is this browser's identity. */
+/**
+ * The history panel of the player `playerId`; `self`: it is this browser's identity.
+ * @param {{playerId: string, self?: boolean, name?: string}} options
+ */
 export function historyPanel({ playerId, self = false, name = "" }) {
   const list = h("ol", { class: "history-list", dataset: { testid: "history" } });
   const empty = h("p", { class: "muted empty", hidden: true, text: t("players.history.empty") });
@@ -59,6 +82,7 @@ export function historyPanel({ playerId, self = false, name = "" }) {
   let offset = 0;
   let total = 0;
 
+  /** @param {PlayerGame} g */
   function item(g) {
     const winners = new Set(g.winners || []);
     const won = winners.has(g.seat);
@@ -93,7 +117,8 @@ export function historyPanel({ playerId, self = false, name = "" }) {
   async function load() {
     status.textContent = t("players.loading");
     try {
-      const data = await api("GET", `/api/players/${encodeURIComponent(playerId)}/games?offset=${offset}&limit=${PAGE}`);
+      const data = /** @type {import("./protocol.js").PlayerGames | null} */ (
+        await api("GET", `/api/players/${encodeURIComponent(playerId)}/games?offset=${offset}&limit=${PAGE}`));
       const games = (data && data.games) || [];
       total = (data && Number.isInteger(data.total)) ? data.total : offset + games.length;
       clear(list);

@@ -22,9 +22,22 @@ export const DEFAULT_LANG = "en";
 const STORE_KEY = "flip7.lang";
 const CODES = LANGUAGES.map((l) => l.code);
 
-let current = chooseLang();
+/**
+ * A message: a string with {placeholders}, or its plural forms ("one", "other", "=0"...).
+ * @typedef {string | Record<string, string>} Message
+ * @typedef {Record<string, Message>} Catalogue
+ */
+
+/** What t() fills in: {name} with params.name; params.count also picks the plural form.
+ * @typedef {Record<string, unknown>} Params
+ */
+
+const current = chooseLang();
+/** @type {Catalogue} */
 let messages = {};
+/** @type {Catalogue} */
 let english = {};
+/** @type {Promise<void> | null} */
 let loading = null;
 const warned = new Set();
 
@@ -36,7 +49,11 @@ function stored() {
   }
 }
 
-/** A supported code for a language tag ("de-DE" -> "de"), or null. */
+/**
+ * A supported code for a language tag ("de-DE" -> "de"), or null.
+ * @param {string | null | undefined} tag
+ * @returns {string | null}
+ */
 export function supported(tag) {
   if (!tag) return null;
   const lower = String(tag).toLowerCase();
@@ -62,7 +79,10 @@ export function lang() {
   return current;
 }
 
-/** Switch language: remembered in localStorage "flip7.lang", then the page reloads. */
+/**
+ * Switch language: remembered in localStorage "flip7.lang", then the page reloads.
+ * @param {string} code
+ */
 export function setLang(code) {
   const next = supported(code) || DEFAULT_LANG;
   try {
@@ -74,6 +94,10 @@ export function setLang(code) {
   window.location.reload();
 }
 
+/**
+ * @param {string} code
+ * @returns {Promise<Catalogue>}
+ */
 async function fetchCatalogue(code) {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
@@ -83,7 +107,7 @@ async function fetchCatalogue(code) {
     } catch {
       /* the server is not reachable (yet): try again */
     }
-    await new Promise((resolve) => setTimeout(resolve, 300 * (attempt + 1)));
+    await new Promise((resolve) => { setTimeout(resolve, 300 * (attempt + 1)); });
   }
   return {};
 }
@@ -108,13 +132,21 @@ export function loadMessages() {
   return loading;
 }
 
-/** Whether the catalogue (or English's) has this key. */
+/**
+ * Whether the catalogue (or English's) has this key.
+ * @param {string} key
+ */
 export function has(key) {
   return Object.prototype.hasOwnProperty.call(messages, key)
     || Object.prototype.hasOwnProperty.call(english, key);
 }
 
+/** @type {Intl.PluralRules | null} */
 let pluralRules = null;
+/**
+ * @param {Record<string, string>} msg
+ * @param {unknown} count
+ */
 function pluralForm(msg, count) {
   if (typeof count === "number" && Object.prototype.hasOwnProperty.call(msg, `=${count}`)) return msg[`=${count}`];
   if (!pluralRules) pluralRules = new Intl.PluralRules(current);
@@ -122,6 +154,10 @@ function pluralForm(msg, count) {
   return msg[form] ?? msg.other ?? "";
 }
 
+/**
+ * @param {string} text
+ * @param {Params} params
+ */
 function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => {
     if (!Object.prototype.hasOwnProperty.call(params, name)) return whole;
@@ -135,6 +171,9 @@ function fill(text, params) {
  * The message for key in the current language, with {placeholders} filled in from params
  * (numbers formatted for the language) and the plural form chosen on params.count.
  * A missing key: English's message, else the key itself (a warning once in the console).
+ * @param {string} key
+ * @param {Params} [params]
+ * @returns {string}
  */
 export function t(key, params = {}) {
   let msg = messages[key];
@@ -146,7 +185,7 @@ export function t(key, params = {}) {
     }
     return key;
   }
-  if (msg && typeof msg === "object") msg = pluralForm(msg, params.count);
+  if (msg && typeof msg === "object") msg = pluralForm(msg, params && params.count);
   return fill(String(msg), params || {});
 }
 
@@ -155,12 +194,16 @@ export function t(key, params = {}) {
  * In another language than English: t("error.<code>") when the catalogue has that code.
  * In English, and for codes without a key: the server's own message (it is English and
  * often says more, e.g. the limit a name broke); else fallback, else "Something went wrong".
+ * @param {unknown} err
+ * @param {string} [fallback]
  */
 export function errorText(err, fallback = "") {
-  const code = err && err.code;
-  const message = err && typeof err.message === "string" ? err.message : "";
+  /** @type {{code?: unknown, message?: unknown, detail?: unknown}} */
+  const e = err && typeof err === "object" ? err : {};
+  const code = e.code;
+  const message = typeof e.message === "string" ? e.message : "";
   if (code && current !== DEFAULT_LANG && has(`error.${code}`)) {
-    return t(`error.${code}`, (err.detail && typeof err.detail === "object") ? err.detail : {});
+    return t(`error.${code}`, e.detail && typeof e.detail === "object" ? /** @type {Params} */ (e.detail) : {});
   }
   if (message) return message;
   if (code && has(`error.${code}`)) return t(`error.${code}`);
@@ -171,6 +214,9 @@ export function errorText(err, fallback = "") {
  * Prose the server sent for display (English) in the page's language: in English the
  * server's own words; else key's message (params filled in) when the catalogue has it;
  * else, still, the server's words.
+ * @param {string} key
+ * @param {Params | null | undefined} params
+ * @param {string | null | undefined} english
  */
 export function serverText(key, params, english) {
   if (current === DEFAULT_LANG && english) return english;
@@ -178,8 +224,13 @@ export function serverText(key, params, english) {
   return english || "";
 }
 
+/** @type {Map<string, Intl.NumberFormat>} */
 const numberFormats = new Map();
-/** n formatted for the current language (Intl.NumberFormat options). */
+/**
+ * n formatted for the current language (Intl.NumberFormat options).
+ * @param {number} n
+ * @param {Intl.NumberFormatOptions} [options]
+ */
 export function formatNumber(n, options = {}) {
   const id = JSON.stringify(options);
   let nf = numberFormats.get(id);
@@ -191,15 +242,21 @@ export function formatNumber(n, options = {}) {
 }
 
 /** A date (a Date, an ISO string or epoch milliseconds) for the current language.
- * options: Intl.DateTimeFormat's, by default a medium date and a short time. */
+ * options: Intl.DateTimeFormat's, by default a medium date and a short time.
+ * @param {Date | string | number | null | undefined} dateOrIso
+ * @param {Intl.DateTimeFormatOptions} [options]
+ */
 export function formatDate(dateOrIso, options = { dateStyle: "medium", timeStyle: "short" }) {
-  const date = dateOrIso instanceof Date ? dateOrIso : new Date(dateOrIso);
+  // new Date(null) is 1970 and new Date(undefined) Invalid Date: both as before.
+  const date = dateOrIso instanceof Date ? dateOrIso : new Date(/** @type {string | number} */ (dateOrIso));
   if (Number.isNaN(date.getTime())) return String(dateOrIso ?? "");
   return new Intl.DateTimeFormat(current, options).format(date);
 }
 
 /** A list "a, b and c" / "a, b und c" for the current language (the catalogue's
- * common.list_and when it has one: the app's English has no serial comma). */
+ * common.list_and when it has one: the app's English has no serial comma).
+ * @param {Iterable<unknown>} items
+ */
 export function formatList(items) {
   const list = Array.from(items, String);
   if (list.length <= 1) return list.join("");
@@ -225,7 +282,7 @@ export function languageSwitch() {
     option.title = name;
     if (code === current) option.selected = true;
     select.appendChild(option);
-    return [option, code, name];
+    return /** @type {const} */ ([option, code, name]);
   });
   const label = () => {
     for (const [option, code, name] of options) option.textContent = narrow && narrow.matches ? code.toUpperCase() : name;

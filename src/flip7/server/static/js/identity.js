@@ -6,16 +6,21 @@
 // Here: reading and storing it, the first-visit welcome (skippable: anonymous play stays
 // possible), the top bar's player chip and leaderboard link, the "Use on another device"
 // panel, renaming, and the claim page /link/<code>.
-import { api } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { errorText, formatDate, t } from "./i18n.js";
 import { navigate } from "./router.js";
-import { NAME_KEY, clear, copyText, h, icon, initial, nameCounter, store, toast } from "./util.js";
+import { NAME_KEY, add, clear, copyText, h, icon, initial, nameCounter, store, toast } from "./util.js";
+
+/** @typedef {import("./protocol.js").Identity} Identity */
 
 export const PLAYER_STORE = "flip7.player";
 const LATER_STORE = "flip7.player.later"; // the welcome was answered "Not now"
 export const IDENTITY_EVENT = "flip7:identity"; // api.js dispatches it when the key is refused
 
-/** The identity kept by this browser, or null (anonymous). */
+/**
+ * The identity kept by this browser, or null (anonymous).
+ * @returns {Identity | null}
+ */
 export function getIdentity() {
   const raw = store.get(PLAYER_STORE);
   if (!raw) return null;
@@ -30,11 +35,16 @@ export function getIdentity() {
   return null;
 }
 
+/** @type {Set<(me: Identity | null) => void>} */
 const listeners = new Set();
-/** Call fn(identity | null) whenever the identity changes (here, in another tab, or refused). */
+/**
+ * Call fn(identity | null) whenever the identity changes (here, in another tab, or refused).
+ * @param {(me: Identity | null) => void} fn
+ * @returns {() => void} stops calling it
+ */
 export function onIdentityChange(fn) {
   listeners.add(fn);
-  return () => listeners.delete(fn);
+  return () => { listeners.delete(fn); };
 }
 
 function changed() {
@@ -48,6 +58,7 @@ function changed() {
   }
 }
 
+/** @param {Identity} p */
 function saveIdentity(p) {
   store.set(PLAYER_STORE, JSON.stringify({ id: p.id, name: p.name, key: p.key }));
   store.del(LATER_STORE);
@@ -55,7 +66,7 @@ function saveIdentity(p) {
   // takes it at once).
   store.set(NAME_KEY, p.name);
   const lobbyName = document.getElementById("create-player");
-  if (lobbyName && !lobbyName.value.trim()) {
+  if (lobbyName instanceof HTMLInputElement && !lobbyName.value.trim()) {
     lobbyName.value = p.name;
     lobbyName.dispatchEvent(new Event("input"));
   }
@@ -73,26 +84,41 @@ window.addEventListener("storage", (ev) => {
   if (ev.key === PLAYER_STORE) changed();
 });
 
+/**
+ * @param {string} name
+ * @returns {Promise<Identity>}
+ */
 export async function createIdentity(name) {
-  const data = await api("POST", "/api/players", { body: { name } });
+  const data = /** @type {Identity} */ (await api("POST", "/api/players", { body: { name } }));
   saveIdentity(data);
   return data;
 }
 
+/**
+ * @param {string} name
+ * @returns {Promise<import("./protocol.js").Profile | null>}
+ */
 export async function renameIdentity(name) {
-  const data = await api("PATCH", "/api/players/me", { body: { name } });
+  const data = /** @type {import("./protocol.js").Profile | null} */ (await api("PATCH", "/api/players/me", { body: { name } }));
   const me = getIdentity();
   if (me) saveIdentity({ ...me, name: data && data.name ? data.name : name });
   return data;
 }
 
+/**
+ * @param {string} code
+ * @returns {Promise<Identity>}
+ */
 export async function claimIdentity(code) {
-  const data = await api("POST", "/api/players/claim", { body: { code: String(code).trim() } });
+  const data = /** @type {Identity} */ (await api("POST", "/api/players/claim", { body: { code: String(code).trim() } }));
   saveIdentity(data);
   return data;
 }
 
-/** The path of a player's profile: /me for this browser's own identity. */
+/**
+ * The path of a player's profile: /me for this browser's own identity.
+ * @param {string} playerId
+ */
 export function profilePath(playerId) {
   const me = getIdentity();
   return me && me.id === playerId ? "/me" : `/players/${encodeURIComponent(playerId)}`;
@@ -100,7 +126,14 @@ export function profilePath(playerId) {
 
 // ---- the name form (welcome strip, /me without an identity) -------------------------------
 
-/** A form asking for a display name that creates the identity; onDone(identity). */
+/**
+ * A form asking for a display name that creates the identity; onDone(identity).
+ * @param {object} options
+ * @param {string} options.idPrefix its input's id starts with it
+ * @param {(me: Identity) => void} [options.onDone]
+ * @param {boolean} [options.compact] the welcome strip's one line
+ * @param {Node | null} [options.extra] beside the Save button
+ */
 export function identityForm({ idPrefix, onDone, compact = false, extra = null }) {
   const input = h("input", {
     id: `${idPrefix}-name`, class: "input", type: "text", required: true, autocomplete: "nickname",
@@ -130,6 +163,15 @@ export function identityForm({ idPrefix, onDone, compact = false, extra = null }
  * The submit of a one-field form: the field's trimmed text (through read), an empty one
  * focusing the field (and showing empty(), when given); else run(value) with the button
  * disabled, a failure shown in `error` as failText(err).
+ * @param {HTMLFormElement} form
+ * @param {object} parts
+ * @param {HTMLInputElement} parts.input
+ * @param {HTMLButtonElement} parts.button
+ * @param {HTMLElement} parts.error
+ * @param {(value: string) => Promise<void>} parts.run
+ * @param {(text: string) => string} [parts.read]
+ * @param {(() => string) | null} [parts.empty]
+ * @param {(err: unknown) => string} [parts.failText]
  */
 function onTextSubmit(form, { input, button, error, run, read = (text) => text, empty = null, failText = errorText }) {
   form.addEventListener("submit", async (ev) => {
@@ -158,8 +200,11 @@ function onTextSubmit(form, { input, button, error, run, read = (text) => text, 
 
 // ---- the top bar: the welcome strip, the leaderboard link and the player chip -------------
 
+/** @type {HTMLAnchorElement | null} */
 let chip = null;
+/** @type {HTMLAnchorElement | null} */
 let boardLink = null;
+/** @type {HTMLDivElement | null} */
 let welcome = null;
 let lastPath = "/";
 
@@ -217,15 +262,16 @@ export function installPlayerBar() {
   }, icon("trophy"), h("span", { class: "topbar-board-text", text: t("players.leaderboard.short") }));
   chip = h("a", { href: "/me", class: "player-chip", "data-link": true, dataset: { testid: "player-chip" } });
   topbarRight.before(boardLink, chip);
-  welcome = h("div", { class: "welcome-strip", role: "region", "aria-labelledby": "welcome-text", dataset: { testid: "welcome" }, hidden: true });
+  const strip = h("div", { class: "welcome-strip", role: "region", "aria-labelledby": "welcome-text", dataset: { testid: "welcome" }, hidden: true });
+  welcome = strip;
   // In the bar on a wide screen; on a narrower one a strip of its own under it (which
   // scrolls away with the page).
   const header = document.querySelector(".topbar");
   const narrow = window.matchMedia("(max-width: 1099px)");
   const place = () => {
-    if (narrow.matches && header) header.after(welcome);
-    else if (brand) brand.after(welcome);
-    welcome.classList.toggle("welcome-strip--below", narrow.matches);
+    if (narrow.matches && header) header.after(strip);
+    else if (brand) brand.after(strip);
+    strip.classList.toggle("welcome-strip--below", narrow.matches);
   };
   place();
   narrow.addEventListener("change", place);
@@ -237,7 +283,10 @@ export function installPlayerBar() {
   });
 }
 
-/** On every route: the welcome shows at the lobby only; the links say where we are. */
+/**
+ * On every route: the welcome shows at the lobby only; the links say where we are.
+ * @param {string} path
+ */
 export function placePlayerBar(path) {
   lastPath = path || "/";
   const clean = lastPath.replace(/\/$/, "");
@@ -263,21 +312,21 @@ export function transferPanel() {
   make.addEventListener("click", async () => {
     make.disabled = true;
     try {
-      const data = await api("POST", "/api/players/me/transfer");
+      const data = /** @type {import("./protocol.js").TransferCode} */ (await api("POST", "/api/players/me/transfer"));
       const url = data.url || `${window.location.origin}/link/${encodeURIComponent(data.code)}`;
       clear(out);
-      const copy = async (text, done) => {
+      const copy = async (/** @type {string} */ text, /** @type {string} */ done) => {
         const ok = await copyText(text);
         toast(ok ? done : text, ok ? "ok" : "info");
       };
-      out.append(
+      add(out,
         h("p", { class: "transfer-label", text: t("players.transfer.code_label") }),
         h("div", { class: "transfer-code-row" },
           h("code", { class: "transfer-code", dataset: { testid: "transfer-code" }, text: data.code }),
           h("button", { type: "button", class: "btn btn--ghost btn--small", onclick: () => copy(data.code, t("players.transfer.code_copied")) }, icon("copy"), t("players.transfer.copy"))),
         h("p", { class: "transfer-label", text: t("players.transfer.link_label") }),
         h("div", { class: "invite-row" },
-          h("input", { class: "input invite-input", type: "text", readonly: true, value: url, "aria-label": t("players.transfer.link_label"), dataset: { testid: "transfer-link" }, onfocus: (e) => e.target.select() }),
+          h("input", { class: "input invite-input", type: "text", readonly: true, value: url, "aria-label": t("players.transfer.link_label"), dataset: { testid: "transfer-link" }, onfocus: (e) => { if (e.target instanceof HTMLInputElement) e.target.select(); } }),
           h("button", { type: "button", class: "btn btn--ghost btn--small", onclick: () => copy(url, t("players.transfer.link_copied")) }, icon("copy"), t("players.transfer.copy"))),
         data.expires_at ? h("p", { class: "hint", text: t("players.transfer.expires", { when: formatDate(data.expires_at, { timeStyle: "short" }) }) }) : null);
       clear(make);
@@ -295,7 +344,11 @@ export function transferPanel() {
     make, out);
 }
 
-/** Rename the own identity (PATCH /api/players/me); onDone(name). */
+/**
+ * Rename the own identity (PATCH /api/players/me); onDone(name).
+ * @param {string} currentName
+ * @param {(name: string) => void} [onDone]
+ */
 export function renameForm(currentName, onDone) {
   const input = h("input", { id: "rename-name", class: "input", type: "text", required: true, autocomplete: "nickname", dataset: { testid: "rename-name" } });
   input.value = currentName || "";
@@ -316,7 +369,10 @@ export function renameForm(currentName, onDone) {
   return form;
 }
 
-/** A form taking a transfer code typed by hand (the /me page without an identity). */
+/**
+ * A form taking a transfer code typed by hand (the /me page without an identity).
+ * @param {(me: Identity) => void} [onDone]
+ */
 export function claimForm(onDone) {
   const input = h("input", { id: "claim-code", class: "input", type: "text", required: true, autocomplete: "off", autocapitalize: "characters", spellcheck: "false", dataset: { testid: "claim-code" } });
   const error = h("p", { class: "form-error", role: "alert", hidden: true });
@@ -339,13 +395,21 @@ export function claimForm(onDone) {
   return form;
 }
 
-/** Why a transfer code was refused, in words. */
+/**
+ * Why a transfer code was refused, in words.
+ * @param {unknown} err
+ */
 function claimErrorText(err) {
-  return err && err.code === "bad_code" ? t("players.claim.bad_code") : errorText(err);
+  return err instanceof ApiError && err.code === "bad_code" ? t("players.claim.bad_code") : errorText(err);
 }
 
 // ---- /link/<code>: take the identity onto this device ---------------------------------------
 
+/**
+ * @param {HTMLElement} root
+ * @param {{code: string}} link
+ * @returns {null} nothing to take down
+ */
 export function mountClaim(root, { code }) {
   document.body.dataset.view = "claim";
   document.title = `${t("players.claim.title")} · Flip 7`;

@@ -6,16 +6,29 @@ import { ratingText } from "./history.js";
 import { getIdentity, profilePath } from "./identity.js";
 import { clear, h, icon, initial } from "./util.js";
 
+/** @typedef {import("./protocol.js").LeaderboardPlayer} LeaderboardPlayer */
+/** @typedef {import("./protocol.js").LeaderboardBot} LeaderboardBot */
+
+/**
+ * One table of the leaderboard: the players' or the bot levels'.
+ * @param {object} board
+ * @param {string} board.id the heading's id
+ * @param {string} board.title
+ * @param {Array<LeaderboardPlayer | LeaderboardBot>} board.rows
+ * @param {"players" | "bots"} board.kind
+ * @param {{id: string} | null} board.me this browser's identity
+ */
 function board({ id, title, rows, kind, me }) {
   const body = h("tbody", {}, rows.map((r) => {
-    const mine = kind === "players" && me && r.id === me.id;
-    const name = kind === "players"
-      ? h("a", { href: profilePath(r.id), "data-link": true, class: "standings-name", text: r.name })
-      : h("span", { class: "standings-name", text: t("players.leaderboard.bot_level", { level: r.level }) });
-    return h("tr", { class: mine ? "is-self" : null, dataset: { testid: `board-${kind}-row`, id: r.id || r.level } },
+    const player = "id" in r ? r : null;
+    const mine = kind === "players" && me && player && player.id === me.id;
+    const name = player
+      ? h("a", { href: profilePath(player.id), "data-link": true, class: "standings-name", text: player.name })
+      : h("span", { class: "standings-name", text: t("players.leaderboard.bot_level", { level: "level" in r ? r.level : "" }) });
+    return h("tr", { class: mine ? "is-self" : null, dataset: { testid: `board-${kind}-row`, id: player ? player.id : "level" in r ? r.level : "" } },
       h("td", { class: "standings-rank", text: formatNumber(r.rank) }),
       h("th", { scope: "row", class: "standings-who" },
-        h("span", { class: `avatar avatar--small${kind === "bots" ? " avatar--bot" : ""}`, "aria-hidden": "true" }, kind === "bots" ? icon("bot") : initial(r.name)),
+        h("span", { class: `avatar avatar--small${kind === "bots" ? " avatar--bot" : ""}`, "aria-hidden": "true" }, player ? initial(player.name) : icon("bot")),
         name, mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
       h("td", { class: "standings-num standings-rating", dataset: { testid: "board-rating" }, text: ratingText(r.display) }),
       h("td", { class: "standings-num", text: formatNumber(r.games) }),
@@ -36,6 +49,7 @@ function board({ id, title, rows, kind, me }) {
       : h("p", { class: "muted empty", text: kind === "players" ? t("players.leaderboard.no_players") : t("players.leaderboard.no_bots") }));
 }
 
+/** @param {HTMLElement} root */
 export function mountLeaderboard(root) {
   document.body.dataset.view = "leaderboard";
   document.title = `${t("players.leaderboard.title")} · Flip 7`;
@@ -49,7 +63,8 @@ export function mountLeaderboard(root) {
       h("p", { class: "muted", text: t("players.leaderboard.about") }),
       me ? null : h("p", { class: "hint" }, h("a", { href: "/me", "data-link": true, text: t("players.leaderboard.join") }))),
     host));
-  api("GET", "/api/leaderboard?limit=100").then((data) => {
+  api("GET", "/api/leaderboard?limit=100").then((answer) => {
+    const data = /** @type {import("./protocol.js").Leaderboard | null} */ (answer);
     if (destroyed) return;
     clear(host);
     host.append(

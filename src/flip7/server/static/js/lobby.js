@@ -1,36 +1,72 @@
 // The lobby (/): create a table, list open tables, upload a record to watch, and a way to
 // the scorekeeper.
-import { api, joinTable } from "./api.js";
+import { api, joinTable, messageOf } from "./api.js";
 import { formatDate, formatNumber, lang, t } from "./i18n.js";
 import { cardEl } from "./cards.js";
 import { navigate } from "./router.js";
 import {
   loadRules, minPlayers, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ratedByDefault, ruleOptions, rulesLoaded, valueLabel,
 } from "./rules.js";
-import { NAME_KEY, askName, clear, focusKey, h, icon, listText, nameCounter, restoreFocus, store, toast, tokenKey } from "./util.js";
+import {
+  NAME_KEY, askName, clear, focusKey, h, icon, listText, nameCounter, restoreFocus, store, switchField, toast, tokenKey,
+} from "./util.js";
 import { startTutorial } from "./tutorial.js";
 
+/** @typedef {import("./protocol.js").TableSummary} TableSummary */
+/** @typedef {import("./protocol.js").RecentGame} RecentGame */
+/** Whether the lobby is still on screen. @typedef {() => boolean} Alive */
+
+/** @param {HTMLElement} root */
 export function mountLobby(root) {
   document.body.dataset.view = "lobby";
   document.title = t("common.game_title");
   let destroyed = false;
-  let rulesSpec = [];
+  const alive = () => !destroyed;
+  const tables = openTables(alive, () => recent.load());
+  const recent = recentGames(alive);
+  let polls = 0;
+  const poll = setInterval(() => {
+    if (document.hidden) return;
+    tables.load();
+    polls += 1;
+    if (polls % 5 === 0) recent.load(); // games finish less often than tables change
+  }, 4000);
 
-  // ---- hero ------------------------------------------------------------------------
+  root.appendChild(h("div", { class: "lobby" }, hero(),
+    h("div", { class: "lobby-grid" }, createPanel(alive),
+      h("div", { class: "lobby-col" }, tables.panel, recent.panel, replayPanel(), scorekeeperPanel()))));
+
+  return {
+    destroy() {
+      destroyed = true;
+      clearInterval(poll);
+    },
+  };
+}
+
+function hero() {
   const fan = h("div", { class: "hero-fan", "aria-hidden": "true" },
     ["3", "L13", "U7", "0", "-4", "FLIP4", "12"].map((c, i) => {
       const el = cardEl(c);
       el.style.setProperty("--i", String(i - 3));
       return el;
     }));
-  const hero = h("section", { class: "hero" },
+  return h("section", { class: "hero" },
     h("div", { class: "hero-text" },
       h("h1", { class: "hero-title" }, "Flip 7 ", h("span", { text: t("common.game_subtitle") })),
       h("p", { class: "hero-sub", text: t("lobby.hero_sub") }),
       h("button", { type: "button", class: "btn btn--secondary hero-learn", dataset: { testid: "learn" }, onclick: startTutorial }, t("lobby.learn"))),
     fan);
+}
 
-  // ---- create form -----------------------------------------------------------------
+/**
+ * The "new table" form: the player's name, the table's, seats, target, Brutal, the turn
+ * timer, and (folded) rated, bust odds and the house rules, all from the server's options.
+ * @param {Alive} alive
+ */
+function createPanel(alive) {
+  /** @type {import("./rules.js").Option[]} */
+  let rulesSpec = [];
   // No maxlength: it would cut a name (in UTF-16 units, halving an emoji); the counter
   // shows the server's limit and the server refuses a longer name with its message.
   const nameInput = h("input", { id: "create-player", class: "input", name: "player", type: "text", required: true, autocomplete: "nickname", placeholder: t("lobby.name_placeholder") });
@@ -49,30 +85,25 @@ export function mountLobby(root) {
   const timerInput = h("input", { id: "create-timer", class: "input input--short", type: "number", min: "5", max: "600", step: "1", value: "60", disabled: true, "aria-label": t("lobby.timer_seconds"), inputmode: "numeric" });
   timerOn.addEventListener("change", () => { timerInput.disabled = !timerOn.checked; });
   const houseRules = h("div", { class: "house-rules" });
+  /** @type {Map<string, HTMLInputElement | HTMLSelectElement>} */
   const houseInputs = new Map();
   const formError = h("p", { class: "form-error", role: "alert", hidden: true });
   const submit = h("button", { type: "submit", class: "btn btn--primary btn--big btn--block", dataset: { testid: "create" } }, t("lobby.create"));
 
   function fillSeats() {
     const two = houseInputs.get("allow_two_players");
-    const allowTwo = two ? two.checked : !!ruleDefault("allow_two_players");
+    const allowTwo = two instanceof HTMLInputElement ? two.checked : !!ruleDefault("allow_two_players");
     const prev = Number(seatsSelect.value) || 4;
-    const low = minPlayers(allowTwo);
+    // Before the rules come: no seat counts (the form says the rules did not come).
+    const low = minPlayers(allowTwo) ?? NaN;
     clear(seatsSelect);
-    for (let n = low; n <= playerLimits().table_max; n += 1) {
+    for (let n = low; n <= (playerLimits().table_max ?? NaN); n += 1) {
       seatsSelect.appendChild(h("option", { value: String(n), text: t("lobby.n_players", { count: n }) }));
     }
     seatsSelect.value = String(Math.max(low, prev));
   }
 
-  function switchField(input, label, help) {
-    return h("div", { class: "switch-field" },
-      input,
-      h("label", { for: input.id, class: "switch-label" },
-        h("span", { class: "switch", "aria-hidden": "true" }),
-        h("span", { class: "switch-text" }, h("span", { text: label }), help ? h("small", { class: "muted", text: help }) : null)));
-  }
-
+  /** @param {import("./rules.js").Option[]} spec */
   function buildHouseRules(spec) {
     clear(houseRules);
     houseInputs.clear();
@@ -86,7 +117,7 @@ export function mountLobby(root) {
         houseRules.appendChild(switchField(input, ruleLabel(r.name), null));
         if (r.name === "allow_two_players") input.addEventListener("change", fillSeats);
       } else if (r.type === "int" && !(r.values && r.values.length)) {
-        const input = h("input", { id: idAttr, type: "number", class: "input input--short", min: r.min, value: String(r.default), dataset: { rule: r.name } });
+        const input = h("input", { id: idAttr, type: "number", class: "input input--short", min: r.min ?? undefined, value: String(r.default), dataset: { rule: r.name } });
         houseInputs.set(r.name, input);
         houseRules.appendChild(h("div", { class: "field field--row" }, h("label", { for: idAttr, class: "field-label", text: ruleLabel(r.name) }), input));
       } else {
@@ -100,7 +131,9 @@ export function mountLobby(root) {
     fillSeats();
   }
 
+  /** @returns {import("./protocol.js").Rules} the options that differ from the defaults */
   function collectRules() {
+    /** @type {import("./protocol.js").Rules} */
     const rules = {};
     if (brutalInput.checked) rules.brutal = true;
     const target = Number(targetInput.value);
@@ -108,9 +141,10 @@ export function mountLobby(root) {
     for (const r of rulesSpec) {
       const input = houseInputs.get(r.name);
       if (!input) continue;
+      /** @type {import("./rules.js").RuleValue} */
       let value;
-      if (r.type === "bool") value = input.checked;
-      else if (input.tagName === "SELECT") value = JSON.parse(input.value);
+      if (r.type === "bool" && input instanceof HTMLInputElement) value = input.checked;
+      else if (input instanceof HTMLSelectElement) value = JSON.parse(input.value);
       else value = Number(input.value);
       if (JSON.stringify(value) !== JSON.stringify(r.default)) rules[r.name] = value;
     }
@@ -141,7 +175,7 @@ export function mountLobby(root) {
     submit);
 
   // Any rule changed: the Rated switch shows the server's default for them, unless set.
-  const followRules = (ev) => {
+  const followRules = (/** @type {Event} */ ev) => {
     if (ev.target === ratedInput) ratedTouched = true; // its "input" comes before "change"
     if (!ratedTouched) ratedInput.checked = ratedByDefault(collectRules());
   };
@@ -177,6 +211,7 @@ export function mountLobby(root) {
       }
     }
     store.set(NAME_KEY, player);
+    /** @type {import("./protocol.js").CreateTable} */
     const body = {
       name: tableInput.value.trim() || t("lobby.default_table_name", { name: player }),
       player,
@@ -188,11 +223,11 @@ export function mountLobby(root) {
     };
     submit.disabled = true;
     try {
-      const data = await api("POST", "/api/tables", { body });
+      const data = /** @type {import("./protocol.js").SeatGranted} */ (await api("POST", "/api/tables", { body }));
       store.set(tokenKey(data.table.id), data.token);
       navigate(`/t/${encodeURIComponent(data.table.id)}`);
     } catch (err) {
-      formError.textContent = err.message;
+      formError.textContent = messageOf(err);
       formError.hidden = false;
     } finally {
       submit.disabled = false;
@@ -211,23 +246,32 @@ export function mountLobby(root) {
   }
   applyRules();
   if (!rulesLoaded()) {
-    loadRules().then(() => { if (!destroyed) applyRules(); }).catch(() => {
+    loadRules().then(() => { if (alive()) applyRules(); }).catch(() => {
       formError.textContent = t("lobby.error_rules");
       formError.hidden = false;
     });
   }
 
-  const createPanel = h("section", { class: "panel create", "aria-labelledby": "create-title" },
+  return h("section", { class: "panel create", "aria-labelledby": "create-title" },
     h("h2", { id: "create-title", text: t("lobby.new_table") }), form);
+}
 
-  // ---- open tables -----------------------------------------------------------------
+/**
+ * The tables waiting for players and playing (GET /api/tables): join, back to my seat,
+ * watch. The refresh button also refreshes `alsoRefresh` (the recent games).
+ * @param {Alive} alive
+ * @param {() => void} alsoRefresh
+ * @returns {{panel: HTMLElement, load: () => Promise<void>}}
+ */
+function openTables(alive, alsoRefresh) {
   const tablesList = h("ul", { class: "table-list", "aria-live": "polite", dataset: { testid: "tables" } });
   const tablesEmpty = h("p", { class: "muted empty", text: t("lobby.no_tables") });
-  const refreshBtn = h("button", { type: "button", class: "btn btn--icon", "aria-label": t("lobby.refresh"), onclick: () => { loadTables(); loadRecent(); } }, icon("refresh"));
+  const refreshBtn = h("button", { type: "button", class: "btn btn--icon", "aria-label": t("lobby.refresh"), onclick: () => { loadTables(); alsoRefresh(); } }, icon("refresh"));
   const tablesPanel = h("section", { class: "panel tables", "aria-labelledby": "tables-title" },
     h("div", { class: "panel-head" }, h("h2", { id: "tables-title", text: t("lobby.open_tables") }), refreshBtn),
     tablesList, tablesEmpty);
 
+  /** @param {TableSummary} tbl */
   async function join(tbl) {
     const name = await askName(t("lobby.join_title", { name: tbl.name }), t("common.join"));
     if (!name) return;
@@ -236,11 +280,12 @@ export function mountLobby(root) {
       store.set(tokenKey(tbl.id), data.token);
       navigate(`/t/${encodeURIComponent(tbl.id)}`);
     } catch (err) {
-      toast(err.message);
+      toast(messageOf(err));
       loadTables();
     }
   }
 
+  /** @param {TableSummary[]} tables */
   function renderTables(tables) {
     const key = focusKey();
     clear(tablesList);
@@ -275,21 +320,29 @@ export function mountLobby(root) {
 
   async function loadTables() {
     try {
-      const data = await api("GET", "/api/tables");
-      if (!destroyed) renderTables((data && data.tables) || []);
+      const data = /** @type {import("./protocol.js").TableList | null} */ (await api("GET", "/api/tables"));
+      if (alive()) renderTables((data && data.tables) || []);
     } catch {
       /* keep the last list; the next refresh tries again */
     }
   }
   loadTables();
+  return { panel: tablesPanel, load: loadTables };
+}
 
-  // ---- recent games: finished games of every table, each with its replay --------------
+/**
+ * The finished games of every table (GET /api/games), each with its replay.
+ * @param {Alive} alive
+ * @returns {{panel: HTMLElement, load: () => Promise<void>}}
+ */
+function recentGames(alive) {
   const recentList = h("ul", { class: "recent-list", dataset: { testid: "recent-games" } });
   const recentEmpty = h("p", { class: "muted empty", text: t("lobby.no_recent") });
   const recentPanel = h("section", { class: "panel recent", "aria-labelledby": "recent-title" },
     h("div", { class: "panel-head" }, h("h2", { id: "recent-title", text: t("lobby.recent_games") })),
     recentList, recentEmpty);
 
+  /** @param {string} iso */
   function finishedWhen(iso) {
     const when = new Date(iso);
     const minutes = Math.round((Date.now() - when.getTime()) / 60000);
@@ -300,6 +353,7 @@ export function mountLobby(root) {
     return formatDate(when, { day: "numeric", month: "short" });
   }
 
+  /** @param {RecentGame[]} games */
   function renderRecent(games) {
     const key = focusKey();
     clear(recentList);
@@ -328,28 +382,25 @@ export function mountLobby(root) {
 
   async function loadRecent() {
     try {
-      const data = await api("GET", "/api/games");
-      if (!destroyed) renderRecent((data && data.games) || []);
+      const data = /** @type {import("./protocol.js").RecentGames | null} */ (await api("GET", "/api/games"));
+      if (alive()) renderRecent((data && data.games) || []);
     } catch {
       /* keep the last list; the next refresh tries again */
     }
   }
   loadRecent();
-  let polls = 0;
-  const poll = setInterval(() => {
-    if (document.hidden) return;
-    loadTables();
-    polls += 1;
-    if (polls % 5 === 0) loadRecent(); // games finish less often than tables change
-  }, 4000);
+  return { panel: recentPanel, load: loadRecent };
+}
 
-  // ---- replays ---------------------------------------------------------------------
+/** Upload a record (flip7-record/1) to watch its replay (POST /api/replays). */
+function replayPanel() {
   const fileInput = h("input", { id: "replay-file", type: "file", accept: ".json,application/json", class: "visually-hidden file-input" });
   const uploadError = h("p", { class: "form-error", role: "alert", hidden: true, dataset: { testid: "upload-error" } });
   fileInput.addEventListener("change", async () => {
     const file = fileInput.files && fileInput.files[0];
     uploadError.hidden = true;
     if (!file) return;
+    /** @type {unknown} */
     let record;
     try {
       record = JSON.parse(await file.text());
@@ -360,38 +411,29 @@ export function mountLobby(root) {
       return;
     }
     try {
-      const data = await api("POST", "/api/replays", { body: record });
+      const data = /** @type {import("./protocol.js").ReplayCreated} */ (await api("POST", "/api/replays", { body: record }));
       navigate(`/replay/${encodeURIComponent(data.id)}`);
     } catch (err) {
-      uploadError.textContent = err.message;
+      uploadError.textContent = messageOf(err);
       uploadError.hidden = false;
     } finally {
       fileInput.value = "";
     }
   });
-  const replayPanel = h("section", { class: "panel replays", "aria-labelledby": "replays-title" },
+  const uploadLabel = h("label", { for: "replay-file", class: "btn btn--secondary btn--block upload-btn", tabindex: "-1" }, icon("upload"), t("lobby.upload"));
+  // The <label> is the visible control; keep the file input keyboard-reachable.
+  fileInput.addEventListener("focus", () => uploadLabel.classList.add("is-focused"));
+  fileInput.addEventListener("blur", () => uploadLabel.classList.remove("is-focused"));
+  return h("section", { class: "panel replays", "aria-labelledby": "replays-title" },
     h("h2", { id: "replays-title", text: t("lobby.watch_replay") }),
     h("p", { class: "muted", text: t("lobby.upload_help") }),
-    fileInput,
-    h("label", { for: "replay-file", class: "btn btn--secondary btn--block upload-btn", tabindex: "-1" }, icon("upload"), t("lobby.upload")),
-    uploadError);
-  // The <label> is the visible control; keep the file input keyboard-reachable.
-  fileInput.addEventListener("focus", () => replayPanel.querySelector(".upload-btn").classList.add("is-focused"));
-  fileInput.addEventListener("blur", () => replayPanel.querySelector(".upload-btn").classList.remove("is-focused"));
+    fileInput, uploadLabel, uploadError);
+}
 
-  // ---- the scorekeeper ---------------------------------------------------------------
-  const scorekeeperPanel = h("section", { class: "panel replays", "aria-labelledby": "scorekeeper-title" },
+/** The way to the scorekeeper (a game played with real cards). */
+function scorekeeperPanel() {
+  return h("section", { class: "panel replays", "aria-labelledby": "scorekeeper-title" },
     h("h2", { id: "scorekeeper-title", text: t("lobby.real_cards") }),
     h("p", { class: "muted", text: t("lobby.real_cards_help") }),
     h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn--secondary btn--block", dataset: { testid: "scorekeeper-link" } }, t("lobby.open_scorekeeper")));
-
-  root.appendChild(h("div", { class: "lobby" }, hero,
-    h("div", { class: "lobby-grid" }, createPanel, h("div", { class: "lobby-col" }, tablesPanel, recentPanel, replayPanel, scorekeeperPanel))));
-
-  return {
-    destroy() {
-      destroyed = true;
-      clearInterval(poll);
-    },
-  };
 }

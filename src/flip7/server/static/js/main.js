@@ -14,6 +14,12 @@ import { mountScorecard, mountScorekeeperList } from "./scorekeeper.js";
 import { mountTable } from "./table.js";
 import { clear, h } from "./util.js";
 
+/**
+ * A path's pattern, and the page for its match.
+ * @typedef {[RegExp, (m: RegExpMatchArray) => (root: HTMLElement) => import("./router.js").View | null | undefined]} Route
+ */
+
+/** @type {Route[]} */
 const ROUTES = [
   [/^\/?$/, () => mountLobby],
   [/^\/t\/([^/]+)\/?$/, (m) => (root) => mountTable(root, { id: decodeURIComponent(m[1]) })],
@@ -38,10 +44,11 @@ const langSwitch = h("span", { class: "topbar-lang" }, languageSwitch());
 const topbarRight = document.getElementById("topbar-right");
 if (topbarRight) topbarRight.before(rulesLink, langSwitch);
 // index.html's own few words: data-i18n (text), data-i18n-aria-label, data-i18n-content.
-for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-for (const el of document.querySelectorAll("[data-i18n-aria-label]")) el.setAttribute("aria-label", t(el.dataset.i18nAriaLabel));
-for (const el of document.querySelectorAll("[data-i18n-content]")) el.setAttribute("content", t(el.dataset.i18nContent));
+for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.getAttribute("data-i18n") || "");
+for (const el of document.querySelectorAll("[data-i18n-aria-label]")) el.setAttribute("aria-label", t(el.getAttribute("data-i18n-aria-label") || ""));
+for (const el of document.querySelectorAll("[data-i18n-content]")) el.setAttribute("content", t(el.getAttribute("data-i18n-content") || ""));
 
+/** @param {string} path */
 function placeRulesLink(path) {
   const atTable = /^\/t\//.test(path);
   rulesLink.toggleAttribute("data-link", !atTable);
@@ -56,12 +63,14 @@ function placeRulesLink(path) {
   else rulesLink.removeAttribute("aria-current");
 }
 
+/** @type {import("./router.js").View | null} */
 let current = null;
 
 function route() {
   if (current && current.destroy) current.destroy();
   current = null;
   const main = document.getElementById("main");
+  if (!main) return; // index.html always has it
   clear(main);
   setTopbar();
   document.body.dataset.view = "";
@@ -85,8 +94,8 @@ function route() {
 }
 
 document.addEventListener("click", (ev) => {
-  const a = ev.target.closest && ev.target.closest("a[data-link]");
-  if (!a || ev.defaultPrevented || ev.button !== 0) return;
+  const a = ev.target instanceof Element ? ev.target.closest("a[data-link]") : null;
+  if (!(a instanceof HTMLAnchorElement) || ev.defaultPrevented || ev.button !== 0) return;
   if (ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
   const url = new URL(a.href, window.location.href);
   if (url.origin !== window.location.origin) return;
@@ -108,7 +117,7 @@ async function start() {
       await loadRules();
       break;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+      await new Promise((resolve) => { setTimeout(resolve, 500 * (attempt + 1)); });
     }
   }
   route();

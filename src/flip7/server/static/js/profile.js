@@ -13,9 +13,13 @@ import {
 import { navigate } from "./router.js";
 import { clear, h, icon, initial } from "./util.js";
 
+/** @typedef {import("./protocol.js").Profile} Profile */
+
 /**
  * The rating after each rated game, as a line (chart.js' look: its classes and colours,
- * on a scale that fits the ratings rather than starting at 0). points: [{at, display, delta}].
+ * on a scale that fits the ratings rather than starting at 0).
+ * @param {import("./protocol.js").RatingPoint[]} points
+ * @param {number} [width]
  */
 export function ratingChart(points, width = 640) {
   const W = Math.max(260, Math.round(width));
@@ -34,8 +38,8 @@ export function ratingChart(points, width = 640) {
   lo = Math.floor(lo / step) * step;
   hi = Math.ceil(hi / step) * step;
   const n = Math.max(1, series.length - 1);
-  const x = (i) => pad.l + ((W - pad.l - pad.r) * i) / n;
-  const y = (v) => pad.t + ((H - pad.t - pad.b) * (hi - v)) / (hi - lo || 1);
+  const x = (/** @type {number} */ i) => pad.l + ((W - pad.l - pad.r) * i) / n;
+  const y = (/** @type {number} */ v) => pad.t + ((H - pad.t - pad.b) * (hi - v)) / (hi - lo || 1);
   const last = values[values.length - 1];
   const root = svg("svg", {
     class: "chart-svg rating-chart", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
@@ -63,6 +67,12 @@ export function ratingChart(points, width = 640) {
   return h("figure", { class: "chart", dataset: { testid: "rating-chart" } }, root);
 }
 
+/**
+ * @param {string} label
+ * @param {string} value
+ * @param {string} testid
+ * @param {string | null} [sub] a line under it
+ */
 function stat(label, value, testid, sub = null) {
   return h("div", { class: "stat", dataset: { testid } },
     h("span", { class: "stat-value", text: value }),
@@ -70,6 +80,10 @@ function stat(label, value, testid, sub = null) {
     sub ? h("span", { class: "stat-sub muted", text: sub }) : null);
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {{id?: string | null, me?: boolean}} who a player's id, or `me`: this browser's identity
+ */
 export function mountProfile(root, { id = null, me = false }) {
   document.body.dataset.view = "profile";
   document.title = `${t("players.profile.title")} · Flip 7`;
@@ -82,6 +96,7 @@ export function mountProfile(root, { id = null, me = false }) {
     page.appendChild(h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("players.loading")));
   }
 
+  /** @param {string} message */
   function failed(message) {
     clear(page);
     page.appendChild(h("section", { class: "panel notfound" },
@@ -107,9 +122,14 @@ export function mountProfile(root, { id = null, me = false }) {
       h("p", {}, h("a", { href: "/leaderboard", "data-link": true, text: t("players.leaderboard.title") }))));
   }
 
+  /**
+   * @param {Profile} p
+   * @param {boolean} self this browser's own
+   */
   function render(p, self) {
     clear(page);
     document.title = `${p.name} · Flip 7`;
+    /** @type {Partial<import("./protocol.js").PlayerStats>} */
     const s = p.stats || {};
     const r = p.rating;
     const head = h("section", { class: "panel profile-head" },
@@ -176,7 +196,7 @@ export function mountProfile(root, { id = null, me = false }) {
         return;
       }
       try {
-        const p = await api("GET", "/api/players/me");
+        const p = /** @type {Profile} */ (await api("GET", "/api/players/me"));
         if (!destroyed) render(p, true);
       } catch (err) {
         if (destroyed) return;
@@ -190,7 +210,8 @@ export function mountProfile(root, { id = null, me = false }) {
       return;
     }
     try {
-      const p = await api("GET", `/api/players/${encodeURIComponent(id)}`);
+      // The routes give an id whenever `me` is false.
+      const p = /** @type {Profile} */ (await api("GET", `/api/players/${encodeURIComponent(String(id))}`));
       if (!destroyed) render(p, false);
     } catch (err) {
       if (!destroyed) failed(errorText(err));

@@ -11,28 +11,57 @@ import { t } from "./i18n.js";
 import { setTopbar } from "./router.js";
 import { clear, h, icon } from "./util.js";
 
+/** @typedef {import("./protocol.js").ReplayAnswer} ReplayAnswer */
+/** @typedef {import("./protocol.js").ReplayStep} ReplayStep */
+/** A step's line in the log (cards.js eventLine). @typedef {NonNullable<ReturnType<typeof eventLine>>} LogLine */
+
+/**
+ * The page's parts that change as the viewer moves.
+ * @typedef {object} Parts
+ * @property {HTMLElement} boardHost
+ * @property {HTMLElement} stepInfo
+ * @property {HTMLInputElement} slider
+ * @property {HTMLButtonElement} playBtn
+ * @property {HTMLOListElement} log
+ * @property {HTMLElement} scoresHost
+ * @property {HTMLSelectElement | null} roundSelect
+ */
+
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const PREFETCH = 40; // steps ahead that should already be there
 const KEEP = 1500; // steps kept around the current one (at least four pages)
 
+/**
+ * @param {HTMLElement} root
+ * @param {{gameId: string, uploadId?: undefined} | {uploadId: string, gameId?: undefined}} which a finished game's, or an uploaded record's
+ */
 export function mountReplay(root, { gameId, uploadId }) {
   document.body.dataset.view = "replay";
   document.title = t("replay.title");
+  /**
+   * @type {{record: import("./protocol.js").GameRecord | null, total: number, pageSize: number,
+   *   steps: Map<number, ReplayStep>, lines: Map<number, LogLine[]>, index: number, want: number,
+   *   loading: boolean, lastMiss: number, failed: unknown, playing: boolean,
+   *   timer: ReturnType<typeof setTimeout> | undefined, speed: number, destroyed: boolean,
+   *   blobUrl: string | null, roundStarts: number[]}}
+   */
   const S = {
     record: null, total: 0, pageSize: 1, steps: new Map(), lines: new Map(),
     index: 0, want: 0, loading: false, lastMiss: -1, failed: null,
-    playing: false, timer: null, speed: 1, destroyed: false, blobUrl: null,
+    playing: false, timer: undefined, speed: 1, destroyed: false, blobUrl: null,
     roundStarts: [],
   };
 
   const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("replay.loading"));
-  root.appendChild(h("div", { class: "replay-page" }, loading));
+  const page = h("div", { class: "replay-page" }, loading);
+  root.appendChild(page);
 
-  const url = gameId !== undefined ? `/api/games/${encodeURIComponent(gameId)}/replay` : `/api/replays/${encodeURIComponent(uploadId)}`;
+  const url = gameId !== undefined ? `/api/games/${encodeURIComponent(gameId)}/replay` : `/api/replays/${encodeURIComponent(String(uploadId))}`;
   // ?seat=S (a finished game): the game as that seat saw it live, only what it could see.
   const query = new URLSearchParams(window.location.search);
   const seatView = gameId !== undefined && /^\d+$/.test(query.get("seat") || "") ? Number(query.get("seat")) : null;
-  const fetchPage = (offset) => api("GET", `${url}?${seatView !== null ? `seat=${seatView}&` : ""}offset=${offset}`).then((data) => {
+  const fetchPage = (/** @type {number} */ offset) => api("GET", `${url}?${seatView !== null ? `seat=${seatView}&` : ""}offset=${offset}`).then((answer) => {
+    const data = /** @type {ReplayAnswer | null} */ (answer);
     if (!data || !Array.isArray(data.steps) || !data.steps.length) throw new Error(t("replay.no_steps"));
     return data;
   });
@@ -51,21 +80,25 @@ export function mountReplay(root, { gameId, uploadId }) {
   }).catch((err) => {
     if (S.destroyed) return;
     loading.remove();
-    root.firstChild.appendChild(h("section", { class: "panel notfound" },
+    page.appendChild(h("section", { class: "panel notfound" },
       h("h2", { text: t("replay.cannot_show") }),
       h("p", { class: "muted", text: err.message || t("error.unknown") }),
       h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, t("common.back_to_lobby"))));
   });
 
+  /** @type {Parts | null} */
   let els = null;
-  let names = (s) => t("replay.seat", { seat: s + 1 });
+  let names = (/** @type {number} */ s) => t("replay.seat", { seat: s + 1 });
 
-  // A page's steps join the ones kept; those far from the current step are let go.
+  /**
+   * A page's steps join the ones kept; those far from the current step are let go.
+   * @param {ReplayAnswer} data
+   */
   function store(data) {
     data.steps.forEach((st, k) => {
       const i = data.offset + k;
       S.steps.set(i, st);
-      S.lines.set(i, (st.events || []).map((ev) => eventLine(ev, names)).filter(Boolean));
+      S.lines.set(i, (st.events || []).map((ev) => eventLine(ev, names)).filter((line) => line !== null && line !== undefined));
     });
     if (S.steps.size > KEEP) {
       const far = [...S.steps.keys()].sort((a, b) => Math.abs(b - S.want) - Math.abs(a - S.want));
@@ -120,6 +153,7 @@ export function mountReplay(root, { gameId, uploadId }) {
     const last = S.total - 1;
 
     // Download the record as a file.
+    /** @type {HTMLAnchorElement} */
     let download;
     if (gameId !== undefined) {
       download = h("a", { class: "btn btn--secondary btn--small", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flip7-game-${gameId}.json`, dataset: { testid: "download" } }, icon("download"), t("replay.download"));
@@ -133,6 +167,12 @@ export function mountReplay(root, { gameId, uploadId }) {
     const stepInfo = h("p", { class: "replay-step", "aria-live": "polite", dataset: { testid: "step-info" } });
     const slider = h("input", { type: "range", class: "replay-slider", min: "0", max: String(last), step: "1", value: "0", "aria-label": t("replay.step"), dataset: { testid: "slider" } });
     slider.addEventListener("input", () => go(Number(slider.value)));
+    /**
+     * @param {import("./util.js").IconName} name
+     * @param {string} label
+     * @param {() => void} fn
+     * @param {string} testid
+     */
     const ctl = (name, label, fn, testid) => h("button", { type: "button", class: "btn btn--icon btn--control", "aria-label": label, title: label, onclick: fn, dataset: { testid } }, icon(name));
     const playBtn = ctl("play", t("replay.play"), () => togglePlay(), "play");
     const speed = h("select", { class: "select select--small", "aria-label": t("replay.speed") },
@@ -167,19 +207,25 @@ export function mountReplay(root, { gameId, uploadId }) {
         h("span", { class: "chip", text: players.join(" · ") }),
         seatView !== null ? h("span", { class: "chip chip--watch", dataset: { testid: "seat-view" }, text: t("players.replay.seat_view", { name: names(seatView) }) }) : null),
       h("div", { class: "table-head-tools" }, download));
-    root.firstChild.append(head, h("div", { class: "game-layout game-layout--replay" },
+    page.append(head, h("div", { class: "game-layout game-layout--replay" },
       h("div", { class: "game-main" }, boardHost, controls), side));
     els = { boardHost, stepInfo, slider, playBtn, log, scoresHost, roundSelect };
   }
 
-  // The round (1..N) that step i belongs to: the last round that started at or before it.
+  /**
+   * The round (1..N) that step i belongs to: the last round that started at or before it.
+   * @param {number} i
+   */
   function roundOf(i) {
     let round = 0;
     for (let k = 0; k < S.roundStarts.length && S.roundStarts[k] <= i; k += 1) round = k + 1;
     return Math.max(1, round);
   }
 
-  // Straight to the start of round n (its round_started step); the address says which.
+  /**
+   * Straight to the start of round n (its round_started step); the address says which.
+   * @param {number} n
+   */
   function jumpToRound(n) {
     if (!S.roundStarts.length) return;
     const round = Math.max(1, Math.min(S.roundStarts.length, n));
@@ -189,7 +235,9 @@ export function mountReplay(root, { gameId, uploadId }) {
     go(S.roundStarts[round - 1]);
   }
 
+  /** @param {import("./protocol.js").GameRecord | null} record */
   function replayTitle(record) {
+    /** @type {NonNullable<import("./protocol.js").GameRecord["meta"]>} */
     const meta = (record && record.meta) || {};
     if (typeof meta.table_name === "string" && meta.table_name) {
       return meta.number ? t("replay.table_game", { name: meta.table_name, number: meta.number }) : meta.table_name;
@@ -197,8 +245,12 @@ export function mountReplay(root, { gameId, uploadId }) {
     return gameId !== undefined ? t("replay.game_replay") : t("replay.uploaded_replay");
   }
 
-  // Move to step i: shown at once when it is there, else once its page has come.
+  /**
+   * Move to step i: shown at once when it is there, else once its page has come.
+   * @param {number} i
+   */
   function go(i) {
+    if (!els) return; // not built yet: nothing to move
     const idx = Math.max(0, Math.min(S.total - 1, i));
     S.want = idx;
     S.failed = null;
@@ -209,27 +261,32 @@ export function mountReplay(root, { gameId, uploadId }) {
     pump();
   }
 
+  /** @param {number} idx a step that is kept */
   function show(idx) {
-    S.index = idx;
     const step = S.steps.get(idx);
+    if (!els || !step) return;
+    S.index = idx;
     clear(els.boardHost);
     els.boardHost.appendChild(renderBoard(step.game, { me: seatView }));
     clear(els.scoresHost);
     els.scoresHost.appendChild(renderScoreSheet(step.game));
     els.slider.value = String(idx);
-    const now = S.lines.get(idx);
+    const now = S.lines.get(idx) || [];
     let what = now.length ? now[now.length - 1].text : "";
-    if (!what && idx > 0 && S.steps.has(idx - 1)) {
-      const before = S.steps.get(idx - 1).game;
-      if (before.to_decide !== null && before.to_decide !== undefined) what = t("replay.decided", { name: names(before.to_decide) });
+    const before = idx > 0 ? S.steps.get(idx - 1) : undefined;
+    if (!what && before) {
+      const decider = before.game.to_decide;
+      if (decider !== null && decider !== undefined) what = t("replay.decided", { name: names(decider) });
     }
     els.stepInfo.textContent = what ? t("replay.step_what", { step: idx + 1, total: S.total, what }) : t("replay.step_of", { step: idx + 1, total: S.total });
     els.stepInfo.dataset.index = String(idx);
     // The log: earlier steps' lines (most recent 150), this step's lines highlighted.
     clear(els.log);
+    /** @type {Array<[LogLine, boolean]>} */
     const items = [];
-    for (let k = idx; k >= 0 && items.length < 150 && S.lines.has(k); k -= 1) {
+    for (let k = idx; k >= 0 && items.length < 150; k -= 1) {
       const lines = S.lines.get(k);
+      if (!lines) break;
       for (let j = lines.length - 1; j >= 0 && items.length < 150; j -= 1) items.push([lines[j], k === idx]);
     }
     items.reverse();
@@ -251,7 +308,9 @@ export function mountReplay(root, { gameId, uploadId }) {
     }, 700 / S.speed);
   }
 
+  /** @param {boolean} [force] play (true) or pause (false); else the other of the two */
   function togglePlay(force) {
+    if (!els) return;
     S.playing = force === undefined ? !S.playing : force;
     if (S.playing && S.index >= S.total - 1) go(0);
     const btn = els.playBtn;
@@ -262,10 +321,12 @@ export function mountReplay(root, { gameId, uploadId }) {
     schedule();
   }
 
+  /** @param {KeyboardEvent} ev */
   function onKey(ev) {
     if (!els || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const tag = ev.target && ev.target.tagName;
-    if (tag === "INPUT" && ev.target.type !== "range") return;
+    const target = ev.target instanceof Element ? ev.target : null;
+    const tag = target && target.tagName;
+    if (target instanceof HTMLInputElement && target.type !== "range") return;
     if (tag === "SELECT" || tag === "TEXTAREA") return;
     let handled = true;
     // From the step asked for, not the one shown: presses while a page loads still count.

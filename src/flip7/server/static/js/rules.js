@@ -6,15 +6,25 @@
 import { api } from "./api.js";
 import { has, t } from "./i18n.js";
 
+/** @typedef {import("./protocol.js").RulesAnswer} RulesAnswer */
+/** @typedef {import("./protocol.js").Rules} Rules */
+/** @typedef {boolean | number | string} RuleValue */
+
+/** @type {RulesAnswer | null} */
 let info = null; // the answer of GET /api/rules, once it came
+/** @type {Promise<RulesAnswer> | null} */
 let pending = null;
 
-/** Fetch the rules once; resolves to the answer (and rejects if the server cannot say). */
+/**
+ * Fetch the rules once; resolves to the answer (and rejects if the server cannot say).
+ * @returns {Promise<RulesAnswer>}
+ */
 export function loadRules() {
   if (info) return Promise.resolve(info);
   if (!pending) {
     pending = api("GET", "/api/rules")
-      .then((data) => {
+      .then((answer) => {
+        const data = /** @type {RulesAnswer} */ (answer);
         info = data;
         return data;
       })
@@ -30,25 +40,44 @@ export const rulesLoaded = () => info !== null;
 // The options' words are the catalogue's (rules.option.<name>.label|help|changes and
 // rules.option.<name>.value.<value>, docs/i18n.md); the server's English (GET /api/rules)
 // is the fallback for an option the catalogue does not know yet.
+/**
+ * @param {string} name
+ * @returns {import("./protocol.js").RuleAbout}
+ */
 const about = (name) => (info && info.about && info.about[name]) || {};
+/**
+ * @param {string} name
+ * @param {string} part
+ */
 const optionKey = (name, part) => `rules.option.${name}.${part}`;
 
+/** @param {string} name */
 export function ruleLabel(name) {
   return has(optionKey(name, "label")) ? t(optionKey(name, "label")) : name.replace(/_/g, " ");
 }
 
-/** An option's line of help. */
+/**
+ * An option's line of help.
+ * @param {string} name
+ */
 export function ruleHelp(name) {
   if (has(optionKey(name, "help"))) return t(optionKey(name, "help"));
   return about(name).help || null;
 }
 
-/** What play is like away from an option's default. */
+/**
+ * What play is like away from an option's default.
+ * @param {string} name
+ */
 export function ruleChanges(name) {
   if (has(optionKey(name, "changes"))) return t(optionKey(name, "changes"));
   return about(name).changes || null;
 }
 
+/**
+ * @param {string} name
+ * @param {RuleValue | undefined} value undefined: the rules have not come
+ */
 export function valueLabel(name, value) {
   const key = optionKey(name, `value.${value}`);
   if (has(key)) return t(key);
@@ -59,7 +88,21 @@ export function valueLabel(name, value) {
   return String(value).replace(/_/g, " ");
 }
 
-/** Every option: [{name, default, type: "bool"|"int"|"choice", values, min, help}]. */
+/**
+ * An option as the pages use it: `values` are a choice's (null for others).
+ * @typedef {object} Option
+ * @property {string} name
+ * @property {RuleValue} default
+ * @property {"bool" | "int" | "choice"} type
+ * @property {RuleValue[] | null} values
+ * @property {number | null | undefined} min
+ * @property {string | null} help
+ */
+
+/**
+ * Every option.
+ * @returns {Option[]}
+ */
 export function ruleOptions() {
   if (!info || !Array.isArray(info.options)) return [];
   return info.options.map((o) => ({
@@ -72,29 +115,45 @@ export function ruleOptions() {
   }));
 }
 
+/**
+ * @param {string} name
+ * @returns {RuleValue | undefined}
+ */
 export function ruleDefault(name) {
   const option = info && Array.isArray(info.options) ? info.options.find((o) => o.name === name) : null;
   return option ? option.default : undefined;
 }
 
-/** An option's value in a rules object that may leave the defaults out. */
+/**
+ * An option's value in a rules object that may leave the defaults out.
+ * @param {Rules | null | undefined} rules
+ * @param {string} name
+ */
 export function ruleValue(rules, name) {
   return rules && Object.prototype.hasOwnProperty.call(rules, name) ? rules[name] : ruleDefault(name);
 }
 
-/** The player counts: {min, min_two_players, max, one_deck_max, table_max}. */
+/**
+ * The player counts (none before the rules came).
+ * @returns {Partial<RulesAnswer["players"]>}
+ */
 export function playerLimits() {
   return (info && info.players) || {};
 }
 
-/** The fewest players a game may have, with or without allow_two_players. */
+/**
+ * The fewest players a game may have, with or without allow_two_players.
+ * @param {boolean} allowTwo
+ */
 export function minPlayers(allowTwo) {
   const p = playerLimits();
   return allowTwo ? p.min_two_players : p.min;
 }
 
 /** Whether a table with these rules (the options that differ from the defaults) is rated
- * when its creator does not say: no option outside the server's neutral ones. */
+ * when its creator does not say: no option outside the server's neutral ones.
+ * @param {Rules | null | undefined} rules
+ */
 export function ratedByDefault(rules) {
   const neutral = (info && info.rated && info.rated.neutral_options) || [];
   return Object.keys(rules || {}).every((name) => neutral.includes(name));
@@ -104,14 +163,28 @@ export function ratedByDefault(rules) {
 export const flip7Cards = () => (info && info.flip7 ? info.flip7.cards : undefined);
 export const flip7Bonus = () => (info && info.flip7 ? info.flip7.bonus : undefined);
 
-/** The card codes of the given kinds ("number", "modifier", "action"), in the deck's order. */
+/**
+ * The card codes of the given kinds, in the deck's order.
+ * @param {...("number" | "modifier" | "action")} kinds
+ */
 export function cardCodes(...kinds) {
   if (!info || !Array.isArray(info.cards)) return [];
   return info.cards.filter((c) => kinds.includes(c.kind)).map((c) => c.code);
 }
 
-/** Short badges for a table's or a scorecard's rules that differ from the defaults. */
+/**
+ * A badge: its words, and its kind (a class `badge--<cls>`).
+ * @typedef {{text: string, cls?: string}} Badge
+ */
+
+/**
+ * Short badges for a table's or a scorecard's rules that differ from the defaults.
+ * @param {Rules | null | undefined} rules
+ * @param {number | null} [turnTimer]
+ * @returns {Badge[]}
+ */
 export function ruleBadges(rules, turnTimer) {
+  /** @type {Badge[]} */
   const out = [];
   if (!rules) rules = {};
   if (ruleValue(rules, "brutal")) out.push({ text: t("rules.badge_brutal"), cls: "brutal" });

@@ -11,22 +11,30 @@ import {
 } from "./rules.js";
 import { h } from "./util.js";
 
+/** @typedef {import("./protocol.js").CardText} CardText */
+/** @typedef {import("./util.js").Child} Child */
+
 // The sections, in order: their titles are rules.section.<id>.
 const SECTIONS = ["goal", "round", "cards", "scoring", "end", "brutal", "house"];
-const sectionTitle = (id) => t(`rules.section.${id}`);
+const sectionTitle = (/** @type {string} */ id) => t(`rules.section.${id}`);
 
+/**
+ * @param {string} id
+ * @param {...Child} body
+ */
 function section(id, ...body) {
   const title = sectionTitle(id);
   return h("section", { class: "panel rules-section", id: `rules-${id}`, "aria-labelledby": `rules-${id}-title` },
     h("h2", { id: `rules-${id}-title`, text: title }), ...body);
 }
 
-const p = (...parts) => h("p", null, ...parts);
-const b = (text) => h("strong", { text });
+const p = (/** @type {Child[]} */ ...parts) => h("p", null, ...parts);
+const b = (/** @type {string} */ text) => h("strong", { text });
 
 // The card groups, by what the server says each card is; The Zero, Unlucky 7 and Lucky 13
 // are Number cards with a twist of their own.
 const SPECIAL = new Set(["0", "U7", "L13"]);
+/** @type {Array<[string, (card: CardText) => boolean]>} */
 const GROUPS = [
   ["numbers", (c) => c.kind === "number" && !SPECIAL.has(c.code)],
   ["special", (c) => SPECIAL.has(c.code)],
@@ -34,6 +42,7 @@ const GROUPS = [
   ["actions", (c) => c.kind === "action"],
 ];
 
+/** @param {CardText[]} cards */
 function cardsSection(cards) {
   return section("cards",
     p(t("rules.cards_intro")),
@@ -45,6 +54,7 @@ function cardsSection(cards) {
         h("div", { class: "rules-card-text" }, b(c.name), h("p", { text: c.text }))))))));
 }
 
+/** @param {Record<string, import("./protocol.js").RuleAbout>} about */
 function houseSection(about) {
   const rows = ruleOptions().map((o) => {
     const info = about[o.name] || {};
@@ -64,15 +74,23 @@ function houseSection(about) {
     h("ul", { class: "rules-options" }, rows));
 }
 
-// An in-page link scrolls to its section without a navigation (which would redraw the page).
+/**
+ * An in-page link scrolls to its section without a navigation (which would redraw the page).
+ * @param {MouseEvent} ev
+ */
 function jump(ev) {
-  const target = document.getElementById(ev.currentTarget.getAttribute("href").slice(1));
+  const link = ev.currentTarget;
+  const target = link instanceof Element ? document.getElementById((link.getAttribute("href") || "").slice(1)) : null;
   if (!target) return;
   ev.preventDefault();
   target.scrollIntoView({ block: "start" });
   history.replaceState(history.state, "", `#${target.id}`);
 }
 
+/**
+ * @param {import("./protocol.js").RulesAnswer} info
+ * @param {CardText[]} cards
+ */
 function page(info, cards) {
   const target = ruleDefault("target_score");
   const seven = flip7Cards();
@@ -120,6 +138,7 @@ function page(info, cards) {
   ];
 }
 
+/** @param {HTMLElement} root */
 export function mountRulesPage(root) {
   document.body.dataset.view = "rules";
   document.title = t("rules.title");

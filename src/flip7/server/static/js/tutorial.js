@@ -4,37 +4,49 @@
 // lesson asks for highlighted. The browser only shows what the server says: a lesson's
 // words are the catalogue's "tutorial.lesson.<id>" with the server's params filled in
 // (the server's English text where the catalogue has no such lesson).
-import { api } from "./api.js";
+import { api, messageOf } from "./api.js";
 import { has, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { askName, h, scrollBetween, store, toast, tokenKey } from "./util.js";
 
-/** The lobby's "Learn to play": a private table against bots, its game started at once. */
+/**
+ * The lobby's "Learn to play": a private table against bots, its game started at once.
+ * @param {Event} [ev] the click on a button, which waits meanwhile
+ */
 export async function startTutorial(ev) {
-  const button = ev && ev.currentTarget;
+  const button = ev && ev.currentTarget instanceof HTMLButtonElement ? ev.currentTarget : null;
   const player = await askName(t("tutorial.learn"), t("tutorial.start"));
   if (!player) return;
   if (button) button.disabled = true;
   try {
-    const data = await api("POST", "/api/tutorial", { body: { player } });
+    /** @type {import("./protocol.js").StartTutorial} */
+    const body = { player };
+    const data = /** @type {import("./protocol.js").SeatGranted} */ (await api("POST", "/api/tutorial", { body }));
     store.set(tokenKey(data.table.id), data.token);
     navigate(`/t/${encodeURIComponent(data.table.id)}`);
   } catch (err) {
-    toast(err.message);
+    toast(messageOf(err));
   } finally {
     if (button) button.disabled = false;
   }
 }
 
-/** A lesson's words in the reader's language: "tutorial.lesson.<id>" with the names and
- * numbers the server sends (params), else the server's English text. */
+/**
+ * A lesson's words in the reader's language: "tutorial.lesson.<id>" with the names and
+ * numbers the server sends (params), else the server's English text.
+ * @param {import("./protocol.js").TutorialLesson} lesson
+ */
 export function lessonText(lesson) {
   const key = `tutorial.lesson.${lesson.id}`;
   if (!has(key) || !lesson.params || typeof lesson.params !== "object") return lesson.text;
   return t(key, lesson.params);
 }
 
-/** The coach banner at the top of a table page (`page`, its header first). */
+/**
+ * The coach banner at the top of a table page (`page`, its header first).
+ * @param {HTMLElement} page
+ * @param {string} tableId
+ */
 export function mountTutorial(page, tableId) {
   const text = h("p", { class: "tutor-text", dataset: { testid: "tutor-text" } });
   const progress = h("span", { class: "tutor-progress" });
@@ -56,10 +68,13 @@ export function mountTutorial(page, tableId) {
   h("div", { class: "tutor-live", role: "status", "aria-live": "polite" }, text),
   actions);
   page.insertBefore(box, page.firstElementChild ? page.firstElementChild.nextSibling : null);
+  /** @type {{number: number | null, key: string | null}} */
   let shown = { number: null, key: null };
+  /** @type {string | null} */
   let revealed = null; // the lesson whose move was last brought into view
   let sending = false;
 
+  /** @param {import("./protocol.js").TutorialStep} body */
   async function send(body) {
     if (sending) return;
     sending = true;
@@ -68,22 +83,25 @@ export function mountTutorial(page, tableId) {
       // The update comes over the WebSocket, to every tab of the table.
       await api("POST", `/api/tables/${encodeURIComponent(tableId)}/tutorial`, { body, token: store.get(tokenKey(tableId)) });
     } catch (err) {
-      toast(err.message);
+      toast(messageOf(err));
     } finally {
       sending = false;
       gotIt.disabled = skip.disabled = false;
     }
   }
 
-  /** After every render of the table: the lesson on screen, and the move it asks for. */
+  /**
+   * After every render of the table: the lesson on screen, and the move it asks for.
+   * @param {import("./protocol.js").TableState | null} table
+   */
   function update(table) {
     const tut = table && table.tutorial;
     const g = table && table.game;
     const mine = !!(tut && g && g.viewer === tut.seat && store.get(tokenKey(tableId)));
-    const done = tut && !tut.lesson && (tut.step >= tut.steps || g.over);
-    box.hidden = !mine || tut.skipped || done;
+    const done = tut && !tut.lesson && (tut.step >= tut.steps || !!(g && g.over));
+    box.hidden = !mine || !tut || tut.skipped || !!done;
     document.body.classList.toggle("has-tutor", !box.hidden);
-    if (box.hidden) return;
+    if (box.hidden || !tut) return;
     const lesson = tut.lesson;
     const key = lesson ? `${lesson.number}` : `watch:${tut.step}`;
     if (shown.key !== key) {
@@ -98,9 +116,10 @@ export function mountTutorial(page, tableId) {
     progress.textContent = t("tutorial.progress", { n: Math.min(tut.step + 1, tut.steps), count: tut.steps });
     box.dataset.expect = tut.expect || "";
     if (tut.expect) {
+      /** @type {Element | null} */
       let target = null;
       for (const el of document.querySelectorAll("#decision .decision-main [data-decision], .board [data-decision]")) {
-        const on = el.dataset.decision === tut.expect;
+        const on = el.getAttribute("data-decision") === tut.expect;
         el.classList.toggle("is-expected", on);
         // The panel's button rather than the card on the board: the panel holds the prompt.
         if (on && (!target || !target.closest("#decision"))) target = el;
@@ -115,13 +134,14 @@ export function mountTutorial(page, tableId) {
     }
   }
 
+  /** @param {Element} target */
   function reveal(target) {
     const stuckAt = parseFloat(getComputedStyle(box).top) || 0;
     const top = Math.max(box.getBoundingClientRect().bottom, stuckAt + box.offsetHeight) + 8;
     const bottom = window.innerHeight; // the panel sticks flush to the foot of the screen
     // The whole decision panel (its prompt says what the move is) when it fits.
     const panel = target.closest("#decision");
-    const whole = panel && panel.offsetHeight <= bottom - top ? panel : target;
+    const whole = panel instanceof HTMLElement && panel.offsetHeight <= bottom - top ? panel : target;
     scrollBetween(whole, top, bottom);
   }
 

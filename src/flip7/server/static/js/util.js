@@ -5,21 +5,51 @@ import { api } from "./api.js";
 import { formatList, t } from "./i18n.js";
 
 /**
+ * What h() and add() take as children: text, nodes, arrays of them (nested up to three
+ * deep here: a JSDoc typedef cannot name itself); null, undefined and false are skipped
+ * (`cond ? h(...) : null`).
+ * @typedef {Node | string | number | boolean | null | undefined} Leaf
+ * @typedef {Leaf | Array<Leaf | Array<Leaf | Leaf[]>>} Child
+ */
+
+/**
+ * h()'s attributes: `class`, `text` (textContent), `dataset`, `style` (CSS properties),
+ * `on<event>` listeners, `true` for a bare attribute; null, undefined and false are skipped.
+ * @typedef {object} AttrsKnown
+ * @property {string | null} [class]
+ * @property {string | number | null} [text]
+ * @property {Record<string, string | undefined>} [dataset]
+ * @property {Record<string, string>} [style]
+ * @property {(ev: MouseEvent) => unknown} [onclick]
+ * @property {(ev: FocusEvent) => unknown} [onfocus]
+ * @property {(ev: Event) => unknown} [oninput]
+ * @property {(ev: Event) => unknown} [onchange]
+ * @property {(ev: KeyboardEvent) => unknown} [onkeydown]
+ * @property {(ev: SubmitEvent) => unknown} [onsubmit]
+ * @typedef {AttrsKnown & {[attribute: string]: unknown}} Attrs
+ */
+
+/**
  * Build an element: h("button", {class: "btn", onclick: fn, "aria-label": "Hit"}, "Hit").
  * Children may be strings (text nodes), nodes, arrays, null/false (skipped).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Attrs | null} [attrs]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   if (attrs) {
     for (const [key, value] of Object.entries(attrs)) {
       if (value === null || value === undefined || value === false) continue;
-      if (key === "class") el.className = value;
-      else if (key === "text") el.textContent = value;
+      if (key === "class") el.className = String(value);
+      else if (key === "text") el.textContent = String(value);
       else if (key === "dataset") Object.assign(el.dataset, value);
       else if (key === "style" && typeof value === "object") {
         for (const [prop, v] of Object.entries(value)) el.style.setProperty(prop, v);
       } else if (key.startsWith("on") && typeof value === "function") {
-        el.addEventListener(key.slice(2), value);
+        el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
       } else if (value === true) el.setAttribute(key, "");
       else el.setAttribute(key, String(value));
     }
@@ -28,12 +58,22 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
-/** Append children to el, skipping null/false and flattening arrays. */
+/**
+ * Append children to el, skipping null/false and flattening arrays.
+ * @template {Node} T
+ * @param {T} el
+ * @param {...Child} children
+ * @returns {T}
+ */
 export function add(el, ...children) {
   append(el, children);
   return el;
 }
 
+/**
+ * @param {Node} el
+ * @param {Child[]} children
+ */
 function append(el, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -44,7 +84,7 @@ function append(el, children) {
 }
 
 /** An inline SVG icon from a fixed, trusted set (no user data). */
-const ICONS = {
+const ICONS = /** @type {const} */ ({
   bell: "M12 2a1.6 1.6 0 0 1 1.6 1.6v.7A6.5 6.5 0 0 1 18.5 10.6V15l2 2.5V19h-17v-1.5l2-2.5v-4.4a6.5 6.5 0 0 1 4.9-6.3v-.7A1.6 1.6 0 0 1 12 2zm-2.4 18h4.8a2.4 2.4 0 0 1-4.8 0z",
   chat: "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z",
   copy: "M8 8h11v12H8zM5 4h11v2H7v11H5z",
@@ -64,8 +104,14 @@ const ICONS = {
   clock: "M12 2a10 10 0 1 1 0 20 10 10 0 0 1 0-20zm-1 5v6l5 3 1-1.6-4-2.4V7z",
   link: "M10.6 13.4a1 1 0 0 0 1.4 0l4-4a3 3 0 0 0-4.2-4.2l-1.5 1.5 1.4 1.4 1.5-1.5a1 1 0 0 1 1.4 1.4l-4 4a1 1 0 0 0 0 1.4zm2.8-2.8a1 1 0 0 0-1.4 0l-4 4a3 3 0 0 0 4.2 4.2l1.5-1.5-1.4-1.4-1.5 1.5a1 1 0 0 1-1.4-1.4l4-4a1 1 0 0 0 0-1.4z",
   refresh: "M12 4a8 8 0 0 1 7.4 5H22l-3.5 4L15 9h2.2A6 6 0 1 0 18 14h2.1A8 8 0 1 1 12 4z",
-};
+});
 
+/** @typedef {keyof typeof ICONS} IconName */
+
+/**
+ * @param {IconName} name
+ * @param {string} [extraClass]
+ */
 export function icon(name, extraClass = "") {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
@@ -79,13 +125,22 @@ export function icon(name, extraClass = "") {
   return svg;
 }
 
+/**
+ * @template {Node} T
+ * @param {T} el
+ * @returns {T}
+ */
 export function clear(el) {
   while (el.firstChild) el.removeChild(el.firstChild);
   return el;
 }
 
 /** Scroll the page just enough that `el` lies between `top` and `bottom` (viewport
- * pixels): down to it when it is below, up to it when it is above or does not fit. */
+ * pixels): down to it when it is below, up to it when it is above or does not fit.
+ * @param {Element} el
+ * @param {number} top
+ * @param {number} bottom
+ */
 export function scrollBetween(el, top, bottom) {
   const r = el.getBoundingClientRect();
   if (r.top < top) window.scrollBy(0, r.top - top);
@@ -94,6 +149,7 @@ export function scrollBetween(el, top, bottom) {
 
 /** localStorage that never throws (private mode, disabled storage). */
 export const store = {
+  /** @param {string} key */
   get(key) {
     try {
       return window.localStorage.getItem(key);
@@ -101,6 +157,10 @@ export const store = {
       return null;
     }
   },
+  /**
+   * @param {string} key
+   * @param {string} value
+   */
   set(key, value) {
     try {
       window.localStorage.setItem(key, value);
@@ -108,6 +168,7 @@ export const store = {
       /* storage unavailable: the session still works until reload */
     }
   },
+  /** @param {string} key */
   del(key) {
     try {
       window.localStorage.removeItem(key);
@@ -117,13 +178,19 @@ export const store = {
   },
 };
 
-export const tokenKey = (tableId) => `flip7.token.${tableId}`;
+export const tokenKey = (/** @type {string} */ tableId) => `flip7.token.${tableId}`;
 export const NAME_KEY = "flip7.name";
 
-/** A short notice at the bottom of the screen. kind: "error" | "info" | "ok". */
+/**
+ * A short notice at the bottom of the screen.
+ * @param {string} message
+ * @param {"error" | "info" | "ok"} [kind]
+ * @param {number} [ms]
+ */
 export function toast(message, kind = "error", ms = 4200) {
   const box = document.getElementById("toasts");
   if (!box) return;
+  /** @type {HTMLDivElement} */
   const el = h("div", { class: `toast toast--${kind}`, role: kind === "error" ? "alert" : "status" },
     h("span", { class: "toast-text", text: message }),
     h("button", {
@@ -131,14 +198,18 @@ export function toast(message, kind = "error", ms = 4200) {
       onclick: () => el.remove(),
     }, icon("close")));
   box.appendChild(el);
-  while (box.children.length > 4) box.firstElementChild.remove();
+  while (box.firstElementChild && box.children.length > 4) box.firstElementChild.remove();
   setTimeout(() => {
     el.classList.add("toast--out");
     setTimeout(() => el.remove(), 300);
   }, ms);
 }
 
-/** Copy text to the clipboard, with a fallback for non-secure contexts. */
+/**
+ * Copy text to the clipboard, with a fallback for non-secure contexts; whether it worked.
+ * @param {string} text
+ * @returns {Promise<boolean>}
+ */
 export async function copyText(text) {
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -171,32 +242,40 @@ const graphemes = typeof Intl !== "undefined" && Intl.Segmenter
  * What an avatar shows of a name: its first character as a reader sees it (a whole emoji,
  * flag or accented letter, never half of a UTF-16 surrogate pair), upper-cased; "?" when
  * the name is empty.
+ * @param {string | null | undefined} name
  */
 export function initial(name) {
   const text = String(name || "").trim();
   if (!text) return "?";
-  const first = graphemes
-    ? graphemes.segment(text)[Symbol.iterator]().next().value.segment
-    : Array.from(text)[0];
+  const segment = graphemes ? graphemes.segment(text)[Symbol.iterator]().next().value : undefined;
+  const first = segment ? segment.segment : Array.from(text)[0];
   const upper = first.toUpperCase();
   // "ß" would become "SS": keep one letter.
   return Array.from(upper).length === Array.from(first).length ? upper : first;
 }
 
 /** A name's length as the server counts it: characters (code points), not UTF-16 units,
- * once its white space is collapsed. */
+ * once its white space is collapsed.
+ * @param {string | null | undefined} text
+ */
 export function nameLength(text) {
   return Array.from(String(text || "").trim().split(/\s+/).join(" ").normalize("NFC")).length;
 }
 
+/** @type {Promise<import("./protocol.js").Limits | null> | null} */
 let limitsPromise = null;
-/** The server's limits (GET /api/limits), fetched once; null if it does not answer. */
+/**
+ * The server's limits (GET /api/limits), fetched once; null if it does not answer.
+ * @returns {Promise<import("./protocol.js").Limits | null>}
+ */
 export function loadLimits() {
   if (!limitsPromise) {
-    limitsPromise = api("GET", "/api/limits").catch(() => {
-      limitsPromise = null; // ask again next time
-      return null;
-    });
+    limitsPromise = api("GET", "/api/limits").then(
+      (answer) => /** @type {import("./protocol.js").Limits} */ (answer),
+      () => {
+        limitsPromise = null; // ask again next time
+        return null;
+      });
   }
   return limitsPromise;
 }
@@ -205,11 +284,14 @@ export function loadLimits() {
  * A counter under a name input: "3 / 24", and how many characters too many once past the
  * server's limit (`limitName` in /api/limits). Nothing is cut: the server refuses a name
  * that is too long, with its message, and the counter says so before it is sent.
+ * @param {HTMLInputElement} input
+ * @param {"player_name_chars" | "table_name_chars"} limitName
  */
 export function nameCounter(input, limitName) {
   const counter = h("small", { class: "muted field-count", id: `${input.id || "name"}-count`, "aria-live": "polite" });
   counter.hidden = true;
   input.setAttribute("aria-describedby", counter.id);
+  /** @type {number | null} */
   let most = null;
   const update = () => {
     if (most === null) return;
@@ -234,20 +316,28 @@ export function nameCounter(input, limitName) {
 
 // ---- invite links ----------------------------------------------------------------------
 
+/** @type {Promise<import("./protocol.js").ServerInfo | null> | null} */
 let serverPromise = null;
-/** Where friends can reach this server (GET /api/server), fetched once; null if it does not answer. */
+/**
+ * Where friends can reach this server (GET /api/server), fetched once; null if it does not answer.
+ * @returns {Promise<import("./protocol.js").ServerInfo | null>}
+ */
 export function loadServerInfo() {
   if (!serverPromise) {
-    serverPromise = api("GET", "/api/server").catch(() => {
-      serverPromise = null;
-      return null;
-    });
+    serverPromise = api("GET", "/api/server").then(
+      (answer) => /** @type {import("./protocol.js").ServerInfo} */ (answer),
+      () => {
+        serverPromise = null;
+        return null;
+      });
   }
   return serverPromise;
 }
 
 /** Whether only the machine a browser runs on can open this host: localhost, 127.x, ::1
- * (and 0.0.0.0, which browsers open as this machine). */
+ * (and 0.0.0.0, which browsers open as this machine).
+ * @param {string | null | undefined} hostname
+ */
 export function isLoopbackHost(hostname) {
   const host = String(hostname || "").replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
   return host === "localhost" || host.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(host)
@@ -255,10 +345,22 @@ export function isLoopbackHost(hostname) {
 }
 
 /**
+ * @typedef {object} Invite
+ * @property {string} url
+ * @property {string} host
+ * @property {boolean} loopback
+ * @property {string[]} others
+ * @property {boolean | null} loopbackOnly
+ */
+
+/**
  * The invite link to `path` ("/t/abc"): from the operator's public URL when the server has
  * one, else from the address this page was opened at (the one the inviter actually used).
  * `loopback`: friends cannot open it; `others`: the server's network addresses to offer
  * instead; `loopbackOnly`: the server listens on this machine only (null: unknown).
+ * @param {string} path
+ * @param {import("./protocol.js").ServerInfo | null} info
+ * @returns {Invite}
  */
 export function inviteLink(path, info) {
   const base = info && info.public_url ? info.public_url : window.location.origin;
@@ -278,19 +380,20 @@ export function inviteLink(path, info) {
  * The invite panel's warning when friends cannot open the link (a loopback address):
  * the network addresses the server listens on, each with a copy button, or how to restart
  * the server so that friends can reach it. null when the link is fine.
+ * @param {Invite} invite
  */
 export function inviteWarning(invite) {
   if (!invite.loopback) return null;
   const box = h("div", { class: "form-error invite-warning", role: "status", dataset: { testid: "invite-warning" } },
     h("p", { text: t("common.invite_loopback", { host: invite.host }) }));
-  const copy = async (link) => {
+  const copy = async (/** @type {string} */ link) => {
     const ok = await copyText(link);
     toast(ok ? t("common.invite_copied") : link, ok ? "ok" : "info");
   };
   if (invite.others.length) {
     add(box, h("p", { text: t("common.invite_network") }),
       invite.others.map((link) => h("div", { class: "invite-row" },
-        h("input", { class: "input invite-input", type: "text", readonly: true, value: link, "aria-label": t("common.invite_network_label"), onfocus: (e) => e.target.select() }),
+        h("input", { class: "input invite-input", type: "text", readonly: true, value: link, "aria-label": t("common.invite_network_label"), onfocus: (e) => { if (e.target instanceof HTMLInputElement) e.target.select(); } }),
         h("button", { type: "button", class: "btn btn--secondary", onclick: () => copy(link), "aria-label": t("common.copy_this", { text: link }) }, icon("copy"), t("common.copy")))));
   } else if (invite.loopbackOnly === false) {
     add(box, h("p", { text: t("common.invite_no_address") }));
@@ -303,7 +406,12 @@ export function inviteWarning(invite) {
   return box;
 }
 
-/** Ask for a display name in a modal dialog; resolves to the trimmed name or null. */
+/**
+ * Ask for a display name in a modal dialog; resolves to the trimmed name or null.
+ * @param {string} title
+ * @param {string | null} [confirmLabel]
+ * @returns {Promise<string | null>}
+ */
 export function askName(title, confirmLabel = null) {
   return new Promise((resolve) => {
     const input = h("input", {
@@ -347,20 +455,44 @@ export function askName(title, confirmLabel = null) {
   });
 }
 
-/** "a, b and c" ("a, b und c"): the current language's list. */
+/**
+ * A checkbox shown as a switch, with its label and a line of help under it.
+ * @param {HTMLInputElement} input its id ties the label to it
+ * @param {string} label
+ * @param {string | null} help
+ */
+export function switchField(input, label, help) {
+  return h("div", { class: "switch-field" },
+    input,
+    h("label", { for: input.id, class: "switch-label" },
+      h("span", { class: "switch", "aria-hidden": "true" }),
+      h("span", { class: "switch-text" }, h("span", { text: label }), help ? h("small", { class: "muted", text: help }) : null)));
+}
+
+/**
+ * "a, b and c" ("a, b und c"): the current language's list.
+ * @param {string[]} items
+ */
 export function listText(items) {
   if (items.length <= 1) return items.join("");
   return formatList(items);
 }
 
-/** Keep keyboard focus across a re-render: elements carry data-focus-key. */
+/**
+ * Keep keyboard focus across a re-render: elements carry data-focus-key.
+ * @returns {string | null}
+ */
 export function focusKey() {
   const el = document.activeElement;
-  return el && el.dataset ? el.dataset.focusKey || null : null;
+  return el instanceof HTMLElement || el instanceof SVGElement ? el.dataset.focusKey || null : null;
 }
 
+/**
+ * @param {string | null} key
+ * @param {ParentNode} [root]
+ */
 export function restoreFocus(key, root = document) {
   if (!key) return;
   const el = root.querySelector(`[data-focus-key="${CSS.escape(key)}"]`);
-  if (el && !el.disabled) el.focus({ preventScroll: true });
+  if (el instanceof HTMLElement && !("disabled" in el && el.disabled)) el.focus({ preventScroll: true });
 }
