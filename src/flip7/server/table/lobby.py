@@ -30,6 +30,7 @@ from flip7.core.rules import ONE_DECK_MAX_PLAYERS, Rules, players_problem
 from flip7.core.seeds import derive_seed
 from flip7.engine.game import Game
 from flip7.engine.record import Record
+from flip7.server.base.errors import ServerError
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.names import BadName, clean, taken_by
 from flip7.server.base.settings import Settings
@@ -100,18 +101,8 @@ def level_seat_name(level: Level, taken: Iterable[str]) -> str:
         number += 1
 
 
-class TableError(Flip7Error):
+class TableError(ServerError):
     """A request the table refuses: ``code`` names why, ``status`` is the HTTP status."""
-
-    def __init__(
-        self, code: str, message: str, status: int = 400, retry_after: float | None = None
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-        # Seconds until the request may succeed (a rate limit): the Retry-After header.
-        self.retry_after = retry_after
 
 
 def spend(budget: AddressBudget, address: str | None, what: str, limit: str) -> None:

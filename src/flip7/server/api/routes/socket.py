@@ -12,11 +12,11 @@ import asyncio
 import contextlib
 import math
 import time
-from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.types import Message
 
+from flip7.core.jsontypes import JSONObject
 from flip7.server.api import guard, play
 from flip7.server.api.wiring import Services, Use
 from flip7.server.base.closecodes import CloseCode
@@ -60,6 +60,7 @@ async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
         await _serve(ws, table_id, client, services)
     finally:
         sockets.open_per_address.release(address)
+
 
 async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Services) -> None:
     lobby, settings = services.lobby, services.settings
@@ -249,7 +250,7 @@ class _Client:
 
     def error(
         self, code: str, message: str, move_id: str | None = None,
-        table: dict[str, Any] | None = None,
+        table: JSONObject | None = None,
     ) -> None:
         self.push(dumps({"v": 1, "type": "error", "code": code, "message": message,
                          "id": move_id, "table": table}))
