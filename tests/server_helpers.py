@@ -24,6 +24,7 @@ from fastapi.testclient import TestClient
 from flip7.client import services
 from flip7.client.services import free_port, stop_process  # noqa: F401 - for the tests
 from flip7.server.api.app import create_app
+from flip7.server.api.wiring import Services
 from flip7.server.base.protocol import SERVER_MESSAGE
 from flip7.server.base.settings import Settings, database_url
 
@@ -106,6 +107,13 @@ def app_client(db: Path | str, **settings: Any) -> Iterator[TestClient]:
                               **settings))
     with TestClient(app) as client:
         yield client
+
+
+def services_of(client: TestClient) -> Services:
+    """The running app's services (flip7.server.api.wiring), as its routes get them."""
+    found = client.app_state["services"]
+    assert isinstance(found, Services)
+    return found
 
 
 @contextmanager

@@ -26,9 +26,8 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from server_helpers import app_client
-
 from flip7.server.protocol import protocol_schema
+from server_helpers import app_client
 
 PROTOCOL_JS = (Path(__file__).resolve().parent.parent / "src" / "flip7" / "server" / "static"
                / "js" / "protocol.js")

@@ -386,7 +386,8 @@ def test_the_messages_endpoint() -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from flip7.server.base.messages import catalogue, router
+    from flip7.server.api.routes.info import router
+    from flip7.server.base.messages import catalogue
 
     app = FastAPI()
     app.include_router(router)

@@ -21,7 +21,16 @@ import pytest
 pytest.importorskip("fastapi")
 
 import thinking_bots
-from server_helpers import WsPlayer, app_client, auth, connect, join, new_table, play_to_end
+from server_helpers import (
+    WsPlayer,
+    app_client,
+    auth,
+    connect,
+    join,
+    new_table,
+    play_to_end,
+    services_of,
+)
 
 from flip7.bots import make_bot
 from flip7.core.decisions import parse_decision
@@ -35,7 +44,7 @@ EXTRA = tuple(f"thinking_bots:{name}" for name in
 
 
 def _lobby(client: Any) -> Any:
-    return client.app.state.lobby
+    return services_of(client).lobby
 
 
 def _add(client: Any, table_id: str, token: str, bot: str) -> Any:

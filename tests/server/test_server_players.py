@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from server_helpers import app_client
+from server_helpers import app_client, services_of
 
 from flip7.server.base.formats import utcnow
 from flip7.server.base.settings import database_url
@@ -113,7 +113,7 @@ def test_name_limits(tmp_path: Path) -> None:
 
 def test_transfer_to_another_device(tmp_path: Path) -> None:
     with app_client(tmp_path / "db.sqlite", public_url="https://flip7.example.org") as client:
-        service = client.app.state.players  # type: ignore[attr-defined]
+        service = services_of(client).players
         ann = _player(client)
         r = client.post("/api/players/me/transfer", headers=_key(ann["key"]))
         assert r.status_code == 201, r.text

@@ -16,7 +16,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("openskill")
 
 import sqlalchemy as sa
-from server_helpers import app_client, auth, choose, connect, play_to_end
+from server_helpers import app_client, auth, choose, connect, play_to_end, services_of
 
 from flip7.analysis.stats import game_stats
 from flip7.core.rules import Rules
@@ -118,7 +118,7 @@ def _check_rated_game(client: Any) -> None:
     assert games["games"][0]["rating_delta"] == display(*expected[0]) - 1000
     assert [p["total"] for p in games["games"][0]["players"]] == totals
     # Exactly once: the game's results are written already, by whichever try came first.
-    results = client.app.state.results  # type: ignore[attr-defined]
+    results = services_of(client).results
     assert client.portal.call(results.settle, game_id) is False
     assert client.portal.call(results.sweep) == 0
     again = client.get("/api/leaderboard").json()
@@ -135,7 +135,7 @@ def test_the_rating_update_on_postgresql(pg_url: str) -> None:
         _check_rated_game(client)
         # Many tries at once (other processes: a sweep, a retry) write a game's results once.
         game_id = client.get("/api/games").json()["games"][0]["id"]
-        results = client.app.state.results  # type: ignore[attr-defined]
+        results = services_of(client).results
 
         async def delete_and_race() -> list[bool]:
             async with results.store.engine.begin() as conn:
@@ -186,7 +186,7 @@ def test_the_leaderboard_order(tmp_path: Path) -> None:
         people = [_player(client, name) for name in ("Ann", "Bob", "Cyd", "Dan")]
         # (mu, sigma): by mu - 3 sigma, Cyd 20.5, Ann 19, Bob 15 (Dan has no rated game).
         figures = [(25.0, 2.0), (30.0, 5.0), (22.0, 0.5), (40.0, 1.0)]
-        store = client.app.state.lobby.store  # type: ignore[attr-defined]
+        store = services_of(client).lobby.store
 
         async def seed() -> None:
             async with store.engine.begin() as conn:
@@ -250,12 +250,12 @@ def test_a_game_not_over_has_no_summary(tmp_path: Path) -> None:
 def test_results_left_unwritten_are_written_by_the_sweep(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
     with app_client(db, seed=7) as client:
-        lobby = client.app.state.lobby  # type: ignore[attr-defined]
+        lobby = services_of(client).lobby
         lobby.on_finish = None  # as if the process died right after the game's finish
         ann, _bob, game_id = _rated_game(client)
         assert client.get(f"/api/players/{ann['id']}").json()["rating"] is None
     with app_client(db) as client:  # the next start's sweep writes them
-        results = client.app.state.results  # type: ignore[attr-defined]
+        results = services_of(client).results
         client.portal.call(results.sweep)
         assert client.get(f"/api/games/{game_id}/summary").json()["rated"] is True
         assert client.get(f"/api/players/{ann['id']}").json()["rating"]["games"] == 1

@@ -25,8 +25,7 @@ from server_helpers import app_client, threaded_server
 from flip7.engine.record import replay_steps
 from flip7.server.base.settings import Settings
 from flip7.server.services import replay_worker
-from flip7.server.services.replays import Replays, ReplayWorkers
-from flip7.server.table.errors import TableError
+from flip7.server.services.replays import ReplayError, Replays, ReplayWorkers
 
 
 def _detail(answer: Any) -> dict[str, Any]:
@@ -201,7 +200,7 @@ def test_a_page_over_the_memory_budget_is_refused_and_the_worker_replaced() -> N
 
     async def scenario() -> None:
         try:
-            with pytest.raises(TableError) as refused:
+            with pytest.raises(ReplayError) as refused:
                 await replays.page("big", loader, "0", "5000")
             assert refused.value.status == 422 and refused.value.code == "replay_too_big"
             assert "replay_memory_mb" in refused.value.message
@@ -220,7 +219,7 @@ def test_jobs_past_the_queue_are_refused_busy() -> None:
         try:
             first = asyncio.ensure_future(workers.run(replay_worker.check, played_record()))
             await asyncio.sleep(0)  # the first job is now with the worker (starting it)
-            with pytest.raises(TableError) as refused:
+            with pytest.raises(ReplayError) as refused:
                 await workers.run(replay_worker.check, played_record())
             assert refused.value.status == 503 and refused.value.code == "busy"
             assert refused.value.retry_after

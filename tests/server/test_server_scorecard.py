@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from server_helpers import app_client
+from server_helpers import app_client, services_of
 
 from flip7.scorekeeper.scorecard import Scorecard
 from flip7.server.base.formats import utcnow
@@ -548,7 +548,7 @@ def test_two_server_processes_on_one_database(
         assert a.get(f"{API}/{card_id}").json() == r.json()  # a's cache is by version
 
         # b writes between a's read and a's write: a's write is refused, nothing is lost.
-        store = a.app.state.lobby.store  # type: ignore[attr-defined]
+        store = services_of(a).lobby.store
         update = store.update_scorecard
 
         async def racing(scorecard_id: str, old_version: int, **fields: Any) -> bool:

@@ -23,7 +23,16 @@ import pytest
 pytest.importorskip("fastapi")
 
 import sqlalchemy as sa
-from server_helpers import ServerProcess, WsPlayer, app_client, choose, decider, free_port, started
+from server_helpers import (
+    ServerProcess,
+    WsPlayer,
+    app_client,
+    choose,
+    decider,
+    free_port,
+    services_of,
+    started,
+)
 
 from flip7.server.base.settings import database_url
 from flip7.server.store.database import Store, server_lease
@@ -269,7 +278,7 @@ def test_a_nearly_full_disk_and_a_full_database_are_reported(
         assert client.get("/api/health").status_code == 200
 
         # A database that cannot grow: SQLite answers "database or disk is full".
-        store = client.app.state.lobby.store  # type: ignore[attr-defined]
+        store = services_of(client).lobby.store
 
         def cap(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
             cursor = dbapi_connection.cursor()

@@ -16,7 +16,17 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from server_helpers import WsPlayer, app_client, auth, choose, connect, join, new_table, seated_game
+from server_helpers import (
+    WsPlayer,
+    app_client,
+    auth,
+    choose,
+    connect,
+    join,
+    new_table,
+    seated_game,
+    services_of,
+)
 from starlette.websockets import WebSocketDisconnect
 
 from flip7.engine.record import replay
@@ -42,7 +52,7 @@ class Clock:
 def clocked(db: Path, **settings: Any) -> Iterator[tuple[Any, Any, Clock]]:
     """A TestClient whose lobby runs on a hand-moved clock: (client, lobby, clock)."""
     with app_client(db, **settings) as client:
-        lobby = client.app.state.lobby  # type: ignore[attr-defined]
+        lobby = services_of(client).lobby
         clock = Clock()
         lobby.clock = clock
         for table in lobby.tables.values():  # restored on the real clock

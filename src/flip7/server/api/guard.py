@@ -1,15 +1,13 @@
 """What stands between the app and a stranger's connection: security headers on every HTTP
-answer, a deadline for request headers, every connection counted (per address and in all,
-idle ones shed to make room), a gate for WebSocket handshakes, the uvicorn server they run
-in, and error answers that cannot themselves fail.
+answer, a ceiling on request bodies, a deadline for request headers, every connection
+counted (per address and in all, idle ones shed to make room), a gate for WebSocket
+handshakes, the uvicorn server they run in.
 
 :func:`server_config` builds the one uvicorn configuration that ``flip7 serve`` and the tests
 use, so that what is tested is what runs.
 
 >>> sorted(SECURITY_HEADERS)
 ['content-security-policy', 'referrer-policy', 'x-content-type-options', 'x-frame-options']
->>> safe_text("a\\ud800b")
-'a\\\\ud800b'
 """
 
 from __future__ import annotations
@@ -28,15 +26,17 @@ from typing import Any, Protocol
 
 import h11
 from fastapi import FastAPI
-from fastapi.exceptions import RequestValidationError
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn._types import ASGISendEvent
 from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
 
+from flip7.server.api.errors import error_response
 from flip7.server.base.closecodes import CloseCode
+from flip7.server.base.errors import ServerError
 from flip7.server.base.limits import MAX_ADDRESSES, AddressBudget
 from flip7.server.base.settings import Settings
 
@@ -46,6 +46,7 @@ __all__ = [
     "KEEP_ALIVE_SECONDS",
     "SECURITY_HEADERS",
     "WS_MAX_BYTES",
+    "BodyLimit",
     "ConnectionHandle",
     "Connections",
     "HandshakeGate",
@@ -56,9 +57,7 @@ __all__ = [
     "header_timeout_protocol",
     "protect",
     "raise_open_files",
-    "safe_text",
     "server_config",
-    "validation_message",
     "websocket_protocol",
 ]
 
@@ -120,6 +119,61 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+class BodyLimit:
+    """Refuses request bodies over the limit (413 ``too_large``) before anything reads them:
+    ``limit(path)`` bytes.
+
+    A body announced with ``Content-Length`` is judged by it (the HTTP parser holds the
+    client to it). A body without one (``Transfer-Encoding: chunked``) is read here, up to
+    the limit, and handed on whole: a route reading it itself would turn an error raised
+    mid-read into a 400."""
+
+    def __init__(self, app: ASGIApp, limit: Callable[[str], int]) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit(scope["path"])
+        too_large = error_response(
+            ServerError("too_large", f"the request body may be at most {limit} bytes", 413)
+        )
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and length.isdigit():
+            if int(length) > limit:
+                await too_large(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > limit:
+                await too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        first: Message | None = {"type": "http.request", "body": b"".join(chunks),
+                                 "more_body": False}
+
+        async def replay() -> Message:
+            nonlocal first
+            if first is not None:
+                message, first = first, None
+                return message
+            return await receive()  # only http.disconnect from here on
+
+        await self.app(scope, replay, send)
+
+
 def protect(app: FastAPI) -> None:
     """Put :class:`SecurityHeaders` around the whole app, outside even Starlette's
     last-resort error middleware, so that a 500 carries the headers too."""
@@ -131,46 +185,18 @@ def protect(app: FastAPI) -> None:
     app.build_middleware_stack = build_with_headers  # type: ignore[method-assign]
 
 
-# ---------------------------------------------------------------------- error text
-
-
-def safe_text(text: str) -> str:
-    """``text`` with lone surrogates written as ``\\udXXX`` escapes: a JSON answer encodes
-    to UTF-8, which they would make fail (a 500 instead of the 4xx being answered)."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def validation_message(exc: RequestValidationError) -> str:
-    """What is wrong with a request, one ``where: what`` per problem, without echoing the
-    input back."""
-    problems = []
-    for error in exc.errors():
-        if error.get("type") == "json_invalid":
-            return "the body is not valid JSON"
-        where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
-        what = str(error.get("msg", "is not valid"))
-        problems.append(f"{where}: {what}" if where else what)
-    return safe_text("; ".join(problems)[:1000] or "the request is not valid")
-
-
 # ---------------------------------------------------------------------- refusals
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """A connection or handshake the server will not serve: the JSON error answered."""
+class Refusal(ServerError):
+    """A connection or handshake the server will not serve, answered before the app sees
+    it, always with ``Retry-After`` (a second unless told)."""
 
-    status: int
-    code: str
-    message: str
-    retry_after: float = 1.0
+    def __init__(self, code: str, message: str, status: int, retry_after: float = 1.0) -> None:
+        super().__init__(code, message, status, retry_after)
 
     def body(self) -> bytes:
-        return json.dumps({"detail": {"code": self.code, "message": self.message}}).encode()
-
-    def retry_header(self) -> str:
-        # Whole seconds (RFC 9110), rounded up so that a retry then succeeds.
-        return str(max(1, math.ceil(self.retry_after)))
+        return json.dumps(self.answer()).encode()
 
     def http_bytes(self) -> bytes:
         """The whole HTTP answer, written straight to a connection that closes after it."""
@@ -180,7 +206,7 @@ class Refusal:
             f"HTTP/1.1 {self.status} {phrase}",
             "content-type: application/json",
             f"content-length: {len(body)}",
-            f"retry-after: {self.retry_header()}",
+            *(f"{k.lower()}: {v}" for k, v in self.headers.items()),
             "connection: close",
             *(f"{k}: {v}" for k, v in SECURITY_HEADERS.items()),
         ]
@@ -188,11 +214,7 @@ class Refusal:
 
     def response(self) -> JSONResponse:
         """The same answer as an ASGI response (a WebSocket handshake's denial)."""
-        return JSONResponse(
-            {"detail": {"code": self.code, "message": self.message}},
-            status_code=self.status,
-            headers={"Retry-After": self.retry_header()},
-        )
+        return error_response(self)
 
 
 # ---------------------------------------------------------------------- WebSocket handshakes
@@ -237,13 +259,13 @@ class HandshakeGate:
         if until is not None:
             left = until - self._clock()
             if left > 0:
-                return Refusal(429, "cooling_off", "this address was disconnected for "
-                               f"flooding; try again in {math.ceil(left)} s", left)
+                return Refusal("cooling_off", "this address was disconnected for "
+                               f"flooding; try again in {math.ceil(left)} s", 429, left)
             del self._until[address]
         if not self._budget.take(address):
             per_minute = self.settings.handshakes_per_minute
-            return Refusal(429, "too_many_handshakes", f"at most {per_minute:g} WebSocket "
-                           "connections a minute from one address",
+            return Refusal("too_many_handshakes", f"at most {per_minute:g} WebSocket "
+                           "connections a minute from one address", 429,
                            self._budget.retry_after(address))
         return None
 
@@ -338,11 +360,11 @@ class Connections:
             and self.count(address) >= self.per_address
             and not self._shed(address)
         ):
-            refusal = Refusal(429, "too_many_connections", f"at most {self.per_address} "
-                              "connections from one address at once")
+            refusal = Refusal("too_many_connections", f"at most {self.per_address} "
+                              "connections from one address at once", 429)
         elif self.total >= self.ceiling and not self._shed(None):
-            refusal = Refusal(503, "busy", "the server holds as many connections as it can; "
-                              "try again in a moment")
+            refusal = Refusal("busy", "the server holds as many connections as it can; "
+                              "try again in a moment", 503)
         if refusal is None:
             self._add(entry, WAITING)
         else:
@@ -552,8 +574,8 @@ class _Guarded(asyncio.Protocol):
         if self.transport.is_closing():
             return
         if self._partial and self._refusal is None:
-            self.transport.write(Refusal(503, "busy", "the server is making room for other "
-                                         "connections; try again").http_bytes())
+            self.transport.write(Refusal("busy", "the server is making room for other "
+                                         "connections; try again", 503).http_bytes())
         self.transport.close()
 
     def _refused_data(self, data: bytes) -> None:
@@ -679,7 +701,9 @@ def header_timeout_protocol(
     after it opened, or after the request's first byte (silent sockets and slowloris),
     counts its connections in ``connections`` and lets ``gate`` refuse WebSocket
     handshakes."""
-    base: type[Any] | None = _httptools_protocol() if http in ("auto", "httptools") else None
+    base: type[asyncio.Protocol] | None = (
+        _httptools_protocol() if http in ("auto", "httptools") else None
+    )
     if base is None:
         base = _GuardedH11
     attributes = {"header_timeout": float(seconds), "guard_connections": connections,
@@ -733,7 +757,7 @@ class _GuardedWebSocket(WebSocketsSansIOProtocol):
             self.close_sent = True
         self.transport.close()
 
-    async def send(self, message: Any) -> None:
+    async def send(self, message: ASGISendEvent) -> None:
         await super().send(message)
         if self.dropping and message.get("type") == "websocket.close" and self.close_sent:
             # A flooder's frames are not even parsed any more.

@@ -1,27 +1,41 @@
-"""The server's parts, wired in one place: :func:`wire` builds them from the settings when
-the app is made, and :class:`Services` adds what the start opens (the lobby on its
-database). A route gets them all through one dependency, :data:`Use`.
+"""The server's parts, wired in one place: :func:`wire` builds what needs no database when
+the app is made, :func:`run` opens the rest at the start (the lobby on its database) and
+closes it all at the stop, and a route gets everything, as :class:`Services`, through one
+dependency: a parameter ``services: Use``.
 
 >>> from flip7.server.base.settings import Settings
->>> wiring = wire(Settings(connections_per_address=3))
->>> wiring.sockets.open_per_address.limit, wiring.sockets.open
-(3, set())
+>>> wiring = wire(Settings(connections_per_address=3, host="127.0.0.1"))
+>>> wiring.sockets.open_per_address.limit, wiring.server.loopback_only
+(3, True)
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, WebSocket
 from starlette.requests import HTTPConnection
 
+from flip7.server.api import owner
 from flip7.server.api.guard import HandshakeGate
+from flip7.server.api.startup import is_loopback
+from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.limits import AddressBudget, AddressCounter
+from flip7.server.base.protocol import Limits, ServerInfo
 from flip7.server.base.settings import Settings
+from flip7.server.services.coach_jobs import CoachJobs
+from flip7.server.services.players import Players
+from flip7.server.services.ratings import Results
+from flip7.server.services.replays import Replays
+from flip7.server.services.scorecards import Scorecards
+from flip7.server.store.database import Store
 from flip7.server.table.lobby import Lobby
 
-__all__ = ["Services", "Sockets", "Use", "Wiring", "services", "wire"]
+__all__ = ["Services", "Sockets", "Use", "Wiring", "run", "services", "wire"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,22 +77,101 @@ class Wiring:
 
     settings: Settings
     sockets: Sockets
+    # What GET /api/limits and /api/server answer, worked out once from what the operator
+    # said at start: never from a request's Host header, which anyone can set.
+    limits: Limits
+    server: ServerInfo
+    # Replay work (uploads checked, pages computed) in a worker process; identities and
+    # ratings; the coach's analyses of finished games, in worker processes.
+    replays: Replays
+    players: Players
+    coach: CoachJobs
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Services(Wiring):
-    """Everything a route uses: the wiring, and the lobby the start opened."""
+    """Everything a route uses: the wiring, and what the start opened on the database."""
 
     lobby: Lobby
-
-    @classmethod
-    def started(cls, wiring: Wiring, lobby: Lobby) -> Services:
-        return cls(settings=wiring.settings, sockets=wiring.sockets, lobby=lobby)
+    # The database: the lobby sees it only as its TableStorage; the routes read games,
+    # replays and health from it.
+    store: Store
+    # Each finished game's results for its identities and ratings (flip7.server.services.ratings).
+    results: Results
+    scorecards: Scorecards
 
 
 def wire(settings: Settings) -> Wiring:
     """The parts of a server with ``settings``."""
-    return Wiring(settings=settings, sockets=Sockets.of(settings))
+    return Wiring(
+        settings=settings,
+        sockets=Sockets.of(settings),
+        limits=Limits.model_validate(
+            {name: getattr(settings, name) for name in Limits.model_fields}
+        ),
+        server=ServerInfo(
+            public_url=settings.public_url,
+            addresses=list(settings.reachable_urls),
+            loopback_only=is_loopback(settings.host),
+        ),
+        replays=Replays(settings),
+        players=Players(settings),
+        coach=CoachJobs(settings),
+    )
+
+
+async def _open_lobby(settings: Settings) -> tuple[Lobby, Store]:
+    """The lobby on its database, its tables restored. It takes the database lease: a
+    second server on this database stops here (DatabaseInUse). Many processes (a Redis URL)
+    share the database: no process holds all of it."""
+    many = settings.redis_url is not None
+    store = await Store.open(settings.database_url,
+                             lease_seconds=None if many else settings.lease_seconds, shared=many)
+    lobby = Lobby(store, settings)
+    if settings.redis_url is not None:
+        owner.join_cluster(lobby, store, settings.redis_url, settings.owner_seconds)
+    try:
+        await lobby.restore()
+    except BaseException:
+        await store.close()  # the lease too: a failed start must not hold it
+        raise
+    return lobby, store
+
+
+async def _close_sockets(sockets: Sockets) -> None:
+    for socket in list(sockets.open):
+        with contextlib.suppress(Exception):
+            await socket.close(code=CloseCode.SERVICE_RESTART)  # reconnect
+
+
+@contextlib.asynccontextmanager
+async def run(wiring: Wiring) -> AsyncIterator[Services]:
+    """The server from its start to its stop: the lobby opened on its database, finished
+    games' results written, and every service handed out. The stop undoes it in reverse:
+    the coach's workers (before the database closes), the results, the tables, the sockets
+    still open, the database and its lease, and last the replay worker."""
+    async with contextlib.AsyncExitStack() as stop:
+        stop.callback(wiring.replays.workers.close)
+        lobby, store = await _open_lobby(wiring.settings)
+        stop.push_async_callback(store.close)
+        stop.push_async_callback(_close_sockets, wiring.sockets)
+        stop.push_async_callback(lobby.close)
+        wiring.players.store = store
+        results = Results(store)
+        lobby.on_finish = results.finished
+        results.start()
+        stop.push_async_callback(results.close)
+        stop.push_async_callback(wiring.coach.close)
+        # Everything loaded so far lives as long as the server: keep it out of the
+        # collector's full passes, which otherwise stall every table for a moment.
+        gc.collect()
+        gc.freeze()
+        yield Services(
+            settings=wiring.settings, sockets=wiring.sockets, limits=wiring.limits,
+            server=wiring.server, replays=wiring.replays, players=wiring.players,
+            coach=wiring.coach, lobby=lobby, store=store, results=results,
+            scorecards=Scorecards(store),
+        )
 
 
 def services(connection: HTTPConnection) -> Services:

@@ -28,9 +28,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
-
 LOCALES = Path(__file__).parents[1] / "static" / "locales"
 DEFAULT = "en"
 _CODE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$")
@@ -69,7 +66,8 @@ def catalogue(lang: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _body(lang: str) -> tuple[bytes, str]:
+def served(lang: str) -> tuple[bytes, str]:
+    """A language's catalogue as ``GET /api/messages/{lang}`` serves it, and its ETag."""
     body = json.dumps(catalogue(lang), ensure_ascii=False, sort_keys=True,
                       separators=(",", ":")).encode()
     return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
@@ -98,28 +96,15 @@ def explainer(lang: str | None) -> Callable[..., str]:
     return functools.partial(text, code)
 
 
-def choose(lang: str | None, request: Request | None = None) -> str:
-    """The language a request asks for: ``?lang=``, else the ``flip7_lang`` cookie the web
-    app sets (i18n.js), else English."""
-    cookie = request.cookies.get("flip7_lang") if request is not None else None
+# The cookie the web app keeps its language in (i18n.js).
+COOKIE = "flip7_lang"
+
+
+def choose(lang: str | None, cookie: str | None = None) -> str:
+    """The language a request asks for: ``?lang=``, else the web app's cookie
+    (:data:`COOKIE`), else English.
+
+    >>> choose("de-DE"), choose(None, "de"), choose("xx", "yy")
+    ('de', 'de', 'en')
+    """
     return supported(lang) or supported(cookie) or DEFAULT
-
-
-router = APIRouter()
-
-
-@router.get("/api/messages/{lang}", tags=["server"])
-async def messages(lang: str, request: Request) -> Response:
-    """The web app's messages in ``lang`` ("en", "de"): every area's catalogue merged into
-    one flat object of ``"<area>.<name>": message``; 404 ``unknown_language`` otherwise."""
-    if lang not in languages():
-        return JSONResponse(
-            {"detail": {"code": "unknown_language",
-                        "message": f"no messages for language {lang[:16]!r}; "
-                                   f"known: {', '.join(languages())}"}},
-            status_code=404)
-    body, etag = _body(lang)
-    headers = {"ETag": etag, "Cache-Control": "public, no-cache", "Vary": "Accept-Encoding"}
-    if etag in request.headers.get("if-none-match", ""):
-        return Response(status_code=304, headers=headers)
-    return Response(body, media_type="application/json", headers=headers)

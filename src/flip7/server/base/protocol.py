@@ -35,6 +35,7 @@ from flip7.bots.levels import DEFAULT_LEVEL
 from flip7.core.decisions import Decision, parse_decision
 from flip7.core.errors import DecisionError
 from flip7.core.rules import ONE_DECK_MAX_PLAYERS, TWO_PLAYERS
+from flip7.server.base.errors import ServerError
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -183,14 +184,12 @@ _CLIENT = TypeAdapter(ClientMessage)
 _CLIENT_TYPES = ("hello", "move", "ping", "chat", "spectator_chat")
 
 
-class ProtocolError(Exception):
+class ProtocolError(ServerError):
     """A frame the server cannot take; ``code`` goes in the error frame, with ``move_id``
     (the move's ``id``) when the frame is a well-formed move whose decision does not parse."""
 
     def __init__(self, code: str, message: str, move_id: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.move_id = move_id
 
 
@@ -768,15 +767,6 @@ class RulesAnswer(_Strict):
     flip7: dict[str, int]
     rated: dict[str, list[str]]
     cards: list[dict[str, Any]]
-
-
-class ErrorDetail(_Strict):
-    code: str
-    message: str
-
-
-class ErrorAnswer(_Strict):
-    detail: ErrorDetail
 
 
 # ---------------------------------------------------------------------- the coach's jobs

@@ -32,27 +32,21 @@ import logging
 import multiprocessing
 import queue
 import time
-from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from multiprocessing.queues import Queue
-from typing import Any
-
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
 
 from flip7.core.errors import Flip7Error
 from flip7.core.jsontypes import JSONObject
+from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import utcnow
-from flip7.server.base.limits import AddressBudget, client_address
-from flip7.server.base.protocol import CoachAnswer, CoachRequest, ErrorAnswer
+from flip7.server.base.limits import AddressBudget
+from flip7.server.base.queries import query_number
 from flip7.server.base.settings import Settings
 from flip7.server.services import coach_worker
 from flip7.server.services.replay_worker import Outcome
-from flip7.server.services.replays import query_number
 from flip7.server.store.coach import (
     AnalysisChange,
     AnalysisRow,
@@ -61,10 +55,10 @@ from flip7.server.store.coach import (
     queue_analysis,
 )
 from flip7.server.store.database import Store
-from flip7.server.table.errors import TableError, spend
+from flip7.server.table.errors import spend
 from flip7.server.table.storage import StoreError
 
-__all__ = ["HEARTBEAT", "PROGRESS_WRITES", "STALE", "CoachJobs", "install"]
+__all__ = ["HEARTBEAT", "PROGRESS_WRITES", "STALE", "CoachError", "CoachJobs"]
 
 log = logging.getLogger("flip7.server")
 
@@ -81,6 +75,11 @@ _POLL = 0.2
 
 _INTERRUPTED = ("the analysis was interrupted (the server running it stopped); "
                 "ask for it again to start it anew")
+
+
+class CoachError(ServerError):
+    """An analysis the server refuses (no such game or seat, a game still played, too many
+    waiting...): ``code`` names why, ``status`` is the HTTP status."""
 
 
 @dataclass
@@ -116,21 +115,21 @@ def _row_answer(row: AnalysisRow) -> JSONObject:
     }
 
 
-def _not_stored() -> TableError:
-    return TableError("server_error", "the analysis could not be stored; try again", 503)
+def _not_stored() -> CoachError:
+    return CoachError("server_error", "the analysis could not be stored; try again", 503)
 
 
 def _seat_number(seat: str | None) -> int:
     number = None if seat is None else query_number(seat)
     if number is None:
-        raise TableError("bad_seat", "seat must be a seat number from 0, "
+        raise CoachError("bad_seat", "seat must be a seat number from 0, "
                          f"not {str(seat)[:40]!r}", 400)
     return number
 
 
 def _check_seat(seat: int, players: int) -> None:
     if not 0 <= seat < players:
-        raise TableError("bad_seat", f"seat {seat} is not a seat of this game: its seats "
+        raise CoachError("bad_seat", f"seat {seat} is not a seat of this game: its seats "
                          f"are 0 to {players - 1}", 400)
 
 
@@ -151,20 +150,6 @@ class CoachJobs:
         self._store: Store | None = None
 
     # ------------------------------------------------------------------ life
-
-    def install(self, app: FastAPI) -> None:
-        """Stop the workers when ``app`` stops, before its database is closed."""
-        inner = app.router.lifespan_context
-
-        @asynccontextmanager
-        async def lifespan(app: FastAPI) -> AsyncIterator[Any]:
-            async with inner(app) as state:
-                try:
-                    yield state
-                finally:
-                    await self.close()
-
-        app.router.lifespan_context = lifespan
 
     async def close(self) -> None:
         """Stop the runners and the workers; queued and running analyses are left to be
@@ -259,9 +244,9 @@ class CoachJobs:
             return self._answer(row)
         game = await store.game(game_id)
         if game is None:
-            raise TableError("no_game", f"there is no game {game_id!r}", 404)
+            raise CoachError("no_game", f"there is no game {game_id!r}", 404)
         _check_seat(seat, len(game.players))
-        raise TableError("no_analysis", f"seat {seat} of game {game_id} has not been analysed; "
+        raise CoachError("no_analysis", f"seat {seat} of game {game_id} has not been analysed; "
                          f"ask for it with POST /api/games/{game_id}/coach", 404)
 
     async def ask(
@@ -275,10 +260,10 @@ class CoachJobs:
             return 202, job.answer()
         game = await store.game(game_id)
         if game is None:
-            raise TableError("no_game", f"there is no game {game_id!r}", 404)
+            raise CoachError("no_game", f"there is no game {game_id!r}", 404)
         _check_seat(seat, len(game.players))
         if game.record is None:
-            raise TableError("not_over", "only a finished game can be analysed; this one "
+            raise CoachError("not_over", "only a finished game can be analysed; this one "
                              "is still being played", 409)
         row = await analysis_row(store, game_id, seat)
         if row is not None and (row.status == "done" or (
@@ -289,7 +274,7 @@ class CoachJobs:
             return 202, self.jobs[key].answer()
         waiting = sum(j.status == "queued" for j in self.jobs.values())
         if waiting >= self.settings.coach_queue:
-            raise TableError("busy", "too many analyses are waiting; try again in a minute",
+            raise CoachError("busy", "too many analyses are waiting; try again in a minute",
                              503, retry_after=30)
         spend(self.budget, address, "analyses", "coach_per_minute")
         from flip7.coach import decision_count
@@ -297,7 +282,7 @@ class CoachJobs:
         try:
             total = decision_count(game.record, seat)
         except Flip7Error as exc:
-            raise TableError("bad_record", f"the game's record cannot be analysed: {exc}",
+            raise CoachError("bad_record", f"the game's record cannot be analysed: {exc}",
                              422) from None
         job = Job(game_id, seat, game.record, total)
         self.jobs[key] = job  # before any await: a second ask here finds it
@@ -421,39 +406,3 @@ class CoachJobs:
         await self._update(job, AnalysisChange(status="failed", done=job.done, total=job.total,
                                                message=messages.get(kind, str(value))))
 
-
-def install(app: FastAPI, settings: Settings) -> CoachJobs:
-    """Add the coach's routes to ``app`` (the lobby's store at ``app.state.lobby``)."""
-    jobs = CoachJobs(settings)
-    jobs.install(app)
-    errors: dict[int | str, dict[str, object]] = {
-        status: {"model": ErrorAnswer} for status in (400, 404, 409, 422, 429, 503)
-    }
-
-    def store_of(request: Request) -> Store:
-        store: Store = request.app.state.store
-        return store
-
-    @app.post("/api/games/{game_id}/coach", response_model=CoachAnswer, status_code=202,
-              tags=["replays"], responses={200: {"model": CoachAnswer}, **errors})
-    async def ask_coach(game_id: str, body: CoachRequest, request: Request) -> JSONResponse:
-        """Ask the coach to grade every decision of ``seat`` in a finished game (409 while
-        it is played): 202 with its progress while it waits or runs (``GET`` follows it),
-        200 with the report once done. A new analysis counts against the address's
-        ``coach_per_minute`` (429); past ``coach_queue`` waiting analyses, 503 ``busy``."""
-        status, answer = await jobs.ask(store_of(request), game_id, body.seat,
-                                        client_address(request.client))
-        return JSONResponse(answer, status_code=status)
-
-    @app.get("/api/games/{game_id}/coach", response_model=CoachAnswer, tags=["replays"],
-             responses=errors)
-    async def coach_state(
-        game_id: str, request: Request, seat: str | None = None
-    ) -> JSONObject:
-        """The analysis of ``seat`` in a game: ``queued``, ``running`` (``progress``:
-        decisions graded of all), ``done`` (``result``: the coach's report,
-        ``flip7-coach/1``) or ``failed`` (``message``; ask again to start it anew); 404
-        ``no_analysis`` if nobody asked for it."""
-        return await jobs.state(store_of(request), game_id, seat)
-
-    return jobs

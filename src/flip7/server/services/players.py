@@ -33,18 +33,16 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Annotated
 
-from fastapi import FastAPI, Header, Request
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from flip7.analysis.stats import StatsTotals, seat_stats_from_json
 from flip7.core.jsontypes import JSON, JSONObject
+from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import iso, utcnow
-from flip7.server.base.limits import AddressBudget, client_address
+from flip7.server.base.limits import AddressBudget
 from flip7.server.base.protocol import Text
 from flip7.server.base.settings import Settings
-from flip7.server.services import replays
-from flip7.server.services.ratings import Results, display, entrants_of, stats_of
+from flip7.server.services.ratings import display, entrants_of, stats_of
 from flip7.server.store.database import Store
 from flip7.server.store.players import (
     ClaimRefused,
@@ -60,11 +58,11 @@ from flip7.server.store.players import (
     replace_code,
 )
 from flip7.server.store.ratings import RatingRow, SkillChange, results_of
-from flip7.server.table.errors import TableError, clean_name, spend
-from flip7.server.table.lobby import Lobby
+from flip7.server.table.errors import clean_name, spend
 
-__all__ = ["CODE_ALPHABET", "CODE_SECONDS", "MAX_KEYS", "Players", "attach", "clean_code",
-           "install", "new_code"]
+__all__ = ["CODE_ALPHABET", "CODE_SECONDS", "GAMES_PAGE", "LEADERBOARD", "MAX_GAMES_PAGE",
+           "MAX_KEYS", "MAX_LEADERBOARD", "Claim", "NewPlayer", "PlayerError", "Players",
+           "Rename", "clean_code", "new_code"]
 
 # Transfer codes: ten characters of thirty (no 0/O, 1/I/L, U), about 2^49 codes; each
 # lives 15 minutes and is used once. A device count per identity keeps keys bounded.
@@ -85,6 +83,11 @@ STATS_GAMES = 1000
 HISTORY_POINTS = 500
 
 
+class PlayerError(ServerError):
+    """A request about identities the server refuses (a wrong key, no such player, a bad
+    code...): ``code`` names why, ``status`` is the HTTP status."""
+
+
 def new_code() -> str:
     """A fresh transfer code."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -100,29 +103,17 @@ def _hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _bad_key() -> TableError:
-    return TableError(
+def _bad_key() -> PlayerError:
+    return PlayerError(
         "bad_player_key", "the player key is not one this server knows: the identity is not "
         "on this device any more (a transfer code from a device that has it brings it back)",
         401,
     )
 
 
-def _no_player(player_id: str) -> TableError:
+def _no_player(player_id: str) -> PlayerError:
     shown = player_id if len(player_id) <= 20 else player_id[:20] + "…"
-    return TableError("no_player", f"there is no player {shown!r}", 404)
-
-
-def _page_number(text: str | None, parameter: str, default: int, low: int, high: int) -> int:
-    """A page's ``offset`` or ``limit`` as a number, or 400 ``bad_<parameter>``."""
-    if text is None:
-        return default
-    value = replays.query_number(text)
-    if value is not None and low <= value <= high:
-        return value
-    shown = text if len(text) <= 20 else text[:20] + "…"
-    raise TableError(f"bad_{parameter}", f"{parameter} must be a whole number from {low} to "
-                     f"{high}, not {shown!r}")
+    return PlayerError("no_player", f"there is no player {shown!r}", 404)
 
 
 def _rating(row: RatingRow) -> JSONObject:
@@ -213,8 +204,8 @@ class Players:
         is wrong, expired or used is 404 ``bad_code`` (all three alike)."""
         spend(self.claims, address, "transfer codes tried", "claims_per_minute")
         code = clean_code(code)
-        bad = TableError("bad_code", "this code is wrong, expired or already used; make a "
-                         "new one on the device that has the identity", 404)
+        bad = PlayerError("bad_code", "this code is wrong, expired or already used; make a "
+                          "new one on the device that has the identity", 404)
         if len(code) != CODE_LENGTH or not set(code) <= set(CODE_ALPHABET):
             raise bad
         secret = secrets.token_urlsafe(32)
@@ -223,11 +214,18 @@ class Players:
         if claimed is ClaimRefused.BAD_CODE:
             raise bad
         if claimed is ClaimRefused.TOO_MANY_KEYS:
-            raise TableError(
+            raise PlayerError(
                 "too_many_devices", f"an identity may be on at most {MAX_KEYS} devices", 409
             )
         return {"id": claimed.player_id, "name": claimed.name,
                 "key": f"{claimed.player_id}.{secret}"}
+
+    async def me(self, key: str | None) -> str:
+        """The identity of ``key``; 401 without one (``no_player_key``) or for a wrong one."""
+        player_id = await self.identify(key)
+        if player_id is None:
+            raise PlayerError("no_player_key", "this needs your player key (X-Player-Key)", 401)
+        return player_id
 
     # ------------------------------------------------------------------ reading
 
@@ -312,9 +310,9 @@ class Players:
         """A finished game's end screen: each seat's total, statistics and rating change."""
         row = await self.store.game(game_id) if len(game_id) <= 16 else None
         if row is None:
-            raise TableError("no_game", f"there is no game {game_id!r}", 404)
+            raise PlayerError("no_game", f"there is no game {game_id!r}", 404)
         if row.record is None:
-            raise TableError("not_over", "the game is still being played", 409)
+            raise PlayerError("not_over", "the game is still being played", 409)
         entrants = entrants_of(row.record)
         stats = await asyncio.to_thread(stats_of, game_id, row.record)
         results = await results_of(self.store, game_id)
@@ -367,113 +365,3 @@ class Claim(_Body):
 
     code: Annotated[Text, Field(max_length=64)]
 
-
-def of(app: FastAPI) -> Players:
-    """The app's identities service (``install`` put it there)."""
-    service: Players = app.state.players
-    return service
-
-
-async def player_id_of(request: Request, key: str | None) -> str | None:
-    """The identity of a request's ``X-Player-Key`` (None without one); 401
-    ``bad_player_key`` for a wrong one. For the table routes of flip7.server.api.app."""
-    return await of(request.app).identify(key)
-
-
-def attach(app: FastAPI, lobby: Lobby, store: Store) -> Results:
-    """At the server's start: the identities service meets the store, and finished games
-    get their results written (flip7.server.services.ratings); returns the writer, to be closed."""
-    of(app).store = store
-    results = Results(store)
-    lobby.on_finish = results.finished
-    app.state.results = results
-    results.start()
-    return results
-
-
-def install(app: FastAPI, settings: Settings) -> Players:
-    """The routes of identities, profiles, histories, the leaderboard and game summaries."""
-    service = Players(settings)
-    app.state.players = service
-    errors: dict[int | str, dict[str, object]] = {s: {} for s in (400, 401, 404, 409, 429)}
-
-    async def me(key: str | None) -> str:
-        player_id = await service.identify(key)
-        if player_id is None:
-            raise TableError("no_player_key", "this needs your player key (X-Player-Key)", 401)
-        return player_id
-
-    @app.post("/api/players", status_code=201, tags=["players"], responses=errors)
-    async def create_player(body: NewPlayer, request: Request) -> JSONResponse:
-        """A new identity: ``{id, name, key}``. The key is shown here only; keep it (the
-        browser does, in localStorage): nothing else can recover it but a transfer code
-        from a device that has it."""
-        answer = await service.create(body.name, client_address(request.client))
-        return JSONResponse(answer, status_code=201)
-
-    @app.get("/api/players/me", response_model=None, tags=["players"], responses=errors)
-    async def get_me(x_player_key: str | None = Header(None)) -> JSONObject:
-        """Your profile (as ``GET /api/players/{id}``) with ``"self": true``."""
-        return {**await service.profile(await me(x_player_key)), "self": True}
-
-    @app.patch("/api/players/me", response_model=None, tags=["players"], responses=errors)
-    async def rename(body: Rename, x_player_key: str | None = Header(None)) -> JSONObject:
-        """Change your display name (past games keep the names they were played under)."""
-        player_id = await me(x_player_key)
-        await service.rename(player_id, body.name)
-        return {**await service.profile(player_id), "self": True}
-
-    @app.post("/api/players/me/transfer", status_code=201, tags=["players"], responses=errors)
-    async def transfer(
-        request: Request, x_player_key: str | None = Header(None)
-    ) -> JSONResponse:
-        """A one-time code (and link) that brings your identity to another device: it
-        works for 15 minutes, once; a new code replaces any older one."""
-        player_id = await me(x_player_key)
-        code, expires = await service.transfer(player_id, client_address(request.client))
-        base = settings.public_url or str(request.base_url).rstrip("/")
-        return JSONResponse(
-            {"code": code, "expires_at": iso(expires), "url": f"{base}/link/{code}"},
-            status_code=201,
-        )
-
-    @app.post("/api/players/claim", response_model=None, tags=["players"], responses=errors)
-    async def claim(body: Claim, request: Request) -> JSONObject:
-        """Claim a transfer code on this device: ``{id, name, key}`` with a key of this
-        device's own (the other device keeps its key). 404 ``bad_code`` for a code that is
-        wrong, expired or used."""
-        return await service.claim(body.code, client_address(request.client))
-
-    @app.get("/api/players/{player_id}", response_model=None, tags=["players"], responses=errors)
-    async def profile(player_id: str) -> JSONObject:
-        """A player's profile: name, rating, statistics over their games, rating history."""
-        return await service.profile(player_id)
-
-    @app.get("/api/players/{player_id}/games", response_model=None, tags=["players"],
-             responses=errors)
-    async def player_games_page(
-        player_id: str, offset: str | None = None, limit: str | None = None
-    ) -> JSONObject:
-        """A player's finished games, newest first, a page at a time (``limit`` at most
-        50, default 20); each game's replay is ``/api/games/{game_id}/replay``."""
-        return await service.games(
-            player_id,
-            _page_number(offset, "offset", 0, 0, 10**9),
-            _page_number(limit, "limit", GAMES_PAGE, 1, MAX_GAMES_PAGE),
-        )
-
-    @app.get("/api/leaderboard", response_model=None, tags=["players"], responses=errors)
-    async def leaderboard(limit: str | None = None) -> JSONObject:
-        """The rated identities with a rated game, best first (by ``mu - 3 sigma``), and
-        every bot level's rating."""
-        return await service.leaderboard(
-            _page_number(limit, "limit", LEADERBOARD, 1, MAX_LEADERBOARD))
-
-    @app.get("/api/games/{game_id}/summary", response_model=None, tags=["players"],
-             responses=errors)
-    async def game_summary(game_id: str) -> JSONObject:
-        """A finished game at a glance, for its end screen: each seat's total, whether it
-        won, its statistics and (a rated game) its rating before and after."""
-        return await service.summary(game_id)
-
-    return service

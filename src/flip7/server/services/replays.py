@@ -18,11 +18,11 @@ so the views of a long game grow with the square of its length. Hence:
 >>> parse_upload(b'{"format": "flip7-record/1", "draws": ["1", "2", "3", "4"]}', limits)
 Traceback (most recent call last):
 ...
-flip7.server.table.errors.TableError: the record has 4 draws; ...
+flip7.server.services.replays.ReplayError: the record has 4 draws; ...
 >>> parse_upload(b"[" * 100 + b"]" * 100, limits)
 Traceback (most recent call last):
 ...
-flip7.server.table.errors.TableError: the JSON nests deeper than 32 levels
+flip7.server.services.replays.ReplayError: the JSON nests deeper than 32 levels
 """
 
 from __future__ import annotations
@@ -36,22 +36,22 @@ import logging
 import multiprocessing
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import asynccontextmanager
-from typing import Any, TypeVarTuple
+from typing import TypeVarTuple
 
-from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
 from flip7.core.jsontypes import JSON, JSONObject
-from flip7.server.base.limits import AddressBudget, client_address
+from flip7.server.base.errors import ServerError
+from flip7.server.base.limits import AddressBudget
+from flip7.server.base.queries import query_number
 from flip7.server.base.settings import Settings
 from flip7.server.services import replay_worker
 from flip7.server.store.database import Store
 from flip7.server.store.replays import bust_odds_of_game
-from flip7.server.table.errors import TableError, spend
+from flip7.server.table.errors import spend
 
 __all__ = [
     "CACHE_BYTES",
@@ -59,13 +59,12 @@ __all__ = [
     "MAX_WAITING",
     "PAGE_BYTES",
     "PageCache",
+    "ReplayError",
     "ReplayWorkers",
     "Replays",
     "json_depth",
     "page_request",
     "parse_upload",
-    "query_number",
-    "record_body_limit",
     "record_bust_odds",
     "seat_request",
     "step_count",
@@ -87,14 +86,17 @@ MAX_WAITING = 16
 # busy; a worker past it is stuck (in C code, where the CPU timer cannot interrupt it).
 _WALL_FACTOR, _WALL_SLACK = 3.0, 10.0
 
-_DEFAULT_RECORD_BYTES = Settings().max_record_bytes
-
 # A JSON string: runs of plain characters between escapes (the unrolled form is fast).
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _DEPTH = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 _Args = TypeVarTuple("_Args")
+
+
+class ReplayError(ServerError):
+    """An upload or a replay page the server refuses (not JSON, past a limit, past the
+    worker's budget, no such step...): ``code`` names why, ``status`` is the HTTP status."""
 
 
 def json_depth(body: bytes) -> int:
@@ -110,21 +112,21 @@ def json_depth(body: bytes) -> int:
     return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
 
 
-def _too_large(message: str) -> TableError:
-    return TableError("record_too_large", message, 413)
+def _too_large(message: str) -> ReplayError:
+    return ReplayError("record_too_large", message, 413)
 
 
 def parse_upload(body: bytes, settings: Settings) -> JSON:
-    """The JSON of an uploaded record, refused (``TableError``) if it is not JSON, nests
+    """The JSON of an uploaded record, refused (``ReplayError``) if it is not JSON, nests
     too deep, or passes a limit on draws, decisions or ``target_score``. Everything else
     about the record is checked by replaying it (:func:`flip7.server.services.replay_worker.check`).
     """
     if json_depth(body) > MAX_DEPTH:
-        raise TableError("bad_record", f"the JSON nests deeper than {MAX_DEPTH} levels", 400)
+        raise ReplayError("bad_record", f"the JSON nests deeper than {MAX_DEPTH} levels", 400)
     try:
         data: JSON = json.loads(body)
     except (ValueError, RecursionError):
-        raise TableError("bad_record", "the body is not valid JSON", 400) from None
+        raise ReplayError("bad_record", "the body is not valid JSON", 400) from None
     if not isinstance(data, dict):
         return data
     for key, limit, name in (
@@ -148,13 +150,6 @@ def parse_upload(body: bytes, settings: Settings) -> JSON:
     return data
 
 
-def record_body_limit(app: object) -> int:
-    """The most bytes of an upload's body: ``max_record_bytes`` of the app's settings
-    (see :meth:`Replays.install`), or the default one for an app without them."""
-    state = getattr(app, "state", None)
-    return int(getattr(state, "max_record_bytes", _DEFAULT_RECORD_BYTES))
-
-
 def step_count(record: JSONObject) -> int:
     """The steps of a valid record's replay: the start, then one per draw and decision
     (a valid record uses every entry).
@@ -167,15 +162,6 @@ def step_count(record: JSONObject) -> int:
     return 1 + len(draws) + len(decisions)
 
 
-def query_number(text: str) -> int | None:
-    """A query parameter as a whole number, or None: ASCII digits only."""
-    # ASCII digits only (str.isdigit also takes other scripts' digits), and not so many
-    # that int() would refuse them.
-    if text.isascii() and text.isdigit() and len(text) <= 12:
-        return int(text)
-    return None
-
-
 def page_request(offset: str | None, limit: str | None, settings: Settings) -> tuple[int, int]:
     """``offset`` and ``limit`` of ``GET .../replay`` as numbers, or 400 saying why not
     (whether the offset is a step of the replay is checked once the record is read).
@@ -186,16 +172,16 @@ def page_request(offset: str | None, limit: str | None, settings: Settings) -> t
     >>> page_request("0", "201", Settings())
     Traceback (most recent call last):
     ...
-    flip7.server.table.errors.TableError: limit must be a number from 1 to 200 (...), not '201'
+    flip7.server.services.replays.ReplayError: limit must be a number from 1 to 200 (...), not '201'
     """
     most = settings.replay_page_steps
     count = most if limit is None else query_number(limit)
     if count is None or not 1 <= count <= most:
-        raise TableError("bad_limit", f"limit must be a number from 1 to {most} "
+        raise ReplayError("bad_limit", f"limit must be a number from 1 to {most} "
                          f"(limit replay_page_steps), not {str(limit)[:40]!r}", 400)
     first = 0 if offset is None else query_number(offset)
     if first is None:
-        raise TableError("bad_offset", f"offset must be a step number from 0, "
+        raise ReplayError("bad_offset", f"offset must be a step number from 0, "
                          f"not {str(offset)[:40]!r}", 400)
     return first, count
 
@@ -209,13 +195,13 @@ def seat_request(seat: str | None) -> int | None:
     >>> seat_request("-1")
     Traceback (most recent call last):
     ...
-    flip7.server.table.errors.TableError: seat must be a seat number from 0, not '-1'
+    flip7.server.services.replays.ReplayError: seat must be a seat number from 0, not '-1'
     """
     if seat is None:
         return None
     number = query_number(seat)
     if number is None:
-        raise TableError("bad_seat", f"seat must be a seat number from 0, "
+        raise ReplayError("bad_seat", f"seat must be a seat number from 0, "
                          f"not {seat[:40]!r}", 400)
     return number
 
@@ -226,7 +212,7 @@ def check_seat(seat: int | None, record: JSONObject) -> None:
     assert isinstance(names, list), "not a valid record"
     players = len(names)
     if seat is not None and seat >= players:
-        raise TableError("bad_seat", f"seat {seat} is not a seat of this game: its seats "
+        raise ReplayError("bad_seat", f"seat {seat} is not a seat of this game: its seats "
                          f"are 0 to {players - 1}", 400)
 
 
@@ -322,10 +308,10 @@ class ReplayWorkers:
 
     async def run(self, task: Callable[[*_Args], replay_worker.Outcome],
                   *args: *_Args) -> replay_worker.Outcome:
-        """``task(*args)`` in the worker: its outcome, or a TableError when the job is
+        """``task(*args)`` in the worker: its outcome, or a ReplayError when the job is
         refused (503 ``busy``), passes its budget (422) or fails."""
         if self._waiting >= self.max_waiting:
-            raise TableError("busy", "too many replays are being prepared; try again "
+            raise ReplayError("busy", "too many replays are being prepared; try again "
                              "in a few seconds", 503, retry_after=5)
         self._waiting += 1
         try:
@@ -336,11 +322,11 @@ class ReplayWorkers:
         kind, value = outcome
         if kind == "too_long":
             self.replace()  # its memory may be fragmented; start clean
-            raise TableError("replay_too_long", f"replaying this record takes more than "
+            raise ReplayError("replay_too_long", f"replaying this record takes more than "
                              f"{self.seconds:g} seconds of CPU time (limit replay_seconds)", 422)
         if kind == "too_big":
             self.replace()
-            raise TableError("replay_too_big", f"replaying this record needs more than "
+            raise ReplayError("replay_too_big", f"replaying this record needs more than "
                              f"{self.memory_mb} MB of memory (limit replay_memory_mb)", 422)
         return kind, value
 
@@ -368,7 +354,7 @@ class ReplayWorkers:
         except Exception:
             log.exception("replay job failed")
             self.replace()
-            raise TableError("replay_failed", "the replay could not be prepared", 422) from None
+            raise ReplayError("replay_failed", "the replay could not be prepared", 422) from None
 
 
 class Replays:
@@ -385,30 +371,15 @@ class Replays:
         self.uploads = AddressBudget(settings.uploads_per_minute, settings.uploads_burst)
         self.pages = AddressBudget(settings.replay_pages_per_minute, settings.replay_pages_burst)
 
-    def install(self, app: FastAPI) -> None:
-        """Tell the body limit about uploads, and stop the worker when ``app`` stops."""
-        app.state.max_record_bytes = self.settings.max_record_bytes
-        inner = app.router.lifespan_context
-        workers = self.workers
-
-        @asynccontextmanager
-        async def lifespan(app: FastAPI) -> AsyncIterator[Any]:
-            try:
-                async with inner(app) as state:
-                    yield state
-            finally:
-                workers.close()
-
-        app.router.lifespan_context = lifespan
-
-    async def upload(self, request: Request) -> str:
-        """The checked record of an upload as it is to be stored (JSON text), or a
-        TableError: 429 past the address's rate, 400/413/422 saying what is wrong."""
-        spend(self.uploads, client_address(request.client), "uploads", "uploads_per_minute")
-        data = parse_upload(await request.body(), self.settings)
+    async def upload(self, address: str, body: Callable[[], Awaitable[bytes]]) -> str:
+        """The checked record of an upload (its ``body``, read once the address's rate
+        allows) as it is to be stored (JSON text), or a ReplayError: 429 past the
+        address's rate, 400/413/422 saying what is wrong."""
+        spend(self.uploads, address, "uploads", "uploads_per_minute")
+        data = parse_upload(await body(), self.settings)
         kind, value = await self.workers.run(replay_worker.check, data)
         if kind != "ok":
-            raise TableError("bad_record", str(value), 400)
+            raise ReplayError("bad_record", str(value), 400)
         return str(value)
 
     async def page(
@@ -444,7 +415,7 @@ class Replays:
                 told = record_bust_odds(data) if bust_odds is None else await bust_odds(data)
             total = step_count(data)
             if first >= total:
-                raise TableError("bad_offset", f"offset {first} is past the last step: the "
+                raise ReplayError("bad_offset", f"offset {first} is past the last step: the "
                                  f"replay has {total} steps, 0 to {total - 1}", 400)
             # Only a page the worker must compute costs anything: that is what is counted,
             # so that one address cannot keep the replay worker busy for everyone.
@@ -454,7 +425,7 @@ class Replays:
                 viewer, told,
             )
             if kind != "ok" or not isinstance(value, bytes):
-                raise TableError("bad_record", str(value), 422)
+                raise ReplayError("bad_record", str(value), 422)
             cached = value
             self.cache.put(cache_key, cached)
         if accept_gzip:
@@ -465,8 +436,3 @@ class Replays:
             )
         return Response(await asyncio.to_thread(gzip.decompress, cached),
                         media_type="application/json")
-
-
-def accepts_gzip(request: Request) -> bool:
-    """Whether the client said it takes gzip-compressed answers."""
-    return "gzip" in request.headers.get("accept-encoding", "").lower()

@@ -12,25 +12,15 @@ from __future__ import annotations
 
 import math
 
-from flip7.core.errors import Flip7Error
+from flip7.server.base.errors import ServerError
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.names import BadName, clean
 
 __all__ = ["TableError", "clean_name", "not_stored", "spend"]
 
 
-class TableError(Flip7Error):
+class TableError(ServerError):
     """A request the table refuses: ``code`` names why, ``status`` is the HTTP status."""
-
-    def __init__(
-        self, code: str, message: str, status: int = 400, retry_after: float | None = None
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-        # Seconds until the request may succeed (a rate limit): the Retry-After header.
-        self.retry_after = retry_after
 
 
 def spend(budget: AddressBudget, address: str | None, what: str, limit: str) -> None:

@@ -68,6 +68,7 @@ async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
     finally:
         sockets.open_per_address.release(address)
 
+
 async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Services) -> None:
     lobby, settings = services.lobby, services.settings
     services.sockets.open.add(ws)

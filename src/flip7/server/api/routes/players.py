@@ -1,0 +1,110 @@
+"""Identities, profiles, histories, the leaderboard and game summaries, ``/api/players``
+(:mod:`flip7.server.services.players` does the work)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import JSONResponse, Response
+
+from flip7.core.jsontypes import JSONObject
+from flip7.server.api.errors import errors
+from flip7.server.api.wiring import Use
+from flip7.server.base.formats import iso
+from flip7.server.base.limits import client_address
+from flip7.server.base.queries import page_number
+from flip7.server.services.players import (
+    GAMES_PAGE,
+    LEADERBOARD,
+    MAX_GAMES_PAGE,
+    MAX_LEADERBOARD,
+    Claim,
+    NewPlayer,
+    Rename,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["players"], responses=errors(400, 401, 404, 409, 429))
+
+
+@router.post("/api/players", status_code=201, response_model=None)
+async def create_player(body: NewPlayer, request: Request, services: Use) -> Response:
+    """A new identity: ``{id, name, key}``. The key is shown here only; keep it (the
+    browser does, in localStorage): nothing else can recover it but a transfer code
+    from a device that has it."""
+    answer = await services.players.create(body.name, client_address(request.client))
+    return JSONResponse(answer, status_code=201)
+
+
+@router.get("/api/players/me", response_model=None)
+async def get_me(services: Use, x_player_key: str | None = Header(None)) -> JSONObject:
+    """Your profile (as ``GET /api/players/{id}``) with ``"self": true``."""
+    return {**await services.players.profile(await services.players.me(x_player_key)),
+            "self": True}
+
+
+@router.patch("/api/players/me", response_model=None)
+async def rename(
+    body: Rename, services: Use, x_player_key: str | None = Header(None)
+) -> JSONObject:
+    """Change your display name (past games keep the names they were played under)."""
+    player_id = await services.players.me(x_player_key)
+    await services.players.rename(player_id, body.name)
+    return {**await services.players.profile(player_id), "self": True}
+
+
+@router.post("/api/players/me/transfer", status_code=201, response_model=None)
+async def transfer(
+    request: Request, services: Use, x_player_key: str | None = Header(None)
+) -> Response:
+    """A one-time code (and link) that brings your identity to another device: it
+    works for 15 minutes, once; a new code replaces any older one."""
+    player_id = await services.players.me(x_player_key)
+    code, expires = await services.players.transfer(player_id, client_address(request.client))
+    base = services.settings.public_url or str(request.base_url).rstrip("/")
+    return JSONResponse(
+        {"code": code, "expires_at": iso(expires), "url": f"{base}/link/{code}"},
+        status_code=201,
+    )
+
+
+@router.post("/api/players/claim", response_model=None)
+async def claim(body: Claim, request: Request, services: Use) -> JSONObject:
+    """Claim a transfer code on this device: ``{id, name, key}`` with a key of this
+    device's own (the other device keeps its key). 404 ``bad_code`` for a code that is
+    wrong, expired or used."""
+    return await services.players.claim(body.code, client_address(request.client))
+
+
+@router.get("/api/players/{player_id}", response_model=None)
+async def profile(player_id: str, services: Use) -> JSONObject:
+    """A player's profile: name, rating, statistics over their games, rating history."""
+    return await services.players.profile(player_id)
+
+
+@router.get("/api/players/{player_id}/games", response_model=None)
+async def player_games_page(
+    player_id: str, services: Use, offset: str | None = None, limit: str | None = None
+) -> JSONObject:
+    """A player's finished games, newest first, a page at a time (``limit`` at most
+    50, default 20); each game's replay is ``/api/games/{game_id}/replay``."""
+    return await services.players.games(
+        player_id,
+        page_number(offset, "offset", 0, 0, 10**9),
+        page_number(limit, "limit", GAMES_PAGE, 1, MAX_GAMES_PAGE),
+    )
+
+
+@router.get("/api/leaderboard", response_model=None)
+async def leaderboard(services: Use, limit: str | None = None) -> JSONObject:
+    """The rated identities with a rated game, best first (by ``mu - 3 sigma``), and
+    every bot level's rating."""
+    return await services.players.leaderboard(
+        page_number(limit, "limit", LEADERBOARD, 1, MAX_LEADERBOARD))
+
+
+@router.get("/api/games/{game_id}/summary", response_model=None)
+async def game_summary(game_id: str, services: Use) -> JSONObject:
+    """A finished game at a glance, for its end screen: each seat's total, whether it
+    won, its statistics and (a rated game) its rating before and after."""
+    return await services.players.summary(game_id)
