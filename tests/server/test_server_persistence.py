@@ -130,8 +130,9 @@ def test_kill_9_mid_game_then_finish_on_a_real_server(db_url: str) -> None:
 def test_migrations_build_exactly_the_schema_the_code_uses(db_url: str) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
-    from flip7.server.store.database import metadata
     from sqlalchemy import create_engine
+
+    from flip7.server.store.database import metadata
 
     with app_client(db_url) as client:
         assert client.get("/api/health").json()["status"] == "ok"
