@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any, Protocol
+from typing import Protocol, TypedDict, Unpack
 
 import h11
 from fastapi import FastAPI
@@ -52,6 +52,7 @@ __all__ = [
     "HandshakeGate",
     "Refusal",
     "SecurityHeaders",
+    "UvicornOptions",
     "connection_ceiling",
     "connection_handle",
     "header_timeout_protocol",
@@ -784,15 +785,26 @@ def websocket_protocol(connections: Connections | None) -> type[asyncio.Protocol
     return protocol
 
 
+class UvicornOptions(TypedDict, total=False):
+    """What :func:`server_config` passes on to :class:`uvicorn.Config` as it is."""
+
+    log_level: str | int | None
+    log_config: dict[str, object] | str | None
+    access_log: bool
+    forwarded_allow_ips: str
+
+
 def server_config(
-    app: ASGIApp, settings: Settings, host: str = "127.0.0.1", port: int = 8000, **options: Any
+    app: ASGIApp, settings: Settings, host: str = "127.0.0.1", port: int = 8000,
+    http: str = "auto", ws: type[asyncio.Protocol] | None = None,
+    **options: Unpack[UvicornOptions],
 ) -> Config:
     """The uvicorn configuration of ``flip7 serve``: the header deadline, the keep-alive
     timeout, the connections counted (per address and in all, shedding idle ones to make
     room), the WebSocket handshake gate and the frame size. It raises the process's limit on
-    open files to the most allowed, and sets the ceiling under it. ``options`` go to
-    :class:`uvicorn.Config` as they are (logging, ``http="h11"``...)."""
-    http = options.pop("http", "auto")
+    open files to the most allowed, and sets the ceiling under it. ``http`` names uvicorn's
+    HTTP protocol under the guard's ("auto", "h11", "httptools"), ``ws`` replaces the
+    WebSocket protocol; ``options`` go to :class:`uvicorn.Config` as they are (logging)."""
     ceiling = connection_ceiling(settings.max_connections, raise_open_files())
     proxies = frozenset(settings.trusted_proxies)
     connections = Connections(ceiling, settings.open_connections_per_address, proxies)
@@ -809,7 +821,7 @@ def server_config(
         host=host,
         port=port,
         http=header_timeout_protocol(settings.header_timeout, http, connections, gate),
-        ws=options.pop("ws", websocket_protocol(connections)),
+        ws=ws if ws is not None else websocket_protocol(connections),
         timeout_keep_alive=int(KEEP_ALIVE_SECONDS),
         # Counted and shed above, at the connection: uvicorn's own ceiling would answer
         # everyone alike, with bare text.
