@@ -39,7 +39,7 @@ function findCard(board, seat, row, code, claimed) {
  * Hold a seat's round score, total and Flip 7 pips at their values of `before` until
  * `release` is called: the score changes with the card, not before it.
  * @param {HTMLElement} panel
- * @param {import("./tablestate.js").GamePlayer} before
+ * @param {import("./protocol.js").SeatView} before
  * @returns {() => void} release
  */
 function holdSeat(panel, before) {
