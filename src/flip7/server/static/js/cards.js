@@ -125,13 +125,14 @@ export function cardAria(code) {
  * a string, a card ({code}, as a log line names it), a DOM node, or a list of cards. The
  * template is the catalogue's (t(key, {count}) for its plural form); strings and numbers
  * (formatted) are filled in here, so that a name holding "{…}" is never read as one.
+ * @template {Part} P  the pieces the caller fills in: nodes, or a log line's cards
  * @param {string} key
- * @param {Record<string, Part | Part[] | number | null | undefined>} [params]
- * @returns {Part[]}
+ * @param {Record<string, string | P | P[] | number | null | undefined>} [params]
+ * @returns {Array<string | P>}
  */
 export function tparts(key, params = {}) {
   const template = t(key, typeof params.count === "number" ? { count: params.count } : {});
-  /** @type {Array<Part | Part[]>} */
+  /** @type {Array<string | P>} */
   const out = [];
   let last = 0;
   template.replace(/\{(\w+)\}/g, (whole, name, at) => {
@@ -141,12 +142,13 @@ export function tparts(key, params = {}) {
     else {
       const value = params[name];
       if (typeof value === "number") out.push(formatNumber(value));
+      else if (Array.isArray(value)) out.push(...value);
       else if (value !== null && value !== undefined) out.push(value);
     }
     return whole;
   });
   if (last < template.length) out.push(template.slice(last));
-  return out.flat();
+  return out;
 }
 
 /**
