@@ -59,7 +59,8 @@ function value(measure, x) {
  */
 function reportDecision(text) {
   const [verb, ...args] = String(text).trim().split(/\s+/);
-  const d = { text, verb };
+  /** @type {import("./tablestate.js").Decision} */
+  const d = { text, verb: /** @type {import("./tablestate.js").Decision["verb"]} */ (verb) };
   if (args.length === 1) d.seat = Number(args[0]);
   else if (args.length === 2) [d.seat, d.card] = [Number(args[0]), args[1]];
   else if (args.length === 4) [d.seat1, d.card1, d.seat2, d.card2] = [Number(args[0]), args[1], Number(args[2]), args[3]];
