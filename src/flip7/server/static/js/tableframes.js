@@ -21,7 +21,11 @@ import { store, toast, tokenKey } from "./util.js";
  */
 
 /** An error frame's words: the catalogue's for its code (error.<code>), the move a
- * tutorial's lesson asks for, else the server's own message. */
+ * tutorial's lesson asks for, else the server's own message.
+ * @param {FramePage} page
+ * @param {import("./protocol.js").ErrorFrame} msg
+ * @returns {string}
+ */
 function errorWords(page, msg) {
   const { S } = page;
   const tut = S.table && S.table.tutorial;
@@ -80,7 +84,7 @@ const FRAMES = {
     const { S } = page;
     if (page.chat.error(msg)) return; // a chat refusal is shown in the chat
     if (msg.code === "no_table" || msg.code === "closed") {
-      S.conn.stop();
+      if (S.conn) S.conn.stop();
       page.setConn("closed");
       toast(errorText(msg, t("table.gone")));
       return;
