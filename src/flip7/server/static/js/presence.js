@@ -7,7 +7,7 @@ import { gameSeats, isSeated, seatMeta } from "./tablestate.js";
 import { h } from "./util.js";
 
 /** @typedef {import("./tablestate.js").TableState} TableState */
-/** @typedef {(method: string, path: string, body?: object) => Promise<object|null>} Rest  a table request (null: refused, said) */
+/** @typedef {(method: import("./api.js").Method, path: string, body?: object) => Promise<object|null>} Rest  a table request (null: refused, said) */
 
 /**
  * The hand-over button counts down to the moment the server allows it.

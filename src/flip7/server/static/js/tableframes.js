@@ -11,10 +11,10 @@ import { store, toast, tokenKey } from "./util.js";
  * @typedef {object} FramePage
  * @property {import("./tablestate.js").TableState} S
  * @property {(seat: number) => string} names
- * @property {{line: (ev: object) => void, history: (history: object[]) => void}} log
+ * @property {ReturnType<typeof import("./tablelog.js").tableLog>} log
  * @property {{flush: () => void}} player  the event animations
- * @property {{add: Function, restore: Function, error: (msg: object) => boolean}} chat
- * @property {(table: import("./tablestate.js").Table, events?: object[]) => void} applyTable
+ * @property {Pick<ReturnType<typeof import("./chat.js").chatPanel>, "add" | "restore" | "error">} chat
+ * @property {(table: import("./tablestate.js").Table, events?: import("./tableevents.js").TableEvent[]) => void} applyTable
  * @property {() => void} render
  * @property {(state: import("./connection.js").ConnState) => void} setConn
  * @property {() => void} forgetToken
