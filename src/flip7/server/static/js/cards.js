@@ -177,7 +177,7 @@ export function cardEl(code, opts = {}) {
   };
   if (opts.button) {
     attrs.type = "button";
-    attrs.onclick = opts.onClick;
+    if (opts.onClick) attrs.onclick = opts.onClick;
   } else {
     attrs.role = "img";
     attrs.tabindex = "0"; // focus explains it, as hover does
@@ -200,7 +200,7 @@ export function cardEl(code, opts = {}) {
       mid.appendChild(svg);
     } else mid.textContent = info.face;
     el.appendChild(mid);
-    el.appendChild(h("span", { class: "card-tag", "aria-hidden": "true", text: info.tag }));
+    el.appendChild(h("span", { class: "card-tag", "aria-hidden": "true", text: info.tag ?? null }));
     return el;
   }
   el.appendChild(h("span", { class: "card-corner", "aria-hidden": "true", text: info.face }));

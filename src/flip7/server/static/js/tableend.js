@@ -110,7 +110,7 @@ export function renderEnd(host, S, { names, rest }) {
   const again = S.endShownFor === tb.game_id;
   S.endShownFor = tb.game_id;
   host.appendChild(h("div", { class: "endscreen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title", dataset: { testid: "endscreen" } },
-    h("div", { class: "endscreen-card", style: again ? { animation: "none" } : undefined },
+    h("div", { class: "endscreen-card", style: again ? { animation: "none" } : null },
       h("button", { type: "button", class: "btn btn--icon endscreen-close", "aria-label": t("table.end.close"), onclick: close }, icon("close")),
       h("div", { class: "endscreen-trophy", "aria-hidden": "true" }, icon("trophy")),
       h("p", { class: "endscreen-kicker", text: t("table.end.kicker", { count: g.rounds.length }) }),
