@@ -872,6 +872,7 @@
  * One legal option of a graded decision: its win chance (percent) and expected points.
  * @typedef {object} GradedOption
  * @property {string} decision
+ * @property {Decision | null} [decision_object] in the server's answer: `decision` as an object (docs/protocol.md, "The coach")
  * @property {number} value
  * @property {number} points
  * @property {number} samples
@@ -887,6 +888,8 @@
  * @property {string} kind
  * @property {string} made
  * @property {string} best
+ * @property {Decision | null} [made_object] in the server's answer: `made` as an object (docs/protocol.md, "The coach")
+ * @property {Decision | null} [best_object] in the server's answer: `best` as an object
  * @property {"best" | "inaccuracy" | "mistake" | "blunder"} grade
  * @property {"win" | "points"} measure
  * @property {number} value_made
