@@ -400,12 +400,21 @@ def test_the_players_answers_after_a_rated_game(
 
 def test_the_coachs_report(typedefs: dict[str, Typedef]) -> None:
     from flip7.coach.report import CoachReport, GradedDecision, GradedOption
+    from flip7.server.services.coach_jobs import _with_decision_objects
 
     option = GradedOption("hit", 40.0, 12.5, 100)
     decision = GradedDecision(0, 1, 2, 2, "hit_or_stay", "stay", "hit", "mistake", 30.0, 40.0,
                               10.0, 1.0, (option,), "hit is better")
     report = CoachReport(0, "Ann", (decision,)).to_json()
+    # As stored (flip7 analyse --json), and as the server answers it (decisions as objects too).
+    answered = _with_decision_objects(report)
+    assert isinstance(answered, dict) and isinstance(answered["decisions"], list)
+    graded = answered["decisions"][0]
+    assert isinstance(graded, dict) and isinstance(graded["options"], list)
     _check_all(typedefs, [
         ("CoachReport", report), ("GradedDecision", report["decisions"][0]),
         ("GradedOption", report["decisions"][0]["options"][0]),
+        ("CoachReport", answered), ("GradedDecision", graded),
+        ("GradedOption", graded["options"][0]),
+        ("Decision", graded["made_object"]), ("Decision", graded["best_object"]),
     ])
