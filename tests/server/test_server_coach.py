@@ -17,6 +17,7 @@ pytest.importorskip("fastapi")
 from server_helpers import WsPlayer, app_client, auth, choose
 
 from flip7.coach import decision_count
+from flip7.core.decisions import parse_decision
 from flip7.server.base.settings import Settings
 from flip7.server.services.coach_jobs import STALE, CoachJobs
 
@@ -128,6 +129,14 @@ def test_a_finished_game_is_analysed_followed_and_kept(db_url: str) -> None:
         assert report["summary"]["decisions"] == total == len(report["decisions"])
         assert {d["grade"] for d in report["decisions"]} <= {
             "best", "inaccuracy", "mistake", "blunder"}
+        # The answer names each decision as an object too (the stored report only by its
+        # string): what the browser reads.
+        for d in report["decisions"]:
+            assert d["made_object"] == parse_decision(d["made"]).to_json()
+            assert d["best_object"] == parse_decision(d["best"]).to_json()
+            assert d["made_object"]["text"] == d["made"]
+            for o in d["options"]:
+                assert o["decision_object"] == parse_decision(o["decision"]).to_json()
         # Done: a second POST answers from the stored report, costing nothing (the
         # address's burst is 2: one analysis, then one more).
         cached = client.post(f"/api/games/{game_id}/coach", json={"seat": seat})

@@ -38,8 +38,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from multiprocessing.queues import Queue
 
-from flip7.core.errors import Flip7Error
-from flip7.core.jsontypes import JSONObject
+from flip7.core.decisions import parse_decision
+from flip7.core.errors import DecisionError, Flip7Error
+from flip7.core.jsontypes import JSON, JSONObject
 from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import utcnow
 from flip7.server.base.limits import AddressBudget
@@ -106,11 +107,52 @@ def _aware(when: datetime) -> datetime:
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when  # SQLite: naive
 
 
+def _decision_object(text: JSON) -> JSON:
+    """A report's decision string as the object a seat's view lists (``text``, ``verb`` and
+    what it names: :meth:`flip7.core.decisions.Hit.to_json` and its kin), or None for a
+    string that is not a decision.
+
+    >>> _decision_object("steal 2 13")
+    {'text': 'steal 2 13', 'verb': 'steal', 'seat': 2, 'card': '13'}
+    >>> _decision_object("fly") is None
+    True
+    """
+    if not isinstance(text, str):
+        return None
+    try:
+        return parse_decision(text).to_json()
+    except DecisionError:
+        return None
+
+
+def _with_decision_objects(report: JSON) -> JSON:
+    """The stored report (``flip7-coach/1``, which names decisions by their strings,
+    RECORD.md §5) as the server answers it: each graded decision with ``made_object`` and
+    ``best_object`` beside ``made`` and ``best``, each option with ``decision_object``, so
+    that clients never read the strings. The stored report stays as it was made."""
+    decisions = report.get("decisions") if isinstance(report, dict) else None
+    if not isinstance(report, dict) or not isinstance(decisions, list):
+        return report
+    graded: list[JSON] = []
+    for d in decisions:
+        if isinstance(d, dict):
+            options = d.get("options")
+            d = {**d, "made_object": _decision_object(d.get("made")),
+                 "best_object": _decision_object(d.get("best"))}
+            if isinstance(options, list):
+                d["options"] = [
+                    {**o, "decision_object": _decision_object(o.get("decision"))}
+                    if isinstance(o, dict) else o for o in options
+                ]
+        graded.append(d)
+    return {**report, "decisions": graded}
+
+
 def _row_answer(row: AnalysisRow) -> JSONObject:
     return {
         "status": row.status,
         "progress": {"done": row.done, "total": row.total},
-        "result": row.result,
+        "result": _with_decision_objects(row.result),
         "message": row.message,
     }
 

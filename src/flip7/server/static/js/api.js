@@ -3,6 +3,8 @@
 // has that code (i18n.js errorText), else the server's own message (kept as serverMessage).
 import { errorText, t } from "./i18n.js";
 
+/** @typedef {"GET" | "POST" | "PUT" | "PATCH" | "DELETE"} Method  an HTTP method the client sends */
+
 /**
  * What a `catch` caught, as words for the page: an Error's message (an ApiError's is
  * already in the page's language), else the thing itself as text.
@@ -79,7 +81,7 @@ function playerKey() {
  * A call to the server's REST API; resolves to the answer's JSON (null for none). The
  * caller says what the answer is, a type of protocol.js: the one place the wire's JSON
  * becomes a typed value.
- * @param {"GET" | "POST" | "PUT" | "PATCH" | "DELETE"} method
+ * @param {Method} method
  * @param {string} path
  * @param {ApiOptions} [options]
  * @returns {Promise<unknown>}

@@ -4,6 +4,45 @@ import { formatNumber, t } from "./i18n.js";
 import { flip7Bonus } from "./rules.js";
 import { h, icon } from "./util.js";
 
+/** @typedef {import("./protocol.js").GameEvent} GameEvent */
+/**
+ * The fields of the engine's and the table's events (docs/protocol.md, "Events") that
+ * the log reads; an event has those of its type.
+ * @typedef {object} EventFields
+ * @property {number} [seat]
+ * @property {string} [card]
+ * @property {number} [round]
+ * @property {number} [dealer]
+ * @property {string} [cause]
+ * @property {number | string[]} [cards]  reshuffled: how many; wiped: which
+ * @property {string|null} [reason]
+ * @property {string|null} [reason_code]
+ * @property {Array<string|null>} [reason_codes]
+ * @property {Array<string|null>} [reasons]
+ * @property {boolean} [forced]
+ * @property {string|null} [by]
+ * @property {number} [target]
+ * @property {number} [to]
+ * @property {number} [victim]
+ * @property {number} [seat1]
+ * @property {string} [card1]
+ * @property {number} [seat2]
+ * @property {string} [card2]
+ * @property {number[]} [scores]
+ * @property {number[]} [busted]
+ * @property {number|null} [flip7]
+ * @property {number[]} [winners]
+ * @property {number[]} [totals]
+ * @property {string} [kind]
+ * @property {string|null} [name]
+ * @property {number|null} [number]
+ * @property {string} [key]  a page's own note (_note)
+ * @property {Record<string, string|number>} [params]
+ * @property {string} [text]
+ * @typedef {GameEvent & EventFields} LogEvent
+ */
+
+/** @type {Record<string, {key: string, glyph?: string, svg?: string}>} */
 const ACTIONS = {
   JOM: { key: "JOM", glyph: "+1" },
   FLIP4: { key: "FLIP4", glyph: "4" },
@@ -11,23 +50,42 @@ const ACTIONS = {
   SWAP: { key: "SWAP", svg: "M7 3 2.5 7.5 7 12V9h11V6H7zm10 9v3H6v3h11v3l4.5-4.5z" },
   DISCARD: { key: "DISCARD", svg: "M9 2h6l1 2h4v3H4V4h4zM5.5 9h13l-1.2 13H6.7zm4 2.5v8h1.6v-8zm3.4 0v8h1.6v-8z" },
 };
+/** @type {Record<string, {key: string, face: string}>} */
 const SPECIAL = {
   0: { key: "zero", face: "0" },
   U7: { key: "U7", face: "7" },
   L13: { key: "L13", face: "13" },
 };
 // The names and corner tags of the special and Action cards, in the reader's language.
+/** @type {Record<string, string>} */
 const NAMES = {
   zero: t("cards.name.zero"), U7: t("cards.name.U7"), L13: t("cards.name.L13"),
   JOM: t("cards.name.JOM"), FLIP4: t("cards.name.FLIP4"), STEAL: t("cards.name.STEAL"), SWAP: t("cards.name.SWAP"), DISCARD: t("cards.name.DISCARD"),
 };
+/** @type {Record<string, string>} */
 const TAGS = {
   zero: t("cards.tag.zero"), U7: t("cards.tag.U7"), L13: t("cards.tag.L13"),
   JOM: t("cards.tag.JOM"), FLIP4: t("cards.tag.FLIP4"), STEAL: t("cards.tag.STEAL"), SWAP: t("cards.tag.SWAP"), DISCARD: t("cards.tag.DISCARD"),
   halve: t("cards.tag.halve"), minus: t("cards.tag.minus"),
 };
 
-/** What a card code (RECORD.md §1) is: kind, face text, names. */
+/**
+ * What a card is, as the page draws and names it.
+ * @typedef {object} CardInfo
+ * @property {string} code
+ * @property {"special" | "action" | "modifier" | "number" | "unknown"} kind
+ * @property {string} name
+ * @property {string} face
+ * @property {string} [tag]
+ * @property {string} [svg]  an Action's icon path
+ * @property {number} [value]  a number card's
+ */
+
+/**
+ * What a card code (RECORD.md §1) is: kind, face text, names.
+ * @param {unknown} code
+ * @returns {CardInfo}
+ */
 export function cardInfo(code) {
   const c = String(code).toUpperCase();
   if (SPECIAL[c]) return { code: c, kind: "special", face: SPECIAL[c].face, name: NAMES[SPECIAL[c].key], tag: TAGS[SPECIAL[c].key] };
@@ -41,11 +99,19 @@ export function cardInfo(code) {
   return { code: c, kind: "unknown", name: c, face: c, tag: "" };
 }
 
-/** The card's name in text: "7", "Lucky 13", "÷2", "Flip Four!". */
+/**
+ * The card's name in text: "7", "Lucky 13", "÷2", "Flip Four!".
+ * @param {unknown} code
+ * @returns {string}
+ */
 export function cardName(code) {
   return cardInfo(code).name;
 }
 
+/**
+ * @param {unknown} code
+ * @returns {string}
+ */
 export function cardAria(code) {
   const info = cardInfo(code);
   if (info.kind === "modifier") return t("cards.aria.modifier", { name: info.name });
@@ -59,9 +125,14 @@ export function cardAria(code) {
  * a string, a card ({code}, as a log line names it), a DOM node, or a list of cards. The
  * template is the catalogue's (t(key, {count}) for its plural form); strings and numbers
  * (formatted) are filled in here, so that a name holding "{…}" is never read as one.
+ * @template {Part} P  the pieces the caller fills in: nodes, or a log line's cards
+ * @param {string} key
+ * @param {Record<string, string | P | P[] | number | null | undefined>} [params]
+ * @returns {Array<string | P>}
  */
 export function tparts(key, params = {}) {
   const template = t(key, typeof params.count === "number" ? { count: params.count } : {});
+  /** @type {Array<string | P>} */
   const out = [];
   let last = 0;
   template.replace(/\{(\w+)\}/g, (whole, name, at) => {
@@ -71,17 +142,21 @@ export function tparts(key, params = {}) {
     else {
       const value = params[name];
       if (typeof value === "number") out.push(formatNumber(value));
+      else if (Array.isArray(value)) out.push(...value);
       else if (value !== null && value !== undefined) out.push(value);
     }
     return whole;
   });
   if (last < template.length) out.push(template.slice(last));
-  return out.flat();
+  return out;
 }
 
 /**
  * A card face. opts.button: render as a <button> (selectable); opts.label: aria-label;
  * opts.small: compact size; opts.onClick; opts.extraClass; opts.dataset.
+ * @param {string} code
+ * @param {{button?: boolean, label?: string, small?: boolean, onClick?: (ev: MouseEvent) => unknown, extraClass?: string, dataset?: Record<string, string>, title?: string}} [opts]
+ * @returns {HTMLElement}
  */
 export function cardEl(code, opts = {}) {
   const info = cardInfo(code);
@@ -93,6 +168,7 @@ export function cardEl(code, opts = {}) {
   if (opts.small) classes.push("card--small");
   if (opts.extraClass) classes.push(opts.extraClass);
   // No title by default: explain.js shows what the card does on hover, focus or long-press.
+  /** @type {import("./util.js").Attrs} */
   const attrs = {
     class: classes.join(" "),
     dataset: { code: info.code, ...(opts.dataset || {}) },
@@ -101,7 +177,7 @@ export function cardEl(code, opts = {}) {
   };
   if (opts.button) {
     attrs.type = "button";
-    attrs.onclick = opts.onClick;
+    if (opts.onClick) attrs.onclick = opts.onClick;
   } else {
     attrs.role = "img";
     attrs.tabindex = "0"; // focus explains it, as hover does
@@ -119,11 +195,12 @@ export function cardEl(code, opts = {}) {
     const mid = h("span", { class: "card-face", "aria-hidden": "true" });
     if (info.svg) {
       const svg = icon("copy", "card-icon");
-      svg.firstChild.setAttribute("d", info.svg);
+      const path = svg.firstElementChild;
+      if (path) path.setAttribute("d", info.svg);
       mid.appendChild(svg);
     } else mid.textContent = info.face;
     el.appendChild(mid);
-    el.appendChild(h("span", { class: "card-tag", "aria-hidden": "true", text: info.tag }));
+    el.appendChild(h("span", { class: "card-tag", "aria-hidden": "true", text: info.tag ?? null }));
     return el;
   }
   el.appendChild(h("span", { class: "card-corner", "aria-hidden": "true", text: info.face }));
@@ -132,6 +209,10 @@ export function cardEl(code, opts = {}) {
   return el;
 }
 
+/**
+ * @param {{small?: boolean, label?: string}} [opts]
+ * @returns {HTMLElement}
+ */
 export function cardBack(opts = {}) {
   return h("span", { class: `card card--back${opts.small ? " card--small" : ""}`, role: "img",
     "aria-label": opts.label || t("cards.back") },
@@ -159,29 +240,37 @@ export function whoseCard(s, code, { names, me }) {
  * @returns {string}
  */
 export function decisionLabel(d, { names, me, pending }) {
+  // What each verb names is there (the defaults are never used): see Decision.
+  const { seat = -1, card = "", seat1 = -1, card1 = "", seat2 = -1, card2 = "" } = d;
   const pend = pending ? cardName(pending) : null;
+  /** @param {number} s */
   const who = (s) => (s === me ? t("cards.decision.yourself") : names(s));
   switch (d.verb) {
     case "hit": return t("cards.decision.hit");
     case "stay": return t("cards.decision.stay");
-    case "target": return pend ? t("cards.decision.target_card", { card: pend, who: who(d.seat) }) : t("cards.decision.target", { who: who(d.seat) });
+    case "target": return pend ? t("cards.decision.target_card", { card: pend, who: who(seat) }) : t("cards.decision.target", { who: who(seat) });
     case "give":
-      if (d.seat === me) return pend ? t("cards.decision.keep_card", { card: pend }) : t("cards.decision.keep");
-      return pend ? t("cards.decision.give_card", { card: pend, name: names(d.seat) }) : t("cards.decision.give", { name: names(d.seat) });
+      if (seat === me) return pend ? t("cards.decision.keep_card", { card: pend }) : t("cards.decision.keep");
+      return pend ? t("cards.decision.give_card", { card: pend, name: names(seat) }) : t("cards.decision.give", { name: names(seat) });
     case "pass":
-      if (d.seat === me) return pend ? t("cards.decision.use_card", { card: pend }) : t("cards.decision.use");
-      return pend ? t("cards.decision.let_use_card", { card: pend, name: names(d.seat) }) : t("cards.decision.pass", { name: names(d.seat) });
-    case "steal": return t("cards.decision.steal", { card: cardName(d.card), name: names(d.seat) });
-    case "discard": return t("cards.decision.discard", { card: whoseCard(d.seat, d.card, { names, me }) });
-    case "swap": return t("cards.decision.swap", { first: whoseCard(d.seat1, d.card1, { names, me }), second: whoseCard(d.seat2, d.card2, { names, me }) });
+      if (seat === me) return pend ? t("cards.decision.use_card", { card: pend }) : t("cards.decision.use");
+      return pend ? t("cards.decision.let_use_card", { card: pend, name: names(seat) }) : t("cards.decision.pass", { name: names(seat) });
+    case "steal": return t("cards.decision.steal", { card: cardName(card), name: names(seat) });
+    case "discard": return t("cards.decision.discard", { card: whoseCard(seat, card, { names, me }) });
+    case "swap": return t("cards.decision.swap", { first: whoseCard(seat1, card1, { names, me }), second: whoseCard(seat2, card2, { names, me }) });
     case "bonus": return t("cards.decision.bonus", { bonus: flip7Bonus() });
-    case "minus": return t("cards.decision.minus", { bonus: flip7Bonus(), name: names(d.seat) });
+    case "minus": return t("cards.decision.minus", { bonus: flip7Bonus(), name: names(seat) });
     default: return d.text;
   }
 }
 
 /** The question the deciding player is asked, for the prompt line (mine: the viewer's own;
- * else what the deciding player is doing, as "{name} is …" says it: table.board.deciding). */
+ * else what the deciding player is doing, as "{name} is …" says it: table.board.deciding).
+ * @param {string|null} kind
+ * @param {string|null} pending
+ * @param {boolean} mine
+ * @returns {string}
+ */
 export function kindPrompt(kind, pending, mine) {
   const card = pending ? cardName(pending) : t("cards.prompt.the_card");
   const whose = mine ? "mine" : "other";
@@ -202,17 +291,37 @@ export function kindPrompt(kind, pending, mine) {
 
 // A log line is a list of pieces: text, and the cards it names ({code}), which the log shows
 // as cards that explain themselves (explain.js). line.text is the same line as plain text.
+/**
+ * A piece of a log line or of a message (tparts): text, a card, or a node.
+ * @typedef {string | {code: string} | Node} Part
+ */
+/**
+ * A readable log line: tone colours it, parts build it (lineNodes), text is it in plain text.
+ * @typedef {{text: string, tone: string, parts: Part[]}} LogLine
+ */
+/** @param {unknown} code */
 const ref = (code) => ({ code: String(code) });
 
-/** A log line from a message of the catalogue (tparts: its placeholders may be cards). */
+/**
+ * A log line from a message of the catalogue (tparts: its placeholders may be cards).
+ * @param {string} tone
+ * @param {string} key
+ * @param {Record<string, Part | Part[] | number | null | undefined>} [params]
+ * @returns {LogLine}
+ */
 function line(tone, key, params = {}) {
   const parts = tparts(key, params).filter((p) => p !== null && p !== undefined && p !== "");
-  const text = parts.map((p) => (typeof p === "string" ? p : cardName(p.code))).join("");
+  const text = parts.map((p) => (typeof p === "string" ? p : p instanceof Node ? (p.textContent || "") : cardName(p.code))).join("");
   return { text, tone, parts };
 }
 
-/** "a", "a and b", "a, b and c" over pieces (cards or text). */
+/**
+ * "a", "a and b", "a, b and c" over pieces (cards or text).
+ * @param {Part[]} items
+ * @returns {Part[]}
+ */
 function listOf(items) {
+  /** @type {Part[]} */
   const out = [];
   items.forEach((item, i) => {
     if (i) out.push(i === items.length - 1 ? t("cards.list.last") : t("cards.list.sep"));
@@ -222,11 +331,15 @@ function listOf(items) {
 }
 
 // What made a player draw: the Action named once, never "drew Flip Four! (Flip Four!)".
+/** @type {Record<string, string>} */
 const CAUSE = { just_one_more: "JOM", flip_four: "FLIP4" };
 const ORDINALS = 8; // cards.ordinal.2 … cards.ordinal.8
 
 /** Why a card busted a line, from the event's reason code (its English words for events
- * made by a server that sent none). */
+ * made by a server that sent none).
+ * @param {LogEvent} ev
+ * @returns {string|null}
+ */
 export function bustReason(ev) {
   const code = ev.reason_code;
   if (typeof code !== "string") return ev.reason || null;
@@ -244,13 +357,18 @@ export function bustReason(ev) {
 
 const SCORE_CODES = ["busted", "busted_modifiers", "flip7_minus", "zero", "no_numbers", "only_modifiers", "below_zero", "below_zero_brutal"];
 
-/** Why seat s scored what it did in a round_scored event (null: just its numbers). */
+/**
+ * Why seat s scored what it did in a round_scored event (null: just its numbers).
+ * @param {LogEvent} ev
+ * @param {number} s
+ * @returns {string|null}
+ */
 export function scoreReason(ev, s) {
   const codes = Array.isArray(ev.reason_codes) && ev.reason_codes.length ? ev.reason_codes : null;
   let why = null;
   if (codes) {
     const code = codes[s];
-    if (SCORE_CODES.includes(code)) why = t(`cards.score.${code}`, { bonus: flip7Bonus() });
+    if (code && SCORE_CODES.includes(code)) why = t(`cards.score.${code}`, { bonus: flip7Bonus() });
   } else why = (ev.reasons || [])[s] || null;
   if (!why && (ev.busted || []).includes(s)) why = t("cards.score.bust");
   if (!why && ev.flip7 === s) why = t("cards.score.flip7");
@@ -262,22 +380,26 @@ export function scoreReason(ev, s) {
  * Returns {text, tone, parts}: tone colours the log entry; parts (text and {code} cards)
  * build it with lineNodes(). Reasons (why a bust, a forced stay, a score) are built from
  * the events' codes (bustReason, scoreReason), in the reader's language.
+ * @param {LogEvent} ev
+ * @param {(seat: number) => string} names
+ * @returns {LogLine|null}
  */
 export function eventLine(ev, names) {
+  /** @param {number | null | undefined} s */
   const n = (s) => (s === null || s === undefined ? "?" : names(s));
   switch (ev.type) {
     case "round_started": return line("round", "cards.log.round_started", { round: ev.round, name: n(ev.dealer) });
     case "dealt": return line("draw", "cards.log.dealt", { name: n(ev.seat), card: ref(ev.card) });
     case "drew": {
-      const cause = CAUSE[ev.cause];
+      const cause = ev.cause ? CAUSE[ev.cause] : undefined;
       if (!cause) return line("draw", "cards.log.drew", { name: n(ev.seat), card: ref(ev.card) });
       if (String(ev.card).toUpperCase() === cause) return line("draw", "cards.log.drew_another", { name: n(ev.seat), card: ref(ev.card) });
       return line("draw", cause === "FLIP4" ? "cards.log.drew_for_flip4" : "cards.log.drew_for_jom", { name: n(ev.seat), card: ref(ev.card), cause: ref(cause) });
     }
     case "set_aside": return line("muted", "cards.log.set_aside", { name: n(ev.seat), card: ref(ev.card), flip4: ref("FLIP4") });
-    case "reshuffled": return line("muted", "cards.log.reshuffled", { count: ev.cards });
+    case "reshuffled": return line("muted", "cards.log.reshuffled", { count: typeof ev.cards === "number" ? ev.cards : undefined });
     case "wiped": {
-      const cards = (ev.cards || []).map(ref);
+      const cards = (Array.isArray(ev.cards) ? ev.cards : []).map(ref);
       if (!cards.length) return line("bad", "cards.log.wiped_line", { u7: ref("U7"), name: n(ev.seat) });
       return line("bad", "cards.log.wiped", { u7: ref("U7"), name: n(ev.seat), cards: listOf(cards) });
     }
@@ -297,7 +419,7 @@ export function eventLine(ev, names) {
         ? line("action", "cards.log.action_self", { name: n(ev.seat), card: ref(ev.card) })
         : line("action", "cards.log.action", { name: n(ev.seat), card: ref(ev.card), target: n(ev.target) });
     case "unused": {
-      const why = ["no_legal_use", "busted", "round_over"].includes(ev.reason) ? ev.reason : "other";
+      const why = ev.reason && ["no_legal_use", "busted", "round_over"].includes(ev.reason) ? ev.reason : "other";
       return line("muted", `cards.log.unused.${why}`, { name: n(ev.seat), card: ref(ev.card) });
     }
     case "passed": return line("action", "cards.log.passed", { name: n(ev.seat), card: ref(ev.card), to: n(ev.to) });
@@ -332,10 +454,10 @@ export function eventLine(ev, names) {
     }
     case "seat_taken": {
       const bot = ev.kind === "bot" && !/\bbot\b/i.test(ev.name || "");
-      return line("table", bot ? "cards.log.seat_taken_bot" : "cards.log.seat_taken", { name: ev.name, seat: ev.seat + 1 });
+      return line("table", bot ? "cards.log.seat_taken_bot" : "cards.log.seat_taken", { name: ev.name, seat: (ev.seat ?? 0) + 1 });
     }
     case "seat_left":
-      return ev.name ? line("table", "cards.log.seat_left", { name: ev.name }) : line("table", "cards.log.seat_free", { seat: ev.seat + 1 });
+      return ev.name ? line("table", "cards.log.seat_left", { name: ev.name }) : line("table", "cards.log.seat_free", { seat: (ev.seat ?? 0) + 1 });
     case "game_started":
       return ev.number === null || ev.number === undefined ? line("round", "cards.log.game_started_unnumbered")
         : line("round", "cards.log.game_started", { number: ev.number });
@@ -348,9 +470,12 @@ export function eventLine(ev, names) {
 }
 
 /** A log line's pieces as DOM nodes: text, and each card it names as a small focusable
- * span that explains itself on hover, focus or long-press (explain.js). */
+ * span that explains itself on hover, focus or long-press (explain.js).
+ * @param {{text: string, parts?: Part[]}} entry
+ * @returns {Node[]}
+ */
 export function lineNodes(entry) {
   const parts = entry.parts || [entry.text];
-  return parts.map((p) => (typeof p === "string" ? document.createTextNode(p)
+  return parts.map((p) => (typeof p === "string" ? document.createTextNode(p) : p instanceof Node ? p
     : h("span", { class: `card-ref card-ref--${cardInfo(p.code).kind}`, dataset: { code: cardInfo(p.code).code }, tabindex: "0", text: cardName(p.code) })));
 }

@@ -51,22 +51,6 @@ function value(measure, x) {
 }
 
 /**
- * A decision of the coach's report as the table's views send one (cards.js decisionLabel
- * reads that). The report (flip7-coach/1, stored as it was made) names its decisions only
- * by their text (RECORD.md §5): "steal 2 13", "swap 0 5 2 8".
- * @param {string} text
- * @returns {import("./tablestate.js").Decision}
- */
-function reportDecision(text) {
-  const [verb, ...args] = String(text).trim().split(/\s+/);
-  const d = { text, verb };
-  if (args.length === 1) d.seat = Number(args[0]);
-  else if (args.length === 2) [d.seat, d.card] = [Number(args[0]), args[1]];
-  else if (args.length === 4) [d.seat1, d.card1, d.seat2, d.card2] = [Number(args[0]), args[1], Number(args[2]), args[3]];
-  return d;
-}
-
-/**
  * @param {"win" | "points"} measure
  * @param {number} loss
  */
@@ -181,8 +165,11 @@ export function mountCoach(root, { gameId, seat }) {
     // The report does not say which card a decision was about (flip7.coach.report): the
     // labels name none ("Target yourself").
     const opts = { names, me: seat, pending: null };
-    const made = decisionLabel(reportDecision(d.made), opts);
-    const better = d.best && d.best !== d.made ? decisionLabel(reportDecision(d.best), opts) : null;
+    /** The server's object for a decision string (null for none: the string as it is).
+     * @type {(object: import("./protocol.js").Decision | null | undefined, text: string) => string} */
+    const say = (object, text) => (object ? decisionLabel(object, opts) : text);
+    const made = say(d.made_object, d.made);
+    const better = d.best && d.best !== d.made ? say(d.best_object, d.best) : null;
     const measure = d.measure === "points" ? "points" : "win";
     const step = Number.isInteger(d.step) ? d.step : null;
     const where = [
@@ -209,7 +196,7 @@ export function mountCoach(root, { gameId, seat }) {
       Array.isArray(d.options) && d.options.length > 1 ? h("details", { class: "coach-options" },
         h("summary", { text: t("players.coach.options", { count: d.options.length }) }),
         h("ul", {}, [...d.options].sort((a, b) => Number(b.value) - Number(a.value)).map((o) => h("li", { class: o.decision === d.made ? "is-made" : null },
-          h("span", { text: decisionLabel(reportDecision(o.decision), opts) }),
+          h("span", { text: say(o.decision_object, o.decision) }),
           h("span", { class: "coach-value", text: value(measure, o.value) }))))) : null,
       step !== null ? h("a", { class: "coach-step-link", href: `/replay/game/${gid}?seat=${seat}&step=${step}`, "data-link": true, dataset: { testid: "coach-step" } }, icon("play"), t("players.coach.see_step")) : null);
   }

@@ -20,23 +20,37 @@ const SEAT_VERBS = ["target", "give", "pass", "minus"];
 // How long a move may go unanswered before its buttons come back.
 const MOVE_WAIT_MS = 8000;
 
-/** A swap's two cards. */
+/** A swap's two cards. @param {Decision} d */
 const swapEnds = (d) => /** @type {SeatCard[]} */ ([[d.seat1, d.card1], [d.seat2, d.card2]]);
 
-/** The other card of swap `d` when `first` is one of its two, else null. */
+/**
+ * The other card of swap `d` when `first` is one of its two, else null.
+ * @param {Decision} d
+ * @param {{seat: number, card: string}} first
+ * @returns {SeatCard|null}
+ */
 function otherEnd(d, first) {
-  if (d.seat1 === first.seat && d.card1 === first.card) return [d.seat2, d.card2];
-  if (d.seat2 === first.seat && d.card2 === first.card) return [d.seat1, d.card1];
+  const [[seat1, card1], [seat2, card2]] = swapEnds(d);
+  if (seat1 === first.seat && card1 === first.card) return [seat2, card2];
+  if (seat2 === first.seat && card2 === first.card) return [seat1, card1];
   return null;
 }
 
-/** Items grouped by seat, in the order the seats first come. */
+/**
+ * Items grouped by seat, in the order the seats first come.
+ * @template T
+ * @param {Iterable<T>} items
+ * @param {(item: T) => number} seatOf
+ * @returns {Map<number, T[]>}
+ */
 function bySeat(items, seatOf) {
+  /** @type {Map<number, T[]>} */
   const groups = new Map();
   for (const item of items) {
     const s = seatOf(item);
-    if (!groups.has(s)) groups.set(s, []);
-    groups.get(s).push(item);
+    const group = groups.get(s);
+    if (group) group.push(item);
+    else groups.set(s, [item]);
   }
   return groups;
 }
@@ -51,24 +65,32 @@ function bySeat(items, seatOf) {
  * @property {(seat: number) => string} names
  */
 
+/** @type {(P: Panel, g: GameView, me: number|null, d: Decision) => string} */
 const label = (P, g, me, d) => decisionLabel(d, { names: P.names, me, pending: g.pending_card });
+/** @type {(P: Panel, s: number, code: string, me: number|null) => string} */
 const whose = (P, s, code, me) => whoseCard(s, code, { names: P.names, me });
+/** @type {(P: Panel, s: number, card: string) => void} */
 const pickFirst = (P, s, card) => { P.S.swapFirst = { seat: s, card }; P.render(); };
+/** @type {(P: Panel) => void} */
 const unpick = (P) => { P.S.swapFirst = null; P.render(); };
 
-/** Send decision `d` (one of the current view's), once: its buttons wait for the answer. */
+/**
+ * Send decision `d` (one of the current view's), once: its buttons wait for the answer.
+ * @param {Panel} P
+ * @param {Decision} d
+ */
 function send(P, d) {
   const { S } = P;
   const tb = S.table;
   const g = tb && tb.game;
-  if (!g || S.pendingMove) return;
+  if (!tb || !g || S.pendingMove) return;
   if (!decisionsOf(g).some((x) => x.text === d.text)) {
     toast(t("table.move_not_allowed"));
     return;
   }
   S.moveCounter += 1;
   const mid = `m${Date.now().toString(36)}${S.moveCounter}${Math.random().toString(36).slice(2, 6)}`;
-  const ok = S.conn.send({ v: 1, type: "move", id: mid, version: tb.version, decision: d.text });
+  const ok = !!S.conn && S.conn.send({ v: 1, type: "move", id: mid, version: tb.version, decision: d.text });
   if (!ok) {
     toast(t("table.not_connected"));
     return;
@@ -84,7 +106,13 @@ function send(P, d) {
   }, MOVE_WAIT_MS);
 }
 
-/** A swap's picks on the board: any of its cards first, then those it swaps with. */
+/**
+ * A swap's picks on the board: any of its cards first, then those it swaps with.
+ * @param {Panel} P
+ * @param {Picks} out
+ * @param {GameView} g
+ * @param {number|null} me
+ */
 function swapPicks(P, out, g, me) {
   const pairs = decisionsOf(g).filter((d) => d.verb === "swap");
   const f = P.S.swapFirst;
@@ -106,14 +134,20 @@ function swapPicks(P, out, g, me) {
   }
 }
 
-/** Clickable seats and cards on the board for the current decision. */
+/**
+ * Clickable seats and cards on the board for the current decision.
+ * @param {Panel} P
+ * @param {GameView} g
+ * @param {number|null} me
+ * @returns {Picks}
+ */
 function boardPicks(P, g, me) {
   /** @type {Picks} */
   const out = { seats: new Map(), cards: new Map(), selected: null };
   if (!myTurn(g, me) || P.S.pendingMove) return out;
   const kind = g.decision_kind;
   for (const d of decisionsOf(g)) {
-    if (SEAT_VERBS.includes(d.verb)) {
+    if (SEAT_VERBS.includes(d.verb) && d.seat !== undefined) {
       const short = d.verb === "minus" ? t("table.pick.minus", { bonus: flip7Bonus() })
         : d.verb === "give" ? (d.seat === me ? t("table.pick.keep") : t("table.pick.give")) : d.seat === me ? t("table.pick.me") : t("table.pick.choose");
       out.seats.set(d.seat, { decision: d.text, label: label(P, g, me, d), short, onPick: () => send(P, d) });
@@ -125,7 +159,14 @@ function boardPicks(P, g, me) {
   return out;
 }
 
-/** A button that sends `d`. */
+/**
+ * A button that sends `d`.
+ * @param {Panel} P
+ * @param {GameView} g
+ * @param {number|null} me
+ * @param {Decision} d
+ * @param {{cls?: string, content?: HTMLElement|null, hint?: string|null}} [opts]
+ */
 function option(P, g, me, d, { cls = "", content = null, hint = null } = {}) {
   const text = label(P, g, me, d);
   return h("button", {
@@ -135,7 +176,14 @@ function option(P, g, me, d, { cls = "", content = null, hint = null } = {}) {
   }, hint ? h("kbd", { class: "key", "aria-hidden": "true", text: hint }) : null, content || h("span", { text }));
 }
 
-/** Hit and Stay (a Stay that is not allowed yet says so), and the facts that weigh. */
+/**
+ * Hit and Stay (a Stay that is not allowed yet says so), and the facts that weigh.
+ * @param {Panel} P
+ * @param {HTMLElement} main
+ * @param {HTMLElement} prompt
+ * @param {GameView} g
+ * @param {number} me
+ */
 function hitOrStay(P, main, prompt, g, me) {
   const ds = decisionsOf(g);
   const hit = ds.find((d) => d.verb === "hit");
@@ -153,35 +201,59 @@ function hitOrStay(P, main, prompt, g, me) {
     risk !== null ? h("span", { class: risk >= 0.3 ? "risk risk--high" : "risk" }, tparts("table.decision.risk", { n: h("b", { text: formatNumber(Math.round(risk * 100) / 100, { style: "percent" }) }) })) : null));
 }
 
-/** A player to choose (target, give, pass), or Brutal's +15 for me / −15 for a player. */
+/**
+ * A player to choose (target, give, pass), or Brutal's +15 for me / −15 for a player.
+ * @param {Panel} P
+ * @param {HTMLElement} main
+ * @param {GameView} g
+ * @param {number} me
+ * @param {() => string|null} hint
+ */
 function playerOptions(P, main, g, me, hint) {
   const { names } = P;
   for (const d of decisionsOf(g)) {
-    const player = g.players[d.seat];
+    // Every option here names its seat but bonus, whose button shows none.
+    const { seat = -1 } = d;
+    const player = g.players[seat];
     const content = d.verb === "bonus" ? h("span", { class: "opt-big", text: t("table.decision.bonus_me", { bonus: flip7Bonus() }) })
       : h("span", { class: "opt-player" },
-        h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(d.seat)) }, "aria-hidden": "true", text: initial(names(d.seat)) }),
-        h("span", { text: d.verb === "minus" ? t("cards.decision.minus", { bonus: flip7Bonus(), name: names(d.seat) }) : d.seat === me ? (d.verb === "give" ? t("cards.decision.keep") : t("table.decision.me")) : names(d.seat) }),
+        h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(seat)) }, "aria-hidden": "true", text: initial(names(seat)) }),
+        h("span", { text: d.verb === "minus" ? t("cards.decision.minus", { bonus: flip7Bonus(), name: names(seat) }) : seat === me ? (d.verb === "give" ? t("cards.decision.keep") : t("table.decision.me")) : names(seat) }),
         player && player.status !== "active" ? h("small", { class: "muted", text: t(`table.decision.status.${player.status === "busted" ? "busted" : "stayed"}`) }) : null);
     main.appendChild(option(P, g, me, d, { cls: `opt-main${d.verb === "bonus" ? " btn--hit" : ""}`, hint: hint(), content }));
   }
   main.appendChild(h("p", { class: "hint hint--inline", text: t("table.decision.or_click_player") }));
 }
 
-/** The cards to steal or discard, by the line they are in. */
+/**
+ * The cards to steal or discard, by the line they are in.
+ * @param {Panel} P
+ * @param {HTMLElement} main
+ * @param {GameView} g
+ * @param {number} me
+ * @param {() => string|null} hint
+ */
 function cardOptions(P, main, g, me, hint) {
-  for (const [s, ds] of bySeat(decisionsOf(g), (d) => d.seat)) {
+  for (const [s, ds] of bySeat(decisionsOf(g), (d) => d.seat ?? -1)) {
     main.appendChild(h("div", { class: "opt-group" },
       h("span", { class: "opt-group-label", text: s === me ? t("table.decision.your_line") : P.names(s) }),
       h("div", { class: "opt-cards" }, ds.map((d) => option(P, g, me, d, {
-        cls: "opt-main opt-card", hint: hint(), content: cardEl(d.card, { small: true, label: cardName(d.card) }),
+        cls: "opt-main opt-card", hint: hint(), content: cardEl(d.card ?? "", { small: true, label: cardName(d.card) }),
       })))));
   }
   main.appendChild(h("p", { class: "hint hint--inline", text: t("table.decision.or_click_card") }));
 }
 
-/** A swap's first card: every card of any swap, by line (lowest seat first). */
+/**
+ * A swap's first card: every card of any swap, by line (lowest seat first).
+ * @param {Panel} P
+ * @param {HTMLElement} main
+ * @param {Decision[]} pairs
+ * @param {number} me
+ * @param {() => string|null} hint
+ */
 function swapFirstStep(P, main, pairs, me, hint) {
+  /** @type {Map<string, SeatCard>} */
   const seen = new Map();
   for (const d of pairs) {
     for (const [s, c] of swapEnds(d)) if (!seen.has(`${s}|${c}`)) seen.set(`${s}|${c}`, [s, c]);
@@ -203,7 +275,14 @@ function swapFirstStep(P, main, pairs, me, hint) {
   }
 }
 
-/** A swap: its first card, then what it swaps with (and back to the first step). */
+/**
+ * A swap: its first card, then what it swaps with (and back to the first step).
+ * @param {Panel} P
+ * @param {HTMLElement} main
+ * @param {GameView} g
+ * @param {number} me
+ * @param {() => string|null} hint
+ */
 function swapOptions(P, main, g, me, hint) {
   const pairs = decisionsOf(g).filter((d) => d.verb === "swap");
   const f = P.S.swapFirst;
@@ -227,7 +306,12 @@ function swapOptions(P, main, g, me, hint) {
   }, t("table.swap.back")));
 }
 
-/** While another seat decides (or the viewer watches): who the table waits for. */
+/**
+ * While another seat decides (or the viewer watches): who the table waits for.
+ * @param {Panel} P
+ * @param {GameView} g
+ * @param {number|null} me
+ */
 function idle(P, g, me) {
   P.host.dataset.state = "idle";
   const who = g.to_decide !== null && g.to_decide !== undefined ? P.names(g.to_decide) : null;
@@ -237,15 +321,22 @@ function idle(P, g, me) {
 }
 
 /** The question, the card it is about, the turn's countdown, and the fold-down toggle. */
-function promptLine(P, g, kind) {
+/**
+ * @param {Panel} P
+ * @param {GameView} g
+ * @param {string|null} kind
+ * @param {import("./protocol.js").TableState} table
+ * @returns {HTMLElement}
+ */
+function promptLine(P, g, kind, table) {
   const { S } = P;
   const prompt = h("div", { class: "decision-prompt" },
     g.pending_card ? cardEl(g.pending_card, { small: true }) : null,
     h("strong", { text: kindPrompt(kind, g.pending_card, true) }),
-    S.table.turn_deadline ? countdownEl(S.table.turn_deadline) : null);
+    table.turn_deadline ? countdownEl(table.turn_deadline) : null);
   // A panel that asks for a pick on the board can fold down to its prompt, so that on a
   // phone the cards and players it asks about are in full view.
-  const decisionKey = `${S.table.version}:${kind}`;
+  const decisionKey = `${table.version}:${kind}`;
   if (kind !== "hit_or_stay") {
     const collapsed = S.collapsedFor === decisionKey;
     P.host.classList.toggle("is-collapsed", collapsed);
@@ -259,7 +350,12 @@ function promptLine(P, g, kind) {
   return prompt;
 }
 
-/** Every option as a plain button, folded away under "All options". */
+/**
+ * Every option as a plain button, folded away under "All options".
+ * @param {Panel} P
+ * @param {GameView} g
+ * @param {number|null} me
+ */
 function allOptions(P, g, me) {
   const ds = decisionsOf(g);
   const all = h("details", { class: "decision-all" },
@@ -270,7 +366,12 @@ function allOptions(P, g, me) {
   return all;
 }
 
-/** The panel for the current view. */
+/**
+ * The panel for the current view.
+ * @param {Panel} P
+ * @param {GameView} g
+ * @param {number|null} me
+ */
 function renderPanel(P, g, me) {
   const { host } = P;
   clear(host);
@@ -282,19 +383,20 @@ function renderPanel(P, g, me) {
     return;
   }
   host.hidden = false;
-  if (!myTurn(g, me)) {
+  const table = P.S.table;
+  if (me === null || !table || !myTurn(g, me)) {
     idle(P, g, me);
     return;
   }
   const kind = g.decision_kind;
   host.dataset.kind = kind || "";
   host.dataset.state = P.S.pendingMove ? "sending" : "ready";
-  const prompt = promptLine(P, g, kind);
+  const prompt = promptLine(P, g, kind, table);
   const main = h("div", { class: `decision-main decision-main--${kind}` });
   let n = 0;
   const hint = () => (n < 9 ? String(++n) : null);
   if (kind === "hit_or_stay") hitOrStay(P, main, prompt, g, me);
-  else if (["target", "give", "pass", "flip7_choice"].includes(kind)) playerOptions(P, main, g, me, hint);
+  else if (kind && ["target", "give", "pass", "flip7_choice"].includes(kind)) playerOptions(P, main, g, me, hint);
   else if (kind === "steal" || kind === "discard") cardOptions(P, main, g, me, hint);
   else if (kind === "swap") swapOptions(P, main, g, me, hint);
   else for (const d of decisionsOf(g)) main.appendChild(option(P, g, me, d, { cls: "opt-main", hint: hint() }));
@@ -308,12 +410,14 @@ const narrow = window.matchMedia("(max-width: 720px)");
  * it (so focus and scrolling never put a card under it), and on a phone, when a new
  * decision asks for a pick on the board, the first card or player to pick is scrolled
  * into the part of the screen the panel leaves free.
+ * @param {Panel} P
+ * @param {GameView} g
  */
 function keepInView(P, g) {
   const { S, host } = P;
   const height = host.hidden ? 0 : host.offsetHeight;
   document.documentElement.style.setProperty("--decision-h", `${height}px`);
-  if (host.dataset.state !== "ready" || !narrow.matches) return;
+  if (host.dataset.state !== "ready" || !narrow.matches || !S.table) return;
   const key = `${S.table.version}:${g.decision_kind}:${S.swapFirst ? "2" : "1"}`;
   if (S.scrolledFor === key) return;
   S.scrolledFor = key;
@@ -325,10 +429,14 @@ function keepInView(P, g) {
   scrollBetween(target, top, bottom);
 }
 
-/** The panel's keys: H and S, 1-9 for its options, Escape to undo a swap's first card. */
+/**
+ * The panel's keys: H and S, 1-9 for its options, Escape to undo a swap's first card.
+ * @param {Panel} P
+ * @param {KeyboardEvent} ev
+ */
 function onKey(P, ev) {
   if (ev.defaultPrevented || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-  const tag = ev.target && ev.target.tagName;
+  const tag = ev.target instanceof Element ? ev.target.tagName : null;
   if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || document.querySelector("dialog[open]")) return;
   const key = ev.key.toLowerCase();
   if (key === "escape" && P.S.swapFirst) {
@@ -338,12 +446,14 @@ function onKey(P, ev) {
   }
   const { host } = P;
   if (host.dataset.state !== "ready") return;
+  /** @type {HTMLButtonElement|null} */
   let btn = null;
-  if (key === "h") btn = host.querySelector('.decision-main [data-decision="hit"]');
-  else if (key === "s") btn = host.querySelector('.decision-main [data-decision="stay"]');
+  if (key === "h") btn = host.querySelector('.decision-main button[data-decision="hit"]');
+  else if (key === "s") btn = host.querySelector('.decision-main button[data-decision="stay"]');
   else if (/^[1-9]$/.test(key)) {
-    const opts = [...host.querySelectorAll(".decision-main .opt-main:not(:disabled)")];
-    btn = opts[Number(key) - 1] || null;
+    const opts = [...host.querySelectorAll(".decision-main button.opt-main:not(:disabled)")];
+    const found = opts[Number(key) - 1];
+    btn = found instanceof HTMLButtonElement ? found : null;
   }
   if (btn && !btn.disabled) {
     ev.preventDefault();

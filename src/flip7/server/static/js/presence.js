@@ -7,7 +7,7 @@ import { gameSeats, isSeated, seatMeta } from "./tablestate.js";
 import { h } from "./util.js";
 
 /** @typedef {import("./tablestate.js").TableState} TableState */
-/** @typedef {(method: string, path: string, body?: object) => Promise<object|null>} Rest  a table request (null: refused, said) */
+/** @typedef {(method: import("./api.js").Method, path: string, body?: object) => Promise<object|null>} Rest  a table request (null: refused, said) */
 
 /**
  * The hand-over button counts down to the moment the server allows it.
@@ -19,13 +19,19 @@ export function tickHandover(btn) {
   btn.textContent = left > 0 ? t("table.away.handover_in", { count: left }) : t("table.away.handover");
 }
 
-/** "Let a bot play" for away seat s, counting down to when it may. */
+/**
+ * "Let a bot play" for away seat s, counting down to when it may.
+ * @param {number} s
+ * @param {import("./protocol.js").Seat} meta
+ * @param {Rest} rest
+ * @returns {HTMLButtonElement}
+ */
 function handoverButton(s, meta, rest) {
   const btn = h("button", {
     type: "button", class: "btn btn--secondary btn--small", "aria-label": t("table.away.handover_label", { name: meta.name }),
     dataset: { testid: "handover", handoverAt: String(meta.handover_at), focusKey: `handover:${s}` },
-    onclick: async (ev) => {
-      const el = ev.currentTarget;
+    onclick: async () => {
+      const el = btn;
       el.dataset.sending = "1";
       el.disabled = true;
       const ok = await rest("POST", `/seats/${s}/handover`);

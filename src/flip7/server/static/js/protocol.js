@@ -112,6 +112,23 @@
  */
 
 /**
+ * A legal option as the deciding seat's view lists it (`game.decisions`,
+ * `flip7.core.decisions`' `to_json`): `text` is the decision string (what a move sends),
+ * `verb` its first word, and the seats and card codes it names. One typedef for the
+ * server's four models (DecisionModel and its Seat, Card and Swap kinds): what a verb
+ * names is there, the rest absent.
+ * @typedef {object} Decision
+ * @property {string} text
+ * @property {"hit" | "stay" | "bonus" | "target" | "give" | "pass" | "minus" | "steal" | "discard" | "swap"} verb
+ * @property {number} [seat] target, give, pass, minus, steal, discard
+ * @property {string} [card] steal, discard
+ * @property {number} [seat1] swap (the lower seat)
+ * @property {string} [card1] swap
+ * @property {number} [seat2] swap
+ * @property {string} [card2] swap
+ */
+
+/**
  * What one viewer sees of the game (`flip7.GameView.to_json()`).
  * @typedef {object} GameView
  * @property {number | null} viewer
@@ -128,6 +145,7 @@
  * @property {string | null} decision_kind
  * @property {string | null} pending_card
  * @property {string[]} legal_decisions
+ * @property {Decision[] | null} [decisions] only in the view of the seat that must decide: legal_decisions as objects
  * @property {boolean} needs_card
  * @property {Round[]} rounds
  * @property {boolean} over
@@ -854,6 +872,7 @@
  * One legal option of a graded decision: its win chance (percent) and expected points.
  * @typedef {object} GradedOption
  * @property {string} decision
+ * @property {Decision | null} [decision_object] in the server's answer: `decision` as an object (docs/protocol.md, "The coach")
  * @property {number} value
  * @property {number} points
  * @property {number} samples
@@ -869,6 +888,8 @@
  * @property {string} kind
  * @property {string} made
  * @property {string} best
+ * @property {Decision | null} [made_object] in the server's answer: `made` as an object (docs/protocol.md, "The coach")
+ * @property {Decision | null} [best_object] in the server's answer: `best` as an object
  * @property {"best" | "inaccuracy" | "mistake" | "blunder"} grade
  * @property {"win" | "points"} measure
  * @property {number} value_made

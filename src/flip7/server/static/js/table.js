@@ -4,7 +4,7 @@
 // the players who go away (presence.js), the end screen (tableend.js), the chat (chat.js)
 // and a guided first game's lessons (tutorial.js), and draws them again at every change.
 import { turnAlerts } from "./alerts.js";
-import { api, joinTable } from "./api.js";
+import { ApiError, api, joinTable } from "./api.js";
 import { renderBoard, renderScoreSheet, tickCountdowns } from "./board.js";
 import { kindPrompt } from "./cards.js";
 import { chatPanel } from "./chat.js";
@@ -31,7 +31,7 @@ import { renderWaiting } from "./waitingroom.js";
  * @property {HTMLElement} root
  * @property {import("./tablelayout.js").TableLayout} L
  * @property {(seat: number) => string} names
- * @property {{url: string, loopback?: boolean, host?: string}} invite
+ * @property {import("./util.js").Invite} invite
  * @property {ReturnType<typeof connectionPill>} pill
  * @property {ReturnType<typeof turnAlerts>} alerts
  * @property {ReturnType<typeof chatPanel>} chat
@@ -41,30 +41,45 @@ import { renderWaiting } from "./waitingroom.js";
  * @property {ReturnType<typeof decisionPanel>} decision
  */
 
-/** A request about the table (/api/tables/{id}…): its answer, or null once the refusal is
- * shown. A newer table in the answer is applied at once. */
+/** @typedef {import("./tablestate.js").Table} Table */
+/** @typedef {import("./presence.js").Rest} Rest */
+
+/**
+ * A request about the table (/api/tables/{id}…): its answer, or null once the refusal is
+ * shown. A newer table in the answer is applied at once.
+ * @param {TablePage} page
+ * @param {import("./api.js").Method} method
+ * @param {string} path
+ * @param {object} [body]
+ * @returns {Promise<object|null>}
+ */
 async function rest(page, method, path, body) {
   const { S } = page;
   try {
-    const data = await api(method, `/api/tables/${encodeURIComponent(S.id)}${path}`, { body, token: S.token });
+    // Table requests answer with the table (TableAnswer, SeatGranted) or with nothing of it.
+    const data = /** @type {{table?: Table} | null} */ (await api(method, `/api/tables/${encodeURIComponent(S.id)}${path}`, { body, token: S.token }));
     if (data && data.table && S.table && data.table.version > S.table.version) applyTable(page, data.table);
     return data || {};
   } catch (err) {
     toast(errorText(err, t("error.unknown")));
-    if (err.status === 401) forgetToken(page);
+    if (err instanceof ApiError && err.status === 401) forgetToken(page);
     return null;
   }
 }
 
-/** The seat token is no longer good (or given up): watch instead. */
+/**
+ * The seat token is no longer good (or given up): watch instead.
+ * @param {TablePage} page
+ */
 function forgetToken(page) {
   const { S } = page;
   store.del(tokenKey(S.id));
   S.token = null;
   S.mySeat = null;
-  S.conn.restart();
+  if (S.conn) S.conn.restart();
 }
 
+/** @param {TablePage} page */
 async function leaveGame(page) {
   // eslint-disable-next-line no-alert
   if (!window.confirm(t("table.leave_confirm"))) return;
@@ -75,6 +90,7 @@ async function leaveGame(page) {
   }
 }
 
+/** @param {TablePage} page */
 async function takeSeat(page) {
   const { S } = page;
   const name = await askName(t("table.waiting.take_seat"), t("table.waiting.sit_down"));
@@ -85,12 +101,13 @@ async function takeSeat(page) {
     S.token = data.token;
     S.mySeat = data.seat;
     if (data.table) applyTable(page, data.table);
-    S.conn.restart();
+    if (S.conn) S.conn.restart();
   } catch (err) {
     toast(errorText(err));
   }
 }
 
+/** @param {TablePage} page */
 async function copyInvite(page) {
   const { invite } = page;
   const ok = await copyText(invite.url);
@@ -98,7 +115,12 @@ async function copyInvite(page) {
   else toast(ok ? t("table.invite.copied") : invite.url, ok ? "ok" : "info");
 }
 
-/** A new table state from the server (with the events that led to it, to play). */
+/**
+ * A new table state from the server (with the events that led to it, to play).
+ * @param {TablePage} page
+ * @param {Table} table
+ * @param {import("./tableevents.js").TableEvent[]} [events]
+ */
 function applyTable(page, table, events) {
   const { S } = page;
   if (S.destroyed) return;
@@ -115,15 +137,19 @@ function applyTable(page, table, events) {
   if (events && events.length) page.player.play(events, prevGame && g && prevGame.players.length === g.players.length ? prevGame : null);
 }
 
-/** The game: board, score sheet, decision panel, and the turn said aloud once. */
+/**
+ * The game: board, score sheet, decision panel, and the turn said aloud once.
+ * @param {TablePage} page
+ */
 function renderGame(page) {
   const { S, L } = page;
   const tb = S.table;
-  const g = tb.game;
+  const g = tb && tb.game;
+  if (!tb || !g) return;
   const me = myGameSeat(S);
   const picks = page.decision.picks(g, me);
   L.boardHost.replaceChildren(renderBoard(g, { me, seatMeta: (s) => seatMeta(S, s), deadline: tb.turn_deadline && !g.over ? tb.turn_deadline : null, picks }));
-  markAway(L.boardHost, S, me, (...args) => rest(page, ...args));
+  markAway(L.boardHost, S, me, (method, path, body) => rest(page, method, path, body));
   L.scoresHost.replaceChildren(renderScoreSheet(g));
   page.decision.render(g, me);
   page.decision.keepInView(g);
@@ -135,11 +161,15 @@ function renderGame(page) {
   }
 }
 
+/** @param {TablePage} page */
 function drawEnd(page) {
-  renderEnd(page.L.endHost, page.S, { names: page.names, rest: (...args) => rest(page, ...args) });
+  renderEnd(page.L.endHost, page.S, { names: page.names, rest: (method, path, body) => rest(page, method, path, body) });
 }
 
-/** Draw the page from the state. */
+/**
+ * Draw the page from the state.
+ * @param {TablePage} page
+ */
 function render(page) {
   const { S, L } = page;
   const tb = S.table;
@@ -162,7 +192,7 @@ function render(page) {
   L.gameLayout.hidden = waiting;
   if (waiting) {
     renderWaiting(L.waitingHost, S, {
-      rest: (...args) => rest(page, ...args), invite: page.invite, copyInvite: () => copyInvite(page), takeSeat: () => takeSeat(page),
+      rest: (method, path, body) => rest(page, method, path, body), invite: page.invite, copyInvite: () => copyInvite(page), takeSeat: () => takeSeat(page),
     });
   } else renderGame(page);
   const chatHome = waiting ? L.chatSlot : L.side;
@@ -174,19 +204,25 @@ function render(page) {
   page.alerts.update({
     mine,
     title: document.title,
-    body: mine ? t("table.alert_body", { name, prompt: kindPrompt(g.decision_kind, g.pending_card, true) }) : "",
+    body: mine && g ? t("table.alert_body", { name, prompt: kindPrompt(g.decision_kind, g.pending_card, true) }) : "",
   });
   page.tutorial.update(tb);
   restoreFocus(key, page.root);
 }
 
-/** The page's parts, put together in `root` (its modules draw into the layout). */
+/**
+ * The page's parts, put together in `root` (its modules draw into the layout).
+ * @param {HTMLElement} root
+ * @param {import("./tablestate.js").TableState} S
+ * @returns {TablePage}
+ */
 function buildPage(root, S) {
+  /** @param {number} s */
   const names = (s) => nameOf(S, s);
   const page = /** @type {TablePage} */ ({ S, root, names, invite: inviteLink(`/t/${encodeURIComponent(S.id)}`, null) });
   page.pill = connectionPill();
   page.alerts = turnAlerts(); // "your turn" in the tab title, a sound, a notification
-  page.chat = chatPanel({ send: (frame) => S.conn.send(frame) }); // the table chat (chat.js)
+  page.chat = chatPanel({ send: (frame) => !!S.conn && S.conn.send(frame) }); // the table chat (chat.js)
   page.L = tableLayout(root, {
     onInvite: () => copyInvite(page),
     onResults: () => { S.endClosedFor = null; drawEnd(page); },
@@ -201,7 +237,10 @@ function buildPage(root, S) {
   return page;
 }
 
-/** The table's own page when the table does not exist. */
+/**
+ * The table's own page when the table does not exist.
+ * @param {TablePage} page
+ */
 function notFound(page) {
   page.L.loading.hidden = true;
   page.L.page.appendChild(h("section", { class: "panel notfound" },
@@ -229,6 +268,7 @@ export function mountTable(root, { id }) {
     page.invite = inviteLink(`/t/${encodeURIComponent(id)}`, info);
     if (S.table) render(page);
   });
+  /** @type {(state: import("./connection.js").ConnState, delay?: number) => void} */
   const setConn = (state, delay) => {
     S.connState = state;
     page.pill.show(state, delay);
@@ -238,29 +278,31 @@ export function mountTable(root, { id }) {
     S, names: page.names, log: page.log, player: page.player, chat: page.chat, setConn,
     applyTable: (table, events) => applyTable(page, table, events), render: () => render(page), forgetToken: () => forgetToken(page),
   });
-  S.conn = tableConnection(id, { hello: () => ({ token: S.token, version: S.table ? S.table.version : null }), onMessage, onState: setConn });
+  const conn = tableConnection(id, { hello: () => ({ token: S.token, version: S.table ? S.table.version : null }), onMessage, onState: setConn });
+  S.conn = conn;
 
-  api("GET", `/api/tables/${encodeURIComponent(id)}`).then((data) => {
+  api("GET", `/api/tables/${encodeURIComponent(id)}`).then((answer) => {
     if (S.destroyed) return;
     // The answer is {"table": TableState} (protocol.md shows a bare TableState).
-    const table = data && data.table && data.table.seats ? data.table : data;
+    const data = /** @type {import("./protocol.js").TableAnswer | Table | null} */ (answer);
+    const table = data && "table" in data ? data.table : data;
     if (!S.table && table && table.seats) applyTable(page, table);
-    S.conn.start();
+    conn.start();
   }).catch((err) => {
     if (S.destroyed) return;
-    if (err.status === 404) {
+    if (err instanceof ApiError && err.status === 404) {
       setConn("closed");
       notFound(page);
       return;
     }
-    S.conn.start();
+    conn.start();
   });
 
   const ticker = setInterval(() => {
     tickCountdowns(root);
-    for (const btn of root.querySelectorAll("[data-testid=handover]")) tickHandover(btn);
+    for (const btn of root.querySelectorAll("[data-testid=handover]")) if (btn instanceof HTMLButtonElement) tickHandover(btn);
   }, 1000);
-  const onOnline = () => { if (S.connState !== "online") S.conn.restart(); };
+  const onOnline = () => { if (S.connState !== "online") conn.restart(); };
   const onKey = page.decision.onKey;
   document.addEventListener("keydown", onKey);
   window.addEventListener("online", onOnline);

@@ -17,7 +17,12 @@ export function seatEl(board, s) {
   return board.querySelector(`.seat[data-seat="${s}"]`);
 }
 
-/** Play CSS animation class `cls` on `el` again from its start. */
+/**
+ * Play CSS animation class `cls` on `el` again from its start.
+ * @param {HTMLElement|null} el
+ * @param {string} cls
+ * @param {number} [ms]
+ */
 function replay(el, cls, ms = 900) {
   if (!el) return;
   el.classList.remove(cls);
@@ -26,12 +31,22 @@ function replay(el, cls, ms = 900) {
   setTimeout(() => el.classList.remove(cls), ms);
 }
 
-/** The newest card of `code` in a seat's `row` not already claimed by an earlier event. */
+/**
+ * The newest card of `code` in a seat's `row` not already claimed by an earlier event.
+ * @param {HTMLElement} board
+ * @param {number} seat
+ * @param {import("./tableevents.js").Arrival[1]} row
+ * @param {string} code
+ * @param {Set<HTMLElement>} claimed
+ * @returns {HTMLElement|null}
+ */
 function findCard(board, seat, row, code, claimed) {
   const panel = seatEl(board, seat);
   if (!panel) return null;
   const sel = row === "line" ? ".seat-line .card" : row === "mod" ? ".seat-mods .card" : ".card";
-  const cards = [...panel.querySelectorAll(sel)].filter((c) => c.dataset.code === code && !claimed.has(c));
+  /** @type {HTMLElement[]} */
+  const cards = [];
+  for (const c of panel.querySelectorAll(sel)) if (c instanceof HTMLElement && c.dataset.code === code && !claimed.has(c)) cards.push(c);
   return cards.length ? cards[cards.length - 1] : null;
 }
 
@@ -39,7 +54,7 @@ function findCard(board, seat, row, code, claimed) {
  * Hold a seat's round score, total and Flip 7 pips at their values of `before` until
  * `release` is called: the score changes with the card, not before it.
  * @param {HTMLElement} panel
- * @param {import("./tablestate.js").GamePlayer} before
+ * @param {import("./protocol.js").SeatView} before
  * @returns {() => void} release
  */
 function holdSeat(panel, before) {
@@ -63,10 +78,17 @@ function holdSeat(panel, before) {
   };
 }
 
-/** Each event's cards, found on the freshly drawn board and hidden until they land. */
+/**
+ * Each event's cards, found on the freshly drawn board and hidden until they land.
+ * @param {HTMLElement} board
+ * @param {TableEvent[]} events
+ * @returns {Played[]}
+ */
 function mark(board, events) {
+  /** @type {Set<HTMLElement>} */
   const claimed = new Set();
   return events.map((ev) => {
+    /** @type {HTMLElement[]} */
     const marks = [];
     for (const [seat, row, code] of eventKind(ev.type).arrivals?.(ev) || []) {
       const el = findCard(board, seat, row, code, claimed);
@@ -80,7 +102,11 @@ function mark(board, events) {
   });
 }
 
-/** An event lands: its cards arrive, its seats flash. */
+/**
+ * An event lands: its cards arrive, its seats flash.
+ * @param {Played} item
+ * @param {import("./tableevents.js").Effects} fx
+ */
 function land(item, fx) {
   for (const el of item.marks) {
     el.classList.remove("incoming");
@@ -116,8 +142,13 @@ export function eventPlayer({ board, fxLayer, log, names, seats }) {
     names,
   };
 
-  /** Each seat's scores wait for the last event of the batch that touches the seat. */
+  /**
+   * Each seat's scores wait for the last event of the batch that touches the seat.
+   * @param {Played[]} items
+   * @param {import("./protocol.js").GameView} prev
+   */
   function holdScores(items, prev) {
+    /** @type {Map<number, Played>} */
     const last = new Map();
     for (const item of items) for (const s of seatsOf(item.ev, seats())) last.set(s, item);
     for (const [s, item] of last) {
@@ -127,7 +158,7 @@ export function eventPlayer({ board, fxLayer, log, names, seats }) {
       const release = holdSeat(panel, before);
       anim.holds.push(release);
       // The card's arrival animation lasts 500 ms (.card.arrive in style.css).
-      anim.timers.push(setTimeout(release, item.at + (item.marks.length ? 450 : 0)));
+      anim.timers.push(setTimeout(release, (item.at ?? 0) + (item.marks.length ? 450 : 0)));
     }
   }
 
@@ -135,6 +166,7 @@ export function eventPlayer({ board, fxLayer, log, names, seats }) {
     /** Animate a batch of events in order; the whole batch lasts at most about a second. */
     play(events, prev) {
       const items = mark(board, events);
+      /** @param {Played} item */
       const weight = (item) => eventKind(item.ev.type).weight || 0;
       const total = items.reduce((acc, it) => acc + weight(it), 0);
       const unit = total > 0 ? Math.min(280, 950 / total) : 0;

@@ -13,6 +13,10 @@ import { clear, h, icon, initial } from "./util.js";
 /**
  * H6's hook (endscreen.js): mountEndSummary fills its container once per finished game;
  * the end screen, redrawn as players say ready, keeps showing the same container.
+ * @param {TableState} S
+ * @param {string|null|undefined} gameId
+ * @param {number|null} seat
+ * @returns {HTMLElement|null}
  */
 function endSummary(S, gameId, seat) {
   if (gameId === null || gameId === undefined) return null;
@@ -28,7 +32,12 @@ function endSummary(S, gameId, seat) {
   return S.endSummary.container;
 }
 
-/** The rematch button (for a seated player staying) and who the next game waits for. */
+/**
+ * The rematch button (for a seated player staying) and who the next game waits for.
+ * @param {TableState} S
+ * @param {number|null} me
+ * @param {import("./presence.js").Rest} rest
+ */
 function readyCheck(S, me, rest) {
   const tb = S.table;
   const mine = me !== null ? seatMeta(S, me) : null;
@@ -37,21 +46,28 @@ function readyCheck(S, me, rest) {
     type: "button", class: `btn ${iAmReady ? "btn--secondary" : "btn--primary"} btn--big`, "aria-pressed": String(iAmReady),
     dataset: { testid: "rematch", focusKey: "rematch" },
     onclick: async (ev) => {
-      ev.currentTarget.disabled = true;
+      const btn = ev.currentTarget;
+      if (!(btn instanceof HTMLButtonElement)) return;
+      btn.disabled = true;
       const ok = await rest("POST", "/ready", { ready: !iAmReady });
-      if (!ok) ev.currentTarget.disabled = false;
+      if (!ok) btn.disabled = false;
     },
   }, iAmReady ? t("table.end.not_ready") : t("table.end.ready")) : null;
   const seats = gameSeats(S);
   const unready = seats.filter((x) => x.kind === "human" && !x.gone && !x.ready).map((x) => x.name);
   // The server's reason is English prose: the page says it in its own words.
-  const note = tb.rematch_problem ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t("table.end.rematch_problem") })
+  const note = tb && tb.rematch_problem ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t("table.end.rematch_problem") })
     : unready.length && seats.some((x) => x.kind === "human" && x.ready)
       ? h("p", { class: "hint", dataset: { testid: "ready-wait" }, text: t("table.end.waiting_for", { names: unready.join(t("cards.list.sep")), count: unready.length }) }) : null;
   return { rematch, note };
 }
 
-/** The final ranking, best total first. */
+/**
+ * The final ranking, best total first.
+ * @param {TableState} S
+ * @param {import("./protocol.js").GameView} g
+ * @param {number|null} me
+ */
 function ranking(S, g, me) {
   const winners = g.winners || [];
   const rows = g.players.map((p) => p).sort((a, b) => b.total - a.total);
@@ -76,7 +92,7 @@ export function renderEnd(host, S, { names, rest }) {
   clear(host);
   const tb = S.table;
   const g = tb && tb.game;
-  if (!g || !g.over || S.endClosedFor === tb.game_id) return;
+  if (!tb || !g || !g.over || S.endClosedFor === tb.game_id) return;
   const winners = g.winners || [];
   const me = myGameSeat(S);
   const winnerNames = winners.map(names);

@@ -26,18 +26,34 @@ import { flip7Bonus } from "./rules.js";
  * @property {(ev: TableEvent, names: (seat: number) => string) => {tone: string, text: string}} [line]
  */
 
-/** The seat named by `key` plays class `cls`. */
+/**
+ * The seat named by `key` plays class `cls`.
+ * @param {string} key
+ * @param {string} cls
+ * @param {number} ms
+ * @returns {(ev: TableEvent, fx: Effects) => void}
+ */
 const flash = (key, cls, ms) => (ev, fx) => fx.seat(ev[key], cls, ms);
 
-/** A card dealt or drawn flips into its player's line (else the pile it went to arrives). */
+/**
+ * A card dealt or drawn flips into its player's line (else the pile it went to arrives).
+ * @param {TableEvent} ev
+ * @param {Effects} fx
+ * @param {boolean} landed
+ */
 function drawn(ev, fx, landed) {
   fx.seat(ev.seat, "fx-draw", 600);
   if (!landed) fx.pile(".pile--pending .card, .pile--discard .card");
 }
 
-/** A line loses cards: the one it was taken from. */
+/**
+ * A line loses cards: the one it was taken from.
+ * @param {TableEvent} ev
+ * @param {Effects} fx
+ */
 const losing = (ev, fx) => fx.seat(ev.victim ?? ev.seat, "fx-bad", 900);
 
+/** @type {(ev: TableEvent) => Arrival[]} */
 const intoLine = (ev) => [[ev.seat, "line", ev.card]];
 
 /** @type {Record<string, EventKind>} */

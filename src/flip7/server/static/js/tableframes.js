@@ -11,17 +11,21 @@ import { store, toast, tokenKey } from "./util.js";
  * @typedef {object} FramePage
  * @property {import("./tablestate.js").TableState} S
  * @property {(seat: number) => string} names
- * @property {{line: (ev: object) => void, history: (history: object[]) => void}} log
+ * @property {ReturnType<typeof import("./tablelog.js").tableLog>} log
  * @property {{flush: () => void}} player  the event animations
- * @property {{add: Function, restore: Function, error: (msg: object) => boolean}} chat
- * @property {(table: import("./tablestate.js").Table, events?: object[]) => void} applyTable
+ * @property {Pick<ReturnType<typeof import("./chat.js").chatPanel>, "add" | "restore" | "error">} chat
+ * @property {(table: import("./tablestate.js").Table, events?: import("./tableevents.js").TableEvent[]) => void} applyTable
  * @property {() => void} render
  * @property {(state: import("./connection.js").ConnState) => void} setConn
  * @property {() => void} forgetToken
  */
 
 /** An error frame's words: the catalogue's for its code (error.<code>), the move a
- * tutorial's lesson asks for, else the server's own message. */
+ * tutorial's lesson asks for, else the server's own message.
+ * @param {FramePage} page
+ * @param {import("./protocol.js").ErrorFrame} msg
+ * @returns {string}
+ */
 function errorWords(page, msg) {
   const { S } = page;
   const tut = S.table && S.table.tutorial;
@@ -80,7 +84,7 @@ const FRAMES = {
     const { S } = page;
     if (page.chat.error(msg)) return; // a chat refusal is shown in the chat
     if (msg.code === "no_table" || msg.code === "closed") {
-      S.conn.stop();
+      if (S.conn) S.conn.stop();
       page.setConn("closed");
       toast(errorText(msg, t("table.gone")));
       return;

@@ -27,12 +27,17 @@ import { h, icon } from "./util.js";
  * @property {HTMLElement} announcer  read out by screen readers at once
  */
 
-/** The side column: the log and the score sheet, one tab at a time. */
+/**
+ * The side column: the log and the score sheet, one tab at a time.
+ * @param {HTMLElement} logList
+ * @param {HTMLElement} scoresHost
+ */
 function sideTabs(logList, scoresHost) {
   const tabLog = h("button", { type: "button", role: "tab", class: "tab", id: "tab-log", "aria-controls": "panel-log" }, t("table.tab.log"));
   const tabScores = h("button", { type: "button", role: "tab", class: "tab", id: "tab-scores", "aria-controls": "panel-scores" }, t("table.tab.scores"));
   const panelLog = h("div", { role: "tabpanel", id: "panel-log", "aria-labelledby": "tab-log", class: "tabpanel" }, logList);
   const panelScores = h("div", { role: "tabpanel", id: "panel-scores", "aria-labelledby": "tab-scores", class: "tabpanel" }, scoresHost);
+  /** @param {"log" | "scores"} tab */
   const setTab = (tab) => {
     tabLog.setAttribute("aria-selected", String(tab === "log"));
     tabScores.setAttribute("aria-selected", String(tab === "scores"));

@@ -10,6 +10,7 @@ import { clear, h } from "./util.js";
 // The log keeps the newest lines only.
 const MOST_LINES = 400;
 
+/** @param {Change} change */
 const startsGame = (change) => (change.events || []).some((ev) => ev.type === "game_started");
 
 /**
@@ -20,7 +21,12 @@ const startsGame = (change) => (change.events || []).some((ev) => ev.type === "g
  * @returns {{line: (ev: TableEvent) => void, history: (history: Change[]) => void}}
  */
 export function tableLog(list, S, names) {
-  /** The log's line for an event (null for events without one); `restored`: not animated. */
+  /**
+   * The log's line for an event (null for events without one); `restored`: not animated.
+   * @param {TableEvent} ev0
+   * @param {boolean} [restored]
+   * @returns {HTMLLIElement|null}
+   */
   function item(ev0, restored = false) {
     let ev = ev0;
     if (ev.type === "seat_left" && S.table) {
@@ -44,7 +50,7 @@ export function tableLog(list, S, names) {
       if (!li) return;
       const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
       list.appendChild(li);
-      while (list.children.length > MOST_LINES) list.firstElementChild.remove();
+      while (list.firstElementChild && list.children.length > MOST_LINES) list.firstElementChild.remove();
       if (stick) list.scrollTop = list.scrollHeight;
     },
     /**
@@ -53,8 +59,9 @@ export function tableLog(list, S, names) {
      * only the changes past the last version already shown are added.
      */
     history(history) {
-      const held = history.length > 0 && S.logVersion !== null && history[0].version <= S.logVersion + 1;
-      let changes = held ? history.filter((c) => c.version > S.logVersion) : history;
+      const last = S.logVersion;
+      const held = history.length > 0 && last !== null && history[0].version <= last + 1;
+      let changes = held && last !== null ? history.filter((c) => c.version > last) : history;
       const restart = changes.findLastIndex(startsGame);
       if (!held || restart >= 0) {
         clear(list);
@@ -68,7 +75,7 @@ export function tableLog(list, S, names) {
         }
       }
       list.appendChild(lines);
-      while (list.children.length > MOST_LINES) list.firstElementChild.remove();
+      while (list.firstElementChild && list.children.length > MOST_LINES) list.firstElementChild.remove();
       list.scrollTop = list.scrollHeight;
       if (history.length) S.logVersion = Math.max(S.logVersion ?? 0, history[history.length - 1].version);
     },

@@ -4,83 +4,10 @@
 import { t } from "./i18n.js";
 import { store, tokenKey } from "./util.js";
 
-/**
- * A legal option as the server sends it in the deciding seat's view (`game.decisions`):
- * `text` is the decision string (what a move sends), `verb` its first word, and the seats
- * and card codes it names.
- * @typedef {object} Decision
- * @property {string} text
- * @property {"hit"|"stay"|"target"|"give"|"pass"|"steal"|"swap"|"discard"|"bonus"|"minus"} verb
- * @property {number} [seat]   target, give, pass, minus, steal, discard
- * @property {string} [card]   steal, discard
- * @property {number} [seat1]  swap (the lower seat)
- * @property {string} [card1]  swap
- * @property {number} [seat2]  swap
- * @property {string} [card2]  swap
- */
-
-/**
- * One player of a game view.
- * @typedef {object} GamePlayer
- * @property {number} seat
- * @property {string} name
- * @property {string} status       "active", "stayed" or "busted"
- * @property {string[]} line
- * @property {string[]} modifiers
- * @property {number} number_sum
- * @property {number} round_score
- * @property {number} total
- */
-
-/**
- * What one viewer sees of a game (GameView in docs/protocol.md).
- * @typedef {object} GameView
- * @property {number|null} viewer
- * @property {GamePlayer[]} players
- * @property {number|null} to_decide
- * @property {string|null} decision_kind
- * @property {string|null} pending_card
- * @property {string[]} legal_decisions
- * @property {Decision[]} [decisions]  only in the view of the seat that must decide
- * @property {number} [bust_risk]
- * @property {boolean} over
- * @property {number[]} winners
- * @property {object[]} rounds
- */
-
-/**
- * A seat of the table (SeatModel in docs/protocol.md).
- * @typedef {object} TableSeat
- * @property {number} seat
- * @property {"empty"|"human"|"bot"} kind
- * @property {string|null} name
- * @property {string|null} [bot]
- * @property {boolean} [connected]
- * @property {boolean} [left]
- * @property {boolean} [stand_in]
- * @property {number|null} [away_since]
- * @property {number|null} [handover_at]
- * @property {boolean|null} [ready]
- * @property {boolean} [gone]
- */
-
-/**
- * The table as the server sends it (TableState in docs/protocol.md).
- * @typedef {object} Table
- * @property {string} id
- * @property {string} name
- * @property {"waiting"|"playing"|"over"} state
- * @property {number} version
- * @property {TableSeat[]} seats
- * @property {object} rules
- * @property {number|null} turn_timer
- * @property {number|null} turn_deadline
- * @property {GameView|null} game
- * @property {string|null} game_id
- * @property {number} game_number
- * @property {string|null} [rematch_problem]
- * @property {{seat: number, expect: string|null}|null} [tutorial]
- */
+/** @typedef {import("./protocol.js").Decision} Decision */
+/** @typedef {import("./protocol.js").GameView} GameView */
+/** @typedef {import("./protocol.js").Seat} Seat */
+/** @typedef {import("./protocol.js").TableState} Table  the table as the server sends it */
 
 /**
  * The page's state. Every module of the table page reads it; a change is followed by a
@@ -143,7 +70,7 @@ export function newTableState(id) {
 /**
  * The seats that play (not empty), in order: a game's seat s is the s-th of them.
  * @param {TableState} S
- * @returns {TableSeat[]}
+ * @returns {Seat[]}
  */
 export function gameSeats(S) {
   return S.table ? S.table.seats.filter((s) => s.kind !== "empty") : [];
@@ -153,7 +80,7 @@ export function gameSeats(S) {
  * The table seat of game seat `s` (its kind, presence, readiness), or null.
  * @param {TableState} S
  * @param {number} s
- * @returns {TableSeat|null}
+ * @returns {Seat|null}
  */
 export function seatMeta(S, s) {
   return gameSeats(S)[s] || null;

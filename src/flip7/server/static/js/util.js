@@ -19,7 +19,7 @@ import { formatList, t } from "./i18n.js";
  * @property {string | null} [class]
  * @property {string | number | null} [text]
  * @property {Record<string, string | undefined>} [dataset]
- * @property {Record<string, string>} [style]
+ * @property {Record<string, string> | null} [style]
  * @property {(ev: MouseEvent) => unknown} [onclick]
  * @property {(ev: FocusEvent) => unknown} [onfocus]
  * @property {(ev: Event) => unknown} [oninput]

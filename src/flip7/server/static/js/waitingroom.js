@@ -10,7 +10,7 @@ import { add, clear, h, icon, initial, inviteWarning, store, tokenKey } from "./
 
 /** @typedef {import("./tablestate.js").TableState} TableState */
 /** @typedef {import("./presence.js").Rest} Rest */
-/** @typedef {{url: string, loopback?: boolean, host?: string}} Invite  util.js inviteLink's */
+/** @typedef {import("./util.js").Invite} Invite */
 
 /**
  * A bot level's name in the reader's language ("Easy" → "Leicht"); the server's name is
@@ -24,11 +24,14 @@ export function levelName(name) {
 
 // The bots a seat can be filled with (GET /api/bots): the levels by name, weakest first,
 // with the server's default, and the technical specs for those who want them.
+/** @typedef {{bots: string[], levels: import("./protocol.js").BotLevel[], default: string|null}} Bots */
+/** @type {Bots|null} */
 let botsCache = null;
+/** @returns {Promise<Bots>} */
 async function loadBots() {
   if (botsCache) return botsCache;
   try {
-    const data = await api("GET", "/api/bots");
+    const data = /** @type {import("./protocol.js").BotList | null} */ (await api("GET", "/api/bots"));
     if (data && Array.isArray(data.levels)) {
       botsCache = { bots: Array.isArray(data.bots) ? data.bots : [], levels: data.levels, default: data.default || null };
     }
@@ -54,6 +57,7 @@ function botPicker(S, canAdd, rest) {
     placeholder: t("table.bots.spec_placeholder"), "aria-describedby": "bot-spec-help", dataset: { focusKey: "bot-spec", testid: "bot-spec" },
   });
   specInput.value = S.botSpec || "";
+  /** @type {Bots} */
   let info = { bots: [], levels: [], default: null };
   const describe = () => {
     const spec = specInput.value.trim();
@@ -69,15 +73,15 @@ function botPicker(S, canAdd, rest) {
     for (const l of data.levels) select.appendChild(h("option", { value: l.name, text: levelName(l.name) }));
     if (data.bots.length) select.appendChild(h("optgroup", { label: t("table.bots.by_spec") }, data.bots.map((b) => h("option", { value: b, text: b }))));
     const values = [...select.options].map((o) => o.value);
-    select.value = values.includes(keep) ? keep : (data.default || values[0] || "");
+    select.value = keep && values.includes(keep) ? keep : (data.default || values[0] || "");
     describe();
   });
   select.addEventListener("change", () => { S.lastBot = select.value; describe(); });
   specInput.addEventListener("input", () => { S.botSpec = specInput.value; describe(); });
   const addBot = h("button", {
     type: "button", class: "btn btn--secondary", disabled: !canAdd, dataset: { testid: "add-bot", focusKey: "add-bot" },
-    onclick: async (ev) => {
-      const btn = ev.currentTarget;
+    onclick: async () => {
+      const btn = addBot;
       btn.disabled = true;
       const spec = specInput.value.trim();
       const bot = spec || select.value;
@@ -103,7 +107,13 @@ function botPicker(S, canAdd, rest) {
   ];
 }
 
-/** One seat of the waiting room's list (a bot's with "remove" for the seated). */
+/**
+ * One seat of the waiting room's list (a bot's with "remove" for the seated).
+ * @param {TableState} S
+ * @param {import("./protocol.js").Seat} seat
+ * @param {number|null} me
+ * @param {Rest} rest
+ */
 function seatRow(S, seat, me, rest) {
   const mine = seat.seat === me;
   const remove = seat.kind === "bot" && isSeated(S)
@@ -122,7 +132,11 @@ function seatRow(S, seat, me, rest) {
     remove);
 }
 
-/** What the seated can do (add bots, start, leave) or a spectator (take a free seat). */
+/**
+ * What the seated can do (add bots, start, leave) or a spectator (take a free seat).
+ * @param {TableState} S
+ * @param {{seated: number, free: boolean, rest: Rest, takeSeat: () => void}} opts
+ */
 function waitingControls(S, { seated, free, rest, takeSeat }) {
   const controls = h("div", { class: "waiting-controls" });
   if (!isSeated(S)) {
@@ -135,12 +149,12 @@ function waitingControls(S, { seated, free, rest, takeSeat }) {
     }
     return controls;
   }
-  const minPlayers = fewestPlayers(ruleValue(S.table.rules, "allow_two_players"));
-  const canStart = seated >= minPlayers;
+  const minPlayers = fewestPlayers(!!ruleValue(S.table && S.table.rules, "allow_two_players"));
+  const canStart = minPlayers !== undefined && seated >= minPlayers;
   const start = h("button", {
     type: "button", class: "btn btn--primary btn--big", disabled: !canStart, dataset: { testid: "start", focusKey: "start" },
-    onclick: async (ev) => {
-      ev.currentTarget.disabled = true;
+    onclick: async () => {
+      start.disabled = true;
       await rest("POST", "/start");
     },
   }, t("table.waiting.start"));
@@ -162,14 +176,18 @@ function waitingControls(S, { seated, free, rest, takeSeat }) {
     canStart ? null : h("p", { class: "hint", text: t("table.waiting.need_players", { count: minPlayers }) }));
 }
 
-/** The invite link, to copy and send to friends. */
+/**
+ * The invite link, to copy and send to friends.
+ * @param {Invite} invite
+ * @param {() => void} copyInvite
+ */
 function invitePanel(invite, copyInvite) {
   return h("section", { class: "panel invite" },
     h("h2", { text: t("table.invite.title") }),
     h("p", { class: "muted", text: t("table.invite.text") }),
     inviteWarning(invite),
     h("div", { class: "invite-row" },
-      h("input", { class: "input invite-input", type: "text", readonly: true, value: invite.url, "aria-label": t("table.invite.link"), dataset: { testid: "invite-url" }, onfocus: (e) => e.target.select() }),
+      h("input", { class: "input invite-input", type: "text", readonly: true, value: invite.url, "aria-label": t("table.invite.link"), dataset: { testid: "invite-url" }, onfocus: (e) => { if (e.target instanceof HTMLInputElement) e.target.select(); } }),
       h("button", { type: "button", class: "btn btn--secondary", onclick: copyInvite, "aria-label": t("table.invite.copy_label") }, icon("copy"), t("table.invite.copy"))));
 }
 
@@ -186,6 +204,7 @@ function invitePanel(invite, copyInvite) {
 export function renderWaiting(host, S, { rest, invite, copyInvite, takeSeat }) {
   const tb = S.table;
   clear(host);
+  if (!tb) return;
   const seated = tb.seats.filter((s) => s.kind !== "empty").length;
   const free = tb.seats.some((s) => s.kind === "empty");
   const me = S.token ? S.mySeat : null;

@@ -26,10 +26,11 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from flip7.server.protocol import protocol_schema
 from server_helpers import app_client
 
-PROTOCOL_JS = (Path(__file__).resolve().parent.parent / "src" / "flip7" / "server" / "static"
+from flip7.server.base.protocol import protocol_schema
+
+PROTOCOL_JS = (Path(__file__).resolve().parents[2] / "src" / "flip7" / "server" / "static"
                / "js" / "protocol.js")
 
 # The REST models the browser sends or reads: typedef -> the OpenAPI component.
@@ -242,15 +243,35 @@ def _protocol_name(model: str) -> str:
     return model.removesuffix("Model")
 
 
+# The kinds of a legal option (flip7.server.base.protocol's DecisionModel and its subclasses)
+# are one typedef, Decision: the page reads a decision's seats and cards whatever its verb.
+DECISION_MODELS = ("DecisionModel", "SeatDecisionModel", "CardDecisionModel", "SwapDecisionModel")
+
+
+def _merged(schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    """One schema for several models: every property of any, required where all require it."""
+    props: dict[str, Any] = {}
+    for schema in schemas:
+        props.update(schema.get("properties", {}))
+    required = set.intersection(*(set(s.get("required", [])) for s in schemas))
+    return {"properties": props, "required": sorted(required)}
+
+
 def test_every_websocket_model_has_its_typedef(typedefs: dict[str, Typedef]) -> None:
     problems: list[str] = []
     for direction in ("client_to_server", "server_to_client"):
-        models = protocol_schema()[direction]["$defs"]
+        models = dict(protocol_schema()[direction]["$defs"])
         names = {m: _protocol_name(m) for m in models}
+        kinds = [models.pop(m) for m in DECISION_MODELS if m in models]
+        if kinds:
+            assert len(kinds) == len(DECISION_MODELS), direction
+            names.update(dict.fromkeys(DECISION_MODELS, "Decision"))
+            models["Decision"] = _merged(kinds)
         for model, schema in models.items():
-            js = typedefs.get(names[model])
+            name = names.get(model, model)
+            js = typedefs.get(name)
             if js is None:
-                problems.append(f"{direction}: {model} has no typedef {names[model]}")
+                problems.append(f"{direction}: {model} has no typedef {name}")
             else:
                 problems += check_against_schema(js, schema, typedefs, names)
     assert not problems, "\n".join(problems)
@@ -373,12 +394,21 @@ def test_the_players_answers_after_a_rated_game(
 
 def test_the_coachs_report(typedefs: dict[str, Typedef]) -> None:
     from flip7.coach.report import CoachReport, GradedDecision, GradedOption
+    from flip7.server.services.coach_jobs import _with_decision_objects
 
     option = GradedOption("hit", 40.0, 12.5, 100)
     decision = GradedDecision(0, 1, 2, 2, "hit_or_stay", "stay", "hit", "mistake", 30.0, 40.0,
                               10.0, 1.0, (option,), "hit is better")
     report = CoachReport(0, "Ann", (decision,)).to_json()
+    # As stored (flip7 analyse --json), and as the server answers it (decisions as objects too).
+    answered = _with_decision_objects(report)
+    assert isinstance(answered, dict) and isinstance(answered["decisions"], list)
+    graded = answered["decisions"][0]
+    assert isinstance(graded, dict) and isinstance(graded["options"], list)
     _check_all(typedefs, [
         ("CoachReport", report), ("GradedDecision", report["decisions"][0]),
         ("GradedOption", report["decisions"][0]["options"][0]),
+        ("CoachReport", answered), ("GradedDecision", graded),
+        ("GradedOption", graded["options"][0]),
+        ("Decision", graded["made_object"]), ("Decision", graded["best_object"]),
     ])
