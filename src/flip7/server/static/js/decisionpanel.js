@@ -202,7 +202,7 @@ function hitOrStay(P, main, prompt, g, me) {
 }
 
 /**
- * A player to choose (target, give, pass), or Brutal's +15 for me / −15 for a player.
+ * A player to choose (target, give, pass), or Brutal's bonus for me / penalty for a player.
  * @param {Panel} P
  * @param {HTMLElement} main
  * @param {GameView} g
