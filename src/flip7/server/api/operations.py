@@ -34,7 +34,7 @@ async def perform(lobby: Lobby, table: Table, request: Request) -> Answer:
     token = request.token
     match request:
         case Join():
-            seat, granted = await lobby.join(table, request.player, request.address,
+            seat, granted = await lobby.join(table, request.name, request.address,
                                              request.player_id, token)
             return Answer(table=await state_of(table, table.seats[seat]), seat=seat,
                           token=granted)

@@ -53,12 +53,13 @@ class ShowTable(TableRequest):
 
 
 class Join(TableRequest):
-    """Take the lowest empty seat as ``player``, from ``address`` (held to its joins'
-    budget), for identity ``player_id``; ``token`` here is the seat token the joiner brings
-    (a retry gets the same seat back), not a seat it acts for."""
+    """Take the lowest empty seat under the display name ``name`` (the join body's
+    ``player``), from ``address`` (held to its joins' budget), for identity ``player_id``;
+    ``token`` here is the seat token the joiner brings (a retry gets the same seat back),
+    not a seat it acts for."""
 
     kind: Literal["join"] = "join"
-    player: str
+    name: str
     address: str | None = None
     player_id: str | None = None
 

@@ -93,7 +93,7 @@ async def join(
     that brings its own ``token`` may be sent again: the same name and token get the
     same seat back (a retry whose first answer was lost)."""
     return await _act(services, requests.Join(
-        table_id=table_id, player=body.player, address=client_address(request.client),
+        table_id=table_id, name=body.player, address=client_address(request.client),
         player_id=await services.players.identify(x_player_key), token=body.token))
 
 
