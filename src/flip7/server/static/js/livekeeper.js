@@ -175,6 +175,22 @@ function flipFourPanel(ff, { names, lines, push, use }) {
 }
 
 /**
+ * A set-aside Action is being used: its own events first, then the next set-aside card.
+ * @param {FlipFour} ff
+ * @param {LiveEvent[]} events the round's events so far
+ * @param {string[]} names the players
+ * @param {() => void} onResolve the player goes on to the next set-aside card
+ */
+function waitingPanel(ff, events, names, onResolve) {
+  const used = [...events].reverse().find((ev) => ev.type === "use");
+  const verb = t(`scorekeeper.live.verb_${ff.next}`, { card: cardName(ff.card) });
+  return h("div", { class: "sk-live-f4-wait", role: "status", dataset: { testid: "live-flip4-wait" } },
+    h("span", { text: t("scorekeeper.live.enter_what", { card: used ? cardName(used.card) : t("scorekeeper.live.the_action"), name: names[ff.seat], cards: ff.set_aside.map(cardName).join(", ") }) }),
+    h("button", { type: "button", class: "btn btn--secondary btn--small", dataset: { testid: "live-resolve", focusKey: "live-resolve" },
+      onclick: onResolve }, verb));
+}
+
+/**
  * The live panel. opts: id, summary (the scorecard), keyHeaders(), state (the live round
  * to resume, or null), onLines(lines) when the round is over, onClose() (stop, abandoning
  * the live round), onState(summary) after each answer.
@@ -279,19 +295,6 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
   /** @param {...LiveEvent} evs */
   function push(...evs) {
     send([...events, ...evs]);
-  }
-
-  /**
-   * A set-aside Action is being used: its own events first, then the next set-aside card.
-   * @param {FlipFour} ff
-   */
-  function waitingPanel(ff) {
-    const used = [...events].reverse().find((ev) => ev.type === "use");
-    const verb = t(`scorekeeper.live.verb_${ff.next}`, { card: cardName(ff.card) });
-    return h("div", { class: "sk-live-f4-wait", role: "status", dataset: { testid: "live-flip4-wait" } },
-      h("span", { text: t("scorekeeper.live.enter_what", { card: used ? cardName(used.card) : t("scorekeeper.live.the_action"), name: names[ff.seat], cards: ff.set_aside.map(cardName).join(", ") }) }),
-      h("button", { type: "button", class: "btn btn--secondary btn--small", dataset: { testid: "live-resolve", focusKey: "live-resolve" },
-        onclick: () => { resolveNow = true; render(); } }, verb));
   }
 
   /** Undo the last event (both halves of a Swap). */
@@ -406,7 +409,7 @@ export function mountLive({ id, summary, keyHeaders, state, onLines, onClose, on
     }
     const rname = names[who];
     return [
-      ff ? waitingPanel(ff) : null,
+      ff ? waitingPanel(ff, events, names, () => { resolveNow = true; render(); }) : null,
       h("p", { class: "sk-live-for", dataset: { testid: "live-recipient" } },
         t("scorekeeper.live.next_for"), h("strong", { text: rname }), target !== null ? t("scorekeeper.live.by_hand") : ""),
       h("div", { class: "sk-picker sk-picker--live", role: "group", "aria-label": t("scorekeeper.live.flipped_for", { name: rname }) },

@@ -32,6 +32,31 @@ const PREFETCH = 40; // steps ahead that should already be there
 const KEEP = 1500; // steps kept around the current one (at least four pages)
 
 /**
+ * The round (1..N) that step i belongs to: the last round that started at or before it.
+ * @param {number[]} roundStarts the step each round starts at
+ * @param {number} i
+ */
+function roundOf(roundStarts, i) {
+  let round = 0;
+  for (let k = 0; k < roundStarts.length && roundStarts[k] <= i; k += 1) round = k + 1;
+  return Math.max(1, round);
+}
+
+/**
+ * A replay's title: its table's name and game number, else what kind of replay it is.
+ * @param {boolean} finishedGame a finished game of the server (not an uploaded record)
+ * @param {import("./protocol.js").GameRecord | null} record
+ */
+function replayTitle(finishedGame, record) {
+  /** @type {NonNullable<import("./protocol.js").GameRecord["meta"]>} */
+  const meta = (record && record.meta) || {};
+  if (typeof meta.table_name === "string" && meta.table_name) {
+    return meta.number ? t("replay.table_game", { name: meta.table_name, number: meta.number }) : meta.table_name;
+  }
+  return finishedGame ? t("replay.game_replay") : t("replay.uploaded_replay");
+}
+
+/**
  * @param {HTMLElement} root
  * @param {{gameId: string, uploadId?: undefined} | {uploadId: string, gameId?: undefined}} which a finished game's, or an uploaded record's
  */
@@ -203,23 +228,13 @@ export function mountReplay(root, { gameId, uploadId }) {
       h("h2", { class: "side-title", text: t("replay.scores") }), scoresHost);
     const head = h("div", { class: "table-head" },
       h("div", { class: "table-head-main" },
-        h("h1", { class: "table-title", text: replayTitle(record) }),
+        h("h1", { class: "table-title", text: replayTitle(gameId !== undefined, record) }),
         h("span", { class: "chip", text: players.join(" · ") }),
         seatView !== null ? h("span", { class: "chip chip--watch", dataset: { testid: "seat-view" }, text: t("players.replay.seat_view", { name: names(seatView) }) }) : null),
       h("div", { class: "table-head-tools" }, download));
     page.append(head, h("div", { class: "game-layout game-layout--replay" },
       h("div", { class: "game-main" }, boardHost, controls), side));
     els = { boardHost, stepInfo, slider, playBtn, log, scoresHost, roundSelect };
-  }
-
-  /**
-   * The round (1..N) that step i belongs to: the last round that started at or before it.
-   * @param {number} i
-   */
-  function roundOf(i) {
-    let round = 0;
-    for (let k = 0; k < S.roundStarts.length && S.roundStarts[k] <= i; k += 1) round = k + 1;
-    return Math.max(1, round);
   }
 
   /**
@@ -235,16 +250,6 @@ export function mountReplay(root, { gameId, uploadId }) {
     go(S.roundStarts[round - 1]);
   }
 
-  /** @param {import("./protocol.js").GameRecord | null} record */
-  function replayTitle(record) {
-    /** @type {NonNullable<import("./protocol.js").GameRecord["meta"]>} */
-    const meta = (record && record.meta) || {};
-    if (typeof meta.table_name === "string" && meta.table_name) {
-      return meta.number ? t("replay.table_game", { name: meta.table_name, number: meta.number }) : meta.table_name;
-    }
-    return gameId !== undefined ? t("replay.game_replay") : t("replay.uploaded_replay");
-  }
-
   /**
    * Move to step i: shown at once when it is there, else once its page has come.
    * @param {number} i
@@ -255,7 +260,7 @@ export function mountReplay(root, { gameId, uploadId }) {
     S.want = idx;
     S.failed = null;
     els.slider.value = String(idx);
-    if (els.roundSelect) els.roundSelect.value = String(roundOf(idx));
+    if (els.roundSelect) els.roundSelect.value = String(roundOf(S.roundStarts, idx));
     if (S.steps.has(idx)) show(idx);
     else els.stepInfo.textContent = t("replay.step_loading", { step: idx + 1, total: S.total });
     pump();
@@ -334,10 +339,10 @@ export function mountReplay(root, { gameId, uploadId }) {
     else if (ev.key === "ArrowLeft") go(S.want - 1);
     else if (ev.key === "Home") go(0);
     else if (ev.key === "End") go(S.total - 1);
-    else if (ev.key === "PageDown" && S.roundStarts.length) jumpToRound(roundOf(S.want) + 1);
+    else if (ev.key === "PageDown" && S.roundStarts.length) jumpToRound(roundOf(S.roundStarts, S.want) + 1);
     else if (ev.key === "PageUp" && S.roundStarts.length) {
       // Back to this round's start, or from there to the round before.
-      const round = roundOf(S.want);
+      const round = roundOf(S.roundStarts, S.want);
       jumpToRound(S.want > S.roundStarts[round - 1] ? round : round - 1);
     }
     else if (ev.key === " " && tag !== "BUTTON" && tag !== "A") togglePlay();
