@@ -7,9 +7,8 @@ and its pong (docs/protocol.md; its close codes: flip7.server.base.closecodes).
 
 from __future__ import annotations
 
-import json
-
 from flip7.core.jsontypes import JSONObject
+from flip7.server.base.formats import dumps
 
 __all__ = ["PONG", "error_frame"]
 
@@ -21,8 +20,7 @@ def error_frame(
 ) -> str:
     """An ``error`` frame: ``code`` and ``message``, with the move's id it answers and the
     table as the client sees it, when a move was refused."""
-    return json.dumps(
+    return dumps(
         {"v": 1, "type": "error", "code": code, "message": message, "id": move_id,
-         "table": table},
-        separators=(",", ":"),
+         "table": table}
     )

@@ -29,8 +29,9 @@ from typing import Generic, Protocol, TypeVar
 
 from flip7.core.jsontypes import JSON
 from flip7.server.base.closecodes import CloseCode
-from flip7.server.base.formats import dumps, utcnow
+from flip7.server.base.formats import utcnow
 from flip7.server.base.settings import Settings
+from flip7.server.base.sockets import error_frame
 from flip7.server.table.storage import StoreError, TableStorage, TableUpdate
 
 __all__ = [
@@ -180,9 +181,7 @@ class Expiry(Generic[T]):
                 log.warning("table %s could not be closed; it stays open", table.id)
                 return False
             error = lobby.closed_error(table)
-            frame = dumps({"v": 1, "type": "error", "code": error.code,
-                           "message": error.message, "id": None, "table": None})
-            table.shut(frame, CloseCode.CLOSED)
+            table.shut(error_frame(error.code, error.message), CloseCode.CLOSED)
             del lobby.tables[table.id]
         lobby.log_event("table_closed", table, state=table.state, games=table.game_number)
         return True
