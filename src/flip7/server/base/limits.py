@@ -16,6 +16,10 @@ True
 >>> clock[0] = 1.0                  # a second later: one token back
 >>> budget.take("10.0.0.1")
 True
+
+With many processes (``flip7 serve --redis``) each budget is also :meth:`AddressBudget.share` d
+under a stable name: the bucket then mirrors the one kept in Redis for all processes
+(flip7.server.cluster.budgets), so N processes give one budget, not N.
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-__all__ = ["AddressBudget", "AddressCounter", "TokenBucket", "client_address"]
+__all__ = ["AddressBudget", "AddressCounter", "Shared", "TokenBucket", "client_address"]
 
 # Addresses remembered at once; past this the least recently seen go first.
 MAX_ADDRESSES = 100_000
@@ -59,8 +64,35 @@ class TokenBucket:
         return (count - self.tokens) / self.rate
 
 
+class Shared(Protocol):
+    """Where the budgets of many processes meet (flip7.server.cluster.budgets.SharedBudgets):
+    told of every token taken here, it tells the budget back, through :meth:`AddressBudget.told`,
+    what the address has left across all processes."""
+
+    def taken(self, name: str, address: str, count: float) -> None:
+        """``count`` tokens of budget ``name`` were taken for ``address`` here (never blocks)."""
+
+
 class AddressBudget:
-    """One token bucket per client address: ``per_minute`` sustained, ``burst`` at once."""
+    """One token bucket per client address: ``per_minute`` sustained, ``burst`` at once.
+
+    Shared (:meth:`share`), every token taken is passed on, and the answers (:meth:`told`)
+    set the address's bucket to what is left across every process, less what this process
+    took since; the decision itself stays here and at once.
+
+    >>> clock = [0.0]
+    >>> budget = AddressBudget(per_minute=60, burst=3, clock=lambda: clock[0])
+    >>> class Told:
+    ...     def taken(self, name, address, count): print("taken", name, address, count)
+    >>> budget.share("tables", Told())
+    >>> budget.take("10.0.0.1")
+    taken tables 10.0.0.1 1.0
+    True
+    >>> budget.told("10.0.0.1", debt=2.0, unsent=0.0)  # another process took one more
+    >>> budget.take("10.0.0.1"), budget.take("10.0.0.1"), budget.retry_after("10.0.0.1")
+    taken tables 10.0.0.1 1.0
+    (True, False, 1.0)
+    """
 
     def __init__(
         self,
@@ -74,6 +106,12 @@ class AddressBudget:
         self._clock = clock
         self._max = max_addresses
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+        # The name and the place this budget is shared under (None: this process alone).
+        self.shared: tuple[str, Shared] | None = None
+
+    def share(self, name: str, shared: Shared | None) -> None:
+        """Count this budget with every process's, as ``name`` (None: this process alone)."""
+        self.shared = None if shared is None else (name, shared)
 
     def _bucket(self, address: str) -> TokenBucket:
         now = self._clock()
@@ -89,7 +127,20 @@ class AddressBudget:
 
     def take(self, address: str, count: float = 1.0) -> bool:
         """Take ``count`` tokens for ``address``; False (nothing taken) when there are too few."""
-        return self._bucket(address).take(self._clock(), count)
+        if not self._bucket(address).take(self._clock(), count):
+            return False
+        if self.shared is not None:
+            name, shared = self.shared
+            shared.taken(name, address, count)
+        return True
+
+    def told(self, address: str, debt: float, unsent: float) -> None:
+        """What every process together has taken from ``address``: ``debt`` seconds until its
+        bucket is full again (a token bucket kept as its theoretical arrival time), of which
+        this process took ``unsent`` tokens since (not counted in ``debt``)."""
+        bucket = self._bucket(address)
+        bucket.last = self._clock()
+        bucket.tokens = self.burst - debt * self.rate - unsent
 
     def retry_after(self, address: str) -> float:
         """Seconds until ``address`` may act again (0 if it may now)."""
