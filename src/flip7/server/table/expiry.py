@@ -89,11 +89,13 @@ def closed_message(table_id: str, seconds: float, unopened: float | None = None)
 
 
 def evicted_message(table_id: str, ceiling: int) -> str:
-    """What a client is told about an unattended table closed to make room for a new one."""
+    """What a client is told about an unattended table closed to make room for a new one
+    (past ``ceiling`` of them, or with the server full)."""
     return (
-        f"this table was closed because nobody had opened it and the server keeps at most "
-        f"{ceiling} such tables (limit max_unattended_tables): a newer table needed its "
-        f"place; its games stay available at /api/tables/{table_id}/games"
+        f"this table was closed because nobody had opened it and a newer table needed its "
+        f"place: tables nobody opened make room first, and the server keeps at most "
+        f"{ceiling} of them (limit max_unattended_tables); its games stay available at "
+        f"/api/tables/{table_id}/games"
     )
 
 
@@ -254,9 +256,7 @@ class Expiry(Generic[T]):
                     and len(self.lobby.tables) < settings.max_tables):
                 return
             if not waiting:
-                raise TableError(
-                    "full", "the server has as many tables as it can hold", 503
-                )
+                raise TableError("full", "the server has as many tables as it can hold", 503)
             oldest = waiting[0]
             if not await self.close(oldest, evicted=True) and self.unattended(oldest):
                 raise not_stored("the room for a new table")
