@@ -44,6 +44,8 @@ ADDED_KEYS: dict[str, frozenset[str]] = {
     # spectator's view say "decisions": null, as they do for bust_risk.
     **dict.fromkeys(("welcome", "update", "error", "rest"), frozenset({"decisions"})),
 }
+# New limits in GET /api/limits (issue "Fair shares").
+ADDED_KEYS["rest"] |= {"unattended_table_ttl"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60

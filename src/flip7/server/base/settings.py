@@ -209,6 +209,15 @@ class Settings:
     # table nobody has touched, and a finished or abandoned one (no human connected).
     waiting_table_ttl: float = 1800.0
     idle_table_ttl: float = 600.0
+    # Ceilings over every address (flip7.server.table.expiry): tables created by everyone (a
+    # token bucket: per minute and at once; past it 503 busy), and *unattended* tables
+    # (waiting, and no seated human ever connected: made by REST and never opened), which
+    # live this many at most (creating one more closes the oldest) and this long idle.
+    # At 200 a minute, waiting tables made for waiting_table_ttl stay under max_tables.
+    tables_per_minute_all: float = 200.0
+    tables_burst_all: int = 100
+    max_unattended_tables: int = 1000
+    unattended_table_ttl: float = 300.0
     # Players who go away (flip7.server.table.presence): seconds a disconnected player's turn waits
     # before the others may hand the seat to the stand-in bot, and before the server does
     # it itself; seconds a disconnected player keeps their seat at the end screen before the
@@ -296,6 +305,10 @@ LIMITS: tuple[str, ...] = (
     "coach_memory_mb",
     "waiting_table_ttl",
     "idle_table_ttl",
+    "tables_per_minute_all",
+    "tables_burst_all",
+    "max_unattended_tables",
+    "unattended_table_ttl",
     "handover_grace",
     "handover_auto",
     "rematch_wait",

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -55,6 +56,9 @@ __all__ = ["Lobby", "Owners"]
 
 log = logging.getLogger("flip7.server")
 
+# The key of the budget every address shares (no client address looks like it).
+EVERYONE = "*"
+
 
 class Owners(Protocol):
     """What the lobby and its tables ask of the cluster of processes they are part of
@@ -94,6 +98,11 @@ class Lobby:
         )
         self.joins = AddressBudget(
             settings.joins_per_minute, settings.joins_burst, clock=lambda: self.clock()
+        )
+        # Tables created by every address together (one bucket, under the key EVERYONE):
+        # addresses are many, the server's work for a new table is one.
+        self.creations_all = AddressBudget(
+            settings.tables_per_minute_all, settings.tables_burst_all, clock=lambda: self.clock()
         )
         self.expiry = Expiry(self)
         # Rebuilt tables checking whether their rematch is due (see resume).
@@ -235,13 +244,11 @@ class Lobby:
 
     def closed_error(self, table: Table) -> TableError:
         """The error for a request that reached ``table`` as it was being closed."""
-        return self._closed(table.id, played=table.game_number > 0)
+        return TableError("closed", closed_message(table.id, self.expiry.ttl(table)), 410)
 
     def _closed(self, table_id: str, played: bool) -> TableError:
         # A table that had a game was closed from playing or over, otherwise from waiting.
-        settings = self.settings
-        ttl = settings.idle_table_ttl if played else settings.waiting_table_ttl
-        return TableError("closed", closed_message(table_id, ttl), 410)
+        return TableError("closed", self.expiry.message(table_id, played), 410)
 
     def relist(self, table: Table) -> None:
         """``table`` changed: the lobby's list may show it differently now (with many
@@ -282,15 +289,19 @@ class Lobby:
         flip7.server.table.options.rated_by_default). ``player_id``: the creator's identity.
 
         ``address`` (the client's) is held to ``tables_per_minute``: every attempt counts,
-        refused ones too. None: the server's own call, not counted."""
+        refused ones too. None: the server's own call, not counted. A valid request is then
+        held to ``tables_per_minute_all`` (every address together: 503 ``busy``), and room
+        is made (flip7.server.table.expiry.Expiry.make_room: the oldest unattended table
+        closed, or 503 ``full`` when every table is attended)."""
         spend(self.creations, address, "tables created", "tables_per_minute")
         options = TableOptions.checked(
             seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer
         )
-        if len(self.tables) >= self.settings.max_tables:
-            raise TableError("full", "the server has as many tables as it can hold", 503)
         table_name = clean_name(table_name, "table name", self.settings.table_name_chars)
         name = clean_name(name, "player name", self.settings.player_name_chars)
+        if address is not None:
+            self._spend_all()
+        await self.expiry.make_room()
         table_id = secrets.token_urlsafe(6)
         while table_id in self.tables:  # pragma: no cover - 48 random bits
             table_id = secrets.token_urlsafe(6)
@@ -306,6 +317,8 @@ class Lobby:
                 raise not_stored("the table") from None
         row = TableInsert(table_id, table_name, now, options.seats, options.rules.to_json(),
                           options.turn_timer, options.bust_odds, private, options.rated)
+        if not private:  # the server's own (a tutorial's) is started at once
+            self.expiry.created(table)
         async with table.lock:
             token = secrets.token_urlsafe(24)
             join = Join(0, name, hash_token(token), player_id, private)
@@ -318,6 +331,22 @@ class Lobby:
                 raise
         self.log_event("table_created", table, seats=options.seats, rules=options.rules.to_json())
         return table, 0, token
+
+    def _spend_all(self) -> None:
+        """Take a token of the tables created by every address, or refuse with 503 ``busy``
+        and how long to wait: the server's pace, not this client's fault."""
+        if self.creations_all.take(EVERYONE):
+            return
+        budget = self.creations_all
+        wait = budget.retry_after(EVERYONE)
+        raise TableError(
+            "busy",
+            f"the server is creating as many tables as it can: at most {budget.rate * 60:g} "
+            f"a minute from everyone ({budget.burst:g} at once, limit tables_per_minute_all); "
+            f"try again in {max(1, math.ceil(wait))} seconds",
+            503,
+            retry_after=wait,
+        )
 
     async def join(
         self, table: Table, name: str, address: str | None = None,

@@ -469,6 +469,7 @@
  * @property {number} min_turn_timer
  * @property {number} waiting_table_ttl
  * @property {number} idle_table_ttl
+ * @property {number} unattended_table_ttl
  * @property {number} handover_grace
  * @property {number} handover_auto
  * @property {number} rematch_wait
