@@ -129,10 +129,11 @@ def budgets(wiring: Wiring, lobby: Lobby) -> Mapping[str, AddressBudget]:
     >>> from flip7.server.base.settings import Settings
     >>> sorted(budgets(wire(Settings()), Lobby(None, Settings())))
     ['chats', 'claims', 'coach', 'frames', 'handshakes', 'joins', 'players', 'replay_pages',
-     'strikes', 'tables', 'transfer_codes', 'uploads']
+     'strikes', 'tables', 'tables_all', 'transfer_codes', 'uploads']
     """
     return {
         "tables": lobby.creations,
+        "tables_all": lobby.creations_all,
         "joins": lobby.joins,
         "players": wiring.players.creations,
         "transfer_codes": wiring.players.codes,
