@@ -161,12 +161,14 @@ class ServerProcess(services.ServerProcess):
 
 
 class SyncSocket:
-    """A real WebSocket (``websockets`` sync client) with the TestClient's method names."""
+    """A real WebSocket (``websockets`` sync client) with the TestClient's method names;
+    ``source``: the loopback address it connects from (another client address)."""
 
-    def __init__(self, url: str, timeout: float = 20.0) -> None:
+    def __init__(self, url: str, timeout: float = 20.0, source: str | None = None) -> None:
         from websockets.sync.client import connect
 
-        self._connection = connect(url, max_size=2**22, open_timeout=timeout)
+        where = {} if source is None else {"source_address": (source, 0)}
+        self._connection = connect(url, max_size=2**22, open_timeout=timeout, **where)
         self._ws = self._connection.__enter__()
         self._timeout = timeout
 

@@ -44,8 +44,10 @@ ADDED_KEYS: dict[str, frozenset[str]] = {
     # spectator's view say "decisions": null, as they do for bust_risk.
     **dict.fromkeys(("welcome", "update", "error", "rest"), frozenset({"decisions"})),
 }
-# New limits in GET /api/limits (issue "Fair shares").
-ADDED_KEYS["rest"] |= {"unattended_table_ttl"}
+# Issue 28 ("Fair shares"): new limits in GET /api/limits.
+ADDED_KEYS["rest"] |= {"unattended_table_ttl", "replay_jobs_per_address",
+                       "coach_jobs_per_address", "spectator_chat_per_minute",
+                       "spectator_chat_burst"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60

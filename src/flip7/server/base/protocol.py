@@ -523,9 +523,11 @@ class CreateTable(_Strict):
 
 class JoinTable(_Strict):
     """Take a seat as ``player``. ``token``: the seat's secret, chosen by the client (22 to
-    64 characters of ``A-Z a-z 0-9 _ -``, random: it is the seat's password). With it the
-    join may be sent again when its answer was lost: the same name and token get the same
-    seat back instead of 409 ``name_taken``. Without it the server picks the token."""
+    64 characters of ``A-Z a-z 0-9 _ -``, random: it is the seat's password; at least 10
+    of them different, else 400 ``weak_token``; one that is already another seat's at the
+    table is 409 ``token_taken``). With it the join may be sent again when its answer was
+    lost: the same name and token get the same seat back instead of 409 ``name_taken``.
+    Without it the server picks the token."""
 
     player: Annotated[Text, Field(max_length=200)]
     token: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")] | None = None
@@ -728,6 +730,9 @@ class Limits(_Strict):
     # The coach's analyses asked for per address (POST /api/games/{game_id}/coach).
     coach_per_minute: float
     coach_burst: int
+    # Jobs one address may hold in the replay worker's queue and in the coach's.
+    replay_jobs_per_address: int
+    coach_jobs_per_address: int
     # Identities created, transfer codes made and codes tried, per address (/api/players).
     players_per_minute: float
     players_burst: int
@@ -746,6 +751,9 @@ class Limits(_Strict):
     chat_per_minute_per_address: float
     chat_burst_per_address: int
     chat_history: int
+    # Spectators' chat at one table, all their addresses together.
+    spectator_chat_per_minute: float
+    spectator_chat_burst: int
 
 
 class RuleOptionModel(_Strict):

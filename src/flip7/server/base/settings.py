@@ -205,6 +205,11 @@ class Settings:
     coach_queue: int = 8
     coach_seconds: float = 300.0
     coach_memory_mb: int = 1024
+    # Fair queues (flip7.server.services.queues): the jobs one address may hold, waiting or
+    # running, in the replay worker's queue and in the coach's (429 too_many_jobs past it);
+    # jobs are served in turn across addresses, a game's own players first for its coach.
+    replay_jobs_per_address: int = 2
+    coach_jobs_per_address: int = 2
     # Tables leave memory (and the slot count) when idle this long, in seconds: a waiting
     # table nobody has touched, and a finished or abandoned one (no human connected).
     waiting_table_ttl: float = 1800.0
@@ -266,6 +271,11 @@ class Settings:
     chat_per_minute_per_address: float = 60.0
     chat_burst_per_address: int = 20
     chat_history: int = 50
+    # Spectators' chat at one table, all their addresses together (seated players are not
+    # held to it): a sustained rate per minute and a burst, so that many addresses cannot
+    # fill the history a newcomer receives.
+    spectator_chat_per_minute: float = 20.0
+    spectator_chat_burst: int = 10
 
 
 LIMITS: tuple[str, ...] = (
@@ -303,6 +313,8 @@ LIMITS: tuple[str, ...] = (
     "coach_queue",
     "coach_seconds",
     "coach_memory_mb",
+    "replay_jobs_per_address",
+    "coach_jobs_per_address",
     "waiting_table_ttl",
     "idle_table_ttl",
     "tables_per_minute_all",
@@ -334,6 +346,8 @@ LIMITS: tuple[str, ...] = (
     "chat_per_minute_per_address",
     "chat_burst_per_address",
     "chat_history",
+    "spectator_chat_per_minute",
+    "spectator_chat_burst",
 )
 
 

@@ -45,7 +45,7 @@ from flip7.server.table.changes import (
 from flip7.server.table.errors import TableError, clean_name, not_stored, spend
 from flip7.server.table.expiry import Expiry, closed_message
 from flip7.server.table.options import DEFAULT_SEATS, TableOptions
-from flip7.server.table.seat import Seat, hash_token
+from flip7.server.table.seat import Seat, hash_token, token_problem
 from flip7.server.table.storage import TableInsert, TableRow, TableStorage
 from flip7.server.table.table import Table
 from flip7.server.table.thinking import Thinking
@@ -356,7 +356,10 @@ class Lobby:
         ``joins_per_minute`` (every attempt counts; None is not counted). ``player_id``: the
         identity the seat counts for (one seat per identity at a table: 409
         ``already_seated``). ``token``: the seat's secret as the client chose it (else a new
-        one); a join sent again with the same name and token gets the same seat back."""
+        one); a join sent again with the same name and token gets the same seat back. A
+        token that is no random secret (:func:`flip7.server.table.seat.token_problem`) is
+        400 ``weak_token``, one that holds another seat of the table 409 ``token_taken``:
+        a token is one seat's."""
         spend(self.joins, address, "seats taken", "joins_per_minute")
         name = clean_name(name, "player name", self.settings.player_name_chars)
         async with table.lock:
@@ -375,8 +378,27 @@ class Lobby:
                 )
             if token is None:
                 token = secrets.token_urlsafe(24)
+            else:
+                self._check_token(table, token)
             await table.change(Join(seat, name, hash_token(token), player_id))
         return seat, token
+
+    @staticmethod
+    def _check_token(table: Table, token: str) -> None:
+        """Refuse a token a client chose for a new seat: too weak to be a secret, or
+        already the token of a seat at ``table`` (under another name: the same name was
+        a retry, answered before)."""
+        problem = token_problem(token)
+        if problem is not None:
+            raise TableError("weak_token", problem, 400)
+        try:
+            table.place_of(token)
+        except TableError:
+            return
+        raise TableError(
+            "token_taken", "this token is already the token of another seat at this table: "
+            "a seat's token is its own; send a new random one, or none", 409,
+        )
 
     @staticmethod
     def _seated_with(table: Table, name: str, token: str) -> int | None:

@@ -486,6 +486,8 @@
  * @property {number} replay_page_steps
  * @property {number} coach_per_minute
  * @property {number} coach_burst
+ * @property {number} replay_jobs_per_address
+ * @property {number} coach_jobs_per_address
  * @property {number} players_per_minute
  * @property {number} players_burst
  * @property {number} transfer_codes_per_minute
@@ -500,6 +502,8 @@
  * @property {number} chat_per_minute_per_address
  * @property {number} chat_burst_per_address
  * @property {number} chat_history
+ * @property {number} spectator_chat_per_minute
+ * @property {number} spectator_chat_burst
  */
 
 /**
