@@ -285,7 +285,8 @@ class Lobby:
         refused ones too. None: the server's own call, not counted."""
         spend(self.creations, address, "tables created", "tables_per_minute")
         options = TableOptions.checked(
-            seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer
+            seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer,
+            self.settings.max_target_score,
         )
         if len(self.tables) >= self.settings.max_tables:
             raise TableError("full", "the server has as many tables as it can hold", 503)
