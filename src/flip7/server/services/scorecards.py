@@ -18,7 +18,6 @@ import asyncio
 import json
 import re
 import secrets
-import time
 import unicodedata
 import weakref
 from collections import OrderedDict
@@ -387,21 +386,23 @@ class Scorecards:
         self.rounds = AddressBudget(
             settings.scorecard_rounds_per_minute, settings.scorecard_rounds_burst
         )
-        # Wall-clock time of expiry (tests move it by hand), and when the last sweep ran.
+        # Wall-clock time of changes and expiry (tests move it by hand), and when the last
+        # sweep ran.
         self.now: Callable[[], datetime] = utcnow
-        self._swept: float | None = None
+        self._swept: datetime | None = None
 
     async def expire(self) -> int:
         """Delete the scorecards nobody has changed for ``scorecard_ttl`` seconds; how many."""
-        self._swept = time.monotonic()
-        cutoff = self.now() - timedelta(seconds=self.settings.scorecard_ttl)
-        return await self.store.expire_scorecards(cutoff)
+        now = self._swept = self.now()
+        return await self.store.expire_scorecards(
+            now - timedelta(seconds=self.settings.scorecard_ttl)
+        )
 
     async def _sweep(self) -> None:
         """:meth:`expire`, if it has not run for a while: writes call it, so the expired go
         at the pace the new come."""
-        every = min(SWEEP_EVERY, self.settings.scorecard_ttl)
-        if self._swept is None or time.monotonic() - self._swept >= every:
+        every = timedelta(seconds=min(SWEEP_EVERY, self.settings.scorecard_ttl))
+        if self._swept is None or abs(self.now() - self._swept) >= every:
             await self.expire()
 
     async def summary(self, row: ScorecardRow, card: Scorecard) -> JSONObject:
@@ -454,7 +455,7 @@ class Scorecards:
                 raise
             if new is card:  # nothing changed (abandoning a live round that there is not)
                 return await self.summary(row, card)
-            now = utcnow()
+            now = self.now()
             summary = await self._summaries.compute(new)
             data, listing, status = new.to_json(), _listing(summary), _status(new)
             stored = await store.update_scorecard(
@@ -488,7 +489,7 @@ class Scorecards:
         card = _model_call(
             lambda: Scorecard.new(body.players, rules=rules, decks=body.decks, name=body.name)
         )
-        scorecard_id, key, now = secrets.token_urlsafe(6), secrets.token_urlsafe(18), utcnow()
+        scorecard_id, key, now = secrets.token_urlsafe(6), secrets.token_urlsafe(18), self.now()
         await self.store.add_scorecard(ScorecardRow(
             id=scorecard_id, key_hash=hash_token(key), name=body.name, data=card.to_json(),
             listing=_listing(card.summary_json()), version=1, status=_status(card),
