@@ -697,6 +697,7 @@ class Limits(_Strict):
     send_queue_limit: int
     frames_per_second_per_address: float
     frames_burst_per_address: int
+    # Bytes sent over WebSockets per address (all its sockets).
     bytes_per_minute_per_address: int
     bytes_burst_per_address: int
     # Connections and handshakes per address, and how long before hello / headers.
@@ -728,6 +729,7 @@ class Limits(_Strict):
     max_record_draws: int
     max_record_decisions: int
     max_record_target_score: int
+    # A table's target_score, and the bytes of history a welcome carries.
     max_target_score: int
     welcome_history_bytes: int
     replay_pages_per_minute: float
@@ -743,6 +745,8 @@ class Limits(_Strict):
     transfer_codes_burst: int
     claims_per_minute: float
     claims_burst: int
+    # Writes per address: scorecards created, their rounds written, renames; and how long
+    # a scorecard nobody changes is kept (seconds).
     scorecards_per_minute: float
     scorecards_burst: int
     scorecard_rounds_per_minute: float
