@@ -44,8 +44,8 @@ class Sockets:
     """What every table socket shares, per client address, so that reconnecting resets
     nothing: frames (every kind, before anything else is done with them), refused frames
     (an address refused ``rate_strikes`` times within a minute is disconnected), open
-    sockets, handshakes (and the cool-off of flooders), chat messages; and the sockets open
-    now, closed when the server stops."""
+    sockets, handshakes (and the cool-off of flooders), chat messages, bytes sent to it;
+    and the sockets open now, closed when the server stops."""
 
     frames: AddressBudget
     strikes: AddressBudget
@@ -55,6 +55,7 @@ class Sockets:
     # the socket route does.
     handshakes: HandshakeGate
     chats: AddressBudget
+    sent: AddressBudget
     open: set[WebSocket] = field(default_factory=set)
 
     @classmethod
@@ -68,6 +69,9 @@ class Sockets:
             handshakes=HandshakeGate(settings),
             chats=AddressBudget(
                 settings.chat_per_minute_per_address, settings.chat_burst_per_address
+            ),
+            sent=AddressBudget(
+                settings.bytes_per_minute_per_address, settings.bytes_burst_per_address
             ),
         )
 
@@ -212,7 +216,7 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
             settings=wiring.settings, sockets=wiring.sockets, limits=wiring.limits,
             server=wiring.server, replays=wiring.replays, players=wiring.players,
             coach=wiring.coach, lobby=lobby, store=store, results=results,
-            scorecards=Scorecards(store),
+            scorecards=Scorecards(store, wiring.settings),
         )
 
 

@@ -436,7 +436,9 @@ class Welcome(_Strict):
     """The answer to ``hello``: the table as this client sees it; ``history``, every
     versioned change of the current game from its ``game_started`` on (of the table since
     it opened before its first game), at most the last ``HISTORY`` changes
-    (:data:`flip7.server.table.table.HISTORY`); ``missed``, the changes since ``last_version``
+    (:data:`flip7.server.table.table.HISTORY`) and ``welcome_history_bytes`` of them
+    (``history_cut`` true when it holds only the newest); ``missed``, the changes since
+    ``last_version``
     (None without one, or if they are no longer held); ``chat``, the most recent
     ``chat_history`` chat entries, oldest first."""
 
@@ -447,6 +449,9 @@ class Welcome(_Strict):
     missed: list[VersionedEvents] | None
     history: list[VersionedEvents]
     chat: list[ChatEntryModel]
+    # Sent (true) only when the current game's changes pass welcome_history_bytes: then
+    # ``history`` holds the newest of them (the table's state is whole, as always).
+    history_cut: bool = False
 
 
 class Update(_Strict):
@@ -694,6 +699,9 @@ class Limits(_Strict):
     send_queue_limit: int
     frames_per_second_per_address: float
     frames_burst_per_address: int
+    # Bytes sent over WebSockets per address (all its sockets).
+    bytes_per_minute_per_address: int
+    bytes_burst_per_address: int
     # Connections and handshakes per address, and how long before hello / headers.
     connections_per_address: int
     open_connections_per_address: int
@@ -724,6 +732,9 @@ class Limits(_Strict):
     max_record_draws: int
     max_record_decisions: int
     max_record_target_score: int
+    # A table's target_score, and the bytes of history a welcome carries.
+    max_target_score: int
+    welcome_history_bytes: int
     replay_pages_per_minute: float
     replay_pages_burst: int
     replay_page_steps: int
@@ -740,6 +751,15 @@ class Limits(_Strict):
     transfer_codes_burst: int
     claims_per_minute: float
     claims_burst: int
+    # Writes per address: scorecards created, their rounds written, renames; and how long
+    # a scorecard nobody changes is kept (seconds).
+    scorecards_per_minute: float
+    scorecards_burst: int
+    scorecard_rounds_per_minute: float
+    scorecard_rounds_burst: int
+    renames_per_minute: float
+    renames_burst: int
+    scorecard_ttl: float
     # Names: a player's and a table's most characters (code points, not UTF-16 units).
     player_name_chars: int
     table_name_chars: int

@@ -181,6 +181,17 @@ class Settings:
     transfer_codes_burst: int = 10
     claims_per_minute: float = 10.0
     claims_burst: int = 10
+    # Writes that grow the database, per address: scorecards created, changes to a
+    # scorecard (rounds entered, edited or undone, a live round's updates), and renames of
+    # an identity.
+    scorecards_per_minute: float = 10.0
+    scorecards_burst: int = 20
+    scorecard_rounds_per_minute: float = 120.0
+    scorecard_rounds_burst: int = 120
+    renames_per_minute: float = 6.0
+    renames_burst: int = 10
+    # Seconds a scorecard nobody changes is kept (30 days).
+    scorecard_ttl: float = 30 * 86400.0
     uploads_per_minute: float = 6.0
     uploads_burst: int = 10
     # Replay pages the worker must compute (cached pages are free), per address.
@@ -191,6 +202,12 @@ class Settings:
     max_record_draws: int = 5000
     max_record_decisions: int = 5000
     max_record_target_score: int = 1000
+    # A table's target_score (its rule option): a game to 10^9 points never ends, and its
+    # history grows with every move.
+    max_target_score: int = 1000
+    # The most bytes of the current game's changes a welcome's history carries; past it
+    # the welcome carries the newest changes that fit and says so (history_cut).
+    welcome_history_bytes: int = 256 * 1024
     # One replay's budget in its worker process: CPU seconds and memory.
     replay_seconds: float = 10.0
     replay_memory_mb: int = 512
@@ -239,6 +256,11 @@ class Settings:
     connections_per_address: int = 64
     frames_per_second_per_address: float = 100.0
     frames_burst_per_address: int = 200
+    # Bytes sent over WebSockets per address (all its sockets): a sustained rate per minute
+    # and a burst. A welcome past it is refused (the socket closed), and so is a
+    # spectator's update; a seated player's updates are counted, never cut.
+    bytes_per_minute_per_address: int = 64 * 1024 * 1024
+    bytes_burst_per_address: int = 32 * 1024 * 1024
     # Seconds a WebSocket may wait before its hello, and an HTTP connection before its
     # request headers are complete (slow or silent clients are closed).
     hello_timeout: float = 10.0
@@ -296,6 +318,13 @@ LIMITS: tuple[str, ...] = (
     "transfer_codes_burst",
     "claims_per_minute",
     "claims_burst",
+    "scorecards_per_minute",
+    "scorecards_burst",
+    "scorecard_rounds_per_minute",
+    "scorecard_rounds_burst",
+    "renames_per_minute",
+    "renames_burst",
+    "scorecard_ttl",
     "uploads_per_minute",
     "uploads_burst",
     "replay_pages_per_minute",
@@ -304,6 +333,8 @@ LIMITS: tuple[str, ...] = (
     "max_record_draws",
     "max_record_decisions",
     "max_record_target_score",
+    "max_target_score",
+    "welcome_history_bytes",
     "replay_seconds",
     "replay_memory_mb",
     "replay_page_steps",
@@ -330,6 +361,8 @@ LIMITS: tuple[str, ...] = (
     "connections_per_address",
     "frames_per_second_per_address",
     "frames_burst_per_address",
+    "bytes_per_minute_per_address",
+    "bytes_burst_per_address",
     "hello_timeout",
     "header_timeout",
     "max_connections",

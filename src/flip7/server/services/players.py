@@ -16,8 +16,9 @@ identity (:mod:`flip7.server.services.ratings`). Anonymous play is unchanged: no
 
 Every input has a limit: names as any player's (``player_name_chars``, 400 ``bad_name``),
 keys and codes by length, pages by ``limit`` and ``offset``; identities created, codes made
-and codes tried are budgets per address (``players_per_minute``,
-``transfer_codes_per_minute``, ``claims_per_minute``: 429 ``rate_limited``).
+and codes tried, and renames, are budgets per address (``players_per_minute``,
+``transfer_codes_per_minute``, ``claims_per_minute``, ``renames_per_minute``: 429
+``rate_limited``).
 
 >>> code = new_code()
 >>> len(code), set(code) <= set(CODE_ALPHABET), clean_code(" ab2cd-ef3gh ")
@@ -145,6 +146,7 @@ class Players:
             settings.transfer_codes_per_minute, settings.transfer_codes_burst
         )
         self.claims = AddressBudget(settings.claims_per_minute, settings.claims_burst)
+        self.renames = AddressBudget(settings.renames_per_minute, settings.renames_burst)
 
     @property
     def store(self) -> Store:
@@ -186,7 +188,10 @@ class Players:
             raise _bad_key()
         return player_id
 
-    async def rename(self, player_id: str, name: str) -> None:
+    async def rename(self, player_id: str, name: str, address: str | None) -> None:
+        """A new display name for the identity; ``address`` (the client's; None: not
+        counted) is held to ``renames_per_minute``: every rename is a stored write."""
+        spend(self.renames, address, "renames", "renames_per_minute")
         await rename_player(self.store, player_id, self._name(name), self.now())
 
     async def transfer(self, player_id: str, address: str | None) -> tuple[str, datetime]:

@@ -295,7 +295,8 @@ class Lobby:
         closed, or 503 ``full`` when every table is attended)."""
         spend(self.creations, address, "tables created", "tables_per_minute")
         options = TableOptions.checked(
-            seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer
+            seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer,
+            self.settings.max_target_score,
         )
         table_name = clean_name(table_name, "table name", self.settings.table_name_chars)
         name = clean_name(name, "player name", self.settings.player_name_chars)

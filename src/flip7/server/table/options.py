@@ -81,14 +81,29 @@ class TableOptions:
         private: bool,
         rated: bool | None,
         min_turn_timer: int,
+        max_target_score: int,
     ) -> TableOptions:
         """The options asked for, or :class:`TableError` saying which is wrong:
-        ``bad_rules``, ``bad_seats``, ``bad_timer``, ``bad_bust_odds``, ``bad_rated``.
-        ``rated`` None: :func:`rated_by_default` (a private table is never rated)."""
+        ``bad_rules`` (a ``target_score`` over ``max_target_score`` too), ``bad_seats``,
+        ``bad_timer``, ``bad_bust_odds``, ``bad_rated``. ``rated`` None:
+        :func:`rated_by_default` (a private table is never rated).
+
+        >>> TableOptions.checked(3, {"target_score": 10**9}, None, True, False, None, 5, 1000)
+        Traceback (most recent call last):
+        ...
+        flip7.server.table.errors.TableError: the rule option target_score may be at most 1000, ...
+        """
         try:
             parsed = Rules.from_json(rules or {})
         except RulesError as exc:
             raise TableError("bad_rules", str(exc)) from None
+        if parsed.target_score > max_target_score:
+            # A game to 10^9 points never ends, and its history grows with every move.
+            raise TableError(
+                "bad_rules",
+                f"the rule option target_score may be at most {max_target_score}, got "
+                f"{parsed.target_score} (limit max_target_score)",
+            )
         if type(seats) is not int:
             raise TableError("bad_seats", f"seats must be a whole number, not {seats!r}")
         problem = players_problem(seats, parsed, most=MAX_SEATS)

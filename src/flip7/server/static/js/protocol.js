@@ -248,6 +248,7 @@
  * @property {TableState} table
  * @property {VersionedEvents[] | null} missed
  * @property {VersionedEvents[]} history
+ * @property {boolean} [history_cut] true (and only then present) when the history holds only the newest changes
  * @property {ChatEntry[]} chat
  */
 
@@ -455,6 +456,8 @@
  * @property {number} send_queue_limit
  * @property {number} frames_per_second_per_address
  * @property {number} frames_burst_per_address
+ * @property {number} bytes_per_minute_per_address
+ * @property {number} bytes_burst_per_address
  * @property {number} connections_per_address
  * @property {number} open_connections_per_address
  * @property {number} handshakes_per_minute
@@ -481,6 +484,8 @@
  * @property {number} max_record_draws
  * @property {number} max_record_decisions
  * @property {number} max_record_target_score
+ * @property {number} max_target_score
+ * @property {number} welcome_history_bytes
  * @property {number} replay_pages_per_minute
  * @property {number} replay_pages_burst
  * @property {number} replay_page_steps
@@ -494,6 +499,13 @@
  * @property {number} transfer_codes_burst
  * @property {number} claims_per_minute
  * @property {number} claims_burst
+ * @property {number} scorecards_per_minute
+ * @property {number} scorecards_burst
+ * @property {number} scorecard_rounds_per_minute
+ * @property {number} scorecard_rounds_burst
+ * @property {number} renames_per_minute
+ * @property {number} renames_burst
+ * @property {number} scorecard_ttl
  * @property {number} player_name_chars
  * @property {number} table_name_chars
  * @property {number} chat_max_chars
