@@ -125,15 +125,20 @@ def wire(settings: Settings) -> Wiring:
     )
 
 
-def budgets(wiring: Wiring, lobby: Lobby) -> Mapping[str, AddressBudget]:
+def budgets(
+    wiring: Wiring, lobby: Lobby, scorecards: Scorecards
+) -> Mapping[str, AddressBudget]:
     """Every per-address budget of the server, by a stable name: its key in Redis, where
     many processes keep them as one (flip7.server.cluster.budgets). A new budget is one
     line here.
 
     >>> from flip7.server.base.settings import Settings
-    >>> sorted(budgets(wire(Settings()), Lobby(None, Settings())))
-    ['chats', 'claims', 'coach', 'frames', 'handshakes', 'joins', 'players', 'replay_pages',
-     'strikes', 'tables', 'tables_all', 'transfer_codes', 'uploads']
+    >>> settings = Settings()
+    >>> sorted(budgets(wire(settings), Lobby(None, settings), Scorecards(None, settings)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['bytes_sent', 'chats', 'claims', 'coach', 'frames', 'handshakes', 'joins', 'players',
+     'renames', 'replay_pages', 'scorecard_rounds', 'scorecards', 'strikes', 'tables',
+     'tables_all', 'transfer_codes', 'uploads']
     """
     return {
         "tables": lobby.creations,
@@ -149,15 +154,21 @@ def budgets(wiring: Wiring, lobby: Lobby) -> Mapping[str, AddressBudget]:
         "strikes": wiring.sockets.strikes,
         "handshakes": wiring.sockets.handshakes.budget,
         "chats": wiring.sockets.chats,
+        "bytes_sent": wiring.sockets.sent,
+        "renames": wiring.players.renames,
+        "scorecards": scorecards.creations,
+        "scorecard_rounds": scorecards.rounds,
     }
 
 
-async def _share_budgets(wiring: Wiring, lobby: Lobby) -> SharedBudgets | None:
+async def _share_budgets(
+    wiring: Wiring, lobby: Lobby, scorecards: Scorecards
+) -> SharedBudgets | None:
     """With many processes (a Redis URL), every budget kept with theirs in Redis."""
     if wiring.settings.redis_url is None:
         return None
     shared = SharedBudgets(wiring.settings.redis_url)
-    shared.attach(budgets(wiring, lobby))
+    shared.attach(budgets(wiring, lobby, scorecards))
     await shared.start()
     return shared
 
@@ -199,7 +210,8 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         stop.push_async_callback(store.close)
         stop.push_async_callback(_close_sockets, wiring.sockets)
         stop.push_async_callback(lobby.close)
-        shared = await _share_budgets(wiring, lobby)
+        scorecards = Scorecards(store, wiring.settings)
+        shared = await _share_budgets(wiring, lobby, scorecards)
         if shared is not None:
             stop.push_async_callback(shared.close)
         wiring.players.store = store
@@ -216,7 +228,7 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
             settings=wiring.settings, sockets=wiring.sockets, limits=wiring.limits,
             server=wiring.server, replays=wiring.replays, players=wiring.players,
             coach=wiring.coach, lobby=lobby, store=store, results=results,
-            scorecards=Scorecards(store, wiring.settings),
+            scorecards=scorecards,
         )
 
 
