@@ -157,7 +157,7 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         stop.push_async_callback(_close_sockets, wiring.sockets)
         stop.push_async_callback(lobby.close)
         wiring.players.store = store
-        results = Results(store)
+        results = Results(store, wiring.settings)
         lobby.on_finish = results.finished
         results.start()
         stop.push_async_callback(results.close)

@@ -745,6 +745,10 @@ class Limits(_Strict):
     chat_per_minute_per_address: float
     chat_burst_per_address: int
     chat_history: int
+    # Ratings: a rated table's least target score; rated games of one pair of entrants
+    # (two identities, or an identity and a bot level) in 24 hours.
+    rated_min_target_score: int
+    rated_games_per_pair_per_day: int
 
 
 class RuleOptionModel(_Strict):
