@@ -21,7 +21,7 @@ from server_helpers import app_client, auth, choose, connect, play_to_end, servi
 from flip7.analysis.stats import game_stats
 from flip7.core.rules import Rules
 from flip7.server.base.formats import utcnow
-from flip7.server.services.ratings import MU, SIGMA, display, ranks
+from flip7.server.services.ratings import MU, SETTLED_SIGMA, SIGMA, display, ranks
 from flip7.server.store.database import game_results, ratings
 from flip7.server.table.options import NEUTRAL_OPTIONS, rated_by_default
 
@@ -98,7 +98,8 @@ def _check_rated_game(client: Any) -> None:
     assert summary["seats"][2]["bot"] == "Easy"
     for seat, (mu, sigma) in zip(summary["seats"], expected, strict=True):
         assert seat["rating"] == {"before": 1000, "after": display(mu),
-                                  "delta": display(mu) - 1000, "provisional": True}
+                                  "delta": display(mu) - 1000,
+                                  "provisional": sigma > SETTLED_SIGMA}
         assert seat["unrated_because"] is None
     board = client.get("/api/leaderboard").json()
     by_id = {p["id"]: p for p in board["players"]}

@@ -222,8 +222,9 @@ def choose_rated(
 
 
 def rate(
-    entrants: Sequence[Entrant], totals: Sequence[int], same_network: Sequence[frozenset[RatingKey]],
-    pair_limit: int, prior: Mapping[RatingKey, Skill], pair_games: PairGames,
+    entrants: Sequence[Entrant], totals: Sequence[int],
+    same_network: Sequence[frozenset[RatingKey]], pair_limit: int,
+    prior: Mapping[RatingKey, Skill], pair_games: PairGames,
 ) -> Rated:
     """What a game rates (see the module's words): which entrants it rates
     (:func:`choose_rated`, from the pairs of ``same_network`` and those with
@@ -369,7 +370,9 @@ class Results:
         return target >= self.settings.rated_min_target_score
 
 
-def same_network_pairs(record: JSONObject, entrants: Sequence[Entrant]) -> list[frozenset[RatingKey]]:
+def same_network_pairs(
+    record: JSONObject, entrants: Sequence[Entrant]
+) -> list[frozenset[RatingKey]]:
     """The pairs of identities whose seats the table saw taken from one address block
     (the record's ``meta.same_network``: groups of seats).
 

@@ -41,10 +41,11 @@ from flip7.server.store.database import (
 
 __all__ = [
     "FinishedRecord",
-    "Rated",
     "GameResultRows",
     "GameResults",
+    "PairGames",
     "PlayerGame",
+    "Rated",
     "RatingKey",
     "RatingRow",
     "Rerating",
