@@ -323,8 +323,8 @@ class RatedName:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardRows:
-    """The rated identities and bot levels with a rated game, best first (by
-    ``mu - 3 sigma``)."""
+    """The rated identities and bot levels with a rated game: settled ratings first, then
+    provisional ones, each best first by mean (:func:`leaderboard_rows`)."""
 
     players: list[RatedName]
     bots: list[RatingRow]

@@ -460,6 +460,11 @@ class Table:
         game = self.game
         assert game is not None and self.game_id is not None
         now = utcnow()
+        # Seats of identities that joined from one address block (each group once): they
+        # do not rate each other. Only which seats, never the block; only where there are.
+        shared: JSONObject = {}
+        if groups := same_network(self.seats):
+            shared["same_network"] = groups
         record = Record.from_game(
             game,
             meta={
@@ -474,9 +479,7 @@ class Table:
                 # rated: what flip7.server.services.ratings reads to write its results.
                 "player_ids": [p.player_id if p else None for p in self.seats],
                 "rated": self.rated,
-                # Seats of identities that joined from one address block (each group
-                # once): they do not rate each other. Only which seats, never the block.
-                "same_network": same_network(self.seats),
+                **shared,
                 # Whether a seat was told its bust risk: a seat's replay shows it as sent.
                 "bust_odds": self.bust_odds,
             },
