@@ -215,7 +215,7 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         if shared is not None:
             stop.push_async_callback(shared.close)
         wiring.players.store = store
-        results = Results(store)
+        results = Results(store, wiring.settings)
         lobby.on_finish = results.finished
         results.start()
         stop.push_async_callback(results.close)

@@ -24,13 +24,21 @@ under a stable name: the bucket then mirrors the one kept in Redis for all proce
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["AddressBudget", "AddressCounter", "Shared", "TokenBucket", "client_address"]
+__all__ = [
+    "AddressBudget",
+    "AddressCounter",
+    "Shared",
+    "TokenBucket",
+    "address_block",
+    "client_address",
+]
 
 # Addresses remembered at once; past this the least recently seen go first.
 MAX_ADDRESSES = 100_000
@@ -191,3 +199,26 @@ def client_address(client: object) -> str:
     if host is None and isinstance(client, tuple) and client:
         host = client[0]
     return str(host) if host else "unknown"
+
+
+def address_block(address: str, ipv4_prefix: int, ipv6_prefix: int) -> str:
+    """The block ``address`` belongs to, as ``network/prefix``: one person easily holds many
+    addresses of a block (an IPv6 host a /64, a site a /48), and counting them as one is
+    what keeps them from passing for many people. A prefix past an address's length is
+    the whole address; a name that is not an address (``"unknown"``, a test client's
+    ``"testclient"``) is its own block.
+
+    >>> address_block("203.0.113.77", 24, 48), address_block("2001:db8:1:2::9", 24, 48)
+    ('203.0.113.0/24', '2001:db8:1::/48')
+    >>> address_block("::ffff:203.0.113.77", 24, 48), address_block("testclient", 24, 48)
+    ('203.0.113.0/24', 'testclient')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    prefix = ipv4_prefix if ip.version == 4 else ipv6_prefix
+    prefix = max(0, min(prefix, ip.max_prefixlen))
+    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))

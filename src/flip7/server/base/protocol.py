@@ -774,6 +774,10 @@ class Limits(_Strict):
     # Spectators' chat at one table, all their addresses together.
     spectator_chat_per_minute: float
     spectator_chat_burst: int
+    # Ratings: a rated table's least target score; rated games of one pair of entrants
+    # (two identities, or an identity and a bot level) in 24 hours.
+    rated_min_target_score: int
+    rated_games_per_pair_per_day: int
 
 
 class RuleOptionModel(_Strict):

@@ -279,6 +279,17 @@ class Settings:
     flood_cooloff: float = 60.0
     # The database lease that keeps a second server off the same database.
     lease_seconds: float = 15.0
+    # Ratings (flip7.server.services.ratings): the least target score of a rated table (the
+    # rules' default: a shorter game is mostly luck, and a one-point game is a coin toss
+    # repeated as fast as a script can); rated games of one pair of entrants (two
+    # identities, or an identity and a bot level) in 24 hours, past which their games still
+    # play but do not rate that pair; and the address block an identity's seat is counted
+    # from (IPv4 and IPv6 prefix lengths): identities that joined from one block do not rate
+    # each other.
+    rated_min_target_score: int = 200
+    rated_games_per_pair_per_day: int = 5
+    rating_network_ipv4_prefix: int = 24
+    rating_network_ipv6_prefix: int = 48
     # Names (flip7.server.base.names): the most characters (code points, not UTF-16 units) of a
     # player's and of a table's name; a longer one is refused, never cut.
     player_name_chars: int = 24
@@ -371,6 +382,10 @@ LIMITS: tuple[str, ...] = (
     "handshakes_burst",
     "flood_cooloff",
     "lease_seconds",
+    "rated_min_target_score",
+    "rated_games_per_pair_per_day",
+    "rating_network_ipv4_prefix",
+    "rating_network_ipv6_prefix",
     "player_name_chars",
     "table_name_chars",
     "chat_max_chars",

@@ -43,7 +43,7 @@ from flip7.server.base.formats import iso, utcnow
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.protocol import Text
 from flip7.server.base.settings import Settings
-from flip7.server.services.ratings import display, entrants_of, stats_of
+from flip7.server.services.ratings import SETTLED_SIGMA, display, entrants_of, provisional, stats_of
 from flip7.server.store.database import Store
 from flip7.server.store.players import (
     ClaimRefused,
@@ -119,13 +119,17 @@ def _no_player(player_id: str) -> PlayerError:
 
 def _rating(row: RatingRow) -> JSONObject:
     return {"mu": round(row.skill.mu, 4), "sigma": round(row.skill.sigma, 4),
-            "display": display(row.skill.mu, row.skill.sigma)}
+            "display": display(row.skill.mu), "provisional": provisional(row.skill.sigma)}
 
 
 def _delta(change: SkillChange) -> int:
     """How much a game changed the rating shown."""
-    return (display(change.after.mu, change.after.sigma)
-            - display(change.before.mu, change.before.sigma))
+    return display(change.after.mu) - display(change.before.mu)
+
+
+def _why(value: JSON) -> str | None:
+    """Why a rated game did not rate a player (flip7.server.services.ratings), if it did not."""
+    return value if isinstance(value, str) else None
 
 
 def _objects(value: JSON) -> list[JSONObject]:
@@ -270,7 +274,7 @@ class Players:
             "stats": stats,
             "rating_history": [
                 {"game_id": point.game_id, "at": iso(point.at),
-                 "display": display(point.change.after.mu, point.change.after.sigma),
+                 "display": display(point.change.after.mu),
                  "delta": _delta(point.change)}
                 for point in reversed(rows.history)
             ],
@@ -290,6 +294,7 @@ class Players:
                 "players": row.stats.get("players", []),
                 "winners": row.stats.get("winners", []),
                 "rated": bool(row.stats.get("rated")),
+                "unrated_because": _why(row.stats.get("unrated_because")),
                 "rating_delta": None if row.change is None else _delta(row.change),
             }
             for row in page.games
@@ -297,7 +302,7 @@ class Players:
         return {"games": out, "total": page.total}
 
     async def leaderboard(self, limit: int) -> JSONObject:
-        board = await leaderboard_rows(self.store, limit)
+        board = await leaderboard_rows(self.store, limit, SETTLED_SIGMA)
         return {
             "players": [
                 {"rank": i + 1, "id": r.rating.key.ref, "name": r.name, **_rating(r.rating),
@@ -327,9 +332,9 @@ class Players:
             change = results.changes.get(entrant.key) if entrant.key is not None else None
             rating: JSONObject | None = None
             if change is not None:
-                before = display(change.before.mu, change.before.sigma)
-                after = display(change.after.mu, change.after.sigma)
-                rating = {"before": before, "after": after, "delta": after - before}
+                before, after = display(change.before.mu), display(change.after.mu)
+                rating = {"before": before, "after": after, "delta": after - before,
+                          "provisional": provisional(change.after.sigma)}
             figures = seat.to_json()
             seats.append({
                 "seat": entrant.seat,
@@ -339,6 +344,8 @@ class Players:
                 "total": seat.total,
                 "winner": seat.winner,
                 "rating": rating,
+                "unrated_because": results.unrated.get(entrant.ref or "")
+                if entrant.kind == "player" else None,
                 "stats": {k: figures[k] for k in (
                     "rounds", "round_score_avg", "busts", "bust_rate", "flip7s",
                     "attacks_given", "attacks_received", "attack_points_given",

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import json
 import logging
 import math
@@ -26,7 +28,7 @@ from flip7.core.jsontypes import JSON, JSONObject
 from flip7.core.rules import Rules
 from flip7.core.seeds import derive_seed
 from flip7.server.base.formats import utcnow
-from flip7.server.base.limits import AddressBudget
+from flip7.server.base.limits import AddressBudget, address_block
 from flip7.server.base.names import taken_by
 from flip7.server.base.settings import Settings
 from flip7.server.table.bot_seats import bot_choice, bot_seat_name, offered_bots
@@ -104,6 +106,9 @@ class Lobby:
         self.creations_all = AddressBudget(
             settings.tables_per_minute_all, settings.tables_burst_all, clock=lambda: self.clock()
         )
+        # The key of the labels of address blocks kept with seats (network_of): never
+        # stored, so that the table's log holds nothing an address can be read back from.
+        self._network_key = secrets.token_bytes(16)
         self.expiry = Expiry(self)
         # Rebuilt tables checking whether their rematch is due (see resume).
         self._resuming: set[asyncio.Task[None]] = set()
@@ -268,6 +273,17 @@ class Lobby:
         open_tables.sort(key=lambda t: t.created_at, reverse=True)
         return [t.summary() for t in open_tables[:200]]
 
+    def network_of(self, address: str | None) -> str | None:
+        """An opaque label of ``address``'s block (``rating_network_ipv4_prefix``,
+        ``…_ipv6_prefix``), kept with a seat taken from it (None: the server's own call):
+        equal for two addresses of one block, under this process's key. Seats taken before
+        and after a restart do not compare, which only ever lets a game be rated."""
+        if address is None:
+            return None
+        block = address_block(address, self.settings.rating_network_ipv4_prefix,
+                              self.settings.rating_network_ipv6_prefix)
+        return hmac.new(self._network_key, block.encode(), hashlib.sha256).hexdigest()[:16]
+
     async def create_table(
         self,
         table_name: str,
@@ -297,6 +313,7 @@ class Lobby:
         options = TableOptions.checked(
             seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer,
             self.settings.max_target_score,
+            self.settings.rated_min_target_score,
         )
         table_name = clean_name(table_name, "table name", self.settings.table_name_chars)
         name = clean_name(name, "player name", self.settings.player_name_chars)
@@ -322,7 +339,8 @@ class Lobby:
             self.expiry.created(table)
         async with table.lock:
             token = secrets.token_urlsafe(24)
-            join = Join(0, name, hash_token(token), player_id, private)
+            join = Join(0, name, hash_token(token), player_id, private,
+                        self.network_of(address))
             # The table row goes in the same transaction as its first change.
             self.tables[table_id] = table
             try:
@@ -381,7 +399,8 @@ class Lobby:
                 token = secrets.token_urlsafe(24)
             else:
                 self._check_token(table, token)
-            await table.change(Join(seat, name, hash_token(token), player_id))
+            await table.change(Join(seat, name, hash_token(token), player_id,
+                                    network=self.network_of(address)))
         return seat, token
 
     @staticmethod

@@ -15,10 +15,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from flip7.core.jsontypes import JSONObject
+from flip7.core.jsontypes import JSON, JSONObject
 
 __all__ = [
     "REMEMBERED_MOVES",
@@ -26,6 +27,7 @@ __all__ = [
     "RememberedMove",
     "Seat",
     "hash_token",
+    "same_network",
     "token_problem",
 ]
 
@@ -83,6 +85,8 @@ class Seat:
     token_hash: str | None = None
     # The identity the seat was taken with (flip7.server.services.players), or None: anonymous.
     player_id: str | None = None
+    # The label of the address block the seat was taken from (changes.Join.network).
+    network: str | None = None
     left: bool = False  # a human who left mid-game; a bot plays the seat
     connections: int = 0
     # The stand-in bot plays the seat while its player is away (handed over by another
@@ -124,3 +128,19 @@ class Seat:
         self.moves[move_id] = RememberedMove(version, decision, after)
         if len(self.moves) > REMEMBERED_MOVES:
             self.moves.popitem(last=False)
+
+
+def same_network(seats: Sequence[Seat | None]) -> list[JSON]:
+    """The groups of seats (two or more, each a list of seat numbers) whose identities
+    joined from one address block: what a finished game's record says of its networks.
+
+    >>> ann, bob, cy = (Seat(n, "human", player_id=n, network=w)
+    ...                 for n, w in (("a", "x"), ("b", "y"), ("c", "x")))
+    >>> same_network([ann, bob, None, cy, Seat("Ed", "bot", bot="threshold")])
+    [[0, 3]]
+    """
+    groups: dict[str, list[JSON]] = {}
+    for seat, place in enumerate(seats):
+        if place is not None and place.player_id is not None and place.network is not None:
+            groups.setdefault(place.network, []).append(seat)
+    return [list(group) for group in groups.values() if len(group) > 1]

@@ -54,7 +54,7 @@ from flip7.server.table.events import (
 )
 from flip7.server.table.options import MAX_SEATS, TableState
 from flip7.server.table.presence import Presence
-from flip7.server.table.seat import Seat, hash_token
+from flip7.server.table.seat import Seat, hash_token, same_network
 from flip7.server.table.storage import (
     GameFinish,
     GameInsert,
@@ -396,7 +396,8 @@ class Table:
             case Join():
                 self.seats[change.seat] = Seat(
                     name=change.name, kind="human", token_hash=change.token_hash,
-                    player_id=change.player_id, away_from=self.lobby.clock(),
+                    player_id=change.player_id, network=change.network,
+                    away_from=self.lobby.clock(),
                 )
                 self.private = self.private or change.private
                 events = [SeatTaken(change.seat, change.name, "human")]
@@ -505,6 +506,11 @@ class Table:
         game = self.game
         assert game is not None and self.game_id is not None
         now = utcnow()
+        # Seats of identities that joined from one address block (each group once): they
+        # do not rate each other. Only which seats, never the block; only where there are.
+        shared: JSONObject = {}
+        if groups := same_network(self.seats):
+            shared["same_network"] = groups
         record = Record.from_game(
             game,
             meta={
@@ -519,6 +525,7 @@ class Table:
                 # rated: what flip7.server.services.ratings reads to write its results.
                 "player_ids": [p.player_id if p else None for p in self.seats],
                 "rated": self.rated,
+                **shared,
                 # Whether a seat was told its bust risk: a seat's replay shows it as sent.
                 "bust_odds": self.bust_odds,
             },

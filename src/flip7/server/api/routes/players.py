@@ -98,8 +98,9 @@ async def player_games_page(
 
 @router.get("/api/leaderboard", response_model=None)
 async def leaderboard(services: Use, limit: str | None = None) -> JSONObject:
-    """The rated identities with a rated game, best first (by ``mu - 3 sigma``), and
-    every bot level's rating."""
+    """The rated identities with a rated game and every bot level's rating: settled
+    ratings first, then provisional ones (``provisional``: sigma above
+    flip7.server.services.ratings.SETTLED_SIGMA), each best first by mean (``display``)."""
     return await services.players.leaderboard(
         page_number(limit, "limit", LEADERBOARD, 1, MAX_LEADERBOARD))
 

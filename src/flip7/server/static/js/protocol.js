@@ -516,6 +516,8 @@
  * @property {number} chat_history
  * @property {number} spectator_chat_per_minute
  * @property {number} spectator_chat_burst
+ * @property {number} rated_min_target_score
+ * @property {number} rated_games_per_pair_per_day
  */
 
 /**
@@ -955,11 +957,13 @@
  */
 
 /**
- * A rating: its parts and the number shown (`display`, mu - 3 sigma scaled).
+ * A rating: its parts, the number shown (`display`: the mean, 1000 + 40 (mu - 25)) and
+ * whether it is still provisional (too few games to be sure of: sigma above 6).
  * @typedef {object} Rating
  * @property {number} mu
  * @property {number} sigma
  * @property {number} display
+ * @property {boolean} provisional
  */
 
 /**
@@ -1020,7 +1024,9 @@
  * @property {number} seat the player's
  * @property {GameSeat[]} players
  * @property {number[]} winners
- * @property {boolean} rated
+ * @property {boolean} rated whether the game rated this player
+ * @property {string | null} unrated_because why a rated table's game did not rate this
+ *   player: "pair_limit" (rated games of a pair a day), "same_network" (one address block)
  * @property {number | null} rating_delta
  */
 
@@ -1039,6 +1045,7 @@
  * @property {number} mu
  * @property {number} sigma
  * @property {number} display
+ * @property {boolean} provisional listed after every settled rating
  * @property {number} games
  * @property {number} wins
  */
@@ -1050,6 +1057,7 @@
  * @property {number} mu
  * @property {number} sigma
  * @property {number} display
+ * @property {boolean} provisional
  * @property {number} games
  * @property {number} wins
  */
@@ -1085,7 +1093,9 @@
  * @property {string | null} bot
  * @property {number} total
  * @property {boolean} winner
- * @property {{before: number, after: number, delta: number} | null} rating
+ * @property {{before: number, after: number, delta: number, provisional: boolean} | null} rating
+ * @property {string | null} unrated_because an identity's seat that the (rated) game did
+ *   not rate: "pair_limit" or "same_network" (as PlayerGame's)
  * @property {EndSeatStats} stats
  */
 
