@@ -54,7 +54,8 @@ ADDED_KEYS: dict[str, frozenset[str]] = {
 # Issue 28 ("Fair shares"): new limits in GET /api/limits.
 ADDED_KEYS["rest"] |= {"unattended_table_ttl", "replay_jobs_per_address",
                        "coach_jobs_per_address", "spectator_chat_per_minute",
-                       "spectator_chat_burst"}
+                       "spectator_chat_burst", "rated_min_target_score",
+                       "rated_games_per_pair_per_day"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60
