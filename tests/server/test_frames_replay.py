@@ -44,6 +44,9 @@ ADDED_KEYS: dict[str, frozenset[str]] = {
     # spectator's view say "decisions": null, as they do for bust_risk.
     **dict.fromkeys(("welcome", "update", "error", "rest"), frozenset({"decisions"})),
 }
+# Issue 28 ("Fair shares"), bots per owner: new limits in GET /api/limits.
+ADDED_KEYS["rest"] |= {"owner_bot_seconds_per_minute", "search_bots_per_table",
+                       "search_bot_tables_per_owner"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60
