@@ -99,9 +99,10 @@ def test_one_owners_tables_share_one_budget_where_each_table_had_its_own() -> No
     assert per_owner["stand-in"] == 30 - 1
 
 
-def test_an_owner_is_its_address_and_its_identity() -> None:
+def test_an_owner_is_its_address_and_its_identity(caplog: pytest.LogCaptureFixture) -> None:
     """A new identity from the same address, or the same identity from another address,
-    spends the same owner's budget."""
+    spends the same owner's budget (logged once for each of its keys)."""
+    caplog.set_level(logging.INFO, logger="flip7.server")
     thinking = Thinking(1, 60.0, clock=lambda: 5.0, owner_seconds_per_minute=10.0)
     thinking.charge("t1", 10.0, Owner(FLOODER, "p1"))
     assert thinking.over_budget("t2", Owner(FLOODER, "p2"))  # same address
@@ -110,6 +111,9 @@ def test_an_owner_is_its_address_and_its_identity() -> None:
     assert not thinking.over_budget("t5")  # a table of no known owner is its own
     assert thinking.used(Owner(FLOODER)) == pytest.approx(10.0)
     assert thinking.budget_left("t1") == pytest.approx(50.0)  # its own budget, as before
+    spent = _events(caplog, "bot_budget_spent")
+    assert len(spent) == 2, spent
+    assert f'"owner":"address {FLOODER}"' in spent[0] and '"owner":"player p1"' in spent[1]
 
 
 def test_the_pool_serves_the_owner_who_used_least_first() -> None:

@@ -458,24 +458,29 @@ class Thinking:
         """Whether the table ``key``, or its ``owner`` (None: the table is its own), has
         used its budget; logs when that changes."""
         over = self.budget_left(key) <= 0.0
-        self._note_spent(key, over, key, seconds_per_minute=self.seconds_per_minute)
-        if self.owner_seconds_per_minute is not None:
+        self._note_spent(key, over, self.seconds_per_minute)
+        per_minute = self.owner_seconds_per_minute
+        if per_minute is not None:
             for k in (owner or Owner()).keys(key):
                 bucket = self._owner_budget(k)
                 spent = bucket is not None and bucket.tokens <= 0.0
-                self._note_spent(f"owner {k}", spent, key, owner=k,
-                                 seconds_per_minute=self.owner_seconds_per_minute)
+                self._note_spent(key, spent, per_minute, owner=k)
                 over = over or spent
         return over
 
-    def _note_spent(self, name: str, over: bool, key: str, **fields: JSON) -> None:
+    def _note_spent(
+        self, key: str, over: bool, per_minute: float, owner: str | None = None
+    ) -> None:
+        """Log when the budget of the table ``key`` (or of its ``owner`` key) is spent,
+        and when it has recovered."""
+        name = key if owner is None else f"owner {owner}"  # no table id has a space
+        fields: JSONObject = {} if owner is None else {"owner": owner}
         if over and name not in self._spent:
             self._spent.add(name)
-            self._log("bot_budget_spent", key, **fields)
+            self._log("bot_budget_spent", key, **fields, seconds_per_minute=per_minute)
         elif not over and name in self._spent:
             self._spent.discard(name)
-            self._log("bot_budget_recovered", key, **{k: v for k, v in fields.items()
-                                                      if k == "owner"})
+            self._log("bot_budget_recovered", key, **fields)
 
     def forget(self, key: str) -> None:
         """Drop what is kept for the table ``key`` (it has stopped). Its owner's budget
