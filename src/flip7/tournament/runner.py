@@ -17,7 +17,6 @@ chunks by any :class:`concurrent.futures.Executor` and merged back in game order
 
 from __future__ import annotations
 
-import os
 import platform
 import signal
 import time
@@ -31,6 +30,7 @@ from typing import Any
 from flip7.bots import Bot, make_bot
 from flip7.core.decisions import Decision
 from flip7.core.errors import Flip7Error
+from flip7.core.machine import available_cores
 from flip7.core.rules import Rules
 from flip7.core.seeds import bot_seed, game_seed
 from flip7.engine.game import Game
@@ -59,14 +59,6 @@ Progress = Callable[[int, int], None]
 
 class TournamentError(Flip7Error):
     """A bad tournament or ladder argument (bot spec, counts, executor)."""
-
-
-def available_cores() -> int:
-    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def default_chunk_size(games: int) -> int:

@@ -725,6 +725,11 @@ class Limits(_Strict):
     rematch_wait: float
     lobby_hide_after: float
     bot_seconds_per_minute: float
+    # Bots per owner of tables (their creating address and identity): CPU seconds a
+    # minute shared by all their tables, worker bots at one table, tables seating them.
+    owner_bot_seconds_per_minute: float
+    search_bots_per_table: int
+    search_bot_tables_per_owner: int
     # Uploaded records (POST /api/replays) and replay pages.
     uploads_per_minute: float
     uploads_burst: int

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from flip7.core.machine import available_cores
 
 __all__ = [
     "DEFAULT_DATABASE",
@@ -15,6 +17,7 @@ __all__ = [
     "PublicUrlError",
     "Settings",
     "database_url",
+    "default_bot_workers",
     "public_url",
     "redis_url",
     "with_limits",
@@ -123,6 +126,16 @@ def public_url(value: str | None = None) -> str | None:
     if any(ch.isspace() or not ch.isprintable() for ch in value):
         raise PublicUrlError(f"the public URL must not contain spaces, got {value!r}")
     return value.rstrip("/")
+
+
+def default_bot_workers() -> int:
+    """Bot worker processes when the operator does not say: one per core this process may
+    run on, but one (left for the event loop, which serves every table), and at least one.
+
+    >>> default_bot_workers() == max(1, available_cores() - 1)
+    True
+    """
+    return max(1, available_cores() - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,9 +262,16 @@ class Settings:
     handover_auto: float = 60.0
     rematch_wait: float = 60.0
     lobby_hide_after: float = 120.0
-    # Bot thinking: worker processes, and CPU seconds a table's bots may use a minute.
-    bot_workers: int = 1
+    # Bot thinking: worker processes (started as needed; by default one per usable core
+    # but one), and CPU seconds a table's bots may use a minute.
+    bot_workers: int = field(default_factory=default_bot_workers)
     bot_seconds_per_minute: float = 20.0
+    # Per owner of tables (the address that created them, and the creator's identity):
+    # CPU seconds a minute that all their tables' bots share, bots that think in a worker
+    # (Medium and up) at one table, and their open tables that seat such bots.
+    owner_bot_seconds_per_minute: float = 30.0
+    search_bots_per_table: int = 6
+    search_bot_tables_per_owner: int = 3
     # WebSockets per client address at once, and frames per address (all its sockets).
     connections_per_address: int = 64
     frames_per_second_per_address: float = 100.0
@@ -369,6 +389,9 @@ LIMITS: tuple[str, ...] = (
     "lobby_hide_after",
     "bot_workers",
     "bot_seconds_per_minute",
+    "owner_bot_seconds_per_minute",
+    "search_bots_per_table",
+    "search_bot_tables_per_owner",
     "connections_per_address",
     "frames_per_second_per_address",
     "frames_burst_per_address",

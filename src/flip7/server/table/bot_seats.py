@@ -12,19 +12,41 @@ before its bot is known to be offered, since parsing imports the module it names
 'Threshold bot 2'
 >>> bot_choice("threshold:30", ())
 ('threshold:30', 'Threshold', None)
+
+Bots that think in a worker process (flip7.server.table.thinking: Medium and up) are
+capped, as the CPU they may ask for is: ``search_bots_per_table`` at one table, and
+``search_bot_tables_per_owner`` open tables seating them per owner (the address that
+created the table, and its creator's identity). The cheap bots that decide on the event
+loop, and the operator's own ``--bot`` bots (trusted, as the operator chose them), are
+not capped.
+
+>>> searches("targeting", ()), searches("threshold:30", ()), searches("my:Bot", ("my:Bot",))
+(True, False, False)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from flip7.bots import LEVELS, Level, bot_names, level_named, parse_bot_spec
 from flip7.core.errors import Flip7Error
 from flip7.server.base.names import taken_by
+from flip7.server.base.settings import Settings
 from flip7.server.table.errors import TableError
-from flip7.server.table.thinking import over_ceiling
+from flip7.server.table.thinking import IN_PROCESS, over_ceiling
 
-__all__ = ["bot_choice", "bot_seat_name", "level_seat_name", "offered_bots"]
+if TYPE_CHECKING:
+    from flip7.server.table.table import Table
+
+__all__ = [
+    "bot_choice",
+    "bot_seat_name",
+    "check_search_bot",
+    "level_seat_name",
+    "offered_bots",
+    "searches",
+]
 
 
 def offered_bots(extra: Iterable[str]) -> list[str]:
@@ -90,3 +112,61 @@ def bot_seat_name(label: str, level: Level | None, taken: Iterable[str]) -> str:
     while taken_by(f"{label} bot {number}", names) is not None:
         number += 1
     return f"{label} bot {number}"
+
+
+def searches(spec: str, extra: tuple[str, ...]) -> bool:
+    """Whether the bot ``spec`` thinks in a worker process and is capped: not one of the
+    cheap bots of :data:`~flip7.server.table.thinking.IN_PROCESS`, nor one of the
+    operator's own (``extra``)."""
+    return spec not in extra and spec.partition(":")[0] not in IN_PROCESS
+
+
+def _levels(cheap: bool) -> list[str]:
+    return [level.name for level in LEVELS if (level.spec.partition(":")[0] in IN_PROCESS) == cheap]
+
+
+def _search_bots(table: Table, extra: tuple[str, ...]) -> int:
+    return sum(
+        1 for place in table.seats
+        if place is not None and place.kind == "bot" and place.bot is not None
+        and searches(place.bot, extra)
+    )
+
+
+def check_search_bot(spec: str, table: Table, tables: Iterable[Table], settings: Settings) -> None:
+    """Refuse (409) to seat the bot ``spec`` at ``table`` past the caps on bots that think
+    in a worker: ``too_many_search_bots`` with ``search_bots_per_table`` of them seated
+    already, ``too_many_bot_tables`` when ``table``'s owner has
+    ``search_bot_tables_per_owner`` other open ``tables`` seating them. A finished table
+    that no seated human is connected to does not count: its bots think no more."""
+    extra = settings.extra_bots
+    if not searches(spec, extra):
+        return
+    cheap, costly = " or ".join(_levels(True)), _levels(False)
+    upward = f"{costly[0]} and up" if costly else "searching bots"
+    seated = _search_bots(table, extra)
+    if seated >= settings.search_bots_per_table:
+        raise TableError(
+            "too_many_search_bots",
+            f"this table already seats {seated} bots that think hard ({upward}), the most "
+            f"this server allows at one table (limit search_bots_per_table); add {cheap} "
+            "bots instead",
+            409,
+        )
+    if seated:  # the table is counted already
+        return
+    others = sum(
+        1 for other in tables
+        if other is not table and not other.closed and other.owner.shares(table.owner)
+        and not (other.state == "over" and not other.humans_here)
+        and _search_bots(other, extra) > 0
+    )
+    if others >= settings.search_bot_tables_per_owner:
+        raise TableError(
+            "too_many_bot_tables",
+            f"whoever opened this table has bots that think hard ({upward}) at {others} "
+            "other open tables, the most this server allows (limit "
+            "search_bot_tables_per_owner); finish or leave one of them first (a finished "
+            f"table nobody is connected to does not count), or add {cheap} bots here",
+            409,
+        )

@@ -31,7 +31,12 @@ from flip7.server.base.formats import utcnow
 from flip7.server.base.limits import AddressBudget, address_block
 from flip7.server.base.names import taken_by
 from flip7.server.base.settings import Settings
-from flip7.server.table.bot_seats import bot_choice, bot_seat_name, offered_bots
+from flip7.server.table.bot_seats import (
+    bot_choice,
+    bot_seat_name,
+    check_search_bot,
+    offered_bots,
+)
 from flip7.server.table.changes import (
     AddBot,
     HandOver,
@@ -50,7 +55,7 @@ from flip7.server.table.options import DEFAULT_SEATS, TableOptions
 from flip7.server.table.seat import Seat, hash_token, token_problem
 from flip7.server.table.storage import TableInsert, TableRow, TableStorage
 from flip7.server.table.table import Table
-from flip7.server.table.thinking import Thinking
+from flip7.server.table.thinking import Owner, Thinking
 from flip7.server.table.turns import STAND_IN_BOT
 from flip7.server.table.tutorial import SCRIPTS
 
@@ -112,9 +117,11 @@ class Lobby:
         self.expiry = Expiry(self)
         # Rebuilt tables checking whether their rematch is due (see resume).
         self._resuming: set[asyncio.Task[None]] = set()
-        # Bot thinking: worker processes (started on first use) and a CPU budget per table.
+        # Bot thinking: worker processes (started on first use), a CPU budget per table and
+        # one per owner of tables.
         self.thinking = Thinking(
-            settings.bot_workers, settings.bot_seconds_per_minute, stand_in=STAND_IN_BOT
+            settings.bot_workers, settings.bot_seconds_per_minute, stand_in=STAND_IN_BOT,
+            owner_seconds_per_minute=settings.owner_bot_seconds_per_minute,
         )
 
     # ------------------------------------------------------------------ life cycle
@@ -326,6 +333,7 @@ class Lobby:
         now = utcnow()
         table = Table(self, table_id, table_name, now, options.seats, options.rules,
                       options.turn_timer, options.bust_odds, options.rated)
+        table.owner = Owner(address, player_id)  # its bots' budget and caps are the owner's
         if self.cluster is not None:
             # Run by this process from its first change on (its owner row is committed
             # first: the first change carries its token).
@@ -465,6 +473,7 @@ class Lobby:
             self._human(table, token)
             name = bot_seat_name(label, level, (p.name for p in table.seats if p is not None))
             seat = self._free_seat(table, name)
+            check_search_bot(spec, table, self.tables.values(), self.settings)
             await table.change(AddBot(seat, spec, name))
         return seat
 

@@ -65,7 +65,7 @@ from flip7.server.table.storage import (
     TableWrite,
 )
 from flip7.server.table.talk import Talk
-from flip7.server.table.thinking import Thinking
+from flip7.server.table.thinking import Owner, Thinking
 from flip7.server.table.turns import Turns
 from flip7.server.table.tutorial import Tutorial, for_start
 from flip7.server.table.views import seat_view
@@ -209,6 +209,10 @@ class Table:
         # every write carries it, and the database refuses it once another process took the
         # table over. None with one process.
         self.fence: int | None = None
+        # Who its bots think for (flip7.server.table.thinking.Owner): set by the lobby for a
+        # table it creates; a table rebuilt from its log knows only its first seat's
+        # identity (the store keeps no client addresses).
+        self.owner = Owner()
 
     # ------------------------------------------------------------------ reading
 
@@ -400,6 +404,8 @@ class Table:
                     away_from=self.lobby.clock(),
                 )
                 self.private = self.private or change.private
+                if self.version == 0 and self.owner == Owner():  # its creator, rebuilt
+                    self.owner = Owner(player_id=change.player_id)
                 events = [SeatTaken(change.seat, change.name, "human")]
             case AddBot():
                 self.seats[change.seat] = Seat(name=change.name, kind="bot", bot=change.bot)

@@ -1,20 +1,30 @@
 """Bot thinking for the server: ceilings on public bot parameters, and a bounded pool of
-worker processes shared fairly between tables, with a CPU budget per table.
+worker processes shared fairly between the owners of tables, with CPU budgets per table and
+per owner.
 
-Searching bots (``ev`` and up, and the operator's own ``--bot module:Class`` bots) decide
-in worker processes (``Settings.bot_workers`` of them, started on first use), never on
-the event loop: the table's bot and game are pickled to a worker, which sends back the
-decision and the bot as it is after deciding (its random state moved on), so a seeded
-server plays exactly the games that in-process play would. The cheap bots
-(:data:`IN_PROCESS`, microseconds a decision) decide on the event loop: a pickle round
-trip would cost them more than their thinking.
+Searching bots (``targeting`` and up, and the operator's own ``--bot module:Class`` bots)
+decide in worker processes (``Settings.bot_workers`` of them, by default one per usable
+core but one, started on first use), never on the event loop: the table's bot and game are
+pickled to a worker, which sends back the decision and the bot as it is after deciding (its
+random state moved on), so a seeded server plays exactly the games that in-process play
+would. The cheap bots (:data:`IN_PROCESS`, microseconds a decision) decide on the event
+loop: a pickle round trip would cost them more than their thinking.
 
-Fair between tables: each table has at most one decision waiting (its lock is held while
-its bot thinks), and a free worker takes the waiting decision of the table whose bots
-have used the least of their budget lately, the longest waiting first among equals. A
-table's bots may use ``bot_seconds_per_minute`` seconds of worker CPU a minute (a token
-bucket holding a minute's worth); a table past it has its bots decide with the cheap
-stand-in (:data:`STAND_IN`) on the event loop until the budget has recovered.
+Budgets, in the units a stranger cannot multiply: a table's bots may use
+``bot_seconds_per_minute`` seconds of worker CPU a minute, and all the tables of one
+:class:`Owner` (the address that created them, and the creator's identity) share
+``owner_bot_seconds_per_minute`` (token buckets holding a minute's worth). Ten tables of one
+address get one owner's budget, not ten tables' worth. A table past either budget has its
+bots decide with the cheap stand-in (:data:`STAND_IN`) on the event loop until it recovers.
+
+Fair between owners: each table has at most one decision waiting (its lock is held while
+its bot thinks), and a free worker takes the waiting decision of the owner who has used
+the least worker CPU lately, then of the table with the most budget left, the longest
+waiting first among equals. When the pool is oversubscribed (as many decisions waiting as
+there are workers, all of them busy), an owner who has used clearly more than the average
+of the owners waiting or thinking has its bots decide with the stand-in instead of
+joining the queue (logged: ``bot_shed``): the heaviest consumers drop to the cheap level
+first, and a table with a couple of Expert bots keeps its pace beside a flood.
 
 A worker that dies is replaced and the decision tried once more; a worker that thinks
 longer than :meth:`Thinking.hang_seconds` is killed and replaced. Either way, if no
@@ -37,10 +47,12 @@ import multiprocessing
 import pickle
 import signal
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from typing import Literal
 
 from flip7.bots import Bot, BotSpec, make_bot, parse_bot_spec
 from flip7.core.decisions import Decision
@@ -52,6 +64,8 @@ __all__ = [
     "CEILINGS",
     "IN_PROCESS",
     "STAND_IN",
+    "Owner",
+    "StandInWhy",
     "Thinking",
     "Thought",
     "ceilings_text",
@@ -123,16 +137,60 @@ def _number(value: int | float) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Owner:
+    """Who a table's bots think for: the address that created the table (as the routes give
+    it) and the creator's identity (a player id), each when known. Every table of an owner
+    shares the owner's budget, under each of its :meth:`keys`: a new identity from the same
+    address, or the same identity from another address, is still the same owner.
+
+    A table rebuilt from its log (a restart, a takeover by another process) knows its
+    creator's identity from its first seat, never the address (the store keeps no client
+    addresses); a table with neither is its own owner.
+
+    >>> Owner("203.0.113.7", "p1").keys("t1")
+    ('address 203.0.113.7', 'player p1')
+    >>> Owner().keys("t1")
+    ('table t1',)
+    >>> Owner("203.0.113.7").shares(Owner("203.0.113.7", "p2")), Owner().shares(Owner())
+    (True, False)
+    """
+
+    address: str | None = None
+    player_id: str | None = None
+
+    def keys(self, table: str) -> tuple[str, ...]:
+        """The budgets the table ``table`` of this owner is charged to (beside its own)."""
+        keys = []
+        if self.address is not None:
+            keys.append(f"address {self.address}")
+        if self.player_id is not None:
+            keys.append(f"player {self.player_id}")
+        return tuple(keys) or (f"table {table}",)
+
+    def shares(self, other: Owner) -> bool:
+        """Whether ``other`` is (in part) this owner: the same address or the same identity."""
+        return (self.address is not None and self.address == other.address) or (
+            self.player_id is not None and self.player_id == other.player_id
+        )
+
+
+# Why the stand-in decided instead of the table's bot: a budget was spent, the pool was
+# oversubscribed and this owner among its heaviest users, or no worker answered.
+StandInWhy = Literal["budget", "busy", "no_answer"]
+
+
+@dataclass(frozen=True, slots=True)
 class Thought:
     """A bot's decision, the bot as it is after making it, and who made it: ``worker``
     (in a worker process, ``pid``), ``here`` (on the event loop, a cheap bot), ``thread``
-    (an operator's bot that cannot be pickled) or ``stand-in``."""
+    (an operator's bot that cannot be pickled) or ``stand-in`` (and ``why``)."""
 
     decision: Decision
     bot: Bot
     where: str
     pid: int | None = None
     seconds: float = 0.0
+    why: StandInWhy | None = None
 
 
 # ---------------------------------------------------------------------------- the worker
@@ -250,10 +308,38 @@ class _Slot:
 
 # ---------------------------------------------------------------------------- the pool
 
+# Owners remembered at once (their budgets and how much they used lately); past this the
+# least recently charged are forgotten first, so a flood of addresses cannot grow memory.
+MAX_OWNERS = 100_000
+
+# "Lately", for how much worker CPU an owner used: every second counts less as it ages,
+# by a factor e each USE_SPAN seconds (about the last minute's use).
+USE_SPAN = 60.0
+
+# An owner is among the heaviest, and sheds while the pool is oversubscribed, when it has
+# used this many seconds more than the average owner waiting or thinking: owners that
+# have used about as much are not told apart by the noise of one decision.
+HEAVY_MARGIN = 1.0
+
+
+@dataclass(slots=True)
+class _Use:
+    """Worker CPU seconds an owner used lately (see :data:`USE_SPAN`)."""
+
+    seconds: float
+    at: float
+
+    def now(self, now: float) -> float:
+        if now > self.at:
+            self.seconds *= math.exp(-(now - self.at) / USE_SPAN)
+            self.at = now
+        return self.seconds
+
 
 @dataclass(eq=False)
 class _Job:
     key: str
+    owner: tuple[str, ...]
     blob: bytes
     queued: float
     future: asyncio.Future[_Answer] = field(repr=False)
@@ -261,7 +347,10 @@ class _Job:
 
 class Thinking:
     """The server's bot thinking (see the module): ``await thinking.decide(table_id, bot,
-    game)`` from a table's bot turn; :meth:`close` when the server stops."""
+    game, owner=...)`` from a table's bot turn; :meth:`close` when the server stops.
+
+    ``seconds_per_minute`` is a table's budget, ``owner_seconds_per_minute`` an owner's
+    (None: owners are not budgeted, only served fairly)."""
 
     def __init__(
         self,
@@ -269,22 +358,31 @@ class Thinking:
         seconds_per_minute: float,
         clock: Callable[[], float] = time.monotonic,
         stand_in: str = STAND_IN,
+        owner_seconds_per_minute: float | None = None,
     ) -> None:
         self.workers = max(1, int(workers))
         self.stand_in = stand_in
         self.seconds_per_minute = float(seconds_per_minute)
+        self.owner_seconds_per_minute = (
+            None if owner_seconds_per_minute is None else float(owner_seconds_per_minute)
+        )
         self._clock = clock
         self._context: multiprocessing.context.BaseContext | None = None
         self._slots: list[_Slot] = []
         self._free: list[_Slot] = []
         self._threads: ThreadPoolExecutor | None = None
         self._waiting: list[_Job] = []
+        self._thinking: set[_Job] = set()  # on a worker now
         self._running: set[asyncio.Task[None]] = set()
         self._budgets: dict[str, TokenBucket] = {}
+        self._owner_budgets: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._used: OrderedDict[str, _Use] = OrderedDict()
         self._spent: set[str] = set()
+        self._shedding: set[tuple[str, ...]] = set()
         self._stand_ins: dict[tuple[str, int, int | None], Bot] = {}
         self._unpicklable: set[str] = set()
         self.decisions: dict[str, int] = {}  # by where they were made, for tests and logs
+        self.stand_ins: dict[str, int] = {}  # the stand-in's decisions, by why
         self.closed = False
 
     @property
@@ -304,27 +402,89 @@ class Thinking:
         bucket.refill(self._clock())
         return bucket
 
+    def _owner_budget(self, key: str) -> TokenBucket | None:
+        per_minute = self.owner_seconds_per_minute
+        if per_minute is None:
+            return None
+        now = self._clock()
+        bucket = self._owner_budgets.get(key)
+        if bucket is None:
+            bucket = TokenBucket(per_minute / 60.0, per_minute, per_minute, now)
+            self._owner_budgets[key] = bucket
+            while len(self._owner_budgets) > MAX_OWNERS:
+                self._owner_budgets.popitem(last=False)
+        bucket.refill(now)
+        return bucket
+
     def budget_left(self, key: str) -> float:
         """Seconds of worker CPU the table ``key`` may still use now (below 0: over)."""
         return self._budget(key).tokens
 
-    def charge(self, key: str, seconds: float) -> None:
-        """Count ``seconds`` of thinking against the table ``key``'s budget."""
-        self._budget(key).tokens -= seconds
+    def owner_budget_left(self, owner: Owner, key: str = "") -> float:
+        """Seconds of worker CPU ``owner`` may still use now, all its tables together (the
+        least of its keys' budgets; ``key``: the table, for an owner known by none)."""
+        buckets = [self._owner_budget(k) for k in owner.keys(key)]
+        return min((b.tokens for b in buckets if b is not None), default=math.inf)
 
-    def over_budget(self, key: str) -> bool:
-        """Whether the table ``key`` has used its budget; logs when that changes."""
+    def used(self, owner: Owner, key: str = "") -> float:
+        """Worker CPU seconds ``owner`` used lately (the most of its keys')."""
+        return self._used_by(owner.keys(key))
+
+    def _used_by(self, keys: tuple[str, ...]) -> float:
+        now = self._clock()
+        return max((use.now(now) for k in keys if (use := self._used.get(k)) is not None),
+                   default=0.0)
+
+    def charge(self, key: str, seconds: float, owner: Owner | None = None) -> None:
+        """Count ``seconds`` of thinking against the table ``key``'s budget and its
+        ``owner``'s (None: the table is its own owner)."""
+        self._budget(key).tokens -= seconds
+        now = self._clock()
+        for k in (owner or Owner()).keys(key):
+            bucket = self._owner_budget(k)
+            if bucket is not None:
+                bucket.tokens -= seconds
+                self._owner_budgets.move_to_end(k)
+            use = self._used.get(k)
+            if use is None:
+                use = self._used[k] = _Use(0.0, now)
+                while len(self._used) > MAX_OWNERS:
+                    self._used.popitem(last=False)
+            else:
+                self._used.move_to_end(k)
+            use.seconds = use.now(now) + seconds
+
+    def over_budget(self, key: str, owner: Owner | None = None) -> bool:
+        """Whether the table ``key``, or its ``owner`` (None: the table is its own), has
+        used its budget; logs when that changes."""
         over = self.budget_left(key) <= 0.0
-        if over and key not in self._spent:
-            self._spent.add(key)
-            self._log("bot_budget_spent", key, seconds_per_minute=self.seconds_per_minute)
-        elif not over and key in self._spent:
-            self._spent.discard(key)
-            self._log("bot_budget_recovered", key)
+        self._note_spent(key, over, self.seconds_per_minute)
+        per_minute = self.owner_seconds_per_minute
+        if per_minute is not None:
+            for k in (owner or Owner()).keys(key):
+                bucket = self._owner_budget(k)
+                spent = bucket is not None and bucket.tokens <= 0.0
+                self._note_spent(key, spent, per_minute, owner=k)
+                over = over or spent
         return over
 
+    def _note_spent(
+        self, key: str, over: bool, per_minute: float, owner: str | None = None
+    ) -> None:
+        """Log when the budget of the table ``key`` (or of its ``owner`` key) is spent,
+        and when it has recovered."""
+        name = key if owner is None else f"owner {owner}"  # no table id has a space
+        fields: JSONObject = {} if owner is None else {"owner": owner}
+        if over and name not in self._spent:
+            self._spent.add(name)
+            self._log("bot_budget_spent", key, **fields, seconds_per_minute=per_minute)
+        elif not over and name in self._spent:
+            self._spent.discard(name)
+            self._log("bot_budget_recovered", key, **fields)
+
     def forget(self, key: str) -> None:
-        """Drop what is kept for the table ``key`` (it has stopped)."""
+        """Drop what is kept for the table ``key`` (it has stopped). Its owner's budget
+        stays: closing tables must not give an owner back what its bots used."""
         self._budgets.pop(key, None)
         self._spent.discard(key)
         for stand_in in [k for k in self._stand_ins if k[0] == key]:
@@ -333,17 +493,35 @@ class Thinking:
     # ------------------------------------------------------------------ deciding
 
     async def decide(
-        self, key: str, bot: Bot, game: Game, stand_in_seed: int | None = None
+        self,
+        key: str,
+        bot: Bot,
+        game: Game,
+        stand_in_seed: int | None = None,
+        owner: Owner | None = None,
     ) -> Thought:
-        """``bot``'s decision in ``game`` for the table ``key``: in a worker, on the event
-        loop for a cheap bot, or by the stand-in (seeded with ``stand_in_seed``) when the
-        table is over its budget or no worker answered."""
+        """``bot``'s decision in ``game`` for the table ``key`` of ``owner`` (None: the
+        table is its own): in a worker, on the event loop for a cheap bot, or by the
+        stand-in (seeded with ``stand_in_seed``) when the table or its owner is over its
+        budget, the pool is oversubscribed and this owner among its heaviest users, or no
+        worker answered."""
         name = getattr(bot, "name", "")
         base = name.partition(":")[0] if isinstance(name, str) else ""
         if base in IN_PROCESS and type(bot).__module__.startswith("flip7.bots"):
             return self._count(Thought(bot.choose(game), bot, "here"))
-        if self.over_budget(key):
-            return self._stand_in(key, game, stand_in_seed)
+        owner = owner or Owner()
+        if self.over_budget(key, owner):
+            return self._stand_in(key, game, stand_in_seed, "budget")
+        keys = owner.keys(key)
+        if self._sheds(keys):
+            if keys not in self._shedding:
+                self._shedding.add(keys)
+                self._log("bot_shed", key, owner=list(keys), waiting=len(self._waiting),
+                          workers=self.workers, used=round(self._used_by(keys), 3))
+            return self._stand_in(key, game, stand_in_seed, "busy")
+        if keys in self._shedding:
+            self._shedding.discard(keys)
+            self._log("bot_shed_over", key, owner=list(keys))
         kind = f"{type(bot).__module__}.{type(bot).__qualname__}"
         if kind not in self._unpicklable:
             try:
@@ -352,43 +530,66 @@ class Thinking:
                 self._unpicklable.add(kind)
                 self._log("bot_not_picklable", key, bot=kind, error=str(exc))
             else:
-                return await self._in_worker(key, bot, game, blob, stand_in_seed)
+                return await self._in_worker(key, owner, bot, game, blob, stand_in_seed)
         # An operator's bot that cannot travel to a worker: it thinks in a thread, as all
-        # bots did before the pool, still counted against the table's budget.
+        # bots did before the pool, still counted against the table's and owner's budgets.
         start = time.perf_counter()
         decision = await asyncio.to_thread(bot.choose, game)
         seconds = time.perf_counter() - start
-        self.charge(key, seconds)
+        self.charge(key, seconds, owner)
         return self._count(Thought(decision, bot, "thread", seconds=seconds))
 
+    def busy(self) -> bool:
+        """Whether the pool is oversubscribed: as many decisions wait as there are workers
+        (each of them thinking already), so a new one would wait for more than one."""
+        return sum(1 for job in self._waiting if not job.future.done()) >= self.workers
+
+    def _sheds(self, keys: tuple[str, ...]) -> bool:
+        """Whether the owner known by ``keys`` is to decide with the stand-in now: the pool
+        is oversubscribed, and the owner has used clearly more worker CPU lately than the
+        average of the owners waiting or thinking (itself included). Alone, an owner never
+        sheds: there is nobody for it to slow down."""
+        if not self.busy():
+            return False
+        owners = {job.owner for job in self._waiting if not job.future.done()}
+        owners |= {job.owner for job in self._thinking}
+        owners.add(keys)
+        if len(owners) < 2:
+            return False
+        used = {o: self._used_by(o) for o in owners}
+        average = sum(used.values()) / len(used)
+        return used[keys] > average + HEAVY_MARGIN
+
     async def _in_worker(
-        self, key: str, bot: Bot, game: Game, blob: bytes, stand_in_seed: int | None
+        self, key: str, owner: Owner, bot: Bot, game: Game, blob: bytes,
+        stand_in_seed: int | None,
     ) -> Thought:
         for attempt in (1, 2):
             try:
-                answer = await self._submit(key, blob)
+                answer = await self._submit(key, owner.keys(key), blob)
             except _Lost as lost:
                 self._log("bot_worker_lost", key, attempt=attempt, why=str(lost))
                 if lost.hung:  # trying again would wait as long again
                     break
                 continue
-            self.charge(key, answer.seconds)
+            self.charge(key, answer.seconds, owner)
             if answer.decision is not None and answer.bot is not None:
                 return self._count(
                     Thought(answer.decision, answer.bot, "worker", answer.pid, answer.seconds)
                 )
             self._log("bot_failed", key, bot=str(getattr(bot, "name", "?")), error=answer.error)
             break
-        return self._stand_in(key, game, stand_in_seed)
+        return self._stand_in(key, game, stand_in_seed, "no_answer")
 
-    def _stand_in(self, key: str, game: Game, seed: int | None) -> Thought:
+    def _stand_in(self, key: str, game: Game, seed: int | None, why: StandInWhy) -> Thought:
         seat = game.to_decide
         # One stand-in per seat and game (the seed is the game's), like the table's own.
         slot = (key, -1 if seat is None else seat, seed)
         bot = self._stand_ins.get(slot)
         if bot is None:
             bot = self._stand_ins[slot] = make_bot(self.stand_in, seed)
-        return self._count(Thought(bot.choose(game), bot, "stand-in"))
+        self.stand_ins[why] = self.stand_ins.get(why, 0) + 1
+        return self._count(Thought(bot.choose(game), bot, "stand-in", why=why))
 
     def _count(self, thought: Thought) -> Thought:
         self.decisions[thought.where] = self.decisions.get(thought.where, 0) + 1
@@ -396,11 +597,11 @@ class Thinking:
 
     # ------------------------------------------------------------------ the queue
 
-    async def _submit(self, key: str, blob: bytes) -> _Answer:
+    async def _submit(self, key: str, owner: tuple[str, ...], blob: bytes) -> _Answer:
         if self.closed:
             raise _Lost("the server is stopping")
         loop = asyncio.get_running_loop()
-        job = _Job(key, blob, self._clock(), loop.create_future())
+        job = _Job(key, owner, blob, self._clock(), loop.create_future())
         self._waiting.append(job)
         self._dispatch()
         # Cancelled (the table stopped): the future is cancelled too, and the dispatcher
@@ -416,6 +617,7 @@ class Thinking:
             if job is None:
                 self._free.append(slot)
                 return
+            self._thinking.add(job)
             task = asyncio.create_task(self._run(slot, job))
             self._running.add(task)
             task.add_done_callback(self._running.discard)
@@ -433,16 +635,22 @@ class Thinking:
         return None
 
     def _next(self) -> _Job | None:
-        """The waiting job to run next: its table's budget fullest, then the oldest."""
+        """The waiting job to run next: its owner's use lately the least, then its table's
+        budget the fullest, then the oldest."""
         self._waiting = [job for job in self._waiting if not job.future.done()]
         if not self._waiting:
             return None
-        # Budgets compared in tenths of a second: tables that have used about as much
+        # Compared in tenths of a second: owners and tables that have used about as much
         # take turns in the order they asked.
+        used = {job.owner: math.floor(self._used_by(job.owner) * 10) for job in self._waiting}
         left = {job.key: math.floor(self.budget_left(job.key) * 10) for job in self._waiting}
         best = max(
             range(len(self._waiting)),
-            key=lambda i: (left[self._waiting[i].key], -self._waiting[i].queued),
+            key=lambda i: (
+                -used[self._waiting[i].owner],
+                left[self._waiting[i].key],
+                -self._waiting[i].queued,
+            ),
         )
         return self._waiting.pop(best)
 
@@ -467,6 +675,7 @@ class Thinking:
             if not job.future.done():
                 job.future.set_result(answer)
         finally:
+            self._thinking.discard(job)
             if not self.closed:
                 self._free.append(slot)
                 self._dispatch()
@@ -474,8 +683,8 @@ class Thinking:
     # ------------------------------------------------------------------ stats and life
 
     def stats(self) -> JSONObject:
-        """What the pool is doing: workers started and alive, decisions waiting, and the
-        decisions made so far by where they were made."""
+        """What the pool is doing: workers started and alive, decisions waiting, the
+        decisions made so far by where they were made, and the stand-in's by why."""
         return {
             "workers": self.workers,
             "alive": sum(
@@ -484,6 +693,7 @@ class Thinking:
             "started": sum(s.started for s in self._slots),
             "waiting": sum(1 for job in self._waiting if not job.future.done()),
             "decisions": {where: count for where, count in self.decisions.items()},
+            "stand_ins": {why: count for why, count in self.stand_ins.items()},
         }
 
     def pids(self) -> list[int]:

@@ -5,7 +5,7 @@ player who left, one handed to the stand-in bot) decides after ``bot_delay`` sec
 human's turn at a table with a turn timer is decided by the stand-in bot when the timer
 runs out. Bots think only while some human is connected: a table its humans have all left
 pauses (``bots_paused``) until one comes back. Searching bots think in worker processes
-(flip7.server.table.thinking) within the table's CPU budget.
+(flip7.server.table.thinking) within the table's CPU budget and its owner's.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from flip7.server.table.errors import TableError
 from flip7.server.table.options import TableState
 from flip7.server.table.presence import Presence
 from flip7.server.table.seat import Seat
-from flip7.server.table.thinking import Thinking
+from flip7.server.table.thinking import Owner, Thinking
 from flip7.server.table.tutorial import WAIT, Tutorial
 
 __all__ = ["STAND_IN_BOT", "TurnTable", "Turns"]
@@ -62,6 +62,8 @@ class TurnTable(Protocol):
     def turn_timer(self) -> int | None: ...
     @property
     def humans_here(self) -> bool: ...
+    @property
+    def owner(self) -> Owner: ...
 
     async def change(self, change: Change) -> object:
         """Apply, store and broadcast ``change`` (the lock is held); TableError if refused."""
@@ -150,7 +152,9 @@ class Turns:
             if bot is None:
                 bot = table.bots[seat] = make_bot(STAND_IN_BOT, stand_in_seed)
             # The lock keeps this table's game still while the bot thinks.
-            thought = await self.thinking.decide(table.id, bot, game, stand_in_seed)
+            thought = await self.thinking.decide(
+                table.id, bot, game, stand_in_seed, owner=table.owner
+            )
             if thought.where != "stand-in":
                 table.bots[seat] = thought.bot  # its random state moved on in the worker
             if table.version != turn.version:  # pragma: no cover - the lock prevents it

@@ -478,6 +478,9 @@
  * @property {number} rematch_wait
  * @property {number} lobby_hide_after
  * @property {number} bot_seconds_per_minute
+ * @property {number} owner_bot_seconds_per_minute
+ * @property {number} search_bots_per_table
+ * @property {number} search_bot_tables_per_owner
  * @property {number} uploads_per_minute
  * @property {number} uploads_burst
  * @property {number} max_record_bytes
