@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import gc
 import math
+import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -197,13 +198,18 @@ def _server_cpu(pids: list[int] | None) -> float | None:
 
 
 def _database_bytes(path: Path | None) -> int | None:
-    """The size of an SQLite database file with its write-ahead log; None when unknown."""
-    if path is None:
+    """The bytes an SQLite database holds in use (its pages less the free ones, as a
+    reader sees it: the write-ahead log's committed pages included, which the files' sizes
+    do not tell until a checkpoint); None when unknown."""
+    if path is None or not path.exists():
         return None
     try:
-        size = path.stat().st_size
-    except OSError:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True,
+                                                timeout=1.0)) as db:  # fmt: skip
+            pages, free, size = (
+                int(db.execute(f"PRAGMA {name}").fetchone()[0])
+                for name in ("page_count", "freelist_count", "page_size")
+            )
+    except sqlite3.Error:
         return None
-    with contextlib.suppress(OSError):
-        size += path.with_name(path.name + "-wal").stat().st_size
-    return size
+    return (pages - free) * size
