@@ -174,6 +174,8 @@ async def attack_row(
                 task.cancel()
             await asyncio.gather(*run.tasks, return_exceptions=True)
             await asyncio.gather(*(c.close() for c in table.clients), return_exceptions=True)
+            if victim is not None:
+                await victim.leave()
     latencies = [1000 * s for s in stats.latencies]
     row.control_moves = len(latencies)
     row.control_p50_ms, row.control_p95_ms, row.control_max_ms = _summary(latencies)

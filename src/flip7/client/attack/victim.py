@@ -178,6 +178,15 @@ class Victim:
         with contextlib.suppress(ConnectionClosed, ConnectionError):
             await client.send(move)
 
+    async def leave(self) -> None:
+        """Leave the table at the end of a row: its bots think no more, and a server that
+        caps the tables seating search bots per owner does not count it against the next
+        row's victim (with ``--url`` every row's victim comes from 127.0.0.1)."""
+        if self.id:
+            with contextlib.suppress(httpx.HTTPError):
+                await self.http.post(f"/api/tables/{self.id}/leave",
+                                     headers={"Authorization": f"Bearer {self.token}"})
+
     async def _rematch(self) -> None:
         await self._post(f"/api/tables/{self.id}/rematch", token=self.token)
 
