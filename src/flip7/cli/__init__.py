@@ -121,13 +121,18 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "attack", "flip7.client.attack",
-        "flood the web app on loopback and time a control table next to each flood",
+        "flood the web app on loopback and time a control table and a victim bot table "
+        "next to each flood",
         description=(
             "Run each flood (uploads, table creation, search bots, frames, idle connections, "
-            "malformed input) for --duration seconds from loopback addresses 127.0.0.2 and "
-            "up, while a control table of three humans plays from 127.0.0.1; report its "
-            "latency and /api/health's against the target. Starts its own servers unless "
-            "--url is given."
+            "malformed input; search-bot tables against another table's bots, many "
+            "addresses, long games' welcomes, writes, shared queues, rating farms) for "
+            "--duration seconds from loopback addresses other than 127.0.0.1, while a "
+            "control table of three humans and a victim table of a human and two Expert "
+            "bots play from 127.0.0.1; report the control table's latency, the victim's "
+            "wait per bot move against its quiet baseline and /api/health's against the "
+            "targets. Starts its own server (or, with --cluster, HAProxy in front of "
+            "processes on PostgreSQL and Redis) for each flood unless --url is given."
         ),
         needs=_SERVER_EXTRA,
     ),

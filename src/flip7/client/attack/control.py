@@ -1,7 +1,9 @@
 """One row of ``flip7 attack`` (:func:`attack_row`), in this process: the control table
 (three seated humans of the load test, :mod:`flip7.client.loadtest.clients`, moving 50 ms
-after their turn comes) and ``GET /api/health`` timed while the flood runs in its own
-process (:class:`~flip7.client.attack.flood_process.FloodProcess`)."""
+after their turn comes), the victim bot table (:mod:`flip7.client.attack.victim`: its
+bots' wait per move, in a quiet window first, then during the flood) and ``GET
+/api/health`` timed while the flood runs in its own process
+(:class:`~flip7.client.attack.flood_process.FloodProcess`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import asyncio
 import contextlib
 import gc
 import math
+import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -18,6 +21,7 @@ import httpx
 
 from flip7.client.attack.figures import ATTACKS, MAX_NOTES, AttackRow, FloodFigures
 from flip7.client.attack.flood_process import FloodProcess
+from flip7.client.attack.victim import Victim
 from flip7.client.loadtest.clients import Run, Table, measure_lag, watch
 from flip7.client.measure import cpu_snapshot, machine_busy_seconds, percent_between, percentile
 
@@ -75,10 +79,19 @@ async def attack_row(
     server_pid: int | None = None,
     seed: int | None = None,
     timeout: float = 10.0,
+    quiet: float = 0.0,
+    server_pids: list[int] | None = None,
+    database: Path | None = None,
 ) -> AttackRow:
     """Run one attack (``baseline``: none) for ``duration`` seconds next to a control table of
-    the server at ``url``; ``config`` holds the flood's counts."""
+    the server at ``url``; ``config`` holds the flood's counts. With ``quiet`` seconds the
+    victim bot table plays that long before the flood starts (its quiet baseline) and is
+    measured during the flood too. ``server_pids``: the server's processes (or
+    ``server_pid``'s alone), whose CPU is counted; ``database``: its SQLite file, whose
+    growth is counted."""
     url = url.rstrip("/")
+    pids = server_pids if server_pids is not None else (
+        [server_pid] if server_pid is not None else None)
     row = AttackRow(attack, ATTACKS[attack], duration, None)
     async with contextlib.AsyncExitStack() as stack:
         http = await stack.enter_async_context(
@@ -92,6 +105,7 @@ async def attack_row(
         stats = run.stats
         table = Table(run, 0, CONTROL_CLIENTS, seed)
         health = Health(health_http)
+        victim = Victim(url, http, timeout) if quiet > 0 else None
         stop = asyncio.Event()
         flood: FloodProcess | None = None
         tasks: list[asyncio.Task[None]] = []
@@ -100,9 +114,19 @@ async def attack_row(
                 tasks.append(asyncio.create_task(watch([table], stop)))
                 run.sending = True
                 await table.start()
+                if victim is not None:
+                    if await victim.setup():
+                        tasks.append(asyncio.create_task(victim.play(stop)))
+                        row.victim_bot = victim.bot
+                    else:
+                        row.victim_bot = "none: the victim table could not be set up"
                 tasks.append(asyncio.create_task(health.probe(stop)))
                 tasks.append(asyncio.create_task(measure_lag(stats, stop)))
                 await asyncio.sleep(WARMUP)
+                if victim is not None:
+                    began = time.perf_counter()
+                    await asyncio.sleep(quiet)
+                    row.victim_quiet = victim.figures(began, time.perf_counter())
                 if attack != "baseline":
                     flood_config = {
                         **config, "attack": attack, "url": url, "duration": duration,
@@ -117,13 +141,19 @@ async def attack_row(
                 now = time.perf_counter()
                 stats.window_start = health.window_start = now
                 stats.window_end = health.window_end = now + duration
-                server_before = _server_cpu(server_pid)
+                server_before = _server_cpu(pids)
                 machine_before = machine_busy_seconds()
                 client_before = time.process_time()
+                database_before = _database_bytes(database)
                 await asyncio.sleep(duration)
                 window = time.perf_counter() - now
+                if victim is not None:
+                    row.victim = victim.figures(now, now + window)
+                database_after = _database_bytes(database)
+                if database_before is not None and database_after is not None:
+                    row.database_growth_bytes = database_after - database_before
                 row.client_cpu_percent = (time.process_time() - client_before) / window * 100
-                row.server_cpu_percent = percent_between(server_before, _server_cpu(server_pid),
+                row.server_cpu_percent = percent_between(server_before, _server_cpu(pids),
                                                          window)  # fmt: skip
                 row.machine_cpu_percent = percent_between(machine_before, machine_busy_seconds(),
                                                           window)  # fmt: skip
@@ -144,6 +174,8 @@ async def attack_row(
                 task.cancel()
             await asyncio.gather(*run.tasks, return_exceptions=True)
             await asyncio.gather(*(c.close() for c in table.clients), return_exceptions=True)
+            if victim is not None:
+                await victim.leave()
     latencies = [1000 * s for s in stats.latencies]
     row.control_moves = len(latencies)
     row.control_p50_ms, row.control_p95_ms, row.control_max_ms = _summary(latencies)
@@ -155,9 +187,31 @@ async def attack_row(
     row.health_p50_ms, row.health_p95_ms, row.health_max_ms = _summary(health.latencies)
     row.health_errors = health.errors
     row.health_error_messages = list(health.messages)
+    if victim is not None:
+        row.victim_games = victim.games
+        row.victim_errors = victim.errors
+        row.victim_error_messages = list(victim.messages)
     return row
 
 
-def _server_cpu(pid: int | None) -> float | None:
-    """CPU seconds of the server and its worker processes (bots, replays), from /proc."""
-    return None if pid is None else cpu_snapshot({"server": [pid]}).groups["server"]
+def _server_cpu(pids: list[int] | None) -> float | None:
+    """CPU seconds of the server's processes and their workers (bots, replays), from /proc."""
+    return None if pids is None else cpu_snapshot({"server": pids}).groups["server"]
+
+
+def _database_bytes(path: Path | None) -> int | None:
+    """The bytes an SQLite database holds in use (its pages less the free ones, as a
+    reader sees it: the write-ahead log's committed pages included, which the files' sizes
+    do not tell until a checkpoint); None when unknown."""
+    if path is None or not path.exists():
+        return None
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True,
+                                                timeout=1.0)) as db:  # fmt: skip
+            pages, free, size = (
+                int(db.execute(f"PRAGMA {name}").fetchone()[0])
+                for name in ("page_count", "freelist_count", "page_size")
+            )
+    except sqlite3.Error:
+        return None
+    return (pages - free) * size

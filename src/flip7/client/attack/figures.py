@@ -6,6 +6,10 @@ table of rows (:func:`report`).
 []
 >>> verdict_reasons(control_p95=70.0, health_p95=8.0, moves=300, errors=2, health_errors=0)
 ['control p95 70 ms > 50', '2 control errors']
+>>> verdict_reasons(control_p95=12.0, health_p95=8.0, moves=300, errors=0, health_errors=0,
+...                 victim=WaitFigures(40, 900.0, 2000.0, 3000.0),
+...                 victim_quiet=WaitFigures(60, 500.0, 900.0, 1200.0))
+['victim bot median 900 ms > 1.5 × its quiet 500']
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from typing import Any
 # The targets a row is judged by (2-core machine, each flood running).
 TARGET_CONTROL_P95_MS = 50.0
 TARGET_HEALTH_P95_MS = 100.0
+# The victim bot table's median wait per bot move during a flood, at most this many times
+# its median in the quiet window before it.
+TARGET_VICTIM_RATIO = 1.5
 MAX_NOTES = 12
 
 ATTACKS: dict[str, str] = {
@@ -28,7 +35,43 @@ ATTACKS: dict[str, str] = {
     "frames": "WebSockets sending binary and text frames flat out",
     "idle": "silent TCP sockets, never-ending headers, WebSockets without hello",
     "malformed": "odd bodies, paths and frames",
+    "searchbots": "tables of as many search bots at the ceilings as allowed, from one address",
+    "tables-many": "POST /api/tables from many addresses of one block",
+    "chat-many": "chat spam from spectators of many addresses at one table",
+    "welcomes": "many spectators reading a long game's welcome again and again",
+    "writes": "scorecards, their rounds and renames as fast as answered",
+    "queues": "uploads, replay pages and coach jobs from many addresses",
+    "ratings": "rating farms: two puppets at a short rated table, one player vs Beginner bots",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class WaitFigures:
+    """The victim bot table's waits per bot move in a window (ms): how many, median, p95,
+    longest."""
+
+    moves: int
+    p50_ms: float | None
+    p95_ms: float | None
+    max_ms: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        def ms(value: float | None) -> float | None:
+            return None if value is None else round(value, 2)
+
+        return {"moves": self.moves, "p50_ms": ms(self.p50_ms), "p95_ms": ms(self.p95_ms),
+                "max_ms": ms(self.max_ms)}  # fmt: skip
+
+
+def victim_ratio(victim: WaitFigures | None, quiet: WaitFigures | None) -> float | None:
+    """The victim's median wait over its quiet median (None where either is unknown).
+
+    >>> victim_ratio(WaitFigures(9, 90.0, 1.0, 1.0), WaitFigures(9, 60.0, 1.0, 1.0))
+    1.5
+    """
+    if victim is None or quiet is None or not victim.p50_ms or not quiet.p50_ms:
+        return None
+    return victim.p50_ms / quiet.p50_ms
 
 
 def verdict_reasons(
@@ -40,8 +83,12 @@ def verdict_reasons(
     health_errors: int,
     server_errors: int = 0,
     server_log_errors: int = 0,
+    victim: WaitFigures | None = None,
+    victim_quiet: WaitFigures | None = None,
+    victim_errors: int = 0,
 ) -> list[str]:
-    """Why a row misses the target (an empty list: it meets it)."""
+    """Why a row misses the target (an empty list: it meets it). ``victim``: the victim bot
+    table's waits during the flood (None: not measured), ``victim_quiet`` before it."""
     reasons = []
     if moves == 0:
         reasons.append("no control moves")
@@ -59,6 +106,18 @@ def verdict_reasons(
         reasons.append(f"{server_errors} HTTP 500s / closes 1011")
     if server_log_errors:
         reasons.append(f"{server_log_errors} server log errors")
+    if victim is not None:
+        ratio = victim_ratio(victim, victim_quiet)
+        if victim.moves == 0:
+            reasons.append("no victim bot moves")
+        elif ratio is not None and ratio > TARGET_VICTIM_RATIO:
+            assert victim.p50_ms is not None and victim_quiet is not None
+            reasons.append(
+                f"victim bot median {victim.p50_ms:.0f} ms > {TARGET_VICTIM_RATIO:g} × its "
+                f"quiet {victim_quiet.p50_ms:.0f}"
+            )
+        if victim_errors:
+            reasons.append(f"{victim_errors} victim errors")
     return reasons
 
 
@@ -140,6 +199,15 @@ class AttackRow:
     client_lag_max_ms: float | None = None
     server_log_errors: list[str] = field(default_factory=list)
     server_log_warnings: int = 0
+    # the victim bot table: its waits per bot move before the flood and during it
+    victim_bot: str | None = None
+    victim_quiet: WaitFigures | None = None
+    victim: WaitFigures | None = None
+    victim_games: int = 0
+    victim_errors: int = 0
+    victim_error_messages: list[str] = field(default_factory=list)
+    # bytes the server's SQLite file (with its -wal) grew by in the window (None: unknown)
+    database_growth_bytes: int | None = None
 
     @property
     def reasons(self) -> list[str]:
@@ -151,6 +219,9 @@ class AttackRow:
             health_errors=self.health_errors,
             server_errors=self.flood.server_errors if self.flood else 0,
             server_log_errors=len(self.server_log_errors),
+            victim=self.victim,
+            victim_quiet=self.victim_quiet,
+            victim_errors=self.victim_errors,
         )
 
     @property
@@ -190,9 +261,23 @@ class AttackRow:
             "server_log_errors": list(self.server_log_errors[:MAX_NOTES]),
             "server_log_error_count": len(self.server_log_errors),
             "server_log_warning_count": self.server_log_warnings,
+            "victim": {
+                "bot": self.victim_bot,
+                "quiet": None if self.victim_quiet is None else self.victim_quiet.to_json(),
+                "flood": None if self.victim is None else self.victim.to_json(),
+                "ratio": _round(victim_ratio(self.victim, self.victim_quiet)),
+                "games": self.victim_games,
+                "errors": self.victim_errors,
+                "first_errors": list(self.victim_error_messages),
+            },
+            "database_growth_bytes": self.database_growth_bytes,
             "ok": self.ok,
             "reasons": self.reasons,
         }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
 
 
 def _ms(value: float | None, width: int = 6) -> str:
@@ -203,69 +288,124 @@ def _count(value: int | None, width: int = 8) -> str:
     return f"{'-':>{width}}" if value is None else f"{value:{width}d}"
 
 
+def _waits(figures: WaitFigures | None) -> str:
+    if figures is None:
+        return "not measured"
+    return (f"median {_ms(figures.p50_ms, 0)} ms, p95 {_ms(figures.p95_ms, 0)} ms, max "
+            f"{_ms(figures.max_ms, 0)} ms over {figures.moves} bot moves")  # fmt: skip
+
+
+def goal_reasons(row: AttackRow) -> list[str]:
+    """Why a row misses the issue's two goals: the control table's p95 and the victim bot
+    table's median against its quiet one (the full verdict, :attr:`AttackRow.reasons`,
+    also counts errors and /api/health)."""
+    return verdict_reasons(
+        control_p95=row.control_p95_ms, health_p95=0.0, moves=row.control_moves, errors=0,
+        health_errors=0, victim=row.victim, victim_quiet=row.victim_quiet,
+    )  # fmt: skip
+
+
 def report(rows: list[AttackRow], header: str, total_seconds: float) -> str:
-    """The table of figures, a line of details per attack, and the total run time."""
+    """The table of figures (the victim bot table's waits per move next to the control
+    table's latencies), a few lines of details per attack, the summary against the goals
+    and the total run time."""
     lines = [
         header,
         "",
-        f"{'attack':<10} {'sent':>8} {'answered':>8} {'refused':>8} {'failed':>7} "
+        f"{'attack':<11} {'sent':>8} {'answered':>8} {'refused':>8} {'failed':>7} "
         f"{'ctl p50':>7} {'p95':>6} {'max':>6} {'moves':>5} {'errors':>6} "
-        f"{'health p50':>10} {'p95':>6} {'max':>6}  verdict",
+        f"{'health p50':>10} {'p95':>6} {'max':>6} "
+        f"{'victim p50':>10} {'p95':>7} {'max':>7} {'moves':>5} {'quiet p50':>9}  verdict",
     ]
     for row in rows:
         flood = row.flood
+        victim = row.victim
         verdict = "pass" if row.ok else "FAIL: " + "; ".join(row.reasons)
         lines.append(
-            f"{row.attack:<10} {_count(flood.sent if flood else None)} "
+            f"{row.attack:<11} {_count(flood.sent if flood else None)} "
             f"{_count(flood.answered if flood else None)} "
             f"{_count(flood.refused if flood else None)} "
             f"{_count(flood.failed if flood else None, 7)} "
             f"{_ms(row.control_p50_ms, 7)} {_ms(row.control_p95_ms)} {_ms(row.control_max_ms)} "
             f"{row.control_moves:5d} {row.control_errors:6d} "
-            f"{_ms(row.health_p50_ms, 10)} {_ms(row.health_p95_ms)} {_ms(row.health_max_ms)}  "
-            f"{verdict}"
+            f"{_ms(row.health_p50_ms, 10)} {_ms(row.health_p95_ms)} {_ms(row.health_max_ms)} "
+            f"{_ms(victim.p50_ms if victim else None, 10)} "
+            f"{_ms(victim.p95_ms if victim else None, 7)} "
+            f"{_ms(victim.max_ms if victim else None, 7)} "
+            f"{_count(victim.moves if victim else None, 5)} "
+            f"{_ms(row.victim_quiet.p50_ms if row.victim_quiet else None, 9)}  {verdict}"
         )
     lines.append("")
     lines.append("details (answers by code; ms are milliseconds):")
     for row in rows:
-        lines.append(f"  {row.attack}: {row.description}")
-        flood = row.flood
-        if flood is not None:
-            codes = ", ".join(f"{code} ×{n}" for code, n in flood.codes.most_common(12))
-            lines.append(
-                f"    from {_address_range(flood.addresses)}; setup {flood.setup_seconds:.1f} s"
-            )
-            if codes:
-                lines.append(f"    answers: {codes}")
-            lines.extend(f"    note: {note}" for note in flood.notes)
-        cpu = []
-        if row.server_cpu_percent is not None:
-            cpu.append(f"server and its workers {row.server_cpu_percent:.0f}% of a core")
-        if row.machine_cpu_percent is not None:
-            cpu.append(f"machine {row.machine_cpu_percent:.0f}%")
-        if row.client_cpu_percent is not None:
-            cpu.append(
-                f"control clients {row.client_cpu_percent:.0f}% "
-                f"(loop lag max {_ms(row.client_lag_max_ms, 0)} ms)"
-            )
-        if cpu:
-            lines.append(f"    cpu: {', '.join(cpu)}; health probes {row.health_count}")
-        if row.control_errors:
-            kinds = ", ".join(f"{k} {n}" for k, n in sorted(row.control_error_kinds.items()))
-            lines.append(f"    control errors: {kinds}")
-            lines.extend(f"      {m}" for m in row.control_error_messages[:3])
-        lines.extend(f"    health error: {m}" for m in row.health_error_messages[:3])
-        if row.server_log_errors:
-            lines.append(f"    server log: {len(row.server_log_errors)} error lines; the first:")
-            lines.extend(f"      {line[:300]}" for line in row.server_log_errors[:3])
+        lines.extend(_details(row))
     passed = sum(row.ok for row in rows)
+    lines.append("")
+    lines.append(
+        f"summary against the goals (control p95 ≤ {TARGET_CONTROL_P95_MS:.0f} ms; the victim "
+        f"bot table's median wait per move ≤ {TARGET_VICTIM_RATIO:g} × its quiet median):"
+    )
+    lines.append(f"  {'attack':<11} {'control p95':>11} {'victim median':>13} "
+                 f"{'quiet median':>12} {'ratio':>6}  goals")  # fmt: skip
+    for row in rows:
+        ratio = victim_ratio(row.victim, row.victim_quiet)
+        goals = goal_reasons(row)
+        lines.append(
+            f"  {row.attack:<11} {_ms(row.control_p95_ms, 8)} ms "
+            f"{_ms(row.victim.p50_ms if row.victim else None, 10)} ms "
+            f"{_ms(row.victim_quiet.p50_ms if row.victim_quiet else None, 9)} ms "
+            f"{'-' if ratio is None else f'{ratio:.2f}':>6}  "
+            f"{'pass' if not goals else 'FAIL: ' + '; '.join(goals)}"
+        )
     lines.append("")
     lines.append(
         f"{passed} of {len(rows)} rows meet the target (control p95 ≤ "
         f"{TARGET_CONTROL_P95_MS:.0f} ms, health p95 ≤ {TARGET_HEALTH_P95_MS:.0f} ms, "
-        f"0 errors); total run time {total_seconds:.0f} s"
+        f"0 errors, victim median ≤ {TARGET_VICTIM_RATIO:g} × quiet); total run time "
+        f"{total_seconds:.0f} s"
     )
     return "\n".join(lines)
+
+
+def _details(row: AttackRow) -> list[str]:
+    lines = [f"  {row.attack}: {row.description}"]
+    flood = row.flood
+    if flood is not None:
+        codes = ", ".join(f"{code} ×{n}" for code, n in flood.codes.most_common(16))
+        lines.append(
+            f"    from {_address_range(flood.addresses)}; setup {flood.setup_seconds:.1f} s"
+        )
+        if codes:
+            lines.append(f"    answers: {codes}")
+        lines.extend(f"    note: {note}" for note in flood.notes)
+    if row.victim is not None or row.victim_quiet is not None:
+        lines.append(f"    victim ({row.victim_bot} bots, {row.victim_games} games over): quiet "
+                     f"{_waits(row.victim_quiet)}; during {_waits(row.victim)}")  # fmt: skip
+        lines.extend(f"      {m}" for m in row.victim_error_messages[:3])
+    if row.database_growth_bytes is not None:
+        lines.append(f"    database grew {row.database_growth_bytes / 1024:.0f} KiB "
+                     f"({row.database_growth_bytes / 1024 / row.duration:.1f} KiB/s)")
+    cpu = []
+    if row.server_cpu_percent is not None:
+        cpu.append(f"server and its workers {row.server_cpu_percent:.0f}% of a core")
+    if row.machine_cpu_percent is not None:
+        cpu.append(f"machine {row.machine_cpu_percent:.0f}%")
+    if row.client_cpu_percent is not None:
+        cpu.append(
+            f"control clients {row.client_cpu_percent:.0f}% "
+            f"(loop lag max {_ms(row.client_lag_max_ms, 0)} ms)"
+        )
+    if cpu:
+        lines.append(f"    cpu: {', '.join(cpu)}; health probes {row.health_count}")
+    if row.control_errors:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(row.control_error_kinds.items()))
+        lines.append(f"    control errors: {kinds}")
+        lines.extend(f"      {m}" for m in row.control_error_messages[:3])
+    lines.extend(f"    health error: {m}" for m in row.health_error_messages[:3])
+    if row.server_log_errors:
+        lines.append(f"    server log: {len(row.server_log_errors)} error lines; the first:")
+        lines.extend(f"      {line[:300]}" for line in row.server_log_errors[:3])
+    return lines
 
 
 def _address_range(addresses: list[str]) -> str:

@@ -19,7 +19,15 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from flip7.client.attack.figures import FloodFigures
-from flip7.client.table_client import Move, TableClient, open_socket, table_url
+from flip7.client.table_client import (
+    Frame,
+    Move,
+    TableClient,
+    TableState,
+    hello,
+    open_socket,
+    table_url,
+)
 
 REQUEST_TIMEOUT = 5.0
 
@@ -33,6 +41,59 @@ def flood_addresses(count: int) -> list[str]:
     return [f"127.0.0.{2 + i}" for i in range(min(count, 250))]
 
 
+# Most addresses of one block (127.B.0.1 to 127.B.249.254).
+BLOCK_ADDRESSES = 250 * 254
+
+
+def block_addresses(block: int, count: int) -> list[str]:
+    """``count`` loopback source addresses in 127.``block``.0.0/16, never in 127.0.0.0/16
+    (the control and victim tables' 127.0.0.1 and the older floods' 127.0.0.2 and up):
+    however a server groups addresses into blocks, up to a /16, a flood of the newer
+    kinds is never the control table's neighbour. Linux answers on all of 127.0.0.0/8, so
+    any of them can be a connection's source when the server listens on 127.0.0.1.
+
+    >>> block_addresses(3, 3), block_addresses(3, 256)[-2:]
+    (['127.3.0.1', '127.3.0.2', '127.3.0.3'], ['127.3.1.1', '127.3.1.2'])
+    """
+    return [f"127.{block}.{i // 254}.{i % 254 + 1}" for i in range(min(count, BLOCK_ADDRESSES))]
+
+
+def bystander_address(block: int) -> str:
+    """The address of a flood's bystander: someone else (another /16 than the flood's)
+    who asks now and then for what the flood is holding (a table slot, a replay page,
+    the coach).
+
+    >>> bystander_address(3)
+    '127.103.0.1'
+    """
+    return f"127.{100 + block}.0.1"
+
+
+def stay_at_once(state: TableState) -> str:
+    """The decision of a seat that wants its turn over: Stay when it may, else the first
+    legal decision."""
+    legal = state.legal_decisions
+    return "stay" if "stay" in legal else legal[0]
+
+
+def score_at_once(state: TableState) -> str:
+    """The decision of a seat that wants the game over (a short game that a rating farm
+    plays): Hit while its line holds no number, then Stay.
+
+    >>> score_at_once(TableState({"version": 1, "game": {"viewer": 0, "legal_decisions":
+    ...     ["hit", "stay"], "players": [{"number_sum": 0}]}}))
+    'hit'
+    """
+    game = state.game or {}
+    viewer = game.get("viewer")
+    players = game.get("players") or []
+    numbers = players[viewer].get("number_sum", 0) if isinstance(viewer, int) and 0 <= viewer < len(
+        players) else 0
+    if "hit" in state.legal_decisions and not numbers:
+        return "hit"
+    return stay_at_once(state)
+
+
 class Flood:
     """One flood: ``setup`` (not timed) and ``run`` until ``deadline`` (time.monotonic)."""
 
@@ -44,7 +105,11 @@ class Flood:
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
         self.control_table = str(config.get("control_table", ""))
-        self.addresses = flood_addresses(int(config.get("addresses", 2)))
+        count = int(config.get("addresses", 2))
+        block = config.get("block")
+        self.block = None if block is None else int(block)
+        self.addresses = (flood_addresses(count) if self.block is None
+                          else block_addresses(self.block, count))  # fmt: skip
         figures.addresses = self.addresses
         self.rng = random.Random(config.get("seed"))
         self._clients: dict[str, httpx.AsyncClient] = {}
@@ -128,10 +193,13 @@ class Flood:
         return str(data["table"]["id"]), str(data["token"])
 
     async def play_seat(
-        self, address: str, table: str, token: str, deadline: float, *, once: bool = False
+        self, address: str, table: str, token: str, deadline: float, *, once: bool = False,
+        policy: Callable[[TableState], str] | None = None,
+        on_over: Callable[[TableState], None] | None = None,
     ) -> None:
-        """A seated human, connected, taking its decisions at once (Stay when it may) and
-        asking for a rematch when a game is over; ``once``: return when the game is over."""
+        """A seated human, connected, taking its decisions at once (``policy``; by default
+        Stay when it may) and asking for a rematch when a game is over (``on_over`` told
+        of each end screen); ``once``: return when the game is over."""
         while time.monotonic() < deadline:
             client = TableClient(self.url, table, token, local_address=address)
             ws = await self.ws_connect(client.connect(self.open_timeout(deadline)))
@@ -160,15 +228,17 @@ class Flood:
                         continue
                     if state.over:
                         acted = version
+                        if on_over is not None:
+                            on_over(state)
                         if once:
                             return
                         await self.request(
                             address, "POST", f"/api/tables/{table}/rematch", "rematch",
                             headers={"Authorization": f"Bearer {token}"},
                         )  # fmt: skip
-                    elif legal := state.legal_decisions:
+                    elif state.legal_decisions:
                         acted = version
-                        decision = "stay" if "stay" in legal else legal[0]
+                        decision = (policy or stay_at_once)(state)
                         await client.send(Move(f"h{version}", version, decision))
                         self.figures.sent += 1
             except (TimeoutError, ConnectionClosed, ValueError, TypeError, KeyError,
@@ -193,6 +263,69 @@ class Flood:
     @staticmethod
     def open_timeout(deadline: float) -> float:
         return max(1.0, min(REQUEST_TIMEOUT, deadline - time.monotonic()))
+
+    async def bystander(
+        self, deadline: float, method: str, path: str | Callable[[], str], label: str,
+        every: float = 1.0, **kwargs: Any,
+    ) -> None:
+        """Someone else (:func:`bystander_address`) asking for ``path`` every ``every``
+        seconds until ``deadline``: what the flood leaves to the others, counted under
+        ``label``."""
+        address = bystander_address(self.block or 0)
+        while time.monotonic() < deadline:
+            began = time.monotonic()
+            where = path() if callable(path) else path
+            await self.request(address, method, where, label, **kwargs)
+            await asyncio.sleep(max(0.0, min(every - (time.monotonic() - began),
+                                             deadline - time.monotonic())))  # fmt: skip
+
+    async def identity(self, address: str, name: str) -> tuple[str, str] | None:
+        """A new identity (POST /api/players): its id and key; None if refused."""
+        response = await self.request(address, "POST", "/api/players", "setup",
+                                      json={"name": name})  # fmt: skip
+        if response is None or response.status_code != 201:
+            return None
+        data = response.json()
+        return str(data["id"]), str(data["key"])
+
+    async def json_of(self, address: str, path: str, label: str = "setup") -> Any:
+        """``GET path``'s JSON answer; None (counted) when there is none."""
+        response = await self.request(address, "GET", path, label)
+        if response is None or response.status_code != 200:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            return None
+
+    async def spectate(
+        self, address: str, table: str, deadline: float
+    ) -> tuple[Frame, int] | None:
+        """A spectator's welcome at ``table`` from ``address`` and its size in bytes (the
+        socket closed after it); None (counted) when none came."""
+        ws = await self.ws_connect(open_socket(table_url(self.url, table), local_address=address,
+                                               open_timeout=self.open_timeout(deadline)))
+        if ws is None:
+            return None
+        try:
+            await ws.send(hello(None))
+            while True:
+                raw = await asyncio.wait_for(ws.recv(), self.open_timeout(deadline))
+                frame = Frame.parse(raw)
+                if frame.type == "welcome":
+                    self.figures.answered += 1
+                    return frame, len(raw)
+                if frame.type == "error":
+                    self.figures.answered += 1
+                    self.figures.refused += 1
+                    self.figures.codes[f"spectator: error {frame.code}"] += 1
+                    return None
+        except (TimeoutError, ConnectionClosed, ValueError) as exc:
+            self.failure(exc, "spectator")
+            return None
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(), 1)
 
     async def ws_connect(self, opening: Awaitable[ClientConnection]) -> ClientConnection | None:
         """The WebSocket ``opening`` opens (counted as sent); None, counted, if refused."""

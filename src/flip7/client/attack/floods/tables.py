@@ -37,6 +37,9 @@ class Bots(Flood):
     stays connected and makes its own decisions at once, which is what keeps bots thinking
     on a server that pauses bots nobody is watching."""
 
+    strongest = STRONG_BOT  # asked for first (unless the config names a bot_spec)
+    fallbacks: tuple[str, ...] = FALLBACK_BOTS  # then these, once the ceilings are reached
+
     def __init__(self, config: dict[str, Any], figures: FloodFigures) -> None:
         super().__init__(config, figures)
         self.count = int(config.get("bot_tables", 12))
@@ -52,7 +55,7 @@ class Bots(Flood):
             response = await self.request(address, "POST", f"/api/tables/{table}/bots", "setup",
                                           json={"bot": self.spec}, headers=headers)  # fmt: skip
             return response is not None and response.status_code == 200
-        candidates = [str(self.config.get("bot_spec", STRONG_BOT)), *FALLBACK_BOTS]
+        candidates = [str(self.config.get("bot_spec", self.strongest)), *self.fallbacks]
         tries = 0
         while candidates and tries < 12:
             spec = candidates.pop(0)
