@@ -69,9 +69,11 @@ SLOW_FILES = {
     "test_server_store.py": 15, "test_coach.py": 15, "test_server_coach.py": 14,
     "test_server_chat_live.py": 14, "test_browser_livekeeper.py": 14,
     "test_server_scorecard.py": 14, "test_server_ratings.py": 13,
-    "test_browser_lobby_levels.py": 12, "test_properties.py": 12, "test_attack.py": 12,
+    "test_browser_lobby_levels.py": 12, "test_properties.py": 12,
     "test_learned.py": 12, "test_server_replays.py": 11, "test_advisor.py": 10,
-    "test_js_protocol.py": 16,
+    "test_js_protocol.py": 16, "test_attack_floods.py": 95, "test_attack.py": 30,
+    "test_cluster_budgets.py": 40, "test_server_bot_shares.py": 20,
+    "test_server_table_ceilings.py": 15, "test_server_rating_farms.py": 15,
 }
 
 
