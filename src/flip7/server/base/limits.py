@@ -140,3 +140,43 @@ def client_address(client: object) -> str:
     if host is None and isinstance(client, tuple) and client:
         host = client[0]
     return str(host) if host else "unknown"
+
+
+# Added at the end of the module (imports and names included) so that it merges beside the
+# budget classes' own changes.
+import ipaddress  # noqa: E402
+
+__all__ += ["address_block"]
+
+
+def address_block(host: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> str:
+    """The block of addresses that ``host`` shares its budgets with: one host holds a whole
+    IPv6 /64, so IPv6 is counted by ``ipv6_prefix`` bits ("2001:db8:1:2::/64"); IPv4 by
+    ``ipv4_prefix`` bits, 32 (the address itself) unless the operator groups wider. An
+    IPv4-mapped IPv6 address is its IPv4 address; anything else (a test client's name,
+    "unknown", a block already) is its own block, so that blocking twice changes nothing.
+
+    >>> address_block("2001:db8:1:2:aaaa::1"), address_block("2001:db8:1:2::ffff")
+    ('2001:db8:1:2::/64', '2001:db8:1:2::/64')
+    >>> address_block("203.0.113.7"), address_block("203.0.113.7", ipv4_prefix=24)
+    ('203.0.113.7', '203.0.113.0/24')
+    >>> address_block("::ffff:203.0.113.7"), address_block("::1", ipv6_prefix=128)
+    ('203.0.113.7', '::1')
+    >>> address_block("testclient"), address_block("2001:db8:1:2::/64")
+    ('testclient', '2001:db8:1:2::/64')
+    """
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv4Address):
+        prefix = min(max(ipv4_prefix, 0), 32)
+        whole = 32
+    else:
+        prefix = min(max(ipv6_prefix, 0), 128)
+        whole = 128
+    if prefix == whole:
+        return str(address)
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
