@@ -306,87 +306,115 @@ def http_answer(status: int, body: bytes, headers: Mapping[str, str] | None = No
 # ---------------------------------------------------------------------- health checks
 
 HEALTH_REQUEST = b"GET /api/health"
-# A health answer younger than this is given as it is; an older one is given while the
-# request starts a new check in the background.
+# A health answer younger than this is given as it is; one younger than
+# HEALTH_STALE_SECONDS is given while the request starts a new check in the background.
 HEALTH_FRESH_SECONDS = 0.5
-# A check unfinished this long means the server cannot serve: answered 503. With no check
-# this long (nobody asked), the app answers the next request itself.
+# A check unfinished this long means the server cannot serve: answered 503. An answer
+# older than this is not given: the request waits for the next check.
 HEALTH_STALE_SECONDS = 3.0
 
 
 class HealthWatch:
     r"""``GET /api/health`` answered by the guard as soon as its request's head is read,
     before the app runs and behind none of the work queued for it (a flood's frames, a
-    database pool busy with writes). The answer is the app's own (its health route's),
-    from the newest check; a health request starts the next check in the background when
-    that one is older than :data:`HEALTH_FRESH_SECONDS`. Still honest: a process whose
-    event loop is stuck reads no request at all, and while a check has been unfinished for
-    :data:`HEALTH_STALE_SECONDS` (the database does not answer, the loop is swamped) the
-    answer is 503 with ``problem`` saying so.
+    database pool busy with writes). The answer is the app's own (its health route's, run
+    by :meth:`start`), from the newest check; a health request starts the next check in
+    the background when that one is older than :data:`HEALTH_FRESH_SECONDS`, and waits for
+    it when the newest is older than :data:`HEALTH_STALE_SECONDS` (or there is none).
+    Still honest: a process whose event loop is stuck reads no request at all, and while a
+    check has been unfinished for :data:`HEALTH_STALE_SECONDS` (the database does not
+    answer, the loop is swamped) the answer is 503 with ``problem`` saying so.
 
-    >>> clock = [0.0]
+    >>> clock, answers = [0.0], []
     >>> watch = HealthWatch(clock=lambda: clock[0])
-    >>> watch.answer() is None, watch.begin()      # nothing yet: the app answers itself
-    (True, True)
-    >>> watch.record(200, b'{"status": "ok", "problem": null}'); clock[0] = 0.2
-    >>> watch.answer().startswith(b"HTTP/1.1 200 OK"), watch.begin()  # fresh: no new check
-    (True, False)
+    >>> watch.begin(), watch.answer(answers.append), answers    # nothing yet: it waits
+    (True, False, [])
+    >>> watch.record(200, b'{"status": "ok", "problem": null}'); answers[0].split(b"\r\n")[0]
+    b'HTTP/1.1 200 OK'
+    >>> clock[0] = 0.2; watch.begin(), watch.answer(answers.append)  # fresh: no new check
+    (False, True)
     >>> clock[0] = 1.0; watch.begin(), watch.begin()     # one check at a time
     (True, False)
-    >>> clock[0] = 4.2; answer = watch.answer(); answer.split(b"\r\n")[0]
+    >>> watch.answer(answers.append), len(answers)       # meanwhile the newest answer
+    (True, 3)
+    >>> clock[0] = 4.2; watch.answer(answers.append); answers[-1].split(b"\r\n")[0]
+    True
     b'HTTP/1.1 503 Service Unavailable'
-    >>> json.loads(answer.split(b"\r\n\r\n")[1])["problem"]
+    >>> json.loads(answers[-1].split(b"\r\n\r\n")[1])["problem"]
     'the health check has not finished for 3 s'
     """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        # The newest check's answer: status, body, when it finished.
-        self._status = 0
-        self._body = b""
+        # The newest check's answer (the whole HTTP answer, and its body), when it finished.
         self._answer: bytes | None = None
+        self._body = b""
         self._at = 0.0
-        # When the check under way began (None: none is).
+        # When the check under way began (None: none is), and who waits for it.
         self._since: float | None = None
+        self._waiting: list[Callable[[bytes], None]] = []
         self._task: asyncio.Task[None] | None = None
-        self.served = 0  # answers given by the guard (not the app)
+        self.served = 0  # answers given by the guard (not by a request to the app)
 
     def begin(self) -> bool:
         """Whether a new check is due now; if so, it counts as begun."""
         now = self._clock()
-        if self._since is not None or (self._answer is not None
-                                       and now - self._at < HEALTH_FRESH_SECONDS):
+        if self._since is not None or (
+            self._answer is not None and now - self._at < HEALTH_FRESH_SECONDS
+        ):
             return False
         self._since = now
         return True
 
     def record(self, status: int, body: bytes) -> None:
-        """A check finished with this answer."""
-        self._status, self._body, self._at, self._since = status, body, self._clock(), None
+        """A check finished with this answer: it goes to those waiting for it."""
+        self._body, self._at, self._since = body, self._clock(), None
         self._answer = http_answer(status, body, {"cache-control": "no-store"})
+        self._flush(self._answer)
 
-    def answer(self) -> bytes | None:
-        """The whole HTTP answer to give now; None when the app is to answer itself."""
+    def answer(self, write: Callable[[bytes], None]) -> bool:
+        """Give the whole HTTP answer to ``write``: now (True), or once the check under way
+        finishes or is overdue (False)."""
         now = self._clock()
-        if self._since is not None and now - self._since > HEALTH_STALE_SECONDS:
-            try:
-                last = json.loads(self._body)
-            except ValueError:
-                last = None
-            body = last if isinstance(last, dict) else {}
-            body.update(status="error", problem="the health check has not finished for "
-                        f"{now - self._since:.0f} s")
-            return http_answer(503, json.dumps(body).encode(), {"cache-control": "no-store"})
-        if self._answer is None or now - self._at > HEALTH_STALE_SECONDS:
-            return None
-        return self._answer
+        self.served += 1
+        if self._since is not None and now - self._since >= HEALTH_STALE_SECONDS:
+            write(self._overdue(now - self._since))
+            return True
+        if self._answer is not None and now - self._at <= HEALTH_STALE_SECONDS:
+            write(self._answer)
+            return True
+        self._waiting.append(write)
+        return False
 
-    def start(self, app: ASGIApp, state: dict[str, object]) -> None:
+    def _overdue(self, seconds: float) -> bytes:
+        try:
+            last = json.loads(self._body)
+        except ValueError:
+            last = None
+        body = last if isinstance(last, dict) else {}
+        body.update(status="error",
+                    problem=f"the health check has not finished for {seconds:.0f} s")
+        return http_answer(503, json.dumps(body).encode(), {"cache-control": "no-store"})
+
+    def _flush(self, answer: bytes) -> None:
+        waiting, self._waiting = self._waiting, []
+        for write in waiting:
+            write(answer)
+
+    def start(self, app: ASGIApp, state: dict[str, Any]) -> None:
         """Begin a check (:meth:`begin` said one is due): the app's own health route, run
-        in the background."""
-        self._task = asyncio.get_running_loop().create_task(self._check(app, state))
+        in the background; those waiting for it are answered 503 if it is overdue."""
+        loop = asyncio.get_running_loop()
+        since = self._since
+        self._task = loop.create_task(self._check(app, state))
 
-    async def _check(self, app: ASGIApp, state: dict[str, object]) -> None:
+        def overdue() -> None:
+            if self._since is not None and self._since == since:
+                self._flush(self._overdue(self._clock() - self._since))
+
+        loop.call_later(HEALTH_STALE_SECONDS, overdue)
+
+    async def _check(self, app: ASGIApp, state: dict[str, Any]) -> None:
         scope: Scope = {
             "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
             "http_version": "1.1", "method": "GET", "scheme": "http", "root_path": "",
@@ -846,22 +874,22 @@ class _Guarded(asyncio.Protocol):
         return head
 
     def _answer_health(self) -> bool:
-        """Answer a health check here, from :class:`HealthWatch`; False when the app is to
-        answer it (no check yet)."""
+        """Answer a health check here, from :class:`HealthWatch` (False without one)."""
         watch = self.guard_health
         if watch is None:
             return False
+        self._disarm()
+        with contextlib.suppress(Exception):  # pause: a pipelined request is not read
+            self.transport.pause_reading()
         if watch.begin():
             watch.start(self.app, self.app_state)
-        answer = watch.answer()
-        if answer is None:
-            return False
-        self._disarm()
-        watch.served += 1
+        watch.answer(self._write_health)
+        return True
+
+    def _write_health(self, answer: bytes) -> None:
         if not self.transport.is_closing():
             self.transport.write(answer)
             self.transport.close()
-        return True
 
     def _answer_refusal(self) -> None:
         self._disarm()

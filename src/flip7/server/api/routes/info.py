@@ -76,7 +76,12 @@ async def health(services: Use) -> Response:
     read-only or its disk full; another server took the lease). While the file is gone
     or replaced or the lease lost, moves are refused, not acknowledged. ``node`` names
     the process; with many processes, ``redis`` says whether it reaches Redis, and
-    without it the status is "degraded" (still 200: it runs its own tables)."""
+    without it the status is "degraded" (still 200: it runs its own tables).
+
+    Under ``flip7 serve`` the guard answers it (flip7.server.api.guard.HealthWatch) with
+    this route's newest answer, before any queued work, so that a flood does not delay
+    it; the route itself runs in the background, and when it has not finished for 3 s
+    the answer is 503 saying so."""
     lobby = services.lobby
     problem = await services.store.check()
     body: JSONObject = {
