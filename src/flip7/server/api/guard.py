@@ -306,37 +306,36 @@ def http_answer(status: int, body: bytes, headers: Mapping[str, str] | None = No
 # ---------------------------------------------------------------------- health checks
 
 HEALTH_REQUEST = b"GET /api/health"
-# A health answer younger than this is given as it is; one younger than
-# HEALTH_STALE_SECONDS is given while the request starts a new check in the background.
-HEALTH_FRESH_SECONDS = 0.5
+# A health request waits this long for the check it starts (or joins); a check that takes
+# longer (a flood queues its steps) is answered with the newest finished one meanwhile.
+HEALTH_WAIT_SECONDS = 0.25
 # A check unfinished this long means the server cannot serve: answered 503. An answer
-# older than this is not given: the request waits for the next check.
+# older than this is never given.
 HEALTH_STALE_SECONDS = 3.0
 
 
 class HealthWatch:
     r"""``GET /api/health`` answered by the guard as soon as its request's head is read,
-    before the app runs and behind none of the work queued for it (a flood's frames, a
-    database pool busy with writes). The answer is the app's own (its health route's, run
-    by :meth:`start`), from the newest check; a health request starts the next check in
-    the background when that one is older than :data:`HEALTH_FRESH_SECONDS`, and waits for
-    it when the newest is older than :data:`HEALTH_STALE_SECONDS` (or there is none).
+    not behind the work queued for the app (a flood's frames, a database pool busy with
+    writes). The answer is the app's own (its health route's, run by :meth:`start`): each
+    health request starts a check (or joins the one under way) and gets its answer, or,
+    if it takes over :data:`HEALTH_WAIT_SECONDS`, the newest finished one (:meth:`late`).
     Still honest: a process whose event loop is stuck reads no request at all, and while a
     check has been unfinished for :data:`HEALTH_STALE_SECONDS` (the database does not
     answer, the loop is swamped) the answer is 503 with ``problem`` saying so.
 
     >>> clock, answers = [0.0], []
     >>> watch = HealthWatch(clock=lambda: clock[0])
-    >>> watch.begin(), watch.answer(answers.append), answers    # nothing yet: it waits
+    >>> watch.begin(), watch.answer(answers.append), answers    # it waits for the check
     (True, False, [])
     >>> watch.record(200, b'{"status": "ok", "problem": null}'); answers[0].split(b"\r\n")[0]
     b'HTTP/1.1 200 OK'
-    >>> clock[0] = 0.2; watch.begin(), watch.answer(answers.append)  # fresh: no new check
-    (False, True)
     >>> clock[0] = 1.0; watch.begin(), watch.begin()     # one check at a time
     (True, False)
-    >>> watch.answer(answers.append), len(answers)       # meanwhile the newest answer
-    (True, 3)
+    >>> watch.answer(answers.append); clock[0] = 1.25; watch.late(answers.append)
+    False
+    >>> len(answers)                                     # not done in time: the newest
+    2
     >>> clock[0] = 4.2; watch.answer(answers.append); answers[-1].split(b"\r\n")[0]
     True
     b'HTTP/1.1 503 Service Unavailable'
@@ -354,16 +353,13 @@ class HealthWatch:
         self._since: float | None = None
         self._waiting: list[Callable[[bytes], None]] = []
         self._task: asyncio.Task[None] | None = None
-        self.served = 0  # answers given by the guard (not by a request to the app)
+        self.served = 0  # health requests answered by the guard
 
     def begin(self) -> bool:
-        """Whether a new check is due now; if so, it counts as begun."""
-        now = self._clock()
-        if self._since is not None or (
-            self._answer is not None and now - self._at < HEALTH_FRESH_SECONDS
-        ):
+        """Whether a new check is to start now (none is under way); if so, it has begun."""
+        if self._since is not None:
             return False
-        self._since = now
+        self._since = self._clock()
         return True
 
     def record(self, status: int, body: bytes) -> None:
@@ -373,18 +369,24 @@ class HealthWatch:
         self._flush(self._answer)
 
     def answer(self, write: Callable[[bytes], None]) -> bool:
-        """Give the whole HTTP answer to ``write``: now (True), or once the check under way
-        finishes or is overdue (False)."""
-        now = self._clock()
+        """Give the whole HTTP answer to ``write``: now (True: the check under way is
+        overdue), or when it finishes (False; :meth:`late` may answer sooner)."""
         self.served += 1
+        now = self._clock()
         if self._since is not None and now - self._since >= HEALTH_STALE_SECONDS:
             write(self._overdue(now - self._since))
             return True
-        if self._answer is not None and now - self._at <= HEALTH_STALE_SECONDS:
-            write(self._answer)
-            return True
         self._waiting.append(write)
         return False
+
+    def late(self, write: Callable[[bytes], None]) -> None:
+        """:data:`HEALTH_WAIT_SECONDS` after ``write`` began to wait: if the check is still
+        under way, the newest finished answer (unless it is stale: then it waits on)."""
+        if write in self._waiting and self._answer is not None and (
+            self._clock() - self._at <= HEALTH_STALE_SECONDS
+        ):
+            self._waiting.remove(write)
+            write(self._answer)
 
     def _overdue(self, seconds: float) -> bytes:
         try:
@@ -879,11 +881,12 @@ class _Guarded(asyncio.Protocol):
         if watch is None:
             return False
         self._disarm()
-        with contextlib.suppress(Exception):  # pause: a pipelined request is not read
+        with contextlib.suppress(Exception):  # a pipelined request is not read
             self.transport.pause_reading()
         if watch.begin():
             watch.start(self.app, self.app_state)
-        watch.answer(self._write_health)
+        if not watch.answer(self._write_health):
+            self.loop.call_later(HEALTH_WAIT_SECONDS, watch.late, self._write_health)
         return True
 
     def _write_health(self, answer: bytes) -> None:

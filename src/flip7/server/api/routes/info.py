@@ -78,10 +78,11 @@ async def health(services: Use) -> Response:
     the process; with many processes, ``redis`` says whether it reaches Redis, and
     without it the status is "degraded" (still 200: it runs its own tables).
 
-    Under ``flip7 serve`` the guard answers it (flip7.server.api.guard.HealthWatch) with
-    this route's newest answer, before any queued work, so that a flood does not delay
-    it; the route itself runs in the background, and when it has not finished for 3 s
-    the answer is 503 saying so."""
+    Under ``flip7 serve`` the guard answers it (flip7.server.api.guard.HealthWatch),
+    before any work queued for the app: this route, run once for every request that
+    comes meanwhile, answers within a quarter second or the newest answer is given (a
+    flood does not hold the proxy's check up), and a run unfinished for 3 s makes the
+    answer 503 saying so."""
     lobby = services.lobby
     problem = await services.store.check()
     body: JSONObject = {
