@@ -99,6 +99,23 @@ def test_behind_a_trusted_proxy_each_block_has_its_own_budget(tmp_path: Path) ->
             [201] * 3 + [429]  # fmt: skip
 
 
+def test_the_scheme_is_the_trusted_proxys_only(tmp_path: Path) -> None:
+    """X-Forwarded-Proto from the trusted proxy gives the scheme the browser used (a
+    transfer link starts with https); from anyone else it is ignored."""
+    with _running(tmp_path, trusted_proxies=("127.0.0.1",)) as (url, _config), \
+            _client() as proxy, _client("127.0.0.2") as other:  # fmt: skip
+
+        def link(http: httpx.Client) -> str:
+            key = http.post(url + "/api/players", json={"name": "Ann"}).json()["key"]
+            r = http.post(url + "/api/players/me/transfer", headers={
+                "X-Player-Key": key, "X-Forwarded-Proto": "https",
+                "X-Forwarded-For": "198.51.100.3"})  # fmt: skip
+            assert r.status_code == 201, r.text
+            return str(r.json()["url"])
+
+        assert link(proxy).startswith("https://") and link(other).startswith("http://")
+
+
 def test_a_wider_ipv4_prefix_groups_the_block(tmp_path: Path) -> None:
     """``ipv4_block_prefix=24``: 10.1.2.3 and 10.1.2.200 are one block, 10.1.3.1 another."""
     with _running(tmp_path, trusted_proxies=("127.0.0.1",), ipv4_block_prefix=24,
