@@ -275,7 +275,13 @@ def test_health_fails_while_its_check_hangs_or_the_loop_is_stuck(
         hang.clear()
         _wait_for(lambda: _health(url).status_code == 200)
         # A stuck loop (a blocking call in it) reads no request: no answer until it is free.
-        loops[-1].call_soon_threadsafe(time.sleep, 4.0)
-        time.sleep(0.2)
+        blocked = threading.Event()
+
+        def block() -> None:
+            blocked.set()
+            time.sleep(4.0)
+
+        loops[-1].call_soon_threadsafe(block)
+        assert blocked.wait(10)
         with pytest.raises(httpx.TimeoutException), _client() as http:
             http.get(url + "/api/health", timeout=1.5)
