@@ -101,12 +101,33 @@ class WsPlayer:
 
 
 @contextmanager
-def app_client(db: Path | str, **settings: Any) -> Iterator[TestClient]:
+def app_client(db: Path | str, *, test_addresses: bool = False,
+               **settings: Any) -> Iterator[TestClient]:
+    """The app of ``settings`` on the database ``db`` under a TestClient. Every request of
+    a TestClient comes from one address ("testclient"); ``test_addresses``: a request with
+    an ``X-Test-Address`` header comes from that address instead (:class:`TestAddresses`)."""
     url = database_url(str(db))
-    app = create_app(Settings(database_url=url, bot_delay=settings.pop("bot_delay", 0.0),
-                              **settings))
-    with TestClient(app) as client:
+    app: Any = create_app(Settings(database_url=url, bot_delay=settings.pop("bot_delay", 0.0),
+                                   **settings))
+    with TestClient(TestAddresses(app) if test_addresses else app) as client:
         yield client
+
+
+class TestAddresses:
+    """An ASGI app in front of ``app`` that takes a request's client address from its
+    ``X-Test-Address`` header, where it has one: many people at one TestClient."""
+
+    __test__ = False  # not a test class, for pytest
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            for name, value in scope.get("headers", []):
+                if name == b"x-test-address":
+                    scope = {**scope, "client": (value.decode(), 50000)}
+        await self.app(scope, receive, send)
 
 
 def services_of(client: TestClient) -> Services:
@@ -161,12 +182,14 @@ class ServerProcess(services.ServerProcess):
 
 
 class SyncSocket:
-    """A real WebSocket (``websockets`` sync client) with the TestClient's method names."""
+    """A real WebSocket (``websockets`` sync client) with the TestClient's method names;
+    ``source``: the loopback address it connects from (another client address)."""
 
-    def __init__(self, url: str, timeout: float = 20.0) -> None:
+    def __init__(self, url: str, timeout: float = 20.0, source: str | None = None) -> None:
         from websockets.sync.client import connect
 
-        self._connection = connect(url, max_size=2**22, open_timeout=timeout)
+        where = {} if source is None else {"source_address": (source, 0)}
+        self._connection = connect(url, max_size=2**22, open_timeout=timeout, **where)
         self._ws = self._connection.__enter__()
         self._timeout = timeout
 

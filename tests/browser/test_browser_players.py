@@ -23,7 +23,9 @@ TARGET = 40  # a short game: a few rounds
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with browser_server(tmp_path_factory, "players", seed=370) as url:
+    # Short games may be rated here (a 200-point game takes too long for a browser test).
+    with browser_server(tmp_path_factory, "players", seed=370,
+                        rated_min_target_score=TARGET) as url:
         yield url
 
 
@@ -168,6 +170,9 @@ def test_identity_rated_game_profile_leaderboard_transfer(
     expect(profile.locator("[data-testid=rating-chart] circle")).to_have_count(1)
     rating = profile.locator("[data-testid=profile-rating] .profile-rating-value")
     expect(rating).to_have_text(str(seat0["rating"]["after"]))
+    # One rated game: a provisional rating, and so marked.
+    expect(profile.locator("[data-testid=profile-rating] [data-testid=rating-provisional]")
+           ).to_have_count(1)
     history = profile.locator("[data-testid=history] .history-item")
     expect(history).to_have_count(1)
     item = history.first
@@ -196,6 +201,7 @@ def test_identity_rated_game_profile_leaderboard_transfer(
     expect(ann).to_have_count(1)
     expect(ann).to_have_class(re.compile("is-self"))
     expect(ann.locator("[data-testid=board-rating]")).to_have_text(str(seat0["rating"]["after"]))
+    expect(ann.locator("[data-testid=rating-provisional]")).to_have_count(1)
     bots = board.locator("[data-testid=board-bots-row]")
     expect(bots.filter(has_text="Easy")).to_have_count(1)
     expect(bots.filter(has_text="Medium")).to_have_count(1)

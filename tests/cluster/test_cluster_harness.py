@@ -41,11 +41,16 @@ def cluster(pg_url: str, redis_url: str) -> Iterator[Cluster]:
         yield running
 
 
-def _nodes_through_proxy(cluster: Cluster, count: int) -> Counter[str | None]:
+def _nodes_through_proxy(cluster: Cluster, count: int,
+                         failures: list[str] | None = None) -> Counter[str | None]:
+    """Which process answered each of ``count`` health checks through the proxy (None: no
+    good answer; what came instead is appended to ``failures``)."""
     answers: Counter[str | None] = Counter()
     for _ in range(count):
         r = cluster.health()
         answers[identity(r.json()) if r.status_code == 200 else None] += 1
+        if r.status_code != 200 and failures is not None:
+            failures.append(f"{r.status_code} {r.text[:200]}")
     return answers
 
 
@@ -66,15 +71,16 @@ def test_a_killed_process_is_out_and_back_after_a_restart(cluster: Cluster) -> N
     cluster.kill(1)
     # From the kill on, until the proxy has it DOWN and 20 requests after.
     meanwhile: Counter[str | None] = Counter()
+    failures: list[str] = []
     while cluster.proxy.status(cluster.name(1)) != "DOWN":
         assert time.monotonic() - start < 5, "not DOWN within 5 s"
-        meanwhile += _nodes_through_proxy(cluster, 1)
+        meanwhile += _nodes_through_proxy(cluster, 1, failures)
     took = time.monotonic() - start
-    answers = _nodes_through_proxy(cluster, 20)
+    answers = _nodes_through_proxy(cluster, 20, failures)
     print(f"kill -9 of {cluster.name(1)}: DOWN after {took:.2f} s; before {dict(meanwhile)}, "
           f"after {dict(answers)}")
     for seen in (meanwhile, answers):
-        assert None not in seen and gone not in seen, seen
+        assert None not in seen and gone not in seen, (seen, failures)
     cluster.restart(1)
     back = cluster.nodes()
     assert len(back) == SIZE and gone not in back  # a new process, a new node id

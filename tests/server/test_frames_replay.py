@@ -42,8 +42,20 @@ ADDED_KEYS: dict[str, frozenset[str]] = {
     # The deciding seat's options as objects beside its legal_decisions strings (issue "One
     # server house": the browser no longer parses decision text); REST answers with a
     # spectator's view say "decisions": null, as they do for bust_risk.
-    **dict.fromkeys(("welcome", "update", "error", "rest"), frozenset({"decisions"})),
+    **dict.fromkeys(("welcome", "update", "error"), frozenset({"decisions"})),
+    # Issue "Fair shares" (lengths, sizes and writes): GET /api/limits tells the new limits.
+    "rest": frozenset({
+        "decisions", "max_target_score", "welcome_history_bytes",
+        "bytes_per_minute_per_address", "bytes_burst_per_address", "scorecards_per_minute",
+        "scorecards_burst", "scorecard_rounds_per_minute", "scorecard_rounds_burst",
+        "renames_per_minute", "renames_burst", "scorecard_ttl",
+    }),
 }
+# Issue 28 ("Fair shares"): new limits in GET /api/limits.
+ADDED_KEYS["rest"] |= {"unattended_table_ttl", "replay_jobs_per_address",
+                       "coach_jobs_per_address", "spectator_chat_per_minute",
+                       "spectator_chat_burst", "rated_min_target_score",
+                       "rated_games_per_pair_per_day"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60

@@ -366,9 +366,9 @@ def test_the_scorekeepers_answers(typedefs: dict[str, Typedef], tmp_path: Path) 
 def test_the_players_answers_after_a_rated_game(
     typedefs: dict[str, Typedef], tmp_path: Path
 ) -> None:
-    from test_server_ratings import _rated_game
+    from test_server_ratings import QUICK, _rated_game
 
-    with app_client(tmp_path / "t.db") as client:
+    with app_client(tmp_path / "t.db", **QUICK) as client:
         ann, _bob, game_id = _rated_game(client)
         mine = {"X-Player-Key": ann["key"]}
         profile = client.get(f"/api/players/{ann['id']}").json()
@@ -389,7 +389,7 @@ def test_the_players_answers_after_a_rated_game(
         ("EndSeatStats", summary["seats"][0]["stats"]),
         ("GameRecord", record), ("TransferCode", transfer),
     ])
-    assert set(profile["rating"]) == {"mu", "sigma", "display", "games", "wins"}
+    assert set(profile["rating"]) == {"mu", "sigma", "display", "provisional", "games", "wins"}
 
 
 def test_the_coachs_report(typedefs: dict[str, Typedef]) -> None:

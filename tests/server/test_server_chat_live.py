@@ -6,7 +6,8 @@ current game since its ``game_started``, in order, exactly as the players were s
 chat reaches two players and a spectator with a ``<script>`` payload byte-identical; every
 limit of a message (code points, empty, control, line-separator and bidi characters, the
 frame size, a wrong type) and the per-socket and per-address rate limits answer with their
-error frames; spectators muted by the host; and chat, the spectator switch and the history
+error frames; spectators muted by the host; spectators from many addresses held to the
+table's one spectator budget (issue 28); and chat, the spectator switch and the history
 survive a ``kill -9`` and a restart on the same SQLite file.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -323,6 +325,43 @@ def test_chat_is_rate_limited_per_address(tmp_path: Path) -> None:
             _close(ann, bob, watcher)
     finally:
         server.stop()
+
+
+def test_spectators_from_many_addresses_cannot_fill_the_history(server: ServerProcess) -> None:
+    """Issue 28, finding 8: 30 spectator addresses stored 150 spam lines in 3 s, and the
+    50 lines a newcomer is sent were all spam. The table's spectators share one budget
+    (``spectator_chat_per_minute``, ``spectator_chat_burst``) whatever their addresses;
+    seated players are not held to it."""
+    with httpx.Client(base_url=server.url) as http:
+        limits = http.get("/api/limits").json()
+        burst, per_minute = limits["spectator_chat_burst"], limits["spectator_chat_per_minute"]
+        table_id, tokens = _table(http, 2)
+        ann, _ = _connect(server, table_id, tokens[0])
+        bob, _ = _connect(server, table_id, tokens[1])
+        said = [f"players' line {i}" for i in range(4)]
+        assert [_say(ann, text)["type"] for text in said] == ["chat"] * 4
+        spectators = []
+        for i in range(30):
+            watcher = WsPlayer(SyncSocket(_ws_url(server, table_id), source=f"127.0.0.{2 + i}"),
+                               None, None)
+            watcher.hello()
+            spectators.append(watcher)
+        started = time.monotonic()
+        answers = [_say(w, f"spam {i}.{k}") for k in range(5) for i, w in enumerate(spectators)]
+        elapsed = time.monotonic() - started
+        stored = [a for a in answers if a["type"] == "chat"]
+        refused = [a for a in answers if a["type"] == "error"]
+        # The table's spectators got their burst and what the rate gave back meanwhile.
+        assert burst <= len(stored) <= burst + 1 + per_minute * elapsed / 60, len(stored)
+        assert {a["code"] for a in refused} == {"chat_rate_limited"}
+        assert all("limit spectator_chat_per_minute" in a["message"] for a in refused)
+        # A seated player is not held to the spectators' budget.
+        assert _say(bob, "players still talk")["type"] == "chat"
+        # A newcomer's history still holds the players' lines.
+        late, welcome = _connect(server, table_id, None)
+        texts = [c["text"] for c in welcome["chat"]]
+        assert [t for t in texts if not t.startswith("spam")] == [*said, "players still talk"]
+        _close(ann, bob, late, *spectators)
 
 
 # ---------------------------------------------------------------------- a restart

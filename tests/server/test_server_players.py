@@ -230,7 +230,7 @@ def test_the_identity_rows_on_sqlite_and_postgresql(db_url: str) -> None:
             page = await games_page(store, "p1", 0, 20)
             assert page is not None and page.total == 0 and page.games == []
             assert await games_page(store, "nobody", 0, 20) is None
-            board = await leaderboard_rows(store, 10)
+            board = await leaderboard_rows(store, 10, settled_sigma=6.0)
             assert board.players == [] and board.bots == []
         finally:
             await store.close()

@@ -21,11 +21,16 @@ from server_helpers import app_client, auth, choose, connect, play_to_end, servi
 from flip7.analysis.stats import game_stats
 from flip7.core.rules import Rules
 from flip7.server.base.formats import utcnow
-from flip7.server.services.ratings import MU, SIGMA, display, ranks
+from flip7.server.services.ratings import MU, SETTLED_SIGMA, SIGMA, display, ranks
 from flip7.server.store.database import game_results, ratings
 from flip7.server.table.options import NEUTRAL_OPTIONS, rated_by_default
 
 SHORT = {"target_score": 30}
+# Short games may be rated here (the tests' games are short to be quick), and each player
+# comes from an address of their own (X-Test-Address): identities that joined from one
+# address block do not rate each other.
+QUICK: dict[str, Any] = {"rated_min_target_score": 30, "test_addresses": True}
+ANN_ADDRESS, BOB_ADDRESS = "198.51.100.7", "203.0.113.9"
 
 
 def _player(client: Any, name: str) -> dict[str, Any]:
@@ -35,8 +40,8 @@ def _player(client: Any, name: str) -> dict[str, Any]:
     return body
 
 
-def _key(key: str) -> dict[str, str]:
-    return {"X-Player-Key": key}
+def _key(key: str, address: str | None = None) -> dict[str, str]:
+    return {"X-Player-Key": key, **({"X-Test-Address": address} if address else {})}
 
 
 def _rated_game(client: Any, *, rated: bool | None = True, rules: dict[str, Any] | None = None,
@@ -47,11 +52,11 @@ def _rated_game(client: Any, *, rated: bool | None = True, rules: dict[str, Any]
     body: dict[str, Any] = {"player": "Ann", "seats": 3, "rules": rules or SHORT}
     if rated is not None:
         body["rated"] = rated
-    r = client.post("/api/tables", json=body, headers=_key(ann["key"]))
+    r = client.post("/api/tables", json=body, headers=_key(ann["key"], ANN_ADDRESS))
     assert r.status_code == 201, r.text
     table_id, ann_token = r.json()["table"]["id"], r.json()["token"]
     r = client.post(f"/api/tables/{table_id}/join", json={"player": "Bob"},
-                    headers=_key(bob["key"]))
+                    headers=_key(bob["key"], BOB_ADDRESS))
     bob_token = r.json()["token"]
     r = client.post(f"/api/tables/{table_id}/bots", json={"bot": "Easy"}, headers=auth(ann_token))
     assert r.status_code == 200, r.text
@@ -92,8 +97,10 @@ def _check_rated_game(client: Any) -> None:
     assert [s["player_id"] for s in summary["seats"]] == [ann["id"], bob["id"], None]
     assert summary["seats"][2]["bot"] == "Easy"
     for seat, (mu, sigma) in zip(summary["seats"], expected, strict=True):
-        assert seat["rating"] == {"before": 1000, "after": display(mu, sigma),
-                                  "delta": display(mu, sigma) - 1000}
+        assert seat["rating"] == {"before": 1000, "after": display(mu),
+                                  "delta": display(mu) - 1000,
+                                  "provisional": sigma > SETTLED_SIGMA}
+        assert seat["unrated_because"] is None
     board = client.get("/api/leaderboard").json()
     by_id = {p["id"]: p for p in board["players"]}
     for seat, person in ((0, ann), (1, bob)):
@@ -111,11 +118,11 @@ def _check_rated_game(client: Any) -> None:
     assert profile["rating"]["games"] == 1 and profile["stats"]["games"] == 1
     assert profile["rating_history"] == [{
         "game_id": game_id, "at": profile["rating_history"][0]["at"],
-        "display": display(*expected[0]), "delta": display(*expected[0]) - 1000}]
+        "display": display(expected[0][0]), "delta": display(expected[0][0]) - 1000}]
     games = client.get(f"/api/players/{ann['id']}/games").json()
     assert games["total"] == 1 and games["games"][0]["game_id"] == game_id
     assert games["games"][0]["rated"] is True
-    assert games["games"][0]["rating_delta"] == display(*expected[0]) - 1000
+    assert games["games"][0]["rating_delta"] == display(expected[0][0]) - 1000
     assert [p["total"] for p in games["games"][0]["players"]] == totals
     # Exactly once: the game's results are written already, by whichever try came first.
     results = services_of(client).results
@@ -126,12 +133,12 @@ def _check_rated_game(client: Any) -> None:
 
 
 def test_a_rated_game_updates_both_players_and_the_bot_level(tmp_path: Path) -> None:
-    with app_client(tmp_path / "db.sqlite", seed=11) as client:
+    with app_client(tmp_path / "db.sqlite", seed=11, **QUICK) as client:
         _check_rated_game(client)
 
 
 def test_the_rating_update_on_postgresql(pg_url: str) -> None:
-    with app_client(pg_url, seed=11) as client:
+    with app_client(pg_url, seed=11, **QUICK) as client:
         _check_rated_game(client)
         # Many tries at once (other processes: a sweep, a retry) write a game's results once.
         game_id = client.get("/api/games").json()["games"][0]["id"]
@@ -184,7 +191,7 @@ def test_house_rule_tables_are_unrated_by_default(tmp_path: Path) -> None:
 def test_the_leaderboard_order(tmp_path: Path) -> None:
     with app_client(tmp_path / "db.sqlite") as client:
         people = [_player(client, name) for name in ("Ann", "Bob", "Cyd", "Dan")]
-        # (mu, sigma): by mu - 3 sigma, Cyd 20.5, Ann 19, Bob 15 (Dan has no rated game).
+        # (mu, sigma): settled by mean, Bob 30, Ann 25, Cyd 22 (Dan has no rated game).
         figures = [(25.0, 2.0), (30.0, 5.0), (22.0, 0.5), (40.0, 1.0)]
         store = services_of(client).lobby.store
 
@@ -201,18 +208,18 @@ def test_the_leaderboard_order(tmp_path: Path) -> None:
         client.portal.call(seed)
         board = client.get("/api/leaderboard").json()
         assert [(p["rank"], p["name"], p["display"]) for p in board["players"]] == [
-            (1, "Cyd", display(22.0, 0.5)), (2, "Ann", display(25.0, 2.0)),
-            (3, "Bob", display(30.0, 5.0))]
+            (1, "Bob", display(30.0)), (2, "Ann", display(25.0)), (3, "Cyd", display(22.0))]
+        assert not any(p["provisional"] for p in board["players"])
         assert [b["level"] for b in board["bots"]] == ["Hard", "Easy"]
         assert [p["name"] for p in client.get("/api/leaderboard?limit=1").json()["players"]] == [
-            "Cyd"]
+            "Bob"]
         for bad in ("0", "101", "x", "-1"):
             r = client.get(f"/api/leaderboard?limit={bad}")
             assert r.status_code == 400 and r.json()["detail"]["code"] == "bad_limit"
 
 
 def test_the_summary_figures(tmp_path: Path) -> None:
-    with app_client(tmp_path / "db.sqlite", seed=5) as client:
+    with app_client(tmp_path / "db.sqlite", seed=5, **QUICK) as client:
         ann, _bob, game_id = _rated_game(client, seed=2)
         stats = game_stats(_record(client, game_id))
         summary = client.get(f"/api/games/{game_id}/summary").json()
@@ -249,12 +256,12 @@ def test_a_game_not_over_has_no_summary(tmp_path: Path) -> None:
 
 def test_results_left_unwritten_are_written_by_the_sweep(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
-    with app_client(db, seed=7) as client:
+    with app_client(db, seed=7, **QUICK) as client:
         lobby = services_of(client).lobby
         lobby.on_finish = None  # as if the process died right after the game's finish
         ann, _bob, game_id = _rated_game(client)
         assert client.get(f"/api/players/{ann['id']}").json()["rating"] is None
-    with app_client(db) as client:  # the next start's sweep writes them
+    with app_client(db, **QUICK) as client:  # the next start's sweep writes them
         results = services_of(client).results
         client.portal.call(results.sweep)
         assert client.get(f"/api/games/{game_id}/summary").json()["rated"] is True
@@ -269,7 +276,10 @@ def test_two_processes_rate_a_game_once(pg_url: str, redis_url: str) -> None:
     from cluster_helpers import LOOSE, ClusterClient
     from server_helpers import ServerProcess
 
-    servers = [ServerProcess(pg_url, seed=7, extra_args=["--redis", redis_url, *LOOSE])
+    # Short games rated; Ann at 127.0.0.1, Bob at 127.0.0.2: two networks at /32.
+    quick = ["--limit", "rated_min_target_score=30", "--limit", "rating_network_ipv4_prefix=32"]
+    bob_http = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+    servers = [ServerProcess(pg_url, seed=7, extra_args=["--redis", redis_url, *LOOSE, *quick])
                for _ in range(2)]
     try:
         for server in servers:
@@ -280,8 +290,8 @@ def test_two_processes_rate_a_game_once(pg_url: str, redis_url: str) -> None:
         made = httpx.post(a + "/api/tables", headers=_key(ann["key"]), json={
             "player": "Ann", "seats": 3, "rules": SHORT, "rated": True})
         table_id, ann_token = made.json()["table"]["id"], made.json()["token"]
-        joined = httpx.post(b + f"/api/tables/{table_id}/join", json={"player": "Bob"},
-                            headers=_key(bob["key"]))
+        joined = bob_http.post(b + f"/api/tables/{table_id}/join", json={"player": "Bob"},
+                               headers=_key(bob["key"]))
         assert joined.status_code == 200, joined.text
         assert joined.json()["table"]["seats"][1]["player_id"] == bob["id"]
         wrong = httpx.post(b + f"/api/tables/{table_id}/join", json={"player": "Cyd"},
@@ -320,5 +330,6 @@ def test_two_processes_rate_a_game_once(pg_url: str, redis_url: str) -> None:
         for client in clients.values():
             client.ws.close()
     finally:
+        bob_http.close()
         for server in servers:
             server.stop()

@@ -159,6 +159,10 @@ def test_idle_waiting_tables_free_their_slots(tmp_path: Path) -> None:
     with clocked(db, max_tables=4, tables_burst=100, waiting_table_ttl=100) as (
             client, lobby, clock):
         created = [_create(client).json() for _ in range(4)]
+        for table in created:  # opened once: attended (unattended ones would make room)
+            with client.websocket_connect(f"/ws/tables/{table['table']['id']}") as ws:
+                WsPlayer(ws, None, table["token"]).hello()
+            _wait_disconnected(lobby, table["table"]["id"])
         full = _create(client)
         assert full.status_code == 503 and full.json()["detail"]["code"] == "full"
         kept, touched = created[0], created[1]

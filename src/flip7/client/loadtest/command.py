@@ -133,6 +133,9 @@ def own_server_limits(connections: int) -> list[str]:
     sockets = max(2 * connections + 256, 256)
     limits = {
         "tables_burst": tables, "tables_per_minute": 60 * tables,
+        # Over every address too; and its tables are all made before any is opened.
+        "tables_burst_all": tables, "tables_per_minute_all": 60 * tables,
+        "max_unattended_tables": tables,
         "joins_burst": sockets, "joins_per_minute": 60 * sockets,
         "connections_per_address": sockets, "open_connections_per_address": 2 * sockets,
         "handshakes_burst": sockets, "handshakes_per_minute": 60 * sockets,

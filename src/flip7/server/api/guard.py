@@ -501,6 +501,11 @@ class HandshakeGate:
         # Addresses cooling off, oldest first; bounded like the budgets' maps.
         self._until: OrderedDict[str, float] = OrderedDict()
 
+    @property
+    def budget(self) -> AddressBudget:
+        """The handshakes' budget (shared with every process in a cluster)."""
+        return self._budget
+
     def cool_off(self, address: str) -> None:
         """Refuse ``address``'s handshakes for ``flood_cooloff`` seconds from now."""
         self._until[address] = self._clock() + self.settings.flood_cooloff

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated
 
@@ -27,6 +27,7 @@ from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.limits import AddressBudget, AddressCounter
 from flip7.server.base.protocol import Limits, ServerInfo
 from flip7.server.base.settings import Settings
+from flip7.server.cluster.budgets import SharedBudgets
 from flip7.server.services.coach_jobs import CoachJobs
 from flip7.server.services.players import Players
 from flip7.server.services.ratings import Results
@@ -35,7 +36,7 @@ from flip7.server.services.scorecards import Scorecards
 from flip7.server.store.database import Store
 from flip7.server.table.lobby import Lobby
 
-__all__ = ["Services", "Sockets", "Use", "Wiring", "run", "services", "wire"]
+__all__ = ["Services", "Sockets", "Use", "Wiring", "budgets", "run", "services", "wire"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +44,8 @@ class Sockets:
     """What every table socket shares, per client address, so that reconnecting resets
     nothing: frames (every kind, before anything else is done with them), refused frames
     (an address refused ``rate_strikes`` times within a minute is disconnected), open
-    sockets, handshakes (and the cool-off of flooders), chat messages; and the sockets open
-    now, closed when the server stops."""
+    sockets, handshakes (and the cool-off of flooders), chat messages, bytes sent to it;
+    and the sockets open now, closed when the server stops."""
 
     frames: AddressBudget
     strikes: AddressBudget
@@ -54,6 +55,7 @@ class Sockets:
     # the socket route does.
     handshakes: HandshakeGate
     chats: AddressBudget
+    sent: AddressBudget
     open: set[WebSocket] = field(default_factory=set)
 
     @classmethod
@@ -67,6 +69,9 @@ class Sockets:
             handshakes=HandshakeGate(settings),
             chats=AddressBudget(
                 settings.chat_per_minute_per_address, settings.chat_burst_per_address
+            ),
+            sent=AddressBudget(
+                settings.bytes_per_minute_per_address, settings.bytes_burst_per_address
             ),
         )
 
@@ -120,6 +125,54 @@ def wire(settings: Settings) -> Wiring:
     )
 
 
+def budgets(
+    wiring: Wiring, lobby: Lobby, scorecards: Scorecards
+) -> Mapping[str, AddressBudget]:
+    """Every per-address budget of the server, by a stable name: its key in Redis, where
+    many processes keep them as one (flip7.server.cluster.budgets). A new budget is one
+    line here.
+
+    >>> from flip7.server.base.settings import Settings
+    >>> settings = Settings()
+    >>> sorted(budgets(wire(settings), Lobby(None, settings), Scorecards(None, settings)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['bytes_sent', 'chats', 'claims', 'coach', 'frames', 'handshakes', 'joins', 'players',
+     'renames', 'replay_pages', 'scorecard_rounds', 'scorecards', 'strikes', 'tables',
+     'tables_all', 'transfer_codes', 'uploads']
+    """
+    return {
+        "tables": lobby.creations,
+        "tables_all": lobby.creations_all,
+        "joins": lobby.joins,
+        "players": wiring.players.creations,
+        "transfer_codes": wiring.players.codes,
+        "claims": wiring.players.claims,
+        "uploads": wiring.replays.uploads,
+        "replay_pages": wiring.replays.pages,
+        "coach": wiring.coach.budget,
+        "frames": wiring.sockets.frames,
+        "strikes": wiring.sockets.strikes,
+        "handshakes": wiring.sockets.handshakes.budget,
+        "chats": wiring.sockets.chats,
+        "bytes_sent": wiring.sockets.sent,
+        "renames": wiring.players.renames,
+        "scorecards": scorecards.creations,
+        "scorecard_rounds": scorecards.rounds,
+    }
+
+
+async def _share_budgets(
+    wiring: Wiring, lobby: Lobby, scorecards: Scorecards
+) -> SharedBudgets | None:
+    """With many processes (a Redis URL), every budget kept with theirs in Redis."""
+    if wiring.settings.redis_url is None:
+        return None
+    shared = SharedBudgets(wiring.settings.redis_url)
+    shared.attach(budgets(wiring, lobby, scorecards))
+    await shared.start()
+    return shared
+
+
 async def _open_lobby(settings: Settings) -> tuple[Lobby, Store]:
     """The lobby on its database, its tables restored. It takes the database lease: a
     second server on this database stops here (DatabaseInUse). Many processes (a Redis URL)
@@ -146,8 +199,9 @@ async def _close_sockets(sockets: Sockets) -> None:
 
 @contextlib.asynccontextmanager
 async def run(wiring: Wiring) -> AsyncIterator[Services]:
-    """The server from its start to its stop: the lobby opened on its database, finished
-    games' results written, and every service handed out. The stop undoes it in reverse:
+    """The server from its start to its stop: the lobby opened on its database, the budgets
+    shared with the other processes (a Redis URL), finished games' results written, and
+    every service handed out. The stop undoes it in reverse:
     the coach's workers (before the database closes), the results, the tables, the sockets
     still open, the database and its lease, and last the replay worker."""
     async with contextlib.AsyncExitStack() as stop:
@@ -156,8 +210,12 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         stop.push_async_callback(store.close)
         stop.push_async_callback(_close_sockets, wiring.sockets)
         stop.push_async_callback(lobby.close)
+        scorecards = Scorecards(store, wiring.settings)
+        shared = await _share_budgets(wiring, lobby, scorecards)
+        if shared is not None:
+            stop.push_async_callback(shared.close)
         wiring.players.store = store
-        results = Results(store)
+        results = Results(store, wiring.settings)
         lobby.on_finish = results.finished
         results.start()
         stop.push_async_callback(results.close)
@@ -170,7 +228,7 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
             settings=wiring.settings, sockets=wiring.sockets, limits=wiring.limits,
             server=wiring.server, replays=wiring.replays, players=wiring.players,
             coach=wiring.coach, lobby=lobby, store=store, results=results,
-            scorecards=Scorecards(store),
+            scorecards=scorecards,
         )
 
 

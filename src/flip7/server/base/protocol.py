@@ -436,7 +436,9 @@ class Welcome(_Strict):
     """The answer to ``hello``: the table as this client sees it; ``history``, every
     versioned change of the current game from its ``game_started`` on (of the table since
     it opened before its first game), at most the last ``HISTORY`` changes
-    (:data:`flip7.server.table.table.HISTORY`); ``missed``, the changes since ``last_version``
+    (:data:`flip7.server.table.table.HISTORY`) and ``welcome_history_bytes`` of them
+    (``history_cut`` true when it holds only the newest); ``missed``, the changes since
+    ``last_version``
     (None without one, or if they are no longer held); ``chat``, the most recent
     ``chat_history`` chat entries, oldest first."""
 
@@ -447,6 +449,9 @@ class Welcome(_Strict):
     missed: list[VersionedEvents] | None
     history: list[VersionedEvents]
     chat: list[ChatEntryModel]
+    # Sent (true) only when the current game's changes pass welcome_history_bytes: then
+    # ``history`` holds the newest of them (the table's state is whole, as always).
+    history_cut: bool = False
 
 
 class Update(_Strict):
@@ -523,9 +528,11 @@ class CreateTable(_Strict):
 
 class JoinTable(_Strict):
     """Take a seat as ``player``. ``token``: the seat's secret, chosen by the client (22 to
-    64 characters of ``A-Z a-z 0-9 _ -``, random: it is the seat's password). With it the
-    join may be sent again when its answer was lost: the same name and token get the same
-    seat back instead of 409 ``name_taken``. Without it the server picks the token."""
+    64 characters of ``A-Z a-z 0-9 _ -``, random: it is the seat's password; at least 10
+    of them different, else 400 ``weak_token``; one that is already another seat's at the
+    table is 409 ``token_taken``). With it the join may be sent again when its answer was
+    lost: the same name and token get the same seat back instead of 409 ``name_taken``.
+    Without it the server picks the token."""
 
     player: Annotated[Text, Field(max_length=200)]
     token: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")] | None = None
@@ -692,6 +699,9 @@ class Limits(_Strict):
     send_queue_limit: int
     frames_per_second_per_address: float
     frames_burst_per_address: int
+    # Bytes sent over WebSockets per address (all its sockets).
+    bytes_per_minute_per_address: int
+    bytes_burst_per_address: int
     # Connections and handshakes per address, and how long before hello / headers.
     connections_per_address: int
     open_connections_per_address: int
@@ -708,6 +718,7 @@ class Limits(_Strict):
     min_turn_timer: int
     waiting_table_ttl: float
     idle_table_ttl: float
+    unattended_table_ttl: float
     # Players who go away: the hand-over's waits, the rematch's wait, the lobby's list.
     handover_grace: float
     handover_auto: float
@@ -721,12 +732,18 @@ class Limits(_Strict):
     max_record_draws: int
     max_record_decisions: int
     max_record_target_score: int
+    # A table's target_score, and the bytes of history a welcome carries.
+    max_target_score: int
+    welcome_history_bytes: int
     replay_pages_per_minute: float
     replay_pages_burst: int
     replay_page_steps: int
     # The coach's analyses asked for per address (POST /api/games/{game_id}/coach).
     coach_per_minute: float
     coach_burst: int
+    # Jobs one address may hold in the replay worker's queue and in the coach's.
+    replay_jobs_per_address: int
+    coach_jobs_per_address: int
     # Identities created, transfer codes made and codes tried, per address (/api/players).
     players_per_minute: float
     players_burst: int
@@ -734,6 +751,15 @@ class Limits(_Strict):
     transfer_codes_burst: int
     claims_per_minute: float
     claims_burst: int
+    # Writes per address: scorecards created, their rounds written, renames; and how long
+    # a scorecard nobody changes is kept (seconds).
+    scorecards_per_minute: float
+    scorecards_burst: int
+    scorecard_rounds_per_minute: float
+    scorecard_rounds_burst: int
+    renames_per_minute: float
+    renames_burst: int
+    scorecard_ttl: float
     # Names: a player's and a table's most characters (code points, not UTF-16 units).
     player_name_chars: int
     table_name_chars: int
@@ -745,6 +771,13 @@ class Limits(_Strict):
     chat_per_minute_per_address: float
     chat_burst_per_address: int
     chat_history: int
+    # Spectators' chat at one table, all their addresses together.
+    spectator_chat_per_minute: float
+    spectator_chat_burst: int
+    # Ratings: a rated table's least target score; rated games of one pair of entrants
+    # (two identities, or an identity and a bot level) in 24 hours.
+    rated_min_target_score: int
+    rated_games_per_pair_per_day: int
 
 
 class RuleOptionModel(_Strict):

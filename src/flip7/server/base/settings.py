@@ -186,6 +186,17 @@ class Settings:
     transfer_codes_burst: int = 10
     claims_per_minute: float = 10.0
     claims_burst: int = 10
+    # Writes that grow the database, per address: scorecards created, changes to a
+    # scorecard (rounds entered, edited or undone, a live round's updates), and renames of
+    # an identity.
+    scorecards_per_minute: float = 10.0
+    scorecards_burst: int = 20
+    scorecard_rounds_per_minute: float = 120.0
+    scorecard_rounds_burst: int = 120
+    renames_per_minute: float = 6.0
+    renames_burst: int = 10
+    # Seconds a scorecard nobody changes is kept (30 days).
+    scorecard_ttl: float = 30 * 86400.0
     uploads_per_minute: float = 6.0
     uploads_burst: int = 10
     # Replay pages the worker must compute (cached pages are free), per address.
@@ -196,6 +207,12 @@ class Settings:
     max_record_draws: int = 5000
     max_record_decisions: int = 5000
     max_record_target_score: int = 1000
+    # A table's target_score (its rule option): a game to 10^9 points never ends, and its
+    # history grows with every move.
+    max_target_score: int = 1000
+    # The most bytes of the current game's changes a welcome's history carries; past it
+    # the welcome carries the newest changes that fit and says so (history_cut).
+    welcome_history_bytes: int = 256 * 1024
     # One replay's budget in its worker process: CPU seconds and memory.
     replay_seconds: float = 10.0
     replay_memory_mb: int = 512
@@ -210,10 +227,24 @@ class Settings:
     coach_queue: int = 8
     coach_seconds: float = 300.0
     coach_memory_mb: int = 1024
+    # Fair queues (flip7.server.services.queues): the jobs one address may hold, waiting or
+    # running, in the replay worker's queue and in the coach's (429 too_many_jobs past it);
+    # jobs are served in turn across addresses, a game's own players first for its coach.
+    replay_jobs_per_address: int = 2
+    coach_jobs_per_address: int = 2
     # Tables leave memory (and the slot count) when idle this long, in seconds: a waiting
     # table nobody has touched, and a finished or abandoned one (no human connected).
     waiting_table_ttl: float = 1800.0
     idle_table_ttl: float = 600.0
+    # Ceilings over every address (flip7.server.table.expiry): tables created by everyone (a
+    # token bucket: per minute and at once; past it 503 busy), and *unattended* tables
+    # (waiting, and no seated human ever connected: made by REST and never opened), which
+    # live this many at most (creating one more closes the oldest) and this long idle.
+    # At 200 a minute, waiting tables made for waiting_table_ttl stay under max_tables.
+    tables_per_minute_all: float = 200.0
+    tables_burst_all: int = 100
+    max_unattended_tables: int = 1000
+    unattended_table_ttl: float = 300.0
     # Players who go away (flip7.server.table.presence): seconds a disconnected player's turn waits
     # before the others may hand the seat to the stand-in bot, and before the server does
     # it itself; seconds a disconnected player keeps their seat at the end screen before the
@@ -230,6 +261,11 @@ class Settings:
     connections_per_address: int = 64
     frames_per_second_per_address: float = 100.0
     frames_burst_per_address: int = 200
+    # Bytes sent over WebSockets per address (all its sockets): a sustained rate per minute
+    # and a burst. A welcome past it is refused (the socket closed), and so is a
+    # spectator's update; a seated player's updates are counted, never cut.
+    bytes_per_minute_per_address: int = 64 * 1024 * 1024
+    bytes_burst_per_address: int = 32 * 1024 * 1024
     # Seconds a WebSocket may wait before its hello, and an HTTP connection before its
     # request headers are complete (slow or silent clients are closed).
     hello_timeout: float = 10.0
@@ -248,6 +284,17 @@ class Settings:
     flood_cooloff: float = 60.0
     # The database lease that keeps a second server off the same database.
     lease_seconds: float = 15.0
+    # Ratings (flip7.server.services.ratings): the least target score of a rated table (the
+    # rules' default: a shorter game is mostly luck, and a one-point game is a coin toss
+    # repeated as fast as a script can); rated games of one pair of entrants (two
+    # identities, or an identity and a bot level) in 24 hours, past which their games still
+    # play but do not rate that pair; and the address block an identity's seat is counted
+    # from (IPv4 and IPv6 prefix lengths): identities that joined from one block do not rate
+    # each other.
+    rated_min_target_score: int = 200
+    rated_games_per_pair_per_day: int = 5
+    rating_network_ipv4_prefix: int = 24
+    rating_network_ipv6_prefix: int = 48
     # Names (flip7.server.base.names): the most characters (code points, not UTF-16 units) of a
     # player's and of a table's name; a longer one is refused, never cut.
     player_name_chars: int = 24
@@ -262,6 +309,11 @@ class Settings:
     chat_per_minute_per_address: float = 60.0
     chat_burst_per_address: int = 20
     chat_history: int = 50
+    # Spectators' chat at one table, all their addresses together (seated players are not
+    # held to it): a sustained rate per minute and a burst, so that many addresses cannot
+    # fill the history a newcomer receives.
+    spectator_chat_per_minute: float = 20.0
+    spectator_chat_burst: int = 10
 
 
 LIMITS: tuple[str, ...] = (
@@ -282,6 +334,13 @@ LIMITS: tuple[str, ...] = (
     "transfer_codes_burst",
     "claims_per_minute",
     "claims_burst",
+    "scorecards_per_minute",
+    "scorecards_burst",
+    "scorecard_rounds_per_minute",
+    "scorecard_rounds_burst",
+    "renames_per_minute",
+    "renames_burst",
+    "scorecard_ttl",
     "uploads_per_minute",
     "uploads_burst",
     "replay_pages_per_minute",
@@ -290,6 +349,8 @@ LIMITS: tuple[str, ...] = (
     "max_record_draws",
     "max_record_decisions",
     "max_record_target_score",
+    "max_target_score",
+    "welcome_history_bytes",
     "replay_seconds",
     "replay_memory_mb",
     "replay_page_steps",
@@ -299,8 +360,14 @@ LIMITS: tuple[str, ...] = (
     "coach_queue",
     "coach_seconds",
     "coach_memory_mb",
+    "replay_jobs_per_address",
+    "coach_jobs_per_address",
     "waiting_table_ttl",
     "idle_table_ttl",
+    "tables_per_minute_all",
+    "tables_burst_all",
+    "max_unattended_tables",
+    "unattended_table_ttl",
     "handover_grace",
     "handover_auto",
     "rematch_wait",
@@ -310,6 +377,8 @@ LIMITS: tuple[str, ...] = (
     "connections_per_address",
     "frames_per_second_per_address",
     "frames_burst_per_address",
+    "bytes_per_minute_per_address",
+    "bytes_burst_per_address",
     "hello_timeout",
     "header_timeout",
     "ipv4_block_prefix",
@@ -320,6 +389,10 @@ LIMITS: tuple[str, ...] = (
     "handshakes_burst",
     "flood_cooloff",
     "lease_seconds",
+    "rated_min_target_score",
+    "rated_games_per_pair_per_day",
+    "rating_network_ipv4_prefix",
+    "rating_network_ipv6_prefix",
     "player_name_chars",
     "table_name_chars",
     "chat_max_chars",
@@ -328,6 +401,8 @@ LIMITS: tuple[str, ...] = (
     "chat_per_minute_per_address",
     "chat_burst_per_address",
     "chat_history",
+    "spectator_chat_per_minute",
+    "spectator_chat_burst",
 )
 
 

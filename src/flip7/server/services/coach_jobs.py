@@ -8,9 +8,15 @@ the strongest bots' evaluation of every decision of that seat, from what it coul
   them, 1 by default: :mod:`flip7.server.services.coach_worker`) under a CPU-time budget
   (``coach_seconds``) and a memory ceiling (``coach_memory_mb``), with a wall-clock
   backstop; a worker over budget is replaced and the analysis ``failed``, saying which
-  limit it passed. At most ``coach_queue`` analyses wait at once (503 ``busy`` past it),
-  and each address may ask for ``coach_per_minute`` new ones (429 ``rate_limited``); asking
-  for one that is done, or under way, costs nothing.
+  limit it passed. Each address may ask for ``coach_per_minute`` new ones (429
+  ``rate_limited``); asking for one that is done, or under way, costs nothing.
+* **A fair queue** (flip7.server.services.queues). Each address holds at most
+  ``coach_jobs_per_address`` analyses, waiting or running (429 ``too_many_jobs``), and
+  analyses are served in turn across addresses; one asked for by a player of the game
+  (its ``X-Player-Key`` names an identity that played it) goes before every stranger's.
+  At most ``coach_queue`` wait at once: past it a newcomer that goes before the last one
+  waiting takes its place (that analysis is ``failed``, saying so: ask again), and one
+  that does not is refused 503 ``busy``.
 * **Kept.** Every analysis is a row of ``coach_analyses``: its status, its progress
   (``done`` of ``total`` decisions, written at most about once a second while it runs) and,
   once done, the report. Any process of a cluster answers from the row, and a restart
@@ -47,6 +53,8 @@ from flip7.server.base.limits import AddressBudget
 from flip7.server.base.queries import query_number
 from flip7.server.base.settings import Settings
 from flip7.server.services import coach_worker
+from flip7.server.services.queues import FairQueue, Ticket
+from flip7.server.services.ratings import entrants_of
 from flip7.server.services.replay_worker import Outcome
 from flip7.server.store.coach import (
     AnalysisChange,
@@ -76,6 +84,9 @@ _POLL = 0.2
 
 _INTERRUPTED = ("the analysis was interrupted (the server running it stopped); "
                 "ask for it again to start it anew")
+_PUSHED_OUT = ("the coach's queue was full and this analysis gave its place to one that goes "
+               "first (a player's of its game, or an address's first; limit coach_queue); "
+               "ask for it again in a minute")
 
 
 class CoachError(ServerError):
@@ -169,6 +180,18 @@ def _seat_number(seat: str | None) -> int:
     return number
 
 
+def played_by(record: JSONObject, player_id: str | None) -> bool:
+    """Whether the identity ``player_id`` had a seat in the game of ``record`` (the table
+    writes each seat's identity into it, ``meta.player_ids``).
+
+    >>> record = {"players": ["Ann", "Bob"], "meta": {"player_ids": ["p1", None]}}
+    >>> played_by(record, "p1"), played_by(record, "p2"), played_by(record, None)
+    (True, False, False)
+    """
+    return player_id is not None and any(
+        e.kind == "player" and e.ref == player_id for e in entrants_of(record))
+
+
 def _check_seat(seat: int, players: int) -> None:
     if not 0 <= seat < players:
         raise CoachError("bad_seat", f"seat {seat} is not a seat of this game: its seats "
@@ -185,18 +208,30 @@ class CoachJobs:
         self.shared = settings.redis_url is not None
         self.budget = AddressBudget(settings.coach_per_minute, settings.coach_burst)
         self.jobs: dict[str, Job] = {}  # queued or running here
-        self._queue: asyncio.Queue[Job] = asyncio.Queue()
-        self._tasks: list[asyncio.Task[None]] = []
+        self.queue = self._new_queue()
+        self._tasks: list[asyncio.Task[None]] = []  # the heartbeat
+        self._working: set[asyncio.Task[None]] = set()  # one per job held here
         self._pool: ProcessPoolExecutor | None = None
         self._progress: Queue[coach_worker.Progress] | None = None
         self._store: Store | None = None
 
     # ------------------------------------------------------------------ life
 
+    def _new_queue(self) -> FairQueue:
+        settings = self.settings
+        # Held at once: those waiting (coach_queue) and those the workers run.
+        return FairQueue(
+            slots=settings.coach_workers, capacity=settings.coach_queue + settings.coach_workers,
+            share=settings.coach_jobs_per_address, error=CoachError, jobs="analyses",
+            limit="coach_jobs_per_address",
+            busy="too many analyses are waiting; try again in a minute", retry_after=30,
+        )
+
     async def close(self) -> None:
-        """Stop the runners and the workers; queued and running analyses are left to be
+        """Stop the jobs and the workers; queued and running analyses are left to be
         found interrupted (and asked for again)."""
-        tasks, self._tasks = self._tasks, []
+        tasks = [*self._tasks, *self._working]
+        self._tasks, self._working = [], set()
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -204,17 +239,11 @@ class CoachJobs:
                 await task
         self._replace()
         self.jobs.clear()
-        self._queue = asyncio.Queue()
+        self.queue = self._new_queue()
 
     def _start(self, store: Store) -> None:
         self._store = store
-        if self._tasks:
-            return
-        self._tasks = [
-            asyncio.create_task(self._runner(), name=f"flip7-coach-{i}")
-            for i in range(self.settings.coach_workers)
-        ]
-        if self.shared:
+        if self.shared and not self._tasks:
             self._tasks.append(asyncio.create_task(self._heartbeat(), name="flip7-coach-beat"))
 
     def _executor(self) -> ProcessPoolExecutor:
@@ -292,10 +321,12 @@ class CoachJobs:
                          f"ask for it with POST /api/games/{game_id}/coach", 404)
 
     async def ask(
-        self, store: Store, game_id: str, seat: int, address: str | None
+        self, store: Store, game_id: str, seat: int, address: str | None,
+        player_id: str | None = None,
     ) -> tuple[int, JSONObject]:
         """``POST``: the analysis as it stands (200 with the report once done, 202 while
-        under way), started (queued) unless it is done or under way."""
+        under way), started (queued) unless it is done or under way. ``player_id``: the
+        asker's identity; a player of the game goes first in the queue."""
         key = f"{game_id}/{seat}"
         job = self.jobs.get(key)
         if job is not None:
@@ -314,10 +345,8 @@ class CoachJobs:
             return (200 if answer["status"] == "done" else 202), answer
         if key in self.jobs:  # asked meanwhile, in this process
             return 202, self.jobs[key].answer()
-        waiting = sum(j.status == "queued" for j in self.jobs.values())
-        if waiting >= self.settings.coach_queue:
-            raise CoachError("busy", "too many analyses are waiting; try again in a minute",
-                             503, retry_after=30)
+        first = played_by(game.record, player_id)
+        self.queue.check(address, first)  # a refusal here costs no rate token
         spend(self.budget, address, "analyses", "coach_per_minute")
         from flip7.coach import decision_count
 
@@ -326,21 +355,26 @@ class CoachJobs:
         except Flip7Error as exc:
             raise CoachError("bad_record", f"the game's record cannot be analysed: {exc}",
                              422) from None
+        ticket = self.queue.enter(address, first)
         job = Job(game_id, seat, game.record, total)
         self.jobs[key] = job  # before any await: a second ask here finds it
         try:
             claimed = await self._claim(store, job, row)
         except BaseException:
+            self.queue.leave(ticket)
             self.jobs.pop(key, None)
             raise
         if not claimed:  # another process asked at the same moment: its analysis it is
+            self.queue.leave(ticket)
             self.jobs.pop(key, None)
             row = await analysis_row(store, game_id, seat)
             if row is None:  # pragma: no cover - a row is never deleted
                 raise _not_stored()
             return (200 if row.status == "done" else 202), self._answer(row)
         self._start(store)
-        self._queue.put_nowait(job)
+        task = asyncio.create_task(self._work(job, ticket), name=f"flip7-coach-{key}")
+        self._working.add(task)
+        task.add_done_callback(self._working.discard)
         return 202, job.answer()
 
     async def _claim(self, store: Store, job: Job, old: AnalysisRow | None) -> bool:
@@ -361,19 +395,24 @@ class CoachJobs:
             for job in list(self.jobs.values()):
                 await self._update(job, AnalysisChange())  # updated_at alone
 
-    async def _runner(self) -> None:
-        while True:
-            job = await self._queue.get()
+    async def _work(self, job: Job, ticket: Ticket) -> None:
+        """``job`` waits its turn in the queue, then runs in a worker."""
+        try:
             try:
-                await self._run(job)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("coach job %s failed", job.key)
-                await self._update(job, AnalysisChange(
-                    status="failed", message="the analysis failed (a server error)"))
-            finally:
-                self.jobs.pop(job.key, None)
+                await self.queue.turn(ticket)
+            except CoachError:  # pushed out by a job that goes first
+                await self._update(job, AnalysisChange(status="failed", message=_PUSHED_OUT))
+                return
+            await self._run(job)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("coach job %s failed", job.key)
+            await self._update(job, AnalysisChange(
+                status="failed", message="the analysis failed (a server error)"))
+        finally:
+            self.queue.leave(ticket)
+            self.jobs.pop(job.key, None)
 
     def _collect(self) -> None:
         """Progress messages from the workers, into their jobs."""

@@ -16,8 +16,9 @@ identity (:mod:`flip7.server.services.ratings`). Anonymous play is unchanged: no
 
 Every input has a limit: names as any player's (``player_name_chars``, 400 ``bad_name``),
 keys and codes by length, pages by ``limit`` and ``offset``; identities created, codes made
-and codes tried are budgets per address (``players_per_minute``,
-``transfer_codes_per_minute``, ``claims_per_minute``: 429 ``rate_limited``).
+and codes tried, and renames, are budgets per address (``players_per_minute``,
+``transfer_codes_per_minute``, ``claims_per_minute``, ``renames_per_minute``: 429
+``rate_limited``).
 
 >>> code = new_code()
 >>> len(code), set(code) <= set(CODE_ALPHABET), clean_code(" ab2cd-ef3gh ")
@@ -42,7 +43,7 @@ from flip7.server.base.formats import iso, utcnow
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.protocol import Text
 from flip7.server.base.settings import Settings
-from flip7.server.services.ratings import display, entrants_of, stats_of
+from flip7.server.services.ratings import SETTLED_SIGMA, display, entrants_of, provisional, stats_of
 from flip7.server.store.database import Store
 from flip7.server.store.players import (
     ClaimRefused,
@@ -118,13 +119,17 @@ def _no_player(player_id: str) -> PlayerError:
 
 def _rating(row: RatingRow) -> JSONObject:
     return {"mu": round(row.skill.mu, 4), "sigma": round(row.skill.sigma, 4),
-            "display": display(row.skill.mu, row.skill.sigma)}
+            "display": display(row.skill.mu), "provisional": provisional(row.skill.sigma)}
 
 
 def _delta(change: SkillChange) -> int:
     """How much a game changed the rating shown."""
-    return (display(change.after.mu, change.after.sigma)
-            - display(change.before.mu, change.before.sigma))
+    return display(change.after.mu) - display(change.before.mu)
+
+
+def _why(value: JSON) -> str | None:
+    """Why a rated game did not rate a player (flip7.server.services.ratings), if it did not."""
+    return value if isinstance(value, str) else None
 
 
 def _objects(value: JSON) -> list[JSONObject]:
@@ -145,6 +150,7 @@ class Players:
             settings.transfer_codes_per_minute, settings.transfer_codes_burst
         )
         self.claims = AddressBudget(settings.claims_per_minute, settings.claims_burst)
+        self.renames = AddressBudget(settings.renames_per_minute, settings.renames_burst)
 
     @property
     def store(self) -> Store:
@@ -186,7 +192,10 @@ class Players:
             raise _bad_key()
         return player_id
 
-    async def rename(self, player_id: str, name: str) -> None:
+    async def rename(self, player_id: str, name: str, address: str | None) -> None:
+        """A new display name for the identity; ``address`` (the client's; None: not
+        counted) is held to ``renames_per_minute``: every rename is a stored write."""
+        spend(self.renames, address, "renames", "renames_per_minute")
         await rename_player(self.store, player_id, self._name(name), self.now())
 
     async def transfer(self, player_id: str, address: str | None) -> tuple[str, datetime]:
@@ -265,7 +274,7 @@ class Players:
             "stats": stats,
             "rating_history": [
                 {"game_id": point.game_id, "at": iso(point.at),
-                 "display": display(point.change.after.mu, point.change.after.sigma),
+                 "display": display(point.change.after.mu),
                  "delta": _delta(point.change)}
                 for point in reversed(rows.history)
             ],
@@ -285,6 +294,7 @@ class Players:
                 "players": row.stats.get("players", []),
                 "winners": row.stats.get("winners", []),
                 "rated": bool(row.stats.get("rated")),
+                "unrated_because": _why(row.stats.get("unrated_because")),
                 "rating_delta": None if row.change is None else _delta(row.change),
             }
             for row in page.games
@@ -292,7 +302,7 @@ class Players:
         return {"games": out, "total": page.total}
 
     async def leaderboard(self, limit: int) -> JSONObject:
-        board = await leaderboard_rows(self.store, limit)
+        board = await leaderboard_rows(self.store, limit, SETTLED_SIGMA)
         return {
             "players": [
                 {"rank": i + 1, "id": r.rating.key.ref, "name": r.name, **_rating(r.rating),
@@ -322,9 +332,9 @@ class Players:
             change = results.changes.get(entrant.key) if entrant.key is not None else None
             rating: JSONObject | None = None
             if change is not None:
-                before = display(change.before.mu, change.before.sigma)
-                after = display(change.after.mu, change.after.sigma)
-                rating = {"before": before, "after": after, "delta": after - before}
+                before, after = display(change.before.mu), display(change.after.mu)
+                rating = {"before": before, "after": after, "delta": after - before,
+                          "provisional": provisional(change.after.sigma)}
             figures = seat.to_json()
             seats.append({
                 "seat": entrant.seat,
@@ -334,6 +344,8 @@ class Players:
                 "total": seat.total,
                 "winner": seat.winner,
                 "rating": rating,
+                "unrated_because": results.unrated.get(entrant.ref or "")
+                if entrant.kind == "player" else None,
                 "stats": {k: figures[k] for k in (
                     "rounds", "round_score_avg", "busts", "bust_rate", "flip7s",
                     "attacks_given", "attacks_received", "attack_points_given",

@@ -16,9 +16,24 @@ rated at each seat from its rating before the game; its new rating is the mean o
 
 **Ranks** come from the final totals: the highest is 1st, equal totals share a place.
 
-**Shown** as ``display = round(1000 + 40 * (mu - 3 * sigma))``: a newcomer (mu 25, sigma
-25/3) shows 1000, and the number rises as games make the rating both higher and surer.
-Ratings are ordered by ``mu - 3 * sigma``, the conservative estimate.
+**What cannot be farmed.** A table is rated only at the rules' length at least (the
+table option ``rated`` refuses a target score below ``rated_min_target_score``, and a
+finished game whose record plays a shorter one is not rated either). A game rates a
+*pair* of entrants at most ``rated_games_per_pair_per_day`` times in 24 hours (two
+identities, or an identity and a bot level: a level's public rating moves at most that
+much by any one identity's games); two identities whose seats were taken from one
+address block (``rating_network_ipv4_prefix``, ``…_ipv6_prefix``) never rate each
+other. Where such a pair sits at a game, the fewest entrants are left unrated for it
+(:func:`choose_rated`: a bot level before an identity), and a game with no identity or
+fewer than two entrants left rates nobody; it is still played, and its end screen and
+its players' histories say why it did not count for them.
+
+**Shown** as ``display = round(1000 + 40 * (mu - 25))``: the mean, so that a newcomer
+shows 1000 and a player's number goes up only by doing better than expected (it does not
+climb as uncertainty shrinks: ``mu - 3 * sigma`` would, and rose for a player who lost
+every game). A rating is *provisional* until its sigma is down to :data:`SETTLED_SIGMA`
+(about 10 to 15 games): the leaderboard and profiles mark it so, and the leaderboard
+lists settled ratings first, then provisional ones, each by mean.
 
 **Exactly once.** When a game finishes, its owner process writes its results in one
 transaction that first inserts the game's row of ``game_results`` (its primary key: a
@@ -28,8 +43,8 @@ writer), updates them and adds the history rows. A process that died between the
 finish and its results leaves a finished game without a ``game_results`` row, which every
 process's sweep (at start, then every minute) writes.
 
->>> display(25.0, 25 / 3), ranks([30, 12, 30, 5])
-(1000, [1, 3, 1, 4])
+>>> display(25.0), ranks([30, 12, 30, 5]), provisional(25 / 3), provisional(5.5)
+(1000, [1, 3, 1, 4], True, False)
 """
 
 from __future__ import annotations
@@ -40,17 +55,21 @@ import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from flip7.analysis.stats import GameStats, game_stats
 from flip7.bots.levels import LEVELS
-from flip7.core.errors import Flip7Error
+from flip7.core.errors import Flip7Error, RulesError
 from flip7.core.jsontypes import JSON, JSONObject
+from flip7.core.rules import Rules
 from flip7.server.base.formats import dumps, utcnow
+from flip7.server.base.settings import Settings
 from flip7.server.store.database import Store
 from flip7.server.store.ratings import (
     GameResults,
+    PairGames,
     PlayerGame,
+    Rated,
     RatingKey,
     Rerating,
     Skill,
@@ -61,11 +80,15 @@ from flip7.server.store.ratings import (
 
 __all__ = [
     "MU",
+    "PAIR_DAY",
+    "SETTLED_SIGMA",
     "SIGMA",
     "Entrant",
     "Results",
+    "choose_rated",
     "display",
     "entrants_of",
+    "provisional",
     "ranks",
 ]
 
@@ -80,9 +103,23 @@ START = Skill(MU, SIGMA)
 _LEVEL_OF_SPEC = {level.spec: level.name for level in LEVELS}
 
 
-def display(mu: float, sigma: float) -> int:
-    """The rating shown to players: ``round(1000 + 40 * (mu - 3 * sigma))``."""
-    return round(1000 + 40 * (mu - 3 * sigma))
+# A rating is settled once its sigma is down to this (from 25/3): about 10 to 15 games.
+SETTLED_SIGMA = 6.0
+# How far back a pair's rated games count against rated_games_per_pair_per_day.
+PAIR_DAY = timedelta(days=1)
+# Why a game did not rate an entrant it might have (the end screen's and histories' words).
+SAME_NETWORK = "same_network"
+PAIR_LIMIT = "pair_limit"
+
+
+def display(mu: float) -> int:
+    """The rating shown to players: ``round(1000 + 40 * (mu - 25))``, the mean's."""
+    return round(1000 + 40 * (mu - MU))
+
+
+def provisional(sigma: float) -> bool:
+    """Whether a rating is not settled yet (its sigma above :data:`SETTLED_SIGMA`)."""
+    return sigma > SETTLED_SIGMA
 
 
 def ranks(totals: Sequence[int]) -> list[int]:
@@ -143,29 +180,80 @@ def entrants_of(record: JSONObject) -> list[Entrant]:
     return out
 
 
+def choose_rated(
+    keys: Sequence[RatingKey], blocked: Mapping[frozenset[RatingKey], str]
+) -> tuple[frozenset[RatingKey], dict[RatingKey, str]]:
+    """Which of a game's rated entrants it rates, and why it rates none of the others:
+    ``blocked`` gives each pair that must not rate each other its reason. The entrant in
+    the most blocked pairs is left out first (of equals, a bot level before an identity,
+    then the later key), until no blocked pair is left; then a game with no identity or
+    fewer than two entrants rates nobody. An entrant left unrated is unrated for the
+    reason of a blocked pair of its (one network's first).
+
+    >>> ann, bob, cy, easy = (RatingKey("player", "a"), RatingKey("player", "b"),
+    ...                       RatingKey("player", "c"), RatingKey("bot", "Easy"))
+    >>> kept, why = choose_rated([easy, ann, bob, cy], {frozenset((ann, bob)): "same_network"})
+    >>> sorted(k.ref for k in kept), why
+    (['Easy', 'a', 'c'], {RatingKey(kind='player', ref='b'): 'same_network'})
+    >>> kept, why = choose_rated([easy, ann], {frozenset((ann, easy)): "pair_limit"})
+    >>> kept, sorted(why.values())
+    (frozenset(), ['pair_limit', 'pair_limit'])
+    """
+    kept = list(keys)
+
+    def reasons(key: RatingKey) -> list[str]:
+        return [why for pair, why in blocked.items() if key in pair and pair <= set(kept)]
+
+    while True:
+        counts = {key: len(reasons(key)) for key in kept}
+        if not any(counts.values()):
+            break
+        worst = max(kept, key=lambda k: (counts[k], k.kind == "bot", k))
+        kept.remove(worst)
+    if len(kept) < 2 or not any(key.kind == "player" for key in kept):
+        kept = []
+    unrated: dict[RatingKey, str] = {}
+    for key in keys:
+        if key in kept:
+            continue
+        mine = [why for pair, why in blocked.items() if key in pair]
+        unrated[key] = SAME_NETWORK if SAME_NETWORK in mine else PAIR_LIMIT
+    return frozenset(kept), unrated
+
+
 def rate(
-    entrants: Sequence[Entrant], totals: Sequence[int], prior: Mapping[RatingKey, Skill]
-) -> dict[RatingKey, Skill]:
-    """Every rated entrant's rating after the game, from ``prior`` (missing: the starting
-    rating); see the module's words."""
+    entrants: Sequence[Entrant], totals: Sequence[int],
+    same_network: Sequence[frozenset[RatingKey]], pair_limit: int,
+    prior: Mapping[RatingKey, Skill], pair_games: PairGames,
+) -> Rated:
+    """What a game rates (see the module's words): which entrants it rates
+    (:func:`choose_rated`, from the pairs of ``same_network`` and those with
+    ``pair_limit`` rated games in ``pair_games``), and their ratings after it from
+    ``prior`` (missing: the starting rating); the others take part as unrated entrants."""
     from openskill.models import PlackettLuce
 
+    blocked = {pair: PAIR_LIMIT for pair, count in pair_games.items() if count >= pair_limit}
+    blocked.update({pair: SAME_NETWORK for pair in same_network})
+    keys = sorted({e.key for e in entrants if e.key is not None})
+    kept, unrated = choose_rated(keys, blocked)
+    if not kept:
+        return Rated({}, unrated)
     model = PlackettLuce()
     teams = []
     for entrant in entrants:
-        skill = prior.get(entrant.key, START) if entrant.key else START
+        skill = prior.get(entrant.key, START) if entrant.key in kept else START
         teams.append([model.rating(mu=skill.mu, sigma=skill.sigma)])
     rated = model.rate(teams, ranks=[float(r) for r in ranks(totals)])
     seen: dict[RatingKey, list[Skill]] = {}
     for entrant, team in zip(entrants, rated, strict=True):
-        if entrant.key is not None:
+        if entrant.key in kept:
             seen.setdefault(entrant.key, []).append(
                 Skill(float(team[0].mu), float(team[0].sigma)))
-    return {
+    return Rated({
         key: Skill(sum(s.mu for s in skills) / len(skills),
                    sum(s.sigma for s in skills) / len(skills))
         for key, skills in seen.items()
-    }
+    }, unrated)
 
 
 @functools.lru_cache(maxsize=256)
@@ -186,8 +274,9 @@ class Results:
     SWEEP_SECONDS = 60.0
     SWEEP_BATCH = 50
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
+        self.settings = settings
         # SQLite has one writer: this process's writes of results wait for each other.
         self._lock = asyncio.Lock()
         self.now: Callable[[], datetime] = utcnow
@@ -235,7 +324,8 @@ class Results:
             return False
         record = finished.record
         meta = record.get("meta")
-        table_rated = isinstance(meta, dict) and meta.get("rated") is True
+        table_rated = (isinstance(meta, dict) and meta.get("rated") is True
+                       and self._long_enough(record))
         entrants = entrants_of(record)
         try:  # in a thread: a long game's replay must not hold up the event loop
             stats: GameStats | None = await asyncio.to_thread(stats_of, game_id, record)
@@ -253,23 +343,59 @@ class Results:
                 winners=frozenset(e.key for e in entrants
                                   if e.key is not None and stats.seats[e.seat].winner),
                 start=START,
-                rerate=functools.partial(rate, entrants, totals),
+                since=self.now() - PAIR_DAY,
+                rerate=functools.partial(
+                    rate, entrants, totals, same_network_pairs(record, entrants),
+                    self.settings.rated_games_per_pair_per_day),
             )
         results = GameResults(
             game_id=game_id,
             rated=is_rated,
             at=self.now(),
             player_games=[] if stats is None else _player_games(
-                game_id, record, entrants, stats, is_rated, finished.finished_at),
+                game_id, record, entrants, stats, finished.finished_at),
             rating=rating,
         )
         async with self._lock:
             return await write_results(self.store, results)
 
+    def _long_enough(self, record: JSONObject) -> bool:
+        """Whether a finished game played to ``rated_min_target_score`` at least (a table
+        stored before the floor, or rated when the floor was lower, is held to it too)."""
+        rules = record.get("rules")
+        try:
+            target = Rules.from_json(rules if isinstance(rules, dict) else {}).target_score
+        except RulesError:
+            return False
+        return target >= self.settings.rated_min_target_score
+
+
+def same_network_pairs(
+    record: JSONObject, entrants: Sequence[Entrant]
+) -> list[frozenset[RatingKey]]:
+    """The pairs of identities whose seats the table saw taken from one address block
+    (the record's ``meta.same_network``: groups of seats).
+
+    >>> record = {"players": ["A", "B", "C"], "meta": {"player_ids": ["a", "b", "c"],
+    ...           "same_network": [[0, 2]]}}
+    >>> [sorted(k.ref for k in pair) for pair in same_network_pairs(record, entrants_of(record))]
+    [['a', 'c']]
+    """
+    meta = record.get("meta")
+    groups = meta.get("same_network") if isinstance(meta, dict) else None
+    by_seat = {e.seat: e.key for e in entrants if e.kind == "player" and e.key is not None}
+    pairs: set[frozenset[RatingKey]] = set()
+    for group in groups if isinstance(groups, list) else []:
+        seats = group if isinstance(group, list) else []
+        keys = sorted({by_seat[s] for s in seats if isinstance(s, int) and s in by_seat})
+        pairs.update(frozenset((one, other)) for i, one in enumerate(keys)
+                     for other in keys[i + 1:])
+    return sorted(pairs, key=sorted)
+
 
 def _player_games(
     game_id: str, record: JSONObject, entrants: list[Entrant], stats: GameStats,
-    is_rated: bool, finished_at: datetime,
+    finished_at: datetime,
 ) -> list[PlayerGame]:
     """The rows of ``player_games`` of a finished game: one per identity that played it
     (its first seat), each with the whole table's seats and winners for its history."""
@@ -298,7 +424,6 @@ def _player_games(
                 "seat": seat.to_json(),
                 "players": seats,
                 "winners": winners,
-                "rated": is_rated,
                 "table_name": table_name,
             },
             finished_at=finished_at,

@@ -9,7 +9,8 @@ so the views of a long game grow with the square of its length. Hence:
   client address;
 * replay work (checking an upload, computing a page) runs in a worker process
   (:class:`ReplayWorkers`) under a CPU-time and a memory budget, never on the event loop; a
-  worker over budget is replaced;
+  worker over budget is replaced; jobs wait in a fair queue, where each address holds at
+  most ``replay_jobs_per_address`` (flip7.server.services.queues);
 * ``GET .../replay`` answers one page of steps (``offset``, ``limit``), which stops early
   once :data:`PAGE_BYTES` of steps are written; pages are kept in a cache bounded in bytes.
 
@@ -49,6 +50,7 @@ from flip7.server.base.limits import AddressBudget
 from flip7.server.base.queries import query_number
 from flip7.server.base.settings import Settings
 from flip7.server.services import replay_worker
+from flip7.server.services.queues import FairQueue
 from flip7.server.store.database import Store
 from flip7.server.store.replays import bust_odds_of_game
 from flip7.server.table.errors import spend
@@ -80,7 +82,9 @@ MAX_DEPTH = 32
 PAGE_BYTES = 1024 * 1024
 # Computed pages kept for the next viewer, in bytes all together.
 CACHE_BYTES = 32 * 1024 * 1024
-# Replay jobs waiting for the worker at once; past this the server answers 503 ``busy``.
+# Replay jobs held at once (waiting for the worker, or with it); past this the server
+# answers 503 ``busy``, unless the newcomer goes before the last job waiting
+# (flip7.server.services.queues).
 MAX_WAITING = 16
 # The wall-clock backstop over the CPU budget: the worker may be starting, or the machine
 # busy; a worker past it is stuck (in C code, where the CPU timer cannot interrupt it).
@@ -269,17 +273,22 @@ class PageCache:
 
 class ReplayWorkers:
     """One worker process for replay jobs, started on first use, replaced when a job
-    passes its budget, dies or hangs. Jobs wait their turn on the event loop (at most
-    :data:`MAX_WAITING`), so that a job handed to the process starts at once and its
-    wall-clock backstop measures the job alone."""
+    passes its budget, dies or hangs. Jobs wait their turn on the event loop in a fair
+    queue (flip7.server.services.queues: at most ``max_waiting`` held, each address at
+    most ``replay_jobs_per_address``, served in turn across addresses), so that a job
+    handed to the process starts at once and its wall-clock backstop measures the job
+    alone."""
 
     def __init__(self, settings: Settings, max_waiting: int = MAX_WAITING) -> None:
         self.seconds = settings.replay_seconds
         self.memory_mb = settings.replay_memory_mb
-        self.max_waiting = max_waiting
+        self.queue = FairQueue(
+            slots=1, capacity=max_waiting, share=settings.replay_jobs_per_address,
+            error=ReplayError, jobs="replay jobs", limit="replay_jobs_per_address",
+            busy="too many replays are being prepared; try again in a few seconds",
+            retry_after=5,
+        )
         self._pool: ProcessPoolExecutor | None = None
-        self._turn = asyncio.Lock()
-        self._waiting = 0
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -307,18 +316,16 @@ class ReplayWorkers:
     close = replace
 
     async def run(self, task: Callable[[*_Args], replay_worker.Outcome],
-                  *args: *_Args) -> replay_worker.Outcome:
-        """``task(*args)`` in the worker: its outcome, or a ReplayError when the job is
-        refused (503 ``busy``), passes its budget (422) or fails."""
-        if self._waiting >= self.max_waiting:
-            raise ReplayError("busy", "too many replays are being prepared; try again "
-                             "in a few seconds", 503, retry_after=5)
-        self._waiting += 1
+                  *args: *_Args, address: str | None = None) -> replay_worker.Outcome:
+        """``task(*args)`` in the worker, for the client at ``address`` (None: the
+        server's own): its outcome, or a ReplayError when the job is refused (503
+        ``busy``, 429 ``too_many_jobs``), passes its budget (422) or fails."""
+        ticket = self.queue.enter(address)
         try:
-            async with self._turn:
-                outcome = await self._run(task, *args)
+            await self.queue.turn(ticket)
+            outcome = await self._run(task, *args)
         finally:
-            self._waiting -= 1
+            self.queue.leave(ticket)
         kind, value = outcome
         if kind == "too_long":
             self.replace()  # its memory may be fragmented; start clean
@@ -377,7 +384,7 @@ class Replays:
         address's rate, 400/413/422 saying what is wrong."""
         spend(self.uploads, address, "uploads", "uploads_per_minute")
         data = parse_upload(await body(), self.settings)
-        kind, value = await self.workers.run(replay_worker.check, data)
+        kind, value = await self.workers.run(replay_worker.check, data, address=address)
         if kind != "ok":
             raise ReplayError("bad_record", str(value), 400)
         return str(value)
@@ -422,7 +429,7 @@ class Replays:
             spend(self.pages, address, "replay pages", "replay_pages_per_minute")
             kind, value = await self.workers.run(
                 replay_worker.gzipped_page_of, data, total, first, count, self.page_bytes,
-                viewer, told,
+                viewer, told, address=address,
             )
             if kind != "ok" or not isinstance(value, bytes):
                 raise ReplayError("bad_record", str(value), 422)

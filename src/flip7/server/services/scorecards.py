@@ -4,6 +4,12 @@ A scorecard lives in the server's database (:data:`flip7.server.store.database.s
 as the JSON of :class:`flip7.scorekeeper.scorecard.Scorecard`. Reading needs only its id;
 every change needs its edit key in the ``X-Scorecard-Key`` header. :class:`Scorecards` does
 the work; its routes are :mod:`flip7.server.api.routes.scorecards`.
+
+Every write grows the database, so each is a budget per client address: scorecards created
+(``scorecards_per_minute``) and changes to one (``scorecard_rounds_per_minute``: rounds
+entered, edited or undone, a live round's updates), 429 ``rate_limited`` past it. A
+scorecard nobody changes for ``scorecard_ttl`` seconds is deleted: writes sweep the
+expired ones away (at most once a minute).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import unicodedata
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -26,7 +33,10 @@ from flip7.core.rules import DECKS, MAX_PLAYERS, Rules
 from flip7.scorekeeper.scorecard import MAX_NAME, LineEntry, RoundInvalid, Scorecard, StaleRound
 from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import iso, utcnow
+from flip7.server.base.limits import AddressBudget
+from flip7.server.base.settings import Settings
 from flip7.server.store.database import ScorecardRow, Store
+from flip7.server.table.errors import spend
 from flip7.server.table.seat import hash_token
 
 __all__ = [
@@ -50,6 +60,8 @@ MAX_LIVE_BODY = 64 * 1024  # a live round's events (up to MAX_EVENTS) in one bod
 MAX_CARDS = 60
 MAX_EVENTS = 1000
 LIST_LIMIT = 100
+# Seconds between two sweeps of expired scorecards (or scorecard_ttl, if shorter).
+SWEEP_EVERY = 60.0
 
 _T = TypeVar("_T")
 
@@ -236,7 +248,7 @@ class _ErrorAnswer(_Strict):
 
 # The scorekeeper's error answers, as its routes document them.
 ERRORS: dict[int | str, dict[str, object]] = {
-    status: {"model": _ErrorAnswer} for status in (400, 403, 404, 409, 413, 422)
+    status: {"model": _ErrorAnswer} for status in (400, 403, 404, 409, 413, 422, 429)
 }
 
 
@@ -360,14 +372,38 @@ class Scorecards:
     """The scorecards of the server's database (:data:`flip7.server.store.database.scorecards`).
     Changes to one scorecard are serialised (a lock per scorecard in this process, and an
     optimistic ``version`` check in the database for other processes), and each is committed
-    before it is answered."""
+    before it is answered. Writes are budgeted per address, and expired scorecards swept
+    away by them."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
+        self.settings = settings
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
         self._summaries = _Summaries()
+        self.creations = AddressBudget(settings.scorecards_per_minute, settings.scorecards_burst)
+        self.rounds = AddressBudget(
+            settings.scorecard_rounds_per_minute, settings.scorecard_rounds_burst
+        )
+        # Wall-clock time of changes and expiry (tests move it by hand), and when the last
+        # sweep ran.
+        self.now: Callable[[], datetime] = utcnow
+        self._swept: datetime | None = None
+
+    async def expire(self) -> int:
+        """Delete the scorecards nobody has changed for ``scorecard_ttl`` seconds; how many."""
+        now = self._swept = self.now()
+        return await self.store.expire_scorecards(
+            now - timedelta(seconds=self.settings.scorecard_ttl)
+        )
+
+    async def _sweep(self) -> None:
+        """:meth:`expire`, if it has not run for a while: writes call it, so the expired go
+        at the pace the new come."""
+        every = timedelta(seconds=min(SWEEP_EVERY, self.settings.scorecard_ttl))
+        if self._swept is None or abs(self.now() - self._swept) >= every:
+            await self.expire()
 
     async def summary(self, row: ScorecardRow, card: Scorecard) -> JSONObject:
         """The model's summary with what the server knows: id, version, times."""
@@ -397,10 +433,14 @@ class Scorecards:
 
     async def _change(
         self, scorecard_id: str, key: str | None, change: Callable[[Scorecard], Scorecard],
+        address: str | None,
     ) -> JSONObject:
         """Apply ``change`` to the stored scorecard and store the result: one change at a
         time per scorecard, committed before this returns; the scorecard's summary. A
-        conflict answers 409 with the scorecard as it is."""
+        conflict answers 409 with the scorecard as it is. ``address`` (the client's; None:
+        not counted) is held to ``scorecard_rounds_per_minute``."""
+        spend(self.rounds, address, "scorecard rounds written", "scorecard_rounds_per_minute")
+        await self._sweep()
         store = self.store
         async with self._lock(scorecard_id):
             row, card = await self.load(scorecard_id)
@@ -415,7 +455,7 @@ class Scorecards:
                 raise
             if new is card:  # nothing changed (abandoning a live round that there is not)
                 return await self.summary(row, card)
-            now = utcnow()
+            now = self.now()
             summary = await self._summaries.compute(new)
             data, listing, status = new.to_json(), _listing(summary), _status(new)
             stored = await store.update_scorecard(
@@ -439,14 +479,17 @@ class Scorecards:
 
     # ------------------------------------------------------------------ what routes ask
 
-    async def create(self, body: CreateScorecard) -> JSONObject:
+    async def create(self, body: CreateScorecard, address: str | None) -> JSONObject:
         """A new scorecard: its id, its edit key (shown only this once: only its SHA-256 is
-        stored) and its summary."""
+        stored) and its summary. ``address`` (the client's; None: not counted) is held to
+        ``scorecards_per_minute``."""
+        spend(self.creations, address, "scorecards created", "scorecards_per_minute")
+        await self._sweep()
         rules = _rules(body.rules)
         card = _model_call(
             lambda: Scorecard.new(body.players, rules=rules, decks=body.decks, name=body.name)
         )
-        scorecard_id, key, now = secrets.token_urlsafe(6), secrets.token_urlsafe(18), utcnow()
+        scorecard_id, key, now = secrets.token_urlsafe(6), secrets.token_urlsafe(18), self.now()
         await self.store.add_scorecard(ScorecardRow(
             id=scorecard_id, key_hash=hash_token(key), name=body.name, data=card.to_json(),
             listing=_listing(card.summary_json()), version=1, status=_status(card),
@@ -480,7 +523,9 @@ class Scorecards:
         )
         return result.to_json()
 
-    async def add_round(self, scorecard_id: str, key: str | None, body: NewRound) -> JSONObject:
+    async def add_round(
+        self, scorecard_id: str, key: str | None, body: NewRound, address: str | None
+    ) -> JSONObject:
         def change(card: Scorecard) -> Scorecard:
             entered = len(card.rounds)
             if body.number <= entered:
@@ -499,10 +544,11 @@ class Scorecards:
                 lambda: card.add_round(_lines(body.lines), _choice(body.flip7_choice))
             )
 
-        return await self._change(scorecard_id, key, change)
+        return await self._change(scorecard_id, key, change, address)
 
     async def edit_round(
-        self, scorecard_id: str, number: int, key: str | None, body: EditRound
+        self, scorecard_id: str, number: int, key: str | None, body: EditRound,
+        address: str | None,
     ) -> JSONObject:
         def change(card: Scorecard) -> Scorecard:
             _existing_round(card, number)
@@ -513,10 +559,11 @@ class Scorecards:
                 )
             )  # fmt: skip
 
-        return await self._change(scorecard_id, key, change)
+        return await self._change(scorecard_id, key, change, address)
 
     async def undo_round(
-        self, scorecard_id: str, number: int, revision: int, key: str | None
+        self, scorecard_id: str, number: int, revision: int, key: str | None,
+        address: str | None,
     ) -> JSONObject:
         def change(card: Scorecard) -> Scorecard:
             _existing_round(card, number)
@@ -529,9 +576,11 @@ class Scorecards:
                 )
             return _model_call(lambda: card.undo_round(revision=revision, number=number))
 
-        return await self._change(scorecard_id, key, change)
+        return await self._change(scorecard_id, key, change, address)
 
-    async def put_live(self, scorecard_id: str, key: str | None, body: LiveUpdate) -> JSONObject:
+    async def put_live(
+        self, scorecard_id: str, key: str | None, body: LiveUpdate, address: str | None
+    ) -> JSONObject:
         events = [event.model_dump(by_alias=True) for event in body.events]
 
         def change(card: Scorecard) -> Scorecard:
@@ -539,13 +588,15 @@ class Scorecards:
                 lambda: card.live_round(events, based_on=body.based_on), "invalid_event", 422
             )
 
-        return await self._change(scorecard_id, key, change)
+        return await self._change(scorecard_id, key, change, address)
 
-    async def delete_live(self, scorecard_id: str, key: str | None) -> JSONObject:
+    async def delete_live(
+        self, scorecard_id: str, key: str | None, address: str | None
+    ) -> JSONObject:
         def change(card: Scorecard) -> Scorecard:
             return _model_call(card.abandon_live)
 
-        return await self._change(scorecard_id, key, change)
+        return await self._change(scorecard_id, key, change, address)
 
     async def export(self, scorecard_id: str, suffix: Literal["csv", "json"]) -> tuple[str, str]:
         """The scorecard as CSV (a row per round) or JSON (``Scorecard.from_json`` reads it

@@ -827,6 +827,24 @@ class Store:
             result = await conn.execute(statement)
         return bool(result.rowcount == 1)
 
+    async def expire_scorecards(self, untouched_since: datetime, most: int = 1000) -> int:
+        """Delete up to ``most`` scorecards nobody has changed since ``untouched_since`` (the
+        oldest first: ``updated_at`` is indexed); how many went."""
+        oldest = (
+            sa.select(scorecards.c.id)
+            .where(scorecards.c.updated_at < untouched_since)
+            .order_by(scorecards.c.updated_at)
+            .limit(most)
+        )
+        refusal = self.refusal()
+        if refusal is not None:
+            raise StoreError(refusal)
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                scorecards.delete().where(scorecards.c.id.in_(oldest.scalar_subquery()))
+            )
+        return int(result.rowcount)
+
     async def table_state(self, table_id: str) -> tuple[StoredState, int] | None:
         """A stored table's state (``closed`` for history) and how many games it has had;
         None if there is no such table."""

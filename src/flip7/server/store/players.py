@@ -323,27 +323,28 @@ class RatedName:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardRows:
-    """The rated identities and bot levels with a rated game, best first (by
-    ``mu - 3 sigma``)."""
+    """The rated identities and bot levels with a rated game: settled ratings first, then
+    provisional ones, each best first by mean (:func:`leaderboard_rows`)."""
 
     players: list[RatedName]
     bots: list[RatingRow]
 
 
-async def leaderboard_rows(store: Store, limit: int) -> LeaderboardRows:
-    """The leaderboard: ``limit`` identities at most, and every bot level."""
-    order = (ratings.c.mu - 3 * ratings.c.sigma).desc()
+async def leaderboard_rows(store: Store, limit: int, settled_sigma: float) -> LeaderboardRows:
+    """The leaderboard: ``limit`` identities at most, and every bot level; settled ratings
+    (sigma down to ``settled_sigma``) first, then provisional ones, each by mean."""
+    settled = sa.case((ratings.c.sigma <= settled_sigma, 0), else_=1)
     async with store.engine.connect() as conn:
         people = (await conn.execute(
             sa.select(ratings, players.c.name)
             .join(players, players.c.id == ratings.c.ref)
             .where(ratings.c.kind == "player", ratings.c.games > 0)
-            .order_by(order, ratings.c.games.desc(), ratings.c.ref)
+            .order_by(settled, ratings.c.mu.desc(), ratings.c.games.desc(), ratings.c.ref)
             .limit(limit)
         )).all()
         bots = (await conn.execute(
             ratings.select().where(ratings.c.kind == "bot", ratings.c.games > 0)
-            .order_by(order, ratings.c.ref)
+            .order_by(settled, ratings.c.mu.desc(), ratings.c.ref)
         )).all()
     return LeaderboardRows(
         players=[RatedName(_rating_row(r), r.name) for r in people],

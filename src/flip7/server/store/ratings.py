@@ -3,9 +3,12 @@ typed rows, the SQL kept here.
 
 A finished game's results are written in one transaction (:func:`write_results`): its row
 of ``game_results`` first (the primary key makes a second try, from any process, insert
-nothing and stop there), then its players' rows of ``player_games``, then, for a rated
-game, the rating rows it changes, locked (``SELECT … FOR UPDATE`` on PostgreSQL, in the
-order of their keys; SQLite has one writer), updated, and a history row for each.
+nothing and stop there); then, for a rated game, the rating rows of its entrants, locked
+(``SELECT … FOR UPDATE`` on PostgreSQL, in the order of their keys; SQLite has one
+writer), each pair's rated games since ``Rerating.since`` counted under those locks (two
+games of one pair finishing at once are counted one after the other), the rows the
+game rates updated and a history row added for each; last its players' rows of
+``player_games``, each saying whether the game rated that player (and if not, why).
 
 >>> key = RatingKey("bot", "Easy")
 >>> key.kind, key.ref, sorted([RatingKey("player", "a"), key])[0] == key
@@ -40,7 +43,9 @@ __all__ = [
     "FinishedRecord",
     "GameResultRows",
     "GameResults",
+    "PairGames",
     "PlayerGame",
+    "Rated",
     "RatingKey",
     "RatingRow",
     "Rerating",
@@ -90,7 +95,8 @@ class RatingRow:
 @dataclass(frozen=True, slots=True)
 class PlayerGame:
     """An identity's row of ``player_games``: its seat of a finished game with that seat's
-    statistics (``stats``, stored as JSON)."""
+    statistics (``stats``, stored as JSON; :func:`write_results` adds ``rated`` and, for a
+    rated game that did not rate this player, ``unrated_because``)."""
 
     player_id: str
     game_id: str
@@ -102,15 +108,31 @@ class PlayerGame:
 
 
 @dataclass(frozen=True, slots=True)
+class Rated:
+    """What a rated game came to: the rating after it of each key it rates, and why it
+    rates none of the others (a code: ``same_network``, ``pair_limit``)."""
+
+    after: Mapping[RatingKey, Skill]
+    unrated: Mapping[RatingKey, str]
+
+
+PairGames = Mapping[frozenset[RatingKey], int]
+"""Rated games since a time of each pair of a game's keys that has had one (at least one
+of the pair an identity)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Rerating:
-    """A rated game's rating change: the keys it rates (each once), those that won, the
-    rating of a key never rated before (``start``), and ``rerate``, which turns every key's
-    rating before the game (read under the rows' locks) into its rating after it."""
+    """A rated game's rating change: its rated entrants' keys (each once), those that won,
+    the rating of a key never rated before (``start``), since when each pair's rated games
+    are counted (``since``), and ``rerate``, which turns every key's rating before the game
+    and those counts (read under the rows' locks) into what the game rates."""
 
     keys: Sequence[RatingKey]
     winners: frozenset[RatingKey]
     start: Skill
-    rerate: Callable[[Mapping[RatingKey, Skill]], Mapping[RatingKey, Skill]]
+    since: datetime
+    rerate: Callable[[Mapping[RatingKey, Skill], PairGames], Rated]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,19 +206,67 @@ async def write_results(store: Store, results: GameResults) -> bool:
         )
         if claimed.rowcount != 1:
             return False  # another try (or process) wrote them
+        rated = Rated({}, {})
+        if results.rating is not None:
+            rated = await _rerate(conn, results.game_id, results.rating, results.at)
+            if results.rated and not rated.after:  # every pair past its limit, or one network
+                await conn.execute(game_results.update().where(
+                    game_results.c.game_id == results.game_id).values(rated=False))
         if results.player_games:
             await conn.execute(player_games.insert(), [
                 {"player_id": p.player_id, "game_id": p.game_id, "seat": p.seat,
-                 "total": p.total, "won": p.won, "stats": dumps(p.stats),
-                 "finished_at": p.finished_at}
+                 "total": p.total, "won": p.won,
+                 "stats": dumps(_stored_stats(p, rated)), "finished_at": p.finished_at}
                 for p in results.player_games
             ])
-        if results.rating is not None:
-            await _rerate(conn, results.game_id, results.rating, results.at)
     return True
 
 
-async def _rerate(conn: AsyncConnection, game_id: str, rating: Rerating, now: datetime) -> None:
+def _stored_stats(game: PlayerGame, rated: Rated) -> JSONObject:
+    key = RatingKey("player", game.player_id)
+    stats: JSONObject = {**game.stats, "rated": key in rated.after}
+    if key in rated.unrated:
+        stats["unrated_because"] = rated.unrated[key]
+    return stats
+
+
+async def _pair_games(
+    conn: AsyncConnection, keys: Sequence[RatingKey], since: datetime
+) -> dict[frozenset[RatingKey], int]:
+    """Rated games since ``since`` of each pair of ``keys`` with an identity in it: the
+    games of the identities among ``keys`` (an identity's are few; a bot level's are
+    everyone's), then which of ``keys`` each of those games rated."""
+    people = [tuple(key) for key in keys if key.kind == "player"]
+    if not people:
+        return {}
+    games_of_people = (
+        sa.select(rating_history.c.game_id)
+        .where(sa.tuple_(rating_history.c.kind, rating_history.c.ref).in_(people),
+               rating_history.c.at >= since)
+        .distinct()
+    )
+    rows = await conn.execute(
+        sa.select(rating_history.c.game_id, rating_history.c.kind, rating_history.c.ref)
+        .where(rating_history.c.game_id.in_(games_of_people),
+               sa.tuple_(rating_history.c.kind, rating_history.c.ref).in_(
+                   [tuple(key) for key in keys]))
+    )
+    seen: dict[str, list[RatingKey]] = {}
+    for row in rows:
+        seen.setdefault(str(row.game_id), []).append(RatingKey(row.kind, row.ref))
+    counts: dict[frozenset[RatingKey], int] = {}
+    for rated in seen.values():
+        for i, one in enumerate(rated):
+            for other in rated[i + 1:]:
+                if "player" in (one.kind, other.kind):
+                    pair = frozenset((one, other))
+                    counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+async def _rerate(
+    conn: AsyncConnection, game_id: str, rating: Rerating, now: datetime
+) -> Rated:
     keys = list(rating.keys)
     fresh = [
         {"kind": kind, "ref": ref, "mu": rating.start.mu, "sigma": rating.start.sigma,
@@ -211,7 +281,15 @@ async def _rerate(conn: AsyncConnection, game_id: str, rating: Rerating, now: da
     )).all()
     prior = {RatingKey(r.kind, r.ref): _skill(r.mu, r.sigma) for r in rows}
     played = {RatingKey(r.kind, r.ref): (int(r.games), int(r.wins)) for r in rows}
-    after = rating.rerate(prior)
+    rated = rating.rerate(prior, await _pair_games(conn, keys, rating.since))
+    after = rated.after
+    untouched = [tuple(key) for key in keys if key not in after and played[key][0] == 0]
+    if untouched:  # the rows made above for keys this game does not rate after all
+        await conn.execute(ratings.delete().where(
+            sa.tuple_(ratings.c.kind, ratings.c.ref).in_(untouched), ratings.c.games == 0))
+    keys = [key for key in keys if key in after]
+    if not keys:
+        return rated
     for key in keys:
         count, wins = played[key]
         await conn.execute(
@@ -226,15 +304,18 @@ async def _rerate(conn: AsyncConnection, game_id: str, rating: Rerating, now: da
          "mu_after": after[key].mu, "sigma_after": after[key].sigma, "at": now}
         for key in keys
     ])
+    return rated
 
 
 @dataclass(frozen=True, slots=True)
 class GameResultRows:
     """What a finished game's results wrote: whether it was rated (None: its results are
-    not written yet) and each rated entrant's rating change."""
+    not written yet), each rated entrant's rating change, and why the game did not rate
+    an identity it might have (its id: a code, :class:`Rated`)."""
 
     rated: bool | None
     changes: dict[RatingKey, SkillChange]
+    unrated: dict[str, str]
 
 
 async def results_of(store: Store, game_id: str) -> GameResultRows:
@@ -248,4 +329,10 @@ async def results_of(store: Store, game_id: str) -> GameResultRows:
             for h in await conn.execute(
                 rating_history.select().where(rating_history.c.game_id == game_id))
         }
-    return GameResultRows(None if rated is None else bool(rated), changes)
+        unrated: dict[str, str] = {}
+        for row in await conn.execute(sa.select(player_games.c.player_id, player_games.c.stats)
+                                      .where(player_games.c.game_id == game_id)):
+            why = json_object(row.stats).get("unrated_because")
+            if isinstance(why, str):
+                unrated[str(row.player_id)] = why
+    return GameResultRows(None if rated is None else bool(rated), changes, unrated)

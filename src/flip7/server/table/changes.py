@@ -105,7 +105,9 @@ class Join:
     """A human takes ``seat`` under the name ``name``; the table keeps the SHA-256 of the
     seat's token (``token_hash``), and the identity the seat counts for (``player_id``;
     None: anonymous). ``private``: the first seat of a table kept out of the lobby's list
-    (a tutorial's)."""
+    (a tutorial's). ``network``: an opaque label of the address block the seat was taken
+    from (:meth:`flip7.server.table.lobby.Lobby.network_of`; None: unknown), which two
+    seats share when they came from one block: such identities do not rate each other."""
 
     kind: ClassVar[str] = "join"
     seat: int
@@ -113,6 +115,7 @@ class Join:
     token_hash: str
     player_id: str | None = None
     private: bool = False
+    network: str | None = None
 
     def to_json(self) -> JSONObject:
         data: JSONObject = {"seat": self.seat, "name": self.name, "token": self.token_hash}
@@ -120,12 +123,15 @@ class Join:
             data["player"] = self.player_id
         if self.private:
             data["private"] = True
+        if self.network is not None:
+            data["network"] = self.network
         return data
 
     @classmethod
     def from_json(cls, data: JSONObject) -> Join:
         return cls(_int(data, "seat"), _str(data, "name"), _str(data, "token"),
-                   _optional_str(data, "player"), bool(data.get("private")))
+                   _optional_str(data, "player"), bool(data.get("private")),
+                   _optional_str(data, "network"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ flip7.server.table.chat.ChatRefused: a chat message must not contain control cha
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections import deque
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from typing import Literal
 
 from flip7.core.jsontypes import JSON, JSONObject
 from flip7.server.base.formats import iso, utcnow
+from flip7.server.base.limits import TokenBucket
 
 __all__ = [
     "CHAT_KINDS",
@@ -144,16 +146,40 @@ class ChatLog:
             self.spectators = True
 
     def message(
-        self, seat: int | None, name: str, watching: bool, text: str, max_chars: int
+        self, seat: int | None, name: str, watching: bool, text: str, max_chars: int,
+        budget: TokenBucket | None = None, now: float = 0.0,
     ) -> ChatEntry:
         """The entry of a message ``text`` from ``seat`` (None: a spectator) called ``name``;
-        ``watching``: a spectator or a player who left, held to the spectator switch.
-        Refused (:class:`ChatRefused`): ``bad_chat`` (:func:`clean_chat`), ``chat_muted``
-        (403) while the host has spectators' chat off."""
+        ``watching``: a spectator or a player who left, held to the spectator switch and to
+        ``budget``, the table's spectators' messages (all their addresses together; ``now``
+        on its clock). Refused (:class:`ChatRefused`): ``bad_chat`` (:func:`clean_chat`),
+        ``chat_muted`` (403) while the host has spectators' chat off, ``chat_rate_limited``
+        (429) past ``budget``.
+
+        >>> log, spectators = ChatLog(50), TokenBucket(1 / 60, 2, 2, 0.0)
+        >>> [log.message(None, "Spectator 1", True, "hi", 200, spectators).n for _ in "ab"]
+        [1, 2]
+        >>> log.message(None, "Spectator 2", True, "hi", 200, spectators)
+        Traceback (most recent call last):
+        ...
+        flip7.server.table.chat.ChatRefused: spectators are chatting too fast at this table: ...
+        (2 at once, limit spectator_chat_per_minute); try again in 60 seconds
+        >>> log.message(0, "Ann", False, "players may", 200, spectators).n
+        3
+        """
         text = clean_chat(text, max_chars)
         if watching and not self.spectators:
             raise ChatRefused(
                 "chat_muted", "the host has turned spectators' chat off at this table", 403
+            )
+        if watching and budget is not None and not budget.take(now):
+            raise ChatRefused(
+                "chat_rate_limited",
+                f"spectators are chatting too fast at this table: at most "
+                f"{budget.rate * 60:g} spectator messages a minute ({budget.burst:g} at once, "
+                f"limit spectator_chat_per_minute); try again in "
+                f"{max(1, math.ceil(budget.wait(now)))} seconds",
+                429,
             )
         return ChatEntry(self.take_number(), utcnow(), "message", name, seat, watching, text)
 

@@ -4,8 +4,17 @@ A table is *idle* while no seated human is connected to it (a human who left mid
 not count, nor do spectators). It is closed when it has been idle, with no change made by a
 person (bots' and turn timers' moves do not count), for
 
+* ``unattended_table_ttl`` seconds if it is *unattended*: waiting, and no seated human has
+  ever connected to it (made by REST, never opened; flip7.server.table.presence),
 * ``waiting_table_ttl`` seconds if it is waiting for players, or
 * ``idle_table_ttl`` seconds if its game is being played or is over.
+
+Unattended tables are also kept to ``max_unattended_tables``: a new table past that closes
+the oldest one (by creation) to make room, and so does a new table when the server holds
+``max_tables``. So a flood of tables from many addresses, which nobody opens, can neither
+lock everyone else out with 503 ``full`` nor close a table somebody opened; only when every
+table is attended is a newcomer refused. Tables rebuilt from the store (a restart, a
+takeover by another process) count as attended: connections are not stored.
 
 A playing table whose humans are all gone is closed like a finished one: its unfinished
 game is never revealed (records exist only for finished games), its finished games stay.
@@ -32,9 +41,11 @@ from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.formats import utcnow
 from flip7.server.base.settings import Settings
 from flip7.server.base.sockets import error_frame
+from flip7.server.table.errors import TableError, not_stored
 from flip7.server.table.storage import StoreError, TableStorage, TableUpdate
 
 __all__ = [
+    "Attendance",
     "ExpiringTable",
     "Expiry",
     "Refusal",
@@ -61,17 +72,42 @@ def span(seconds: float) -> str:
     return f"{seconds:g} second" + ("" if seconds == 1 else "s")
 
 
-def closed_message(table_id: str, seconds: float) -> str:
-    """What a client is told about a table that was closed after ``seconds`` idle."""
+def closed_message(table_id: str, seconds: float, unopened: float | None = None) -> str:
+    """What a client is told about a table that was closed after ``seconds`` idle (or
+    ``unopened`` seconds if nobody had opened it: which of the two is not stored).
+
+    >>> closed_message("t1", 1800, unopened=300)[:80]
+    'this table was closed after 30 minutes without players (5 minutes if nobody had '
+    """
+    shorter = "" if unopened is None or unopened >= seconds else (
+        f" ({span(unopened)} if nobody had opened it)"
+    )
     return (
-        f"this table was closed after {span(seconds)} without players; its games stay "
-        f"available at /api/tables/{table_id}/games"
+        f"this table was closed after {span(seconds)} without players{shorter}; its games "
+        f"stay available at /api/tables/{table_id}/games"
+    )
+
+
+def evicted_message(table_id: str, ceiling: int) -> str:
+    """What a client is told about an unattended table closed to make room for a new one
+    (past ``ceiling`` of them, or with the server full)."""
+    return (
+        f"this table was closed because nobody had opened it and a newer table needed its "
+        f"place: tables nobody opened make room first, and the server keeps at most "
+        f"{ceiling} of them (limit max_unattended_tables); its games stay available at "
+        f"/api/tables/{table_id}/games"
     )
 
 
 # What expiry needs of a table and of the lobby (flip7.server.table.table.Table and
 # flip7.server.table.lobby.Lobby): expiry depends on these, never on the lobby, which
 # imports expiry.
+
+
+class Attendance(Protocol):
+    """Whether a seated human has ever connected (flip7.server.table.presence.Presence)."""
+
+    attended: bool
 
 
 class ExpiringTable(Protocol):
@@ -94,6 +130,8 @@ class ExpiringTable(Protocol):
     def touched(self) -> float: ...
     @property
     def lock(self) -> asyncio.Lock: ...
+    @property
+    def presence(self) -> Attendance: ...
     @property
     def humans_here(self) -> bool:
         """Whether a seated human (not one who left) is connected."""
@@ -132,23 +170,45 @@ class TableOwner(Protocol[T]):
 
 
 class Expiry(Generic[T]):
-    """The lobby's sweeper: finds idle tables and closes them (see the module)."""
+    """The lobby's sweeper: finds idle tables and closes them, and keeps unattended tables
+    under their ceiling (see the module)."""
 
     def __init__(self, lobby: TableOwner[T]) -> None:
         self.lobby = lobby
         self._task: asyncio.Task[None] | None = None
+        # Tables this process created that may still be unattended, oldest first: those
+        # opened, started or closed since are dropped as they are met (see unattended).
+        self._newcomers: dict[str, T] = {}
+
+    @property
+    def unattended_ttl(self) -> float:
+        """How long an unattended table may stay idle: never longer than a waiting one."""
+        settings = self.lobby.settings
+        return min(settings.unattended_table_ttl, settings.waiting_table_ttl)
 
     @property
     def interval(self) -> float:
         """Seconds between sweeps."""
         settings = self.lobby.settings
-        shortest = min(settings.waiting_table_ttl, settings.idle_table_ttl)
+        shortest = min(settings.waiting_table_ttl, settings.idle_table_ttl, self.unattended_ttl)
         return max(0.01, min(MAX_INTERVAL, shortest / 4))
 
     def ttl(self, table: T) -> float:
         """How long ``table`` may stay idle, in seconds."""
         settings = self.lobby.settings
-        return settings.waiting_table_ttl if table.state == "waiting" else settings.idle_table_ttl
+        if table.state != "waiting":
+            return settings.idle_table_ttl
+        if not table.presence.attended:
+            return self.unattended_ttl
+        return settings.waiting_table_ttl
+
+    def message(self, table_id: str, played: bool) -> str:
+        """Why a table that was closed for lack of players is closed, as far as the store
+        knows (``played``: it had a game)."""
+        settings = self.lobby.settings
+        if played:
+            return closed_message(table_id, settings.idle_table_ttl)
+        return closed_message(table_id, settings.waiting_table_ttl, self.unattended_ttl)
 
     def due(self, table: T, now: float) -> bool:
         """Whether ``table`` has been idle long enough to be closed at ``now``."""
@@ -156,8 +216,50 @@ class Expiry(Generic[T]):
             return False
         if table.humans_here:
             table.human_seen = now
+            table.presence.attended = True
             return False
         return now - max(table.touched, table.human_seen) >= self.ttl(table)
+
+    # ------------------------------------------------------------------ unattended tables
+
+    def created(self, table: T) -> None:
+        """``table`` was just created by a request: unattended until a seated human
+        connects (the server's own private tables, a tutorial's, are not counted)."""
+        table.presence.attended = False
+        self._newcomers[table.id] = table
+
+    def unattended(self, table: T) -> bool:
+        """Whether ``table`` is open, waiting, and no seated human has connected to it."""
+        return (
+            not table.closed
+            and self.lobby.tables.get(table.id) is table
+            and table.state == "waiting"
+            and not table.presence.attended
+        )
+
+    def unattended_tables(self) -> list[T]:
+        """The unattended tables, oldest first."""
+        for table_id, table in list(self._newcomers.items()):
+            if not self.unattended(table):
+                del self._newcomers[table_id]  # opened, started or closed: for good
+        return list(self._newcomers.values())
+
+    async def make_room(self) -> None:
+        """Before a table is created: close the oldest unattended tables while there are
+        ``max_unattended_tables`` of them, or the server holds ``max_tables``. With every
+        table attended and the server full: 503 ``full``. A closing the store refuses: 503
+        ``server_error`` (nothing was created)."""
+        settings = self.lobby.settings
+        while True:
+            waiting = self.unattended_tables()
+            if (len(waiting) < settings.max_unattended_tables
+                    and len(self.lobby.tables) < settings.max_tables):
+                return
+            if not waiting:
+                raise TableError("full", "the server has as many tables as it can hold", 503)
+            oldest = waiting[0]
+            if not await self.close(oldest, evicted=True) and self.unattended(oldest):
+                raise not_stored("the room for a new table")
 
     async def sweep(self) -> list[str]:
         """Close every table that is due; returns their ids."""
@@ -167,12 +269,14 @@ class Expiry(Generic[T]):
         closed = await asyncio.gather(*(self.close(t) for t in due))
         return [t.id for t, done in zip(due, closed, strict=True) if done]
 
-    async def close(self, table: T) -> bool:
-        """Close ``table`` if it is still due once its lock is held; True if it was."""
+    async def close(self, table: T, evicted: bool = False) -> bool:
+        """Close ``table`` if it is still due once its lock is held (``evicted``: if it is
+        still unattended, to make room for a new table); True if it was."""
         lobby = self.lobby
         async with table.lock:
-            # Someone may have come back while this waited for the lock.
-            if lobby.tables.get(table.id) is not table or not self.due(table, lobby.clock()):
+            # Someone may have come back (or connected) while this waited for the lock.
+            still = self.unattended(table) if evicted else self.due(table, lobby.clock())
+            if lobby.tables.get(table.id) is not table or not still:
                 return False
             closing = TableUpdate(table.id, table.version, "closed", utcnow(), table.fence)
             try:
@@ -181,9 +285,16 @@ class Expiry(Generic[T]):
                 log.warning("table %s could not be closed; it stays open", table.id)
                 return False
             error = lobby.closed_error(table)
-            table.shut(error_frame(error.code, error.message), CloseCode.CLOSED)
+            message = (
+                evicted_message(table.id, lobby.settings.max_unattended_tables) if evicted
+                else error.message
+            )
+            table.shut(error_frame(error.code, message), CloseCode.CLOSED)
             del lobby.tables[table.id]
-        lobby.log_event("table_closed", table, state=table.state, games=table.game_number)
+        lobby.log_event(
+            "table_closed", table, state=table.state, games=table.game_number,
+            why="max_unattended_tables" if evicted else "idle",
+        )
         return True
 
     # ------------------------------------------------------------------ the task

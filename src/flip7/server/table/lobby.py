@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import json
 import logging
+import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -25,7 +28,7 @@ from flip7.core.jsontypes import JSON, JSONObject
 from flip7.core.rules import Rules
 from flip7.core.seeds import derive_seed
 from flip7.server.base.formats import utcnow
-from flip7.server.base.limits import AddressBudget
+from flip7.server.base.limits import AddressBudget, address_block
 from flip7.server.base.names import taken_by
 from flip7.server.base.settings import Settings
 from flip7.server.table.bot_seats import bot_choice, bot_seat_name, offered_bots
@@ -44,7 +47,7 @@ from flip7.server.table.changes import (
 from flip7.server.table.errors import TableError, clean_name, not_stored, spend
 from flip7.server.table.expiry import Expiry, closed_message
 from flip7.server.table.options import DEFAULT_SEATS, TableOptions
-from flip7.server.table.seat import Seat, hash_token
+from flip7.server.table.seat import Seat, hash_token, token_problem
 from flip7.server.table.storage import TableInsert, TableRow, TableStorage
 from flip7.server.table.table import Table
 from flip7.server.table.thinking import Thinking
@@ -54,6 +57,9 @@ from flip7.server.table.tutorial import SCRIPTS
 __all__ = ["Lobby", "Owners"]
 
 log = logging.getLogger("flip7.server")
+
+# The key of the budget every address shares (no client address looks like it).
+EVERYONE = "*"
 
 
 class Owners(Protocol):
@@ -95,6 +101,14 @@ class Lobby:
         self.joins = AddressBudget(
             settings.joins_per_minute, settings.joins_burst, clock=lambda: self.clock()
         )
+        # Tables created by every address together (one bucket, under the key EVERYONE):
+        # addresses are many, the server's work for a new table is one.
+        self.creations_all = AddressBudget(
+            settings.tables_per_minute_all, settings.tables_burst_all, clock=lambda: self.clock()
+        )
+        # The key of the labels of address blocks kept with seats (network_of): never
+        # stored, so that the table's log holds nothing an address can be read back from.
+        self._network_key = secrets.token_bytes(16)
         self.expiry = Expiry(self)
         # Rebuilt tables checking whether their rematch is due (see resume).
         self._resuming: set[asyncio.Task[None]] = set()
@@ -235,13 +249,11 @@ class Lobby:
 
     def closed_error(self, table: Table) -> TableError:
         """The error for a request that reached ``table`` as it was being closed."""
-        return self._closed(table.id, played=table.game_number > 0)
+        return TableError("closed", closed_message(table.id, self.expiry.ttl(table)), 410)
 
     def _closed(self, table_id: str, played: bool) -> TableError:
         # A table that had a game was closed from playing or over, otherwise from waiting.
-        settings = self.settings
-        ttl = settings.idle_table_ttl if played else settings.waiting_table_ttl
-        return TableError("closed", closed_message(table_id, ttl), 410)
+        return TableError("closed", self.expiry.message(table_id, played), 410)
 
     def relist(self, table: Table) -> None:
         """``table`` changed: the lobby's list may show it differently now (with many
@@ -260,6 +272,17 @@ class Lobby:
         ]
         open_tables.sort(key=lambda t: t.created_at, reverse=True)
         return [t.summary() for t in open_tables[:200]]
+
+    def network_of(self, address: str | None) -> str | None:
+        """An opaque label of ``address``'s block (``rating_network_ipv4_prefix``,
+        ``…_ipv6_prefix``), kept with a seat taken from it (None: the server's own call):
+        equal for two addresses of one block, under this process's key. Seats taken before
+        and after a restart do not compare, which only ever lets a game be rated."""
+        if address is None:
+            return None
+        block = address_block(address, self.settings.rating_network_ipv4_prefix,
+                              self.settings.rating_network_ipv6_prefix)
+        return hmac.new(self._network_key, block.encode(), hashlib.sha256).hexdigest()[:16]
 
     async def create_table(
         self,
@@ -282,15 +305,21 @@ class Lobby:
         flip7.server.table.options.rated_by_default). ``player_id``: the creator's identity.
 
         ``address`` (the client's) is held to ``tables_per_minute``: every attempt counts,
-        refused ones too. None: the server's own call, not counted."""
+        refused ones too. None: the server's own call, not counted. A valid request is then
+        held to ``tables_per_minute_all`` (every address together: 503 ``busy``), and room
+        is made (flip7.server.table.expiry.Expiry.make_room: the oldest unattended table
+        closed, or 503 ``full`` when every table is attended)."""
         spend(self.creations, address, "tables created", "tables_per_minute")
         options = TableOptions.checked(
-            seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer
+            seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer,
+            self.settings.max_target_score,
+            self.settings.rated_min_target_score,
         )
-        if len(self.tables) >= self.settings.max_tables:
-            raise TableError("full", "the server has as many tables as it can hold", 503)
         table_name = clean_name(table_name, "table name", self.settings.table_name_chars)
         name = clean_name(name, "player name", self.settings.player_name_chars)
+        if address is not None:
+            self._spend_all()
+        await self.expiry.make_room()
         table_id = secrets.token_urlsafe(6)
         while table_id in self.tables:  # pragma: no cover - 48 random bits
             table_id = secrets.token_urlsafe(6)
@@ -306,9 +335,12 @@ class Lobby:
                 raise not_stored("the table") from None
         row = TableInsert(table_id, table_name, now, options.seats, options.rules.to_json(),
                           options.turn_timer, options.bust_odds, private, options.rated)
+        if not private:  # the server's own (a tutorial's) is started at once
+            self.expiry.created(table)
         async with table.lock:
             token = secrets.token_urlsafe(24)
-            join = Join(0, name, hash_token(token), player_id, private)
+            join = Join(0, name, hash_token(token), player_id, private,
+                        self.network_of(address))
             # The table row goes in the same transaction as its first change.
             self.tables[table_id] = table
             try:
@@ -319,6 +351,22 @@ class Lobby:
         self.log_event("table_created", table, seats=options.seats, rules=options.rules.to_json())
         return table, 0, token
 
+    def _spend_all(self) -> None:
+        """Take a token of the tables created by every address, or refuse with 503 ``busy``
+        and how long to wait: the server's pace, not this client's fault."""
+        if self.creations_all.take(EVERYONE):
+            return
+        budget = self.creations_all
+        wait = budget.retry_after(EVERYONE)
+        raise TableError(
+            "busy",
+            f"the server is creating as many tables as it can: at most {budget.rate * 60:g} "
+            f"a minute from everyone ({budget.burst:g} at once, limit tables_per_minute_all); "
+            f"try again in {max(1, math.ceil(wait))} seconds",
+            503,
+            retry_after=wait,
+        )
+
     async def join(
         self, table: Table, name: str, address: str | None = None,
         player_id: str | None = None, token: str | None = None,
@@ -327,7 +375,10 @@ class Lobby:
         ``joins_per_minute`` (every attempt counts; None is not counted). ``player_id``: the
         identity the seat counts for (one seat per identity at a table: 409
         ``already_seated``). ``token``: the seat's secret as the client chose it (else a new
-        one); a join sent again with the same name and token gets the same seat back."""
+        one); a join sent again with the same name and token gets the same seat back. A
+        token that is no random secret (:func:`flip7.server.table.seat.token_problem`) is
+        400 ``weak_token``, one that holds another seat of the table 409 ``token_taken``:
+        a token is one seat's."""
         spend(self.joins, address, "seats taken", "joins_per_minute")
         name = clean_name(name, "player name", self.settings.player_name_chars)
         async with table.lock:
@@ -346,8 +397,28 @@ class Lobby:
                 )
             if token is None:
                 token = secrets.token_urlsafe(24)
-            await table.change(Join(seat, name, hash_token(token), player_id))
+            else:
+                self._check_token(table, token)
+            await table.change(Join(seat, name, hash_token(token), player_id,
+                                    network=self.network_of(address)))
         return seat, token
+
+    @staticmethod
+    def _check_token(table: Table, token: str) -> None:
+        """Refuse a token a client chose for a new seat: too weak to be a secret, or
+        already the token of a seat at ``table`` (under another name: the same name was
+        a retry, answered before)."""
+        problem = token_problem(token)
+        if problem is not None:
+            raise TableError("weak_token", problem, 400)
+        try:
+            table.place_of(token)
+        except TableError:
+            return
+        raise TableError(
+            "token_taken", "this token is already the token of another seat at this table: "
+            "a seat's token is its own; send a new random one, or none", 409,
+        )
 
     @staticmethod
     def _seated_with(table: Table, name: str, token: str) -> int | None:

@@ -3,7 +3,11 @@ its games are rated; and the states a table goes through.
 
 **Rated by default.** A table is rated unless its rules differ from the defaults in an
 option that changes the game (:func:`rated_by_default`); its creator may say otherwise, and
-a tutorial's table never is (flip7.server.services.ratings rates the games).
+a tutorial's table never is (flip7.server.services.ratings rates the games). A table whose
+target score is below ``rated_min_target_score`` (the rules' default) is never rated:
+asking for it is 400 ``unratable`` (a one-point game is a coin toss a script repeats as
+fast as it likes; a length floor in rounds would only be known once the game is over,
+when the players have seen the table called rated).
 
 >>> from flip7.core.rules import Rules
 >>> rated_by_default(Rules()), rated_by_default(Rules(allow_two_players=True))
@@ -81,14 +85,31 @@ class TableOptions:
         private: bool,
         rated: bool | None,
         min_turn_timer: int,
+        max_target_score: int,
+        rated_min_target_score: int = Rules().target_score,
     ) -> TableOptions:
         """The options asked for, or :class:`TableError` saying which is wrong:
-        ``bad_rules``, ``bad_seats``, ``bad_timer``, ``bad_bust_odds``, ``bad_rated``.
-        ``rated`` None: :func:`rated_by_default` (a private table is never rated)."""
+        ``bad_rules`` (a ``target_score`` over ``max_target_score`` too), ``bad_seats``,
+        ``bad_timer``, ``bad_bust_odds``, ``bad_rated``, ``unratable`` (rated asked for a
+        target score below ``rated_min_target_score``). ``rated`` None:
+        :func:`rated_by_default` (a private table is never rated).
+
+        >>> TableOptions.checked(3, {"target_score": 10**9}, None, True, False, None, 5, 1000)
+        Traceback (most recent call last):
+        ...
+        flip7.server.table.errors.TableError: the rule option target_score may be at most 1000, ...
+        """
         try:
             parsed = Rules.from_json(rules or {})
         except RulesError as exc:
             raise TableError("bad_rules", str(exc)) from None
+        if parsed.target_score > max_target_score:
+            # A game to 10^9 points never ends, and its history grows with every move.
+            raise TableError(
+                "bad_rules",
+                f"the rule option target_score may be at most {max_target_score}, got "
+                f"{parsed.target_score} (limit max_target_score)",
+            )
         if type(seats) is not int:
             raise TableError("bad_seats", f"seats must be a whole number, not {seats!r}")
         problem = players_problem(seats, parsed, most=MAX_SEATS)
@@ -103,5 +124,14 @@ class TableOptions:
             raise TableError("bad_bust_odds", f"bust_odds must be true or false, not {bust_odds!r}")
         if rated is not None and type(rated) is not bool:
             raise TableError("bad_rated", f"rated must be true, false or null, not {rated!r}")
-        rated = False if private else rated_by_default(parsed) if rated is None else rated
+        if rated is True and not private and parsed.target_score < rated_min_target_score:
+            raise TableError(
+                "unratable",
+                f"a table with target_score {parsed.target_score} cannot be rated: rated "
+                f"games play to {rated_min_target_score} points at least "
+                "(limit rated_min_target_score); leave rated out or false",
+            )
+        if rated is None:
+            rated = rated_by_default(parsed) and parsed.target_score >= rated_min_target_score
+        rated = False if private else rated
         return cls(seats, parsed, turn_timer, bust_odds, private, rated)

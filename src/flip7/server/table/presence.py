@@ -10,6 +10,11 @@ human staying is ready. Times are on the lobby's clock (tests move it by hand); 
 sent epoch seconds.
 
 Only while some human is here: bots and timers do not play on at a table its humans left.
+
+A table is *attended* once a seated human has connected to it. A table made by REST that
+nobody has opened yet is not (flip7.server.table.expiry closes those sooner, and only so
+many of them are kept); once attended it stays so, also when its humans go away: a person
+may wait days for friends at a table they opened.
 """
 
 from __future__ import annotations
@@ -91,6 +96,11 @@ class Presence:
         # The task that waits for an away player: the hand-over to the stand-in bot while
         # playing, the rematch going on without them at the end screen.
         self._task: asyncio.Task[None] | None = None
+        # Whether a seated human has connected (see the module). A table rebuilt from its
+        # log (a restart, a takeover) is: connections are not stored, and a person's table
+        # must not be closed sooner because the server restarted. The lobby clears it for
+        # a table it creates.
+        self.attended = True
 
     def turn(self, game_id: str | None, seat: int | None) -> None:
         """The turn is ``seat``'s in game ``game_id`` (None: nobody's): a new turn means a
@@ -208,11 +218,14 @@ class Presence:
         """After a change, or a connection came or went: wait for a player who is away.
         While playing, the seat to decide is handed to the stand-in bot ``handover_auto``
         after its player went away; at the end screen, the ready check goes on without a
-        player once they are gone."""
+        player once they are gone. A seated human's first socket brings it here too: the
+        table is attended from then on."""
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
         self._task = None
         table = self.table
+        if table.humans_here:
+            self.attended = True
         game = table.game
         if table.closed or game is None or not table.humans_here:
             return

@@ -13,16 +13,51 @@ In the server's words a *seat* is a number (0, 1, ... round the table) and a
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from flip7.core.jsontypes import JSONObject
+from flip7.core.jsontypes import JSON, JSONObject
 
-__all__ = ["REMEMBERED_MOVES", "RememberedMove", "Seat", "hash_token"]
+__all__ = [
+    "REMEMBERED_MOVES",
+    "TOKEN_DIFFERENT_CHARACTERS",
+    "RememberedMove",
+    "Seat",
+    "hash_token",
+    "same_network",
+    "token_problem",
+]
 
 # Move ids remembered per seat for idempotent retries.
 REMEMBERED_MOVES = 512
+# A seat token a client chooses (a join's ``token``): 22 to 64 characters of the URL-safe
+# alphabet, at least this many of them different. 22 random characters of 64 have about
+# 19 different ones, and fewer than 10 once in 400 million; "AAAA…" or "abababab…" is no
+# secret.
+TOKEN_DIFFERENT_CHARACTERS = 10
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
+
+
+def token_problem(token: str) -> str | None:
+    """What is wrong with a seat token a client chose, or None for a good one.
+
+    >>> print(token_problem("A" * 22))
+    a seat token must be a random secret: 22 to 64 characters of A-Z a-z 0-9 _ -,
+    at least 10 of them different (this one has 1); send none and the server picks one
+    >>> token_problem("Abc_def-ghij0123456789xyz") is None
+    True
+    """
+    different = len(set(token))
+    if _TOKEN.fullmatch(token) and different >= TOKEN_DIFFERENT_CHARACTERS:
+        return None
+    return (
+        "a seat token must be a random secret: 22 to 64 characters of A-Z a-z 0-9 _ -, "
+        f"at least {TOKEN_DIFFERENT_CHARACTERS} of them different (this one has "
+        f"{different}); send none and the server picks one"
+    )
 
 
 def hash_token(token: str) -> str:
@@ -50,6 +85,8 @@ class Seat:
     token_hash: str | None = None
     # The identity the seat was taken with (flip7.server.services.players), or None: anonymous.
     player_id: str | None = None
+    # The label of the address block the seat was taken from (changes.Join.network).
+    network: str | None = None
     left: bool = False  # a human who left mid-game; a bot plays the seat
     connections: int = 0
     # The stand-in bot plays the seat while its player is away (handed over by another
@@ -91,3 +128,19 @@ class Seat:
         self.moves[move_id] = RememberedMove(version, decision, after)
         if len(self.moves) > REMEMBERED_MOVES:
             self.moves.popitem(last=False)
+
+
+def same_network(seats: Sequence[Seat | None]) -> list[JSON]:
+    """The groups of seats (two or more, each a list of seat numbers) whose identities
+    joined from one address block: what a finished game's record says of its networks.
+
+    >>> ann, bob, cy = (Seat(n, "human", player_id=n, network=w)
+    ...                 for n, w in (("a", "x"), ("b", "y"), ("c", "x")))
+    >>> same_network([ann, bob, None, cy, Seat("Ed", "bot", bot="threshold")])
+    [[0, 3]]
+    """
+    groups: dict[str, list[JSON]] = {}
+    for seat, place in enumerate(seats):
+        if place is not None and place.player_id is not None and place.network is not None:
+            groups.setdefault(place.network, []).append(seat)
+    return [list(group) for group in groups.values() if len(group) > 1]

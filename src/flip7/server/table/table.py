@@ -54,7 +54,7 @@ from flip7.server.table.events import (
 )
 from flip7.server.table.options import MAX_SEATS, TableState
 from flip7.server.table.presence import Presence
-from flip7.server.table.seat import Seat, hash_token
+from flip7.server.table.seat import Seat, hash_token, same_network
 from flip7.server.table.storage import (
     GameFinish,
     GameInsert,
@@ -79,6 +79,34 @@ __all__ = ["Client", "Host", "Table"]
 HISTORY = 5000
 
 _NO_VIEWER = '{"viewer":null,'
+
+
+def capped_history(
+    history: Sequence[tuple[int, str]], most_bytes: int
+) -> tuple[str, int | None, bool]:
+    """The newest changes of ``history`` (oldest first) that fit in ``most_bytes`` as the
+    JSON text of a list of ``{"version", "events"}``, the first version it holds (None:
+    none), and whether older ones were left out. The events are JSON text already (ASCII:
+    ``dumps`` escapes the rest), so characters are bytes.
+
+    >>> capped_history([(1, "[1]"), (2, "[2]")], 100)
+    ('[{"version":1,"events":[1]},{"version":2,"events":[2]}]', 1, False)
+    >>> capped_history([(1, "[1]"), (2, "[2]")], 30)
+    ('[{"version":2,"events":[2]}]', 2, True)
+    """
+    parts: list[str] = []
+    first: int | None = None
+    size = 2  # the brackets
+    for version, events in reversed(history):
+        part = f'{{"version":{version},"events":{events}}}'
+        size += len(part) + (1 if parts else 0)
+        if size > most_bytes:
+            break
+        parts.append(part)
+        first = version
+    cut = len(parts) < len(history)
+    parts.reverse()
+    return "[" + ",".join(parts) + "]", first, cut
 
 
 class Client(Protocol):
@@ -156,6 +184,11 @@ class Table:
         # Cleared when a game starts: it holds the current game's changes (the chat, which
         # has no versions, is kept apart).
         self.history: deque[tuple[int, str]] = deque(maxlen=HISTORY)
+        # Whether the current game's first changes fell out of ``history`` (HISTORY).
+        self.history_dropped = False
+        # The welcome's history (capped_history) of one version: every client welcomed at
+        # that version (a crowd of spectators) shares its one encoding.
+        self._welcome_history: tuple[int, str, int | None, bool] | None = None
         # Its chat (flip7.server.table.chat): the entries kept, and who may say what.
         self.chat = ChatLog(lobby.settings.chat_history)
         self.talk = Talk(self, lobby.settings, lobby.store)
@@ -282,20 +315,30 @@ class Table:
         for client in clients:
             client.push(messages[client.place])
 
-    def history_text(self) -> str:
-        """Every change held (the current game's, from its game_started on) as the JSON
-        text of a list of ``{"version", "events"}``: the events are kept as text already."""
-        return "[" + ",".join(
-            f'{{"version":{v},"events":{e}}}' for v, e in self.history
-        ) + "]"
+    def welcome_history(self) -> tuple[str, int | None, bool]:
+        """The changes held (the current game's, from its game_started on) as a welcome
+        carries them: at most ``welcome_history_bytes`` of the newest (:func:`capped_history`),
+        worked out once per version."""
+        cached = self._welcome_history
+        if cached is None or cached[0] != self.version:
+            text, first, cut = capped_history(
+                self.history, self.lobby.settings.welcome_history_bytes
+            )
+            cached = self._welcome_history = (
+                self.version, text, first, cut or self.history_dropped
+            )
+        return cached[1], cached[2], cached[3]
 
-    def missed(self, since: int | None) -> list[JSON] | None:
-        """The events after version ``since``, if they are all still held."""
+    def missed(self, since: int | None, first: int | None = None) -> list[JSON] | None:
+        """The events after version ``since``, if they are all still held (and, with
+        ``first``, all carried in a welcome whose history starts at version ``first``)."""
         if since is None:
             return None
         if since >= self.version:
             return []
         if not self.history or self.history[0][0] > since + 1:
+            return None
+        if first is not None and first > since + 1:
             return None
         return [{"version": v, "events": json.loads(e)} for v, e in self.history if v > since]
 
@@ -353,7 +396,8 @@ class Table:
             case Join():
                 self.seats[change.seat] = Seat(
                     name=change.name, kind="human", token_hash=change.token_hash,
-                    player_id=change.player_id, away_from=self.lobby.clock(),
+                    player_id=change.player_id, network=change.network,
+                    away_from=self.lobby.clock(),
                 )
                 self.private = self.private or change.private
                 events = [SeatTaken(change.seat, change.name, "human")]
@@ -386,6 +430,8 @@ class Table:
                 assert_never(change)
         self.version += 1
         text = dumps([event.to_json() for event in events])
+        if len(self.history) == self.history.maxlen:
+            self.history_dropped = True
         self.history.append((self.version, text))
         return text
 
@@ -433,6 +479,7 @@ class Table:
         self.state = "over" if game.over else "playing"
         self.presence.game_over()
         self.history.clear()
+        self.history_dropped = False
         return [GameStarted(self.game_id, self.game_number, dropped), *dealt]
 
     def _move(self, move: Move) -> Update:
@@ -459,6 +506,11 @@ class Table:
         game = self.game
         assert game is not None and self.game_id is not None
         now = utcnow()
+        # Seats of identities that joined from one address block (each group once): they
+        # do not rate each other. Only which seats, never the block; only where there are.
+        shared: JSONObject = {}
+        if groups := same_network(self.seats):
+            shared["same_network"] = groups
         record = Record.from_game(
             game,
             meta={
@@ -473,6 +525,7 @@ class Table:
                 # rated: what flip7.server.services.ratings reads to write its results.
                 "player_ids": [p.player_id if p else None for p in self.seats],
                 "rated": self.rated,
+                **shared,
                 # Whether a seat was told its bust risk: a seat's replay shows it as sent.
                 "bust_odds": self.bust_odds,
             },
@@ -551,18 +604,17 @@ class Table:
         """Welcome a client with the table as it may see it, then send it every update."""
         async with self.lock:
             place = client.place
-            welcome = dumps(
-                {
-                    "v": 1,
-                    "type": "welcome",
-                    "seat": None if place is None else self.seat_of(place),
-                    "table": self.state_json(place),
-                    "missed": self.missed(last_version),
-                    "chat": self.chat.to_json(),
-                }
+            seat = None if place is None else self.seat_of(place)
+            # A reload, a late spectator and a reconnect all get the whole current game, or
+            # its newest part within welcome_history_bytes (then history_cut says so).
+            history, first, cut = self.welcome_history()
+            missed = self.missed(last_version, first)
+            client.push(
+                f'{{"v":1,"type":"welcome","seat":{dumps(seat)},'
+                f'"table":{self._state_texts([place])[place]},"missed":{dumps(missed)},'
+                f'"chat":{dumps(self.chat.to_json())},"history":{history}'
+                + (',"history_cut":true}' if cut else "}")
             )
-            # A reload, a late spectator and a reconnect all get the whole current game.
-            client.push(f'{welcome[:-1]},"history":{self.history_text()}}}')
             self.clients.add(client)
             if place is not None:
                 place.connections += 1

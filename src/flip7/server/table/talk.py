@@ -8,11 +8,13 @@ move nor changes the version a move is checked against.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Protocol
 
 from flip7.core.jsontypes import JSON
 from flip7.server.base.formats import dumps
+from flip7.server.base.limits import TokenBucket
 from flip7.server.base.settings import Settings
 from flip7.server.table.chat import ChatEntry, ChatLog, ChatRefused
 from flip7.server.table.errors import TableError, not_stored
@@ -64,6 +66,11 @@ class Talk:
         self.table = table
         self.settings = settings
         self.store = store
+        # Spectators' messages at this table, whatever their addresses: many addresses
+        # must not fill the chat history a newcomer is sent. Seated players are not held
+        # to it.
+        per_minute, burst = settings.spectator_chat_per_minute, settings.spectator_chat_burst
+        self.spectators = TokenBucket(per_minute / 60.0, burst, burst, time.monotonic())
 
     @property
     def host(self) -> int | None:
@@ -78,14 +85,17 @@ class Talk:
         """Store a chat message from ``place`` (None: a spectator, shown as
         ``spectator_name``), then send it to every client of the table. Refused with
         ``bad_chat`` (empty, too long, a control character), ``chat_muted`` (a spectator,
-        or a player who left, while the host has spectators' chat off), ``closed``."""
+        or a player who left, while the host has spectators' chat off),
+        ``chat_rate_limited`` (a spectator, or a player who left, past the table's
+        ``spectator_chat_per_minute``), ``closed``."""
         table = self.table
         table.check_open()
         seat = None if place is None else table.seat_or_none(place)
         watching = place is None or seat is None or place.left
         name = spectator_name if place is None or seat is None else place.name
         try:
-            entry = table.chat.message(seat, name, watching, text, self.settings.chat_max_chars)
+            entry = table.chat.message(seat, name, watching, text, self.settings.chat_max_chars,
+                                       self.spectators, time.monotonic())
         except ChatRefused as exc:
             raise TableError(exc.code, exc.message, exc.status) from None
         await self._post(entry)

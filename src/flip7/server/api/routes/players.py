@@ -45,11 +45,12 @@ async def get_me(services: Use, x_player_key: str | None = Header(None)) -> JSON
 
 @router.patch("/api/players/me", response_model=None)
 async def rename(
-    body: Rename, services: Use, x_player_key: str | None = Header(None)
+    body: Rename, request: Request, services: Use, x_player_key: str | None = Header(None)
 ) -> JSONObject:
-    """Change your display name (past games keep the names they were played under)."""
+    """Change your display name (past games keep the names they were played under); 429
+    past ``renames_per_minute`` from one address."""
     player_id = await services.players.me(x_player_key)
-    await services.players.rename(player_id, body.name)
+    await services.players.rename(player_id, body.name, client_address(request.client))
     return {**await services.players.profile(player_id), "self": True}
 
 
@@ -97,8 +98,9 @@ async def player_games_page(
 
 @router.get("/api/leaderboard", response_model=None)
 async def leaderboard(services: Use, limit: str | None = None) -> JSONObject:
-    """The rated identities with a rated game, best first (by ``mu - 3 sigma``), and
-    every bot level's rating."""
+    """The rated identities with a rated game and every bot level's rating: settled
+    ratings first, then provisional ones (``provisional``: sigma above
+    flip7.server.services.ratings.SETTLED_SIGMA), each best first by mean (``display``)."""
     return await services.players.leaderboard(
         page_number(limit, "limit", LEADERBOARD, 1, MAX_LEADERBOARD))
 

@@ -28,7 +28,7 @@ router = APIRouter(tags=["replays"])
 RECENT_GAMES = 10
 MAX_RECENT_GAMES = 50
 # A replay page's refusals besides the common ones: past the worker's budget (422), too
-# many pages (429), the worker busy (503).
+# many pages or jobs from one address (429), the worker's queue full (503).
 REPLAY_ERRORS = {**ERROR_ANSWERS, **errors(422, 429, 503)}
 
 
@@ -107,7 +107,8 @@ async def upload_replay(request: Request, services: Use) -> Response:
     with an invalid one, 413 which limit a too large one passes (``max_record_bytes``,
     ``max_record_draws``, ``max_record_decisions``, ``max_record_target_score``), 422
     that its replay passes the worker's budget, 429 that this address uploads too
-    often (with ``Retry-After``)."""
+    often or already holds ``replay_jobs_per_address`` jobs in the worker's queue (with
+    ``Retry-After``), 503 ``busy`` that the queue is full."""
     record = await services.replays.upload(client_address(request.client), request.body)
     lobby = services.lobby
     replay_id = secrets.token_urlsafe(6)

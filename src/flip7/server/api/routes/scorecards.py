@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.api.wiring import Use
+from flip7.server.base.limits import client_address
 from flip7.server.services.scorecards import (
     ERRORS,
     KEY_HEADER,
@@ -33,10 +34,11 @@ KeyHeader = Annotated[
 
 
 @router.post("", status_code=201, response_model=None)
-async def create_scorecard(body: CreateScorecard, services: Use) -> Response:
+async def create_scorecard(body: CreateScorecard, request: Request, services: Use) -> Response:
     """Start a scorecard. The answer holds its edit key (``key``), shown only this once:
-    only its SHA-256 is stored."""
-    return JSONResponse(await services.scorecards.create(body), status_code=201)
+    only its SHA-256 is stored. 429 past ``scorecards_per_minute`` from one address."""
+    answer = await services.scorecards.create(body, client_address(request.client))
+    return JSONResponse(answer, status_code=201)
 
 
 @router.get("", response_model=None)
@@ -61,49 +63,65 @@ async def check_round(scorecard_id: str, body: CheckRound, services: Use) -> JSO
 
 @router.post("/{scorecard_id}/rounds", status_code=201, response_model=None)
 async def add_round(
-    scorecard_id: str, body: NewRound, services: Use, key: KeyHeader = None
+    scorecard_id: str, body: NewRound, request: Request, services: Use, key: KeyHeader = None
 ) -> Response:
     """Enter the next round (``number``: its 1-based number). 409 if that round is already
-    entered (from another device): the answer holds the scorecard as it is."""
-    answer = await services.scorecards.add_round(scorecard_id, key, body)
+    entered (from another device): the answer holds the scorecard as it is. Every change
+    to a scorecard counts against ``scorecard_rounds_per_minute`` of the address (429)."""
+    answer = await services.scorecards.add_round(
+        scorecard_id, key, body, client_address(request.client)
+    )
     return JSONResponse(answer, status_code=201)
 
 
 @router.put("/{scorecard_id}/rounds/{number}", response_model=None)
 async def edit_round(
-    scorecard_id: str, number: int, body: EditRound, services: Use, key: KeyHeader = None
+    scorecard_id: str, number: int, body: EditRound, request: Request, services: Use,
+    key: KeyHeader = None,
 ) -> JSONObject:
     """Correct round ``number``, made from revision ``revision`` of it: 409 if it changed
     meanwhile (from another device), with the scorecard as it is."""
-    return await services.scorecards.edit_round(scorecard_id, number, key, body)
+    return await services.scorecards.edit_round(
+        scorecard_id, number, key, body, client_address(request.client)
+    )
 
 
 @router.delete("/{scorecard_id}/rounds/{number}", response_model=None)
 async def undo_round(
     scorecard_id: str,
     number: int,
+    request: Request,
     services: Use,
     revision: int = Query(ge=1, description="the revision of the round being undone"),
     key: KeyHeader = None,
 ) -> JSONObject:
     """Undo the last round (``number`` must be the last one, at ``revision``)."""
-    return await services.scorecards.undo_round(scorecard_id, number, revision, key)
+    return await services.scorecards.undo_round(
+        scorecard_id, number, revision, key, client_address(request.client)
+    )
 
 
 @router.put("/{scorecard_id}/live", response_model=None)
 async def put_live(
-    scorecard_id: str, body: LiveUpdate, services: Use, key: KeyHeader = None
+    scorecard_id: str, body: LiveUpdate, request: Request, services: Use,
+    key: KeyHeader = None,
 ) -> JSONObject:
     """Enter the round live: every event so far, replacing live revision ``based_on`` (0
     for a new live round). The answer is the scorecard with the live round's state and
     the advice for the player whose turn it is."""
-    return await services.scorecards.put_live(scorecard_id, key, body)
+    return await services.scorecards.put_live(
+        scorecard_id, key, body, client_address(request.client)
+    )
 
 
 @router.delete("/{scorecard_id}/live", response_model=None)
-async def delete_live(scorecard_id: str, services: Use, key: KeyHeader = None) -> JSONObject:
+async def delete_live(
+    scorecard_id: str, request: Request, services: Use, key: KeyHeader = None
+) -> JSONObject:
     """Abandon the live round (the rounds entered stay)."""
-    return await services.scorecards.delete_live(scorecard_id, key)
+    return await services.scorecards.delete_live(
+        scorecard_id, key, client_address(request.client)
+    )
 
 
 @router.get("/{scorecard_id}/export.csv", response_model=None)

@@ -5,6 +5,11 @@ A socket is admitted (the handshake gate, its address's open sockets), waits for
 and its address's budgets (:class:`_Client`), each parsed once, here. Its session
 (flip7.server.api.owner.session) takes them on: at the table, when this process runs it, else
 at the process that does.
+
+What is sent to it is counted here too, against its address (``bytes_per_minute_per_address``,
+all its sockets, whichever process runs the table): a welcome past the budget is refused with
+an error frame naming the limit and the socket closed (1013, try again later), and so is an
+update to a spectator; a seated player's updates are counted but never cut mid-game.
 """
 
 from __future__ import annotations
@@ -40,6 +45,11 @@ __all__ = ["router"]
 
 router = APIRouter()
 
+# What a frame starts with (formats.dumps writes these keys first, without spaces): a
+# welcome, and a spectator's (no seat).
+_WELCOME = '{"v":1,"type":"welcome",'
+_SPECTATOR_WELCOME = _WELCOME + '"seat":null,'
+
 
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
@@ -63,7 +73,7 @@ async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
         return
     try:
         client = _Client(ws, settings, address, sockets.frames, sockets.strikes,
-                         sockets.handshakes, handle, sockets.chats)
+                         sockets.handshakes, handle, sockets.chats, sockets.sent)
         await _serve(ws, table_id, client, services)
     finally:
         sockets.open_per_address.release(address)
@@ -142,7 +152,7 @@ class _Client:
         self, ws: WebSocket, settings: Settings, address: str = "unknown",
         frames: AddressBudget | None = None, strikes: AddressBudget | None = None,
         gate: guard.HandshakeGate | None = None, handle: guard.ConnectionHandle | None = None,
-        chats: AddressBudget | None = None,
+        chats: AddressBudget | None = None, sent: AddressBudget | None = None,
     ) -> None:
         self.ws = ws
         self.gate = gate
@@ -151,6 +161,8 @@ class _Client:
         self.settings = settings
         self.address = address
         self.closing = False
+        # Whether its welcome gave it no seat: a spectator's updates may be cut.
+        self.watching = True
         self._queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
         now = time.monotonic()
         self._bucket = TokenBucket(settings.rate_per_second, settings.rate_burst,
@@ -166,6 +178,8 @@ class _Client:
                                  settings.chat_burst, now)
         self._chats = chats if chats is not None else AddressBudget(
             settings.chat_per_minute_per_address, settings.chat_burst_per_address)
+        self._sent = sent if sent is not None else AddressBudget(
+            settings.bytes_per_minute_per_address, settings.bytes_burst_per_address)
 
     def chat_refusal(self) -> str | None:
         """Why this socket may not chat now (too many messages from it, or from its
@@ -190,13 +204,36 @@ class _Client:
         return None
 
     def push(self, message: str) -> None:
-        if self.closing:
+        if self.closing or not self._within_bytes(message):
             return
         if self._queue.qsize() >= self.settings.send_queue_limit:
             # A client that does not read would hold memory forever; it can reconnect.
             self.close(CloseCode.TRY_AGAIN_LATER, "too many messages waiting to be read")
             return
         self._queue.put_nowait(message)
+
+    def _within_bytes(self, frame: str) -> bool:
+        """Whether ``frame`` may be sent within its address's bytes budget, which it takes
+        from. A welcome, or an update to a spectator, past it is refused: the client is told
+        (the limit named) and the socket closed (it may come back later). A seated player's
+        frames are counted but always sent: a game is never cut in the middle."""
+        welcome = frame.startswith(_WELCOME)
+        if welcome:
+            self.watching = frame.startswith(_SPECTATOR_WELCOME)
+        size = len(frame)  # frames are ASCII JSON (formats.dumps escapes the rest)
+        if self._sent.take(self.address, size) or not (welcome or self.watching):
+            return True
+        settings = self.settings
+        wait = max(1, math.ceil(size / self._sent.rate)) if self._sent.rate > 0 else 60
+        self._queue.put_nowait(error_frame(
+            "rate_limited",
+            f"too many bytes sent to your address: at most "
+            f"{settings.bytes_per_minute_per_address} a minute "
+            f"({settings.bytes_burst_per_address} at once, limit bytes_per_minute_per_address);"
+            f" try again in {wait} seconds",
+        ))
+        self.close(CloseCode.TRY_AGAIN_LATER, "too many bytes sent to this address")
+        return False
 
     def close(self, code: int, reason: str = "") -> None:
         if not self.closing:

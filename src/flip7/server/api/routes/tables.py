@@ -91,7 +91,8 @@ async def join(
     """Take the lowest empty seat; the answer holds the seat's secret token. With
     ``X-Player-Key`` the seat counts for that identity (flip7.server.services.players). A join
     that brings its own ``token`` may be sent again: the same name and token get the
-    same seat back (a retry whose first answer was lost)."""
+    same seat back (a retry whose first answer was lost). A token that is no random secret
+    is 400 ``weak_token``; one already another seat's at the table, 409 ``token_taken``."""
     return await _act(services, requests.Join(
         table_id=table_id, name=body.player, address=client_address(request.client),
         player_id=await services.players.identify(x_player_key), token=body.token))

@@ -279,8 +279,9 @@ export function mountCoach(root, { gameId, seat }) {
       if (!S.destroyed) handle(data);
     } catch (err) {
       if (S.destroyed) return;
-      if (err instanceof ApiError && (err.code === "busy" || err.status === 503)) {
-        // The coach's queue is full: try again in a moment.
+      if (err instanceof ApiError && (err.code === "busy" || err.code === "too_many_jobs" || err.status === 503)) {
+        // The coach's queue is full, or holds as many analyses of this address as it may:
+        // try again in a moment.
         progressView(null, "queued");
         clearTimeout(S.timer);
         S.timer = setTimeout(() => { if (!S.destroyed) start(); }, 3000);

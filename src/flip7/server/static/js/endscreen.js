@@ -4,7 +4,7 @@
 // your seat and to the profiles. tableend.js calls mountEndSummary from the end screen, which
 // it redraws as players say ready: the summary is fetched once per game and kept here.
 import { ApiError, api } from "./api.js";
-import { num, percent, ratingDeltaEl, ratingText } from "./history.js";
+import { num, percent, provisionalMark, ratingDeltaEl, ratingText, unratedText } from "./history.js";
 import { formatNumber, t } from "./i18n.js";
 import { getIdentity, profilePath } from "./identity.js";
 import { add, clear, h } from "./util.js";
@@ -59,6 +59,20 @@ function fetchSummary(gameId) {
 }
 
 /**
+ * Why the game did not count for some of its players (a pair's rated games of the day used
+ * up, or players from one network), the viewer's own reason first; null if it counted.
+ * @param {EndSummary} data
+ * @param {number | null} seat the viewer's
+ */
+function unratedNote(data, seat) {
+  const reasons = data.seats.filter((s) => s.unrated_because).sort((a, b) => Number(b.seat === seat) - Number(a.seat === seat));
+  if (!reasons.length) return null;
+  const names = reasons.filter((s) => s.unrated_because === reasons[0].unrated_because).map((s) => s.name).join(", ");
+  return h("p", { class: "muted end-unrated-note", dataset: { testid: "end-unrated-note" },
+    text: t("players.end.not_rated_for", { names, reason: unratedText(reasons[0].unrated_because) }) });
+}
+
+/**
  * @param {HTMLElement} box
  * @param {EndSummary} data
  * @param {{gameId: string, seat: number | null}} viewer
@@ -80,8 +94,8 @@ function render(box, data, { gameId, seat }) {
         mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
       !data.rated ? null : h("td", { class: "end-num" }, s.rating && Number.isFinite(Number(s.rating.delta))
         ? h("span", { class: "end-rating" }, ratingDeltaEl(s.rating.delta, { testid: "end-rating-delta" }),
-          h("small", { class: "muted end-rating-after", text: ratingText(s.rating.after) }))
-        : h("span", { class: "muted", text: "–" })),
+          h("small", { class: "muted end-rating-after", text: ratingText(s.rating.after) }), provisionalMark(s.rating))
+        : h("span", { class: "muted", title: unratedText(s.unrated_because) || null, dataset: { testid: "end-unrated" }, text: "–" })),
       h("td", { class: "end-num", text: num(st.round_score_avg) }),
       h("td", { class: "end-num", text: `${formatNumber(st.busts || 0)}`, title: percent(st.bust_rate) }),
       h("td", { class: "end-num", text: formatNumber(st.flip7s || 0) }),
@@ -109,6 +123,7 @@ function render(box, data, { gameId, seat }) {
         h("th", { scope: "col", class: "end-num", title: t("players.stats.flip7s"), text: t("players.end.flip7s") }),
         h("th", { scope: "col", class: "end-num", title: t("players.end.attack_long"), text: t("players.end.attack") }))),
       h("tbody", {}, rows))),
+    unratedNote(data, seat),
     links.length ? h("div", { class: "end-summary-links" }, links) : null);
 }
 

@@ -29,6 +29,28 @@ export function ratingDeltaEl(delta, { testid = "rating-delta" } = {}) {
 }
 
 /**
+ * The mark of a provisional rating (its sigma still high: too few rated games to be sure
+ * of), shown after its number; null for a settled one.
+ * @param {{provisional?: boolean} | null | undefined} rating
+ */
+export function provisionalMark(rating) {
+  if (!rating || !rating.provisional) return null;
+  return h("span", {
+    class: "rating-provisional", dataset: { testid: "rating-provisional" },
+    title: t("players.rating.provisional_long"),
+  }, h("span", { "aria-hidden": "true", text: t("players.rating.provisional_mark") }),
+  h("span", { class: "visually-hidden", text: t("players.rating.provisional_long") }));
+}
+
+/**
+ * Why a rated table's game did not rate a player ("pair_limit", "same_network"), in words.
+ * @param {string | null | undefined} reason
+ */
+export function unratedText(reason) {
+  return reason === "pair_limit" || reason === "same_network" ? t(`players.unrated.${reason}`) : "";
+}
+
+/**
  * A rating as shown ("1062": no thousands separator, whatever the language).
  * @param {number | null | undefined} x
  */
@@ -106,7 +128,7 @@ export function historyPanel({ playerId, self = false, name = "" }) {
           h("span", { class: `history-outcome${won ? " is-won" : ""}`, dataset: { testid: "history-result" } }, won ? icon("trophy") : null, result),
           g.rated && g.rating_delta !== null && g.rating_delta !== undefined
             ? ratingDeltaEl(g.rating_delta)
-            : h("span", { class: "badge", text: g.rated ? t("players.history.rated") : t("players.history.unrated") }))),
+            : h("span", { class: "badge", title: unratedText(g.unrated_because) || null, text: g.rated ? t("players.history.rated") : t("players.history.unrated") }))),
       h("div", { class: "history-actions" },
         h("a", { class: "btn btn--ghost btn--small", href: `/replay/game/${gid}`, "data-link": true, dataset: { testid: "history-replay" }, "aria-label": t("players.history.replay_label", { table: g.table_name || "" }) }, icon("play"), t("players.history.replay")),
         h("a", { class: "btn btn--ghost btn--small", href: `/replay/game/${gid}?seat=${g.seat}`, "data-link": true, dataset: { testid: "history-seat-replay" } }, icon("eye"), self ? t("players.history.as_i_saw_it") : t("players.history.as_they_saw_it", { name })),

@@ -1,8 +1,9 @@
 // The leaderboard (/leaderboard): the players with at least one rated game and the bot
-// levels, by rating (GET /api/leaderboard): rank, name, rating, games, wins.
+// levels, by rating (GET /api/leaderboard): rank, name, rating, games, wins. The server lists
+// settled ratings first; a provisional one carries its mark.
 import { api } from "./api.js";
 import { errorText, formatNumber, t } from "./i18n.js";
-import { ratingText } from "./history.js";
+import { provisionalMark, ratingText } from "./history.js";
 import { getIdentity, profilePath } from "./identity.js";
 import { clear, h, icon, initial } from "./util.js";
 
@@ -30,7 +31,8 @@ function board({ id, title, rows, kind, me }) {
       h("th", { scope: "row", class: "standings-who" },
         h("span", { class: `avatar avatar--small${kind === "bots" ? " avatar--bot" : ""}`, "aria-hidden": "true" }, player ? initial(player.name) : icon("bot")),
         name, mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
-      h("td", { class: "standings-num standings-rating", dataset: { testid: "board-rating" }, text: ratingText(r.display) }),
+      h("td", { class: "standings-num standings-rating" },
+        h("span", { dataset: { testid: "board-rating" }, text: ratingText(r.display) }), provisionalMark(r)),
       h("td", { class: "standings-num", text: formatNumber(r.games) }),
       h("td", { class: "standings-num", text: formatNumber(r.wins) }));
   }));
@@ -61,6 +63,7 @@ export function mountLeaderboard(root) {
     h("div", { class: "page-head" },
       h("h1", { class: "page-title" }, icon("trophy"), t("players.leaderboard.title")),
       h("p", { class: "muted", text: t("players.leaderboard.about") }),
+      h("p", { class: "muted", text: t("players.leaderboard.provisional") }),
       me ? null : h("p", { class: "hint" }, h("a", { href: "/me", "data-link": true, text: t("players.leaderboard.join") }))),
     host));
   api("GET", "/api/leaderboard?limit=100").then((answer) => {

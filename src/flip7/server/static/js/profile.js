@@ -5,7 +5,7 @@
 // given and received, favourite targets; then the finished games (history.js).
 import { api } from "./api.js";
 import { niceStep, playerColor, svg } from "./chart.js";
-import { historyPanel, num, percent, ratingText } from "./history.js";
+import { historyPanel, num, percent, provisionalMark, ratingText } from "./history.js";
 import { errorText, formatDate, formatNumber, t } from "./i18n.js";
 import {
   claimForm, getIdentity, identityForm, onIdentityChange, renameForm, transferPanel,
@@ -139,8 +139,8 @@ export function mountProfile(root, { id = null, me = false }) {
           self ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
         p.created_at ? h("p", { class: "muted", text: t("players.profile.since", { date: formatDate(p.created_at, { dateStyle: "long" }) }) }) : null),
       h("div", { class: "profile-rating", dataset: { testid: "profile-rating" } },
-        h("span", { class: "profile-rating-value", text: r ? ratingText(r.display) : "–" }),
-        h("span", { class: "stat-label", text: r ? t("players.rating.label") : t("players.rating.none") }),
+        h("span", { class: "profile-rating-value", text: r ? ratingText(r.display) : "–" }), provisionalMark(r),
+        h("span", { class: "stat-label", text: !r ? t("players.rating.none") : r.provisional ? t("players.rating.label_provisional") : t("players.rating.label") }),
         h("a", { class: "profile-board-link", href: "/leaderboard", "data-link": true, dataset: { testid: "profile-leaderboard" } }, icon("trophy"), t("players.leaderboard.title"))));
 
     const targets = Array.isArray(s.favourite_targets) ? s.favourite_targets : [];

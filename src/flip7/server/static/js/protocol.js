@@ -248,6 +248,7 @@
  * @property {TableState} table
  * @property {VersionedEvents[] | null} missed
  * @property {VersionedEvents[]} history
+ * @property {boolean} [history_cut] true (and only then present) when the history holds only the newest changes
  * @property {ChatEntry[]} chat
  */
 
@@ -455,6 +456,8 @@
  * @property {number} send_queue_limit
  * @property {number} frames_per_second_per_address
  * @property {number} frames_burst_per_address
+ * @property {number} bytes_per_minute_per_address
+ * @property {number} bytes_burst_per_address
  * @property {number} connections_per_address
  * @property {number} open_connections_per_address
  * @property {number} handshakes_per_minute
@@ -469,6 +472,7 @@
  * @property {number} min_turn_timer
  * @property {number} waiting_table_ttl
  * @property {number} idle_table_ttl
+ * @property {number} unattended_table_ttl
  * @property {number} handover_grace
  * @property {number} handover_auto
  * @property {number} rematch_wait
@@ -480,17 +484,28 @@
  * @property {number} max_record_draws
  * @property {number} max_record_decisions
  * @property {number} max_record_target_score
+ * @property {number} max_target_score
+ * @property {number} welcome_history_bytes
  * @property {number} replay_pages_per_minute
  * @property {number} replay_pages_burst
  * @property {number} replay_page_steps
  * @property {number} coach_per_minute
  * @property {number} coach_burst
+ * @property {number} replay_jobs_per_address
+ * @property {number} coach_jobs_per_address
  * @property {number} players_per_minute
  * @property {number} players_burst
  * @property {number} transfer_codes_per_minute
  * @property {number} transfer_codes_burst
  * @property {number} claims_per_minute
  * @property {number} claims_burst
+ * @property {number} scorecards_per_minute
+ * @property {number} scorecards_burst
+ * @property {number} scorecard_rounds_per_minute
+ * @property {number} scorecard_rounds_burst
+ * @property {number} renames_per_minute
+ * @property {number} renames_burst
+ * @property {number} scorecard_ttl
  * @property {number} player_name_chars
  * @property {number} table_name_chars
  * @property {number} chat_max_chars
@@ -499,6 +514,10 @@
  * @property {number} chat_per_minute_per_address
  * @property {number} chat_burst_per_address
  * @property {number} chat_history
+ * @property {number} spectator_chat_per_minute
+ * @property {number} spectator_chat_burst
+ * @property {number} rated_min_target_score
+ * @property {number} rated_games_per_pair_per_day
  */
 
 /**
@@ -938,11 +957,13 @@
  */
 
 /**
- * A rating: its parts and the number shown (`display`, mu - 3 sigma scaled).
+ * A rating: its parts, the number shown (`display`: the mean, 1000 + 40 (mu - 25)) and
+ * whether it is still provisional (too few games to be sure of: sigma above 6).
  * @typedef {object} Rating
  * @property {number} mu
  * @property {number} sigma
  * @property {number} display
+ * @property {boolean} provisional
  */
 
 /**
@@ -1003,7 +1024,9 @@
  * @property {number} seat the player's
  * @property {GameSeat[]} players
  * @property {number[]} winners
- * @property {boolean} rated
+ * @property {boolean} rated whether the game rated this player
+ * @property {string | null} unrated_because why a rated table's game did not rate this
+ *   player: "pair_limit" (rated games of a pair a day), "same_network" (one address block)
  * @property {number | null} rating_delta
  */
 
@@ -1022,6 +1045,7 @@
  * @property {number} mu
  * @property {number} sigma
  * @property {number} display
+ * @property {boolean} provisional listed after every settled rating
  * @property {number} games
  * @property {number} wins
  */
@@ -1033,6 +1057,7 @@
  * @property {number} mu
  * @property {number} sigma
  * @property {number} display
+ * @property {boolean} provisional
  * @property {number} games
  * @property {number} wins
  */
@@ -1068,7 +1093,9 @@
  * @property {string | null} bot
  * @property {number} total
  * @property {boolean} winner
- * @property {{before: number, after: number, delta: number} | null} rating
+ * @property {{before: number, after: number, delta: number, provisional: boolean} | null} rating
+ * @property {string | null} unrated_because an identity's seat that the (rated) game did
+ *   not rate: "pair_limit" or "same_network" (as PlayerGame's)
  * @property {EndSeatStats} stats
  */
 

@@ -61,7 +61,8 @@ const FRAMES = {
       page.log.line({ type: "_note", key: "table.reconnected_note" });
     }
     page.applyTable(msg.table);
-    if (history) page.log.history(history); // a reload, a reconnect, a late spectator
+    // A reload, a reconnect, a late spectator; a long game's only in part (history_cut).
+    if (history) page.log.history(history, msg.history_cut === true);
     page.chat.restore(msg.chat);
   },
   update(page, msg) {

@@ -18,7 +18,7 @@ const startsGame = (change) => (change.events || []).some((ev) => ev.type === "g
  * @param {HTMLOListElement} list
  * @param {import("./tablestate.js").TableState} S  its logVersion is the last version logged
  * @param {(seat: number) => string} names
- * @returns {{line: (ev: TableEvent) => void, history: (history: Change[]) => void}}
+ * @returns {{line: (ev: TableEvent) => void, history: (history: Change[], cut?: boolean) => void}}
  */
 export function tableLog(list, S, names) {
   /**
@@ -56,9 +56,12 @@ export function tableLog(list, S, names) {
     /**
      * The log from a welcome's history (every change of the current game since its
      * game_started, with versions), shown at once and never animated. After a reconnect
-     * only the changes past the last version already shown are added.
+     * only the changes past the last version already shown are added. `cut`: the history
+     * holds only the newest changes of a long game (the welcome's history_cut).
+     * @param {Change[]} history
+     * @param {boolean} [cut]
      */
-    history(history) {
+    history(history, cut = false) {
       const last = S.logVersion;
       const held = history.length > 0 && last !== null && history[0].version <= last + 1;
       let changes = held && last !== null ? history.filter((c) => c.version > last) : history;
@@ -68,6 +71,11 @@ export function tableLog(list, S, names) {
         if (restart > 0) changes = changes.slice(restart);
       }
       const lines = document.createDocumentFragment();
+      if (cut && !held && restart < 0) {
+        // The log starts mid-game: it says that the earlier moves are not shown.
+        const note = item({ type: "_note", key: "table.history_cut_note" }, true);
+        if (note) lines.appendChild(note);
+      }
       for (const change of changes) {
         for (const ev of change.events || []) {
           const li = item(ev, true);
