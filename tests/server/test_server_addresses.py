@@ -99,6 +99,30 @@ def test_behind_a_trusted_proxy_each_block_has_its_own_budget(tmp_path: Path) ->
             [201] * 3 + [429]  # fmt: skip
 
 
+def test_the_proxys_connections_count_for_the_block_their_request_names(
+    tmp_path: Path,
+) -> None:
+    """A trusted proxy's connections are not held to ``open_connections_per_address`` as a
+    whole (they carry every player), but each request counts for the block it names: two
+    requests held open without X-Forwarded-For (the proxy's machine calling directly) fill
+    the proxy's own share, so a third is refused, while a player through it is served."""
+    limits = {"trusted_proxies": ("127.0.0.1",), "open_connections_per_address": 2}
+    with _running(tmp_path, **limits) as (url, config), ExitStack() as stack:
+        port = int(url.rsplit(":", 1)[1])
+        for _ in range(2):  # busy: headers read, the body never comes
+            sock = stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=5))
+            sock.sendall(b"POST /api/tables HTTP/1.1\r\nHost: x\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+        connections = config.http.guard_connections
+        _wait_for(lambda: connections.count("127.0.0.1") == 2)
+        with _client() as proxy:
+            refused = proxy.get(url + "/api/limits")
+            served = proxy.get(url + "/api/limits", headers={"X-Forwarded-For": "203.0.113.5"})
+        assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
+        assert refused.json()["detail"]["code"] == "too_many_connections"
+        assert served.status_code == 200
+
+
 def test_the_scheme_is_the_trusted_proxys_only(tmp_path: Path) -> None:
     """X-Forwarded-Proto from the trusted proxy gives the scheme the browser used (a
     transfer link starts with https); from anyone else it is ignored."""

@@ -52,8 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trusted-proxy", action="append", default=[], metavar="ADDRESS",
         help="the address of a reverse proxy in front (repeatable, e.g. 127.0.0.1 for "
-        "HAProxy on this machine): its X-Forwarded-For names each player, and its "
-        "connections are not held to the per-address limits. No other peer's forwarded "
+        "HAProxy on this machine): its X-Forwarded-For names each player, whose "
+        "per-address limits its requests then count for. No other peer's forwarded "
         "headers are believed, so this port must be reachable from the proxy only: "
         "--host 127.0.0.1 or a private address, and a firewall (see docs/deploy.md)",
     )  # fmt: skip

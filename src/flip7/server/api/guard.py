@@ -246,6 +246,10 @@ class ClientBlock:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        refused = (scope.get("extensions") or {}).get(_REFUSED)
+        if isinstance(refused, Refusal) and scope["type"] == "http":
+            await refused.response()(scope, receive, send)
+            return
         peer = scope.get("client")
         host, port = (str(peer[0]), int(peer[1])) if peer else ("unknown", 0)
         headers: list[tuple[bytes, bytes]] = scope.get("headers") or []
@@ -554,6 +558,8 @@ FLOOD_DROP_SECONDS = 1.0
 # The most bytes of a request head the guard reads itself (a refused connection's, a health
 # check's).
 MAX_HEAD_BYTES = 8192
+# Where a trusted proxy's connections are counted until their request names the client.
+PROXIED = "(proxied)"
 # File descriptors kept back from the connection ceiling (database, worker pipes, logs).
 FD_RESERVE = 256
 
@@ -577,8 +583,9 @@ class Connections:
     room by shedding the oldest connection that only holds a slot (waiting for its headers,
     kept alive between requests, a WebSocket without hello): of its own block, or of
     anyone at the ceiling. When nothing can be shed it is refused (:meth:`open` says how).
-    A trusted proxy's connections (``exempt``) are held to the ceiling only: they carry
-    every player behind it.
+    A trusted proxy's connections (``exempt``) are counted apart (:data:`PROXIED`) until
+    their request names the client (:meth:`claim`); then they count for the client's
+    block like its own connections.
 
     >>> class Conn:
     ...     def shed(self): print("shed")
@@ -615,16 +622,10 @@ class Connections:
              exempt: bool = False) -> tuple[_Entry, Refusal | None]:  # fmt: skip
         """Count a new connection from ``address`` (a block; ``exempt``: a trusted proxy's,
         not held to ``per_address``); a :class:`Refusal` if it is not to be served."""
-        entry = _Entry(address, protocol)
+        entry = _Entry(PROXIED if exempt else address, protocol)
         refusal = None
-        if (
-            not exempt
-            and self.count(address) >= self.per_address
-            and not self._shed(address)
-        ):
-            refusal = Refusal("too_many_connections", f"at most {self.per_address} "
-                              "connections from one address at once (limit "
-                              "open_connections_per_address)", 429)
+        if not exempt and self.count(address) >= self.per_address and not self._shed(address):
+            refusal = self._too_many()
         elif self.total >= self.ceiling and not self._shed(None):
             refusal = Refusal("busy", "the server holds as many connections as it can; "
                               "try again in a moment", 503)
@@ -634,6 +635,38 @@ class Connections:
             self.refused_count += 1
             self.refuse(entry)
         return entry, refusal
+
+    def claim(self, entry: _Entry, address: str) -> Refusal | None:
+        """A trusted proxy's connection ``entry`` serves ``address`` (the block its request's
+        X-Forwarded-For names, or the proxy's own without one): counted for it from now on,
+        and held to ``per_address`` like the block's own connections (the block's oldest
+        idle one shed to make room); a :class:`Refusal` for the request when nothing can be.
+
+        >>> class Conn:
+        ...     def shed(self): print("shed")
+        >>> connections = Connections(ceiling=10, per_address=1)
+        >>> a = connections.open("10.0.0.1", Conn(), exempt=True)[0]
+        >>> b = connections.open("10.0.0.1", Conn(), exempt=True)[0]
+        >>> connections.count(PROXIED), connections.claim(a, "203.0.113.9")
+        (2, None)
+        >>> connections.move(a, BUSY); connections.claim(b, "203.0.113.9").code
+        'too_many_connections'
+        """
+        if entry.state is None or entry.address == address:
+            return None
+        refusal = None
+        if self.count(address) >= self.per_address and not self._shed(address):
+            refusal = self._too_many()
+        if entry.state is not None:  # (not shed itself)
+            state = entry.state
+            self._remove(entry)
+            entry.address = address
+            self._add(entry, state)
+        return refusal
+
+    def _too_many(self) -> Refusal:
+        return Refusal("too_many_connections", f"at most {self.per_address} connections "
+                       "from one address at once (limit open_connections_per_address)", 429)
 
     def refuse(self, entry: _Entry) -> None:
         """Stop counting ``entry``: it is answered with a refusal and closed."""
@@ -716,6 +749,8 @@ def connection_handle(scope: Scope) -> ConnectionHandle | None:
 
 
 _EXTENSION = "flip7.connection"
+# In a request's scope: the guard's refusal of it, which ClientBlock answers.
+_REFUSED = "flip7.refused"
 
 
 def raise_open_files() -> int:
@@ -794,11 +829,15 @@ class _Guarded(asyncio.Protocol):
         # The first request's head while it may be a health check (None once it is not).
         self._first: bytes | None = b"" if self.guard_health is not None else None
         self._arm(self.header_timeout)
+        peer = transport.get_extra_info("peername")
+        host = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+        # A trusted proxy's connection: each request says whose it is (_claim).
+        self._proxied = host in self.guard_clients.proxies
+        self._unclaimed = self._proxied
+        self._over: Refusal | None = None
         if self.guard_connections is not None:
-            peer = transport.get_extra_info("peername")
-            host = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
             self._entry, refusal = self.guard_connections.open(
-                self.guard_clients.block(host), self, exempt=host in self.guard_clients.proxies
+                self.guard_clients.block(host), self, exempt=self._proxied
             )
             if refusal is not None:
                 # Its request is still read (briefly) so that the refusal answers it.
@@ -831,6 +870,7 @@ class _Guarded(asyncio.Protocol):
     def _request_begun(self) -> None:
         """A request's first byte: its headers are due within :attr:`header_timeout`."""
         self._partial = True
+        self._unclaimed = self._proxied
         self._arm()
         self.track(WAITING)
 
@@ -838,6 +878,28 @@ class _Guarded(asyncio.Protocol):
         self._disarm()
         self._partial = False
         self.track(BUSY)
+        self._claim()
+
+    def _claim(self) -> None:
+        """A trusted proxy's request names its client: the connection counts for the
+        client's block from now on (:meth:`Connections.claim`). Over the block's share the
+        request is refused: by :class:`ClientBlock` (told in the request's scope, which
+        the app's task, created but not yet run, reads), or as a handshake (:meth:`_upgrade`)."""
+        if not self._unclaimed:
+            return
+        self._unclaimed, self._over = False, None
+        if self._entry is None or self.guard_connections is None:
+            return
+        clients = self.guard_clients
+        block = clients.block(clients.client(self.client[0] if self.client else "unknown",
+                                             self.headers))  # fmt: skip
+        self._over = self.guard_connections.claim(self._entry, block)
+        scope = getattr(self, "scope", None)
+        if self._over is not None and isinstance(scope, dict):
+            extensions = scope.get("extensions")
+            if not isinstance(extensions, dict):
+                extensions = scope["extensions"] = {}
+            extensions[_REFUSED] = self._over
 
     def track(self, state: str) -> None:
         if self._entry is not None and self.guard_connections is not None:
@@ -908,10 +970,13 @@ class _Guarded(asyncio.Protocol):
     def _upgrade(self, upgrade: Callable[[], None]) -> None:
         """Hand the connection over to the WebSocket protocol, unless the handshake gate
         refuses it: then it is answered 429, after :data:`REFUSAL_DELAY`."""
+        self._claim()  # (h11 upgrades before its headers are done)
         clients = self.guard_clients
         address = clients.block(clients.client(self.client[0] if self.client else "unknown",
                                                self.headers))  # fmt: skip
-        refusal = self.guard_gate.check(address) if self.guard_gate is not None else None
+        refusal = self._over
+        if refusal is None and self.guard_gate is not None:
+            refusal = self.guard_gate.check(address)
         if refusal is not None:
             self._refusal = refusal
             if self._entry is not None and self.guard_connections is not None:

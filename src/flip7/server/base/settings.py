@@ -137,7 +137,7 @@ class Settings:
     # every third of it). A dead process's tables are taken over this long after its death.
     owner_seconds: float = 3.0
     # Addresses of the operator's reverse proxies (flip7 serve --trusted-proxy): their
-    # X-Forwarded-For names the client, and they are not held to a per-address limit.
+    # X-Forwarded-For names the client, whose per-address limits each request counts for.
     trusted_proxies: tuple[str, ...] = ()
     # Every per-address budget is kept per address block (flip7.server.base.limits.address_block):
     # an IPv4 address by its first ipv4_block_prefix bits (32: the address itself), an IPv6
