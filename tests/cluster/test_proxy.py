@@ -382,3 +382,64 @@ def test_behind_a_trusted_proxy_the_limits_count_players_not_the_proxy(tmp_path:
                                             source_address=(f"127.0.0.{i}", 0)))
                 opened += 1
         assert opened == 2
+
+
+def test_the_proxys_own_requests_share_the_proxys_budget(tmp_path: Path) -> None:
+    """With ``--trusted-proxy 127.0.0.1``, a request from the proxy's address without
+    X-Forwarded-For (someone on the proxy's machine calling the process's port directly)
+    is not unlimited: it spends the proxy's own address's budget, which a player whose
+    address is the proxy's (HAProxy adds 127.0.0.1) shares; another player has their own."""
+    cluster = Cluster(1, [f"sqlite:///{tmp_path / 'app.db'}"],
+                      extra_args=["--limit", "tables_burst=2", "--limit", "tables_per_minute=0.01",
+                                  "--trusted-proxy", "127.0.0.1"])  # fmt: skip
+    with cluster:
+        direct = cluster.servers[0].url
+
+        def create(url: str, source: str) -> int:
+            transport = httpx.HTTPTransport(local_address=source)
+            with httpx.Client(transport=transport, timeout=10, trust_env=False) as http:
+                return http.post(url + "/api/tables", json={"player": "Ann"}).status_code
+
+        assert [create(direct, "127.0.0.1") for _ in range(3)] == [201, 201, 429]
+        assert create(cluster.proxy_url, "127.0.0.1") == 429  # X-Forwarded-For: 127.0.0.1
+        assert create(cluster.proxy_url, "127.0.0.2") == 201
+
+
+def test_health_checks_pass_during_a_frame_flood_through_the_proxy(tmp_path: Path) -> None:
+    """A frame flood through the proxy from one address, which the process closes (1008)
+    and then refuses while it cools off: the proxy's health checks keep passing (the
+    process stays UP), and /api/health through the proxy answers 200 all along."""
+    limits = ["--limit", "rate_per_second=1", "--limit", "rate_burst=5",
+              "--limit", "rate_strikes=5", "--trusted-proxy", "127.0.0.1"]  # fmt: skip
+    cluster = Cluster(1, [f"sqlite:///{tmp_path / 'app.db'}"], extra_args=limits)
+    with cluster:
+        made = httpx.post(cluster.proxy_url + "/api/tables", json={"player": "Ann"})
+        url = cluster.proxy_ws_url + f"/ws/tables/{made.json()['table']['id']}"
+        refusals: list[int] = []
+        stop = threading.Event()
+
+        def flood() -> None:
+            while not stop.is_set():
+                try:
+                    with connect(url, open_timeout=5, source_address=("127.0.0.40", 0)) as ws:
+                        while not stop.is_set():
+                            ws.send(b"\x00" * 1000)
+                except InvalidStatus as refused:
+                    refusals.append(refused.response.status_code)
+                except (ConnectionClosed, OSError):
+                    pass
+
+        flooder = threading.Thread(target=flood, daemon=True)
+        flooder.start()
+        answers: list[int] = []
+        states: set[str] = set()
+        try:
+            poll(lambda: len(refusals) >= 1, 15)
+            while len(refusals) < 6:  # a few seconds: several of the proxy's checks
+                answers.append(cluster.health().status_code)
+                states.add(cluster.proxy.status("app1"))
+        finally:
+            stop.set()
+            flooder.join(timeout=10)
+        assert set(refusals) == {429} and answers and set(answers) == {200}
+        assert states == {"UP"}

@@ -540,10 +540,13 @@ def test_past_the_ceiling_with_nothing_to_shed_the_answer_is_json_503() -> None:
                 ws.send('{"v":1,"type":"hello"}')
                 assert json.loads(ws.recv(timeout=5))["type"] == "welcome"
             _wait_for(lambda: connections.total == 16)
-            r = _get(port)
+            r = _get(port, "/api/limits")
             assert r.status_code == 503 and r.headers["retry-after"] == "1"
             assert r.json()["detail"]["code"] == "busy" and r.json()["detail"]["message"]
             assert r.headers["x-frame-options"] == "DENY"
+            # A health check is answered all the same (issue 28): a proxy must not take
+            # a full process out and close its players' sockets.
+            assert _get(port).status_code == 200
         # Once they are gone, everyone is served again.
         _wait_for(lambda: connections.total == 0)
         assert _get(port).status_code == 200
@@ -564,7 +567,7 @@ def test_one_address_holds_at_most_its_share_of_connections() -> None:
             for sock in (*silent[1:], fifth):
                 sock.sendall(b"POST /api/tables HTTP/1.1\r\nHost: x\r\n"
                              b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
-            refused = _get(port, source="127.0.0.3")
+            refused = _get(port, "/api/limits", source="127.0.0.3")
             assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
             assert refused.json()["detail"]["code"] == "too_many_connections"
             assert _get(port, source="127.0.0.5").status_code == 200

@@ -52,8 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trusted-proxy", action="append", default=[], metavar="ADDRESS",
         help="the address of a reverse proxy in front (repeatable, e.g. 127.0.0.1 for "
-        "HAProxy on this machine): its X-Forwarded-For names each player, and its "
-        "connections are not held to the per-address limits (see docs/deploy.md)",
+        "HAProxy on this machine): its X-Forwarded-For names each player, whose "
+        "per-address limits its requests then count for. No other peer's forwarded "
+        "headers are believed, so this port must be reachable from the proxy only: "
+        "--host 127.0.0.1 or a private address, and a firewall (see docs/deploy.md)",
     )  # fmt: skip
     parser.add_argument(
         "--bot-delay", type=float, default=0.8, metavar="S",
@@ -139,6 +141,10 @@ def run(args: argparse.Namespace) -> int:
         settings = with_limits(settings, args.limit)
     except LimitError as exc:
         raise ServeError(f"--limit: {exc}") from None
+    for name, bits in (("ipv4_block_prefix", 32), ("ipv6_block_prefix", 128)):
+        if getattr(settings, name) > bits:
+            raise ServeError(f"--limit: limit {name} must be at most {bits}, "
+                             f"got {getattr(settings, name)}")  # fmt: skip
     # Before uvicorn, and before the database lease (which a refusal would leave held for a
     # while): a busy port is refused here with one line saying what to do, exit status 2.
     listener = bind_listener(args.host, args.port)

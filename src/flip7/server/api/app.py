@@ -95,7 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Level 6: nearly level 9's ratio on JSON at a third of the CPU (9 is the default).
     app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=6)
     app.add_middleware(guard.BodyLimit, limit=body_limit(settings))
-    guard.protect(app)
+    guard.protect(app, settings)
     for router in ROUTERS:
         app.include_router(router)
     return app

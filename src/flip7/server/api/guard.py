@@ -1,7 +1,8 @@
 """What stands between the app and a stranger's connection: security headers on every HTTP
-answer, a ceiling on request bodies, a deadline for request headers, every connection
-counted (per address and in all, idle ones shed to make room), a gate for WebSocket
-handshakes, the uvicorn server they run in.
+answer, a ceiling on request bodies, who the client is (its address block, named by a
+trusted proxy's X-Forwarded-For only), a deadline for request headers, every connection
+counted (per address block and in all, idle ones shed to make room), a gate for WebSocket
+handshakes, health checks answered before any queued work, the uvicorn server they run in.
 
 :func:`server_config` builds the one uvicorn configuration that ``flip7 serve`` and the tests
 use, so that what is tested is what runs.
@@ -19,10 +20,10 @@ import math
 import time
 from asyncio.transports import BaseTransport
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Protocol, TypedDict, Unpack
+from typing import Any, Protocol, TypedDict, Unpack
 
 import h11
 from fastapi import FastAPI
@@ -37,7 +38,7 @@ from websockets.http11 import Request
 from flip7.server.api.errors import error_response
 from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.errors import ServerError
-from flip7.server.base.limits import MAX_ADDRESSES, AddressBudget
+from flip7.server.base.limits import MAX_ADDRESSES, AddressBudget, address_block
 from flip7.server.base.settings import Settings
 
 __all__ = [
@@ -47,9 +48,12 @@ __all__ = [
     "SECURITY_HEADERS",
     "WS_MAX_BYTES",
     "BodyLimit",
+    "ClientBlock",
+    "Clients",
     "ConnectionHandle",
     "Connections",
     "HandshakeGate",
+    "HealthWatch",
     "Refusal",
     "SecurityHeaders",
     "UvicornOptions",
@@ -175,15 +179,96 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
-def protect(app: FastAPI) -> None:
+def protect(app: FastAPI, settings: Settings) -> None:
     """Put :class:`SecurityHeaders` around the whole app, outside even Starlette's
-    last-resort error middleware, so that a 500 carries the headers too."""
+    last-resort error middleware, so that a 500 carries the headers too; and outside it
+    :class:`ClientBlock`, so that everything inside sees the client as its address block."""
     build: Callable[[], ASGIApp] = app.build_middleware_stack
+    clients = Clients.of(settings)
 
     def build_with_headers() -> ASGIApp:
-        return SecurityHeaders(build())
+        return ClientBlock(SecurityHeaders(build()), clients)
 
     app.build_middleware_stack = build_with_headers  # type: ignore[method-assign]
+
+
+# ---------------------------------------------------------------------- who the client is
+
+
+@dataclass(frozen=True, slots=True)
+class Clients:
+    """Who a connection's client is, for every per-address budget: the address that
+    connected, or, when that is one of the operator's ``proxies`` (``--trusted-proxy``), the
+    last address of its ``X-Forwarded-For`` (the one the proxy added; the proxy's own when
+    it added none: its own requests, its health checks, someone on its machine); counted
+    by its address block (:func:`~flip7.server.base.limits.address_block`). No other
+    peer's forwarded headers are believed, loopback included.
+
+    >>> clients = Clients(frozenset({"10.0.0.2"}), ipv4_prefix=24, ipv6_prefix=64)
+    >>> forwarded = [(b"x-forwarded-for", b"203.0.113.9, 2001:db8:5:6::7")]
+    >>> clients.client("10.0.0.2", forwarded), clients.client("127.0.0.1", forwarded)
+    ('2001:db8:5:6::7', '127.0.0.1')
+    >>> clients.block(clients.client("10.0.0.2", [])), clients.block("2001:db8:5:6::8")
+    ('10.0.0.0/24', '2001:db8:5:6::/64')
+    """
+
+    proxies: frozenset[str] = frozenset()
+    ipv4_prefix: int = 32
+    ipv6_prefix: int = 64
+
+    @classmethod
+    def of(cls, settings: Settings) -> Clients:
+        return cls(frozenset(settings.trusted_proxies), settings.ipv4_block_prefix,
+                   settings.ipv6_block_prefix)  # fmt: skip
+
+    def client(self, peer: str, headers: list[tuple[bytes, bytes]] | None) -> str:
+        """The client's own address, from the ``peer`` that connected and the headers."""
+        if peer in self.proxies:
+            return forwarded_for(headers) or peer
+        return peer
+
+    def block(self, host: str) -> str:
+        """The block whose budgets ``host`` spends."""
+        return address_block(host, self.ipv4_prefix, self.ipv6_prefix)
+
+
+class ClientBlock:
+    """Names the client of every request and socket by :class:`Clients`: ``scope["client"]``
+    becomes (its address block, port) for the app, so that every budget the routes keep
+    (``client_address``) counts blocks; a trusted proxy's ``X-Forwarded-Proto`` gives the
+    scheme. The exact address stays in the server's own scope (uvicorn's access log)."""
+
+    def __init__(self, app: ASGIApp, clients: Clients) -> None:
+        self.app = app
+        self.clients = clients
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        refused = (scope.get("extensions") or {}).get(_REFUSED)
+        if isinstance(refused, Refusal) and scope["type"] == "http":
+            await refused.response()(scope, receive, send)
+            return
+        peer = scope.get("client")
+        host, port = (str(peer[0]), int(peer[1])) if peer else ("unknown", 0)
+        headers: list[tuple[bytes, bytes]] = scope.get("headers") or []
+        client = self.clients.client(host, headers)
+        if client != host:
+            scope["client"] = (client, port)
+            proto = _header(headers, b"x-forwarded-proto")
+            if proto in ("http", "https"):
+                websocket = scope["type"] == "websocket"
+                scope["scheme"] = proto.replace("http", "ws") if websocket else proto
+        await self.app({**scope, "client": (self.clients.block(client), port)}, receive, send)
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    """The last value of header ``name`` (lower case), if any."""
+    for key, value in reversed(headers):
+        if key.lower() == name:
+            return value.decode("latin-1").strip()
+    return None
 
 
 # ---------------------------------------------------------------------- refusals
@@ -201,21 +286,194 @@ class Refusal(ServerError):
 
     def http_bytes(self) -> bytes:
         """The whole HTTP answer, written straight to a connection that closes after it."""
-        body = self.body()
-        phrase = HTTPStatus(self.status).phrase
-        head = [
-            f"HTTP/1.1 {self.status} {phrase}",
-            "content-type: application/json",
-            f"content-length: {len(body)}",
-            *(f"{k.lower()}: {v}" for k, v in self.headers.items()),
-            "connection: close",
-            *(f"{k}: {v}" for k, v in SECURITY_HEADERS.items()),
-        ]
-        return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+        return http_answer(self.status, self.body(), self.headers)
 
     def response(self) -> JSONResponse:
         """The same answer as an ASGI response (a WebSocket handshake's denial)."""
         return error_response(self)
+
+
+def http_answer(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> bytes:
+    """A whole HTTP answer with a JSON ``body``, written straight to a connection that
+    closes after it (with the security headers every answer carries)."""
+    head = [
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}",
+        "content-type: application/json",
+        f"content-length: {len(body)}",
+        *(f"{k.lower()}: {v}" for k, v in (headers or {}).items()),
+        "connection: close",
+        *(f"{k}: {v}" for k, v in SECURITY_HEADERS.items()),
+    ]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+# ---------------------------------------------------------------------- health checks
+
+HEALTH_REQUEST = b"GET /api/health"
+# A health request waits this long for the check it starts (or joins); a check that takes
+# longer (a flood queues its steps) is answered with the newest finished one meanwhile.
+HEALTH_WAIT_SECONDS = 0.25
+# A check unfinished this long means the server cannot serve: answered 503. An answer
+# older than this is never given.
+HEALTH_STALE_SECONDS = 3.0
+
+
+class HealthWatch:
+    r"""``GET /api/health`` answered by the guard as soon as its request's head is read,
+    not behind the work queued for the app (a flood's frames, a database pool busy with
+    writes). The answer is the app's own (its health route's, run by :meth:`start`): each
+    health request starts a check (or joins the one under way) and gets its answer, or,
+    if it takes over :data:`HEALTH_WAIT_SECONDS`, the newest finished one (:meth:`late`).
+    Still honest: a process whose event loop is stuck reads no request at all, and while a
+    check has been unfinished for :data:`HEALTH_STALE_SECONDS` (the database does not
+    answer, the loop is swamped) the answer is 503 with ``problem`` saying so.
+
+    >>> clock, answers = [0.0], []
+    >>> watch = HealthWatch(clock=lambda: clock[0])
+    >>> watch.begin(), watch.answer(answers.append), answers    # it waits for the check
+    (True, False, [])
+    >>> watch.record(200, b'{"status": "ok", "problem": null}'); answers[0].split(b"\r\n")[0]
+    b'HTTP/1.1 200 OK'
+    >>> clock[0] = 1.0; watch.begin(), watch.begin()     # one check at a time
+    (True, False)
+    >>> watch.answer(answers.append); clock[0] = 1.25; watch.late(answers.append)
+    False
+    >>> len(answers)                                     # not done in time: the newest
+    2
+    >>> clock[0] = 4.2; watch.answer(answers.append); answers[-1].split(b"\r\n")[0]
+    True
+    b'HTTP/1.1 503 Service Unavailable'
+    >>> json.loads(answers[-1].split(b"\r\n\r\n")[1])["problem"]
+    'the health check has not finished for 3 s'
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        # The newest check's answer (the whole HTTP answer, and its body), when it finished.
+        self._answer: bytes | None = None
+        self._body = b""
+        self._at = 0.0
+        # When the check under way began (None: none is), and who waits for it.
+        self._since: float | None = None
+        self._waiting: list[Callable[[bytes], None]] = []
+        self._task: asyncio.Task[None] | None = None
+        self.served = 0  # health requests answered by the guard
+
+    def begin(self) -> bool:
+        """Whether a new check is to start now (none is under way); if so, it has begun."""
+        if self._since is not None:
+            return False
+        self._since = self._clock()
+        return True
+
+    def record(self, status: int, body: bytes) -> None:
+        """A check finished with this answer: it goes to those waiting for it."""
+        self._body, self._at, self._since = body, self._clock(), None
+        self._answer = http_answer(status, body, {"cache-control": "no-store"})
+        self._flush(self._answer)
+
+    def answer(self, write: Callable[[bytes], None]) -> bool:
+        """Give the whole HTTP answer to ``write``: now (True: the check under way is
+        overdue), or when it finishes (False; :meth:`late` may answer sooner)."""
+        self.served += 1
+        now = self._clock()
+        if self._since is not None and now - self._since >= HEALTH_STALE_SECONDS:
+            write(self._overdue(now - self._since))
+            return True
+        self._waiting.append(write)
+        return False
+
+    def late(self, write: Callable[[bytes], None]) -> None:
+        """:data:`HEALTH_WAIT_SECONDS` after ``write`` began to wait: if the check is still
+        under way, the newest finished answer (unless it is stale: then it waits on)."""
+        if write in self._waiting and self._answer is not None and (
+            self._clock() - self._at <= HEALTH_STALE_SECONDS
+        ):
+            self._waiting.remove(write)
+            write(self._answer)
+
+    def _overdue(self, seconds: float) -> bytes:
+        try:
+            last = json.loads(self._body)
+        except ValueError:
+            last = None
+        body = last if isinstance(last, dict) else {}
+        body.update(status="error",
+                    problem=f"the health check has not finished for {seconds:.0f} s")
+        return http_answer(503, json.dumps(body).encode(), {"cache-control": "no-store"})
+
+    def _flush(self, answer: bytes) -> None:
+        waiting, self._waiting = self._waiting, []
+        for write in waiting:
+            write(answer)
+
+    def start(self, app: ASGIApp, state: dict[str, Any]) -> None:
+        """Begin a check (:meth:`begin` said one is due): the app's own health route, run
+        in the background; those waiting for it are answered 503 if it is overdue."""
+        loop = asyncio.get_running_loop()
+        since = self._since
+        self._task = loop.create_task(self._check(app, state))
+
+        def overdue() -> None:
+            if self._since is not None and self._since == since:
+                self._flush(self._overdue(self._clock() - self._since))
+
+        loop.call_later(HEALTH_STALE_SECONDS, overdue)
+
+    async def _check(self, app: ASGIApp, state: dict[str, Any]) -> None:
+        scope: Scope = {
+            "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1", "method": "GET", "scheme": "http", "root_path": "",
+            "path": "/api/health", "raw_path": b"/api/health", "query_string": b"",
+            "headers": [(b"host", b"flip7-health-check")], "client": None, "server": None,
+            "state": dict(state),
+        }  # fmt: skip
+        asked = False
+        status, chunks = 500, []
+
+        async def receive() -> Message:
+            nonlocal asked
+            if asked:
+                return {"type": "http.disconnect"}
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            elif message["type"] == "http.response.body":
+                chunks.append(bytes(message.get("body", b"")))
+
+        try:
+            await app(scope, receive, send)
+        except Exception:  # the route failed: that is the answer
+            status = 500
+        finally:
+            self.record(status, b"".join(chunks))
+
+
+def health_request(head: bytes) -> bool | None:
+    r"""Whether a connection's first bytes ``head`` are a whole ``GET /api/health`` request
+    head; None while that cannot be told yet.
+
+    >>> health_request(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+    True
+    >>> health_request(b"GET /api/he"), health_request(b"GET /api/health?x=1 HTTP/1.1\r\n")
+    (None, None)
+    >>> health_request(b"GET /api/healthy HTTP/1.1\r\n\r\n"), health_request(b"POST /api/health")
+    (False, False)
+    """
+    size = len(HEALTH_REQUEST)
+    if head[:size] != HEALTH_REQUEST[: len(head)]:
+        return False
+    if len(head) <= size:
+        return None
+    if head[size : size + 1] not in (b" ", b"?"):
+        return False
+    if b"\r\n\r\n" in head:
+        return True
+    return None if len(head) < MAX_HEAD_BYTES else False
 
 
 # ---------------------------------------------------------------------- WebSocket handshakes
@@ -297,6 +555,11 @@ REFUSAL_DELAY = 0.5
 # A socket closed for flooding stops being read; it is dropped this long after its close
 # frame went out, whether the client answered it or not.
 FLOOD_DROP_SECONDS = 1.0
+# The most bytes of a request head the guard reads itself (a refused connection's, a health
+# check's).
+MAX_HEAD_BYTES = 8192
+# Where a trusted proxy's connections are counted until their request names the client.
+PROXIED = "(proxied)"
 # File descriptors kept back from the connection ceiling (database, worker pipes, logs).
 FD_RESERVE = 256
 
@@ -314,12 +577,15 @@ class _Entry:
 
 class Connections:
     """Every open connection of one server, counted from the moment the TCP connection is
-    made (before any byte of a request), by client address and by what it is doing.
+    made (before any byte of a request), by client address block and by what it is doing.
 
-    At ``per_address`` connections from one address, or ``ceiling`` in all, a newcomer makes
+    At ``per_address`` connections from one block, or ``ceiling`` in all, a newcomer makes
     room by shedding the oldest connection that only holds a slot (waiting for its headers,
-    kept alive between requests, a WebSocket without hello): of its own address, or of
+    kept alive between requests, a WebSocket without hello): of its own block, or of
     anyone at the ceiling. When nothing can be shed it is refused (:meth:`open` says how).
+    A trusted proxy's connections (``exempt``) are counted apart (:data:`PROXIED`) until
+    their request names the client (:meth:`claim`); then they count for the client's
+    block like its own connections.
 
     >>> class Conn:
     ...     def shed(self): print("shed")
@@ -334,14 +600,9 @@ class Connections:
     (True, 3)
     """
 
-    def __init__(self, ceiling: int, per_address: int,
-                 proxies: frozenset[str] = frozenset()) -> None:
+    def __init__(self, ceiling: int, per_address: int) -> None:
         self.ceiling = ceiling
         self.per_address = per_address
-        # The operator's proxies (flip7 serve --trusted-proxy): every player behind one
-        # comes from its address, so it is held only to the ceiling, and a handshake
-        # through it is counted for the address it forwards for (X-Forwarded-For).
-        self.proxies = proxies
         self.total = 0
         self.shed_count = 0
         self.refused_count = 0
@@ -353,21 +614,18 @@ class Connections:
         self.handing: _Entry | None = None
 
     def count(self, address: str) -> int:
-        """Connections ``address`` holds (refused ones not counted)."""
+        """Connections ``address`` (a block) holds (refused ones not counted)."""
         states = self._addresses.get(address)
         return 0 if states is None else sum(len(e) for e in states.values())
 
-    def open(self, address: str, protocol: _Shedable) -> tuple[_Entry, Refusal | None]:
-        """Count a new connection; a :class:`Refusal` if it is not to be served."""
-        entry = _Entry(address, protocol)
+    def open(self, address: str, protocol: _Shedable,
+             exempt: bool = False) -> tuple[_Entry, Refusal | None]:  # fmt: skip
+        """Count a new connection from ``address`` (a block; ``exempt``: a trusted proxy's,
+        not held to ``per_address``); a :class:`Refusal` if it is not to be served."""
+        entry = _Entry(PROXIED if exempt else address, protocol)
         refusal = None
-        if (
-            address not in self.proxies
-            and self.count(address) >= self.per_address
-            and not self._shed(address)
-        ):
-            refusal = Refusal("too_many_connections", f"at most {self.per_address} "
-                              "connections from one address at once", 429)
+        if not exempt and self.count(address) >= self.per_address and not self._shed(address):
+            refusal = self._too_many()
         elif self.total >= self.ceiling and not self._shed(None):
             refusal = Refusal("busy", "the server holds as many connections as it can; "
                               "try again in a moment", 503)
@@ -377,6 +635,38 @@ class Connections:
             self.refused_count += 1
             self.refuse(entry)
         return entry, refusal
+
+    def claim(self, entry: _Entry, address: str) -> Refusal | None:
+        """A trusted proxy's connection ``entry`` serves ``address`` (the block its request's
+        X-Forwarded-For names, or the proxy's own without one): counted for it from now on,
+        and held to ``per_address`` like the block's own connections (the block's oldest
+        idle one shed to make room); a :class:`Refusal` for the request when nothing can be.
+
+        >>> class Conn:
+        ...     def shed(self): print("shed")
+        >>> connections = Connections(ceiling=10, per_address=1)
+        >>> a = connections.open("10.0.0.1", Conn(), exempt=True)[0]
+        >>> b = connections.open("10.0.0.1", Conn(), exempt=True)[0]
+        >>> connections.count(PROXIED), connections.claim(a, "203.0.113.9")
+        (2, None)
+        >>> connections.move(a, BUSY); connections.claim(b, "203.0.113.9").code
+        'too_many_connections'
+        """
+        if entry.state is None or entry.address == address:
+            return None
+        refusal = None
+        if self.count(address) >= self.per_address and not self._shed(address):
+            refusal = self._too_many()
+        if entry.state is not None:  # (not shed itself)
+            state = entry.state
+            self._remove(entry)
+            entry.address = address
+            self._add(entry, state)
+        return refusal
+
+    def _too_many(self) -> Refusal:
+        return Refusal("too_many_connections", f"at most {self.per_address} connections "
+                       "from one address at once (limit open_connections_per_address)", 429)
 
     def refuse(self, entry: _Entry) -> None:
         """Stop counting ``entry``: it is answered with a refusal and closed."""
@@ -459,6 +749,8 @@ def connection_handle(scope: Scope) -> ConnectionHandle | None:
 
 
 _EXTENSION = "flip7.connection"
+# In a request's scope: the guard's refusal of it, which ClientBlock answers.
+_REFUSED = "flip7.refused"
 
 
 def raise_open_files() -> int:
@@ -501,6 +793,10 @@ class _Guarded(asyncio.Protocol):
     # Not ``connections``: uvicorn's protocols have their own (the server's set).
     guard_connections: Connections | None = None
     guard_gate: HandshakeGate | None = None
+    guard_clients: Clients = Clients()
+    guard_health: HealthWatch | None = None
+    app: ASGIApp  # uvicorn's: the app it serves, and the lifespan's state
+    app_state: dict[str, Any]
     transport: asyncio.Transport
     loop: asyncio.AbstractEventLoop
     client: tuple[str, int] | None
@@ -514,6 +810,10 @@ class _Guarded(asyncio.Protocol):
         if self._refusal is not None:  # never parsed: answered with the refusal instead
             self._refused_data(data)
             return
+        if self._first is not None:
+            data = self._first_request(data)
+            if not data:
+                return
         super().data_received(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -526,11 +826,19 @@ class _Guarded(asyncio.Protocol):
         self._entry: _Entry | None = None
         self._refusal: Refusal | None = None
         self._refused_head = b""
+        # The first request's head while it may be a health check (None once it is not).
+        self._first: bytes | None = b"" if self.guard_health is not None else None
         self._arm(self.header_timeout)
+        peer = transport.get_extra_info("peername")
+        host = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+        # A trusted proxy's connection: each request says whose it is (_claim).
+        self._proxied = host in self.guard_clients.proxies
+        self._unclaimed = self._proxied
+        self._over: Refusal | None = None
         if self.guard_connections is not None:
-            peer = transport.get_extra_info("peername")
-            address = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
-            self._entry, refusal = self.guard_connections.open(address, self)
+            self._entry, refusal = self.guard_connections.open(
+                self.guard_clients.block(host), self, exempt=self._proxied
+            )
             if refusal is not None:
                 # Its request is still read (briefly) so that the refusal answers it.
                 self._refusal = refusal
@@ -562,6 +870,7 @@ class _Guarded(asyncio.Protocol):
     def _request_begun(self) -> None:
         """A request's first byte: its headers are due within :attr:`header_timeout`."""
         self._partial = True
+        self._unclaimed = self._proxied
         self._arm()
         self.track(WAITING)
 
@@ -569,6 +878,28 @@ class _Guarded(asyncio.Protocol):
         self._disarm()
         self._partial = False
         self.track(BUSY)
+        self._claim()
+
+    def _claim(self) -> None:
+        """A trusted proxy's request names its client: the connection counts for the
+        client's block from now on (:meth:`Connections.claim`). Over the block's share the
+        request is refused: by :class:`ClientBlock` (told in the request's scope, which
+        the app's task, created but not yet run, reads), or as a handshake (:meth:`_upgrade`)."""
+        if not self._unclaimed:
+            return
+        self._unclaimed, self._over = False, None
+        if self._entry is None or self.guard_connections is None:
+            return
+        clients = self.guard_clients
+        block = clients.block(clients.client(self.client[0] if self.client else "unknown",
+                                             self.headers))  # fmt: skip
+        self._over = self.guard_connections.claim(self._entry, block)
+        scope = getattr(self, "scope", None)
+        if self._over is not None and isinstance(scope, dict):
+            extensions = scope.get("extensions")
+            if not isinstance(extensions, dict):
+                extensions = scope["extensions"] = {}
+            extensions[_REFUSED] = self._over
 
     def track(self, state: str) -> None:
         if self._entry is not None and self.guard_connections is not None:
@@ -589,9 +920,46 @@ class _Guarded(asyncio.Protocol):
         answer with the refusal (the request itself is never parsed nor served)."""
         if self._refusal is None or self.transport.is_closing():
             return
-        self._refused_head = (self._refused_head + data)[-8192:]
-        if b"\r\n\r\n" in self._refused_head or len(self._refused_head) >= 8192:
+        self._refused_head = (self._refused_head + data)[-MAX_HEAD_BYTES:]
+        head = self._refused_head
+        # A health check is answered even at the ceiling: a proxy must not take out a busy
+        # process (and close its players' sockets) for being busy.
+        if (b"\r\n\r\n" in head or len(head) >= MAX_HEAD_BYTES) and not (
+            health_request(head) and self._answer_health()
+        ):
             self._answer_refusal()
+
+    def _first_request(self, data: bytes) -> bytes:
+        """The bytes of a connection's first request to parse now: none while they may
+        still be a health check's, none once a health check was answered."""
+        head, self._first = (self._first or b"") + data, None
+        verdict = health_request(head)
+        if verdict is None:  # held, as a request begun (the parser has not seen it)
+            self._first = head
+            self._request_begun()
+            return b""
+        if verdict and self._answer_health():
+            return b""
+        return head
+
+    def _answer_health(self) -> bool:
+        """Answer a health check here, from :class:`HealthWatch` (False without one)."""
+        watch = self.guard_health
+        if watch is None:
+            return False
+        self._disarm()
+        with contextlib.suppress(Exception):  # a pipelined request is not read
+            self.transport.pause_reading()
+        if watch.begin():
+            watch.start(self.app, self.app_state)
+        if not watch.answer(self._write_health):
+            self.loop.call_later(HEALTH_WAIT_SECONDS, watch.late, self._write_health)
+        return True
+
+    def _write_health(self, answer: bytes) -> None:
+        if not self.transport.is_closing():
+            self.transport.write(answer)
+            self.transport.close()
 
     def _answer_refusal(self) -> None:
         self._disarm()
@@ -602,10 +970,13 @@ class _Guarded(asyncio.Protocol):
     def _upgrade(self, upgrade: Callable[[], None]) -> None:
         """Hand the connection over to the WebSocket protocol, unless the handshake gate
         refuses it: then it is answered 429, after :data:`REFUSAL_DELAY`."""
-        address = self.client[0] if self.client else "unknown"
-        if self.guard_connections is not None and address in self.guard_connections.proxies:
-            address = forwarded_for(self.headers) or address
-        refusal = self.guard_gate.check(address) if self.guard_gate is not None else None
+        self._claim()  # (h11 upgrades before its headers are done)
+        clients = self.guard_clients
+        address = clients.block(clients.client(self.client[0] if self.client else "unknown",
+                                               self.headers))  # fmt: skip
+        refusal = self._over
+        if refusal is None and self.guard_gate is not None:
+            refusal = self.guard_gate.check(address)
         if refusal is not None:
             self._refusal = refusal
             if self._entry is not None and self.guard_connections is not None:
@@ -701,20 +1072,22 @@ def header_timeout_protocol(
     http: str = "auto",
     connections: Connections | None = None,
     gate: HandshakeGate | None = None,
+    clients: Clients | None = None,
+    health: HealthWatch | None = None,
 ) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol (httptools if installed, else h11; or the one named by
     ``http``) that closes a connection whose request headers are not complete ``seconds``
     after it opened, or after the request's first byte (silent sockets and slowloris),
-    counts its connections in ``connections`` and lets ``gate`` refuse WebSocket
-    handshakes."""
+    counts its connections in ``connections`` by the blocks of ``clients``, lets ``gate``
+    refuse WebSocket handshakes and ``health`` answer health checks."""
     base: type[asyncio.Protocol] | None = (
         _httptools_protocol() if http in ("auto", "httptools") else None
     )
     if base is None:
         base = _GuardedH11
     attributes = {"header_timeout": float(seconds), "guard_connections": connections,
-                  "guard_gate": gate,
-                  "__module__": __name__}  # fmt: skip
+                  "guard_gate": gate, "guard_clients": clients or Clients(),
+                  "guard_health": health, "__module__": __name__}  # fmt: skip
     protocol: type[asyncio.Protocol] = type(base.__name__, (base,), attributes)
     return protocol
 
@@ -796,7 +1169,6 @@ class UvicornOptions(TypedDict, total=False):
     log_level: str | int | None
     log_config: dict[str, object] | str | None
     access_log: bool
-    forwarded_allow_ips: str
 
 
 def server_config(
@@ -805,18 +1177,15 @@ def server_config(
     **options: Unpack[UvicornOptions],
 ) -> Config:
     """The uvicorn configuration of ``flip7 serve``: the header deadline, the keep-alive
-    timeout, the connections counted (per address and in all, shedding idle ones to make
-    room), the WebSocket handshake gate and the frame size. It raises the process's limit on
+    timeout, the connections counted (per address block and in all, shedding idle ones to
+    make room), the WebSocket handshake gate, health checks answered by the guard
+    (:class:`HealthWatch`), forwarded headers believed from the trusted proxies only
+    (:class:`ClientBlock`), and the frame size. It raises the process's limit on
     open files to the most allowed, and sets the ceiling under it. ``http`` names uvicorn's
     HTTP protocol under the guard's ("auto", "h11", "httptools"), ``ws`` replaces the
     WebSocket protocol; ``options`` go to :class:`uvicorn.Config` as they are (logging)."""
     ceiling = connection_ceiling(settings.max_connections, raise_open_files())
-    proxies = frozenset(settings.trusted_proxies)
-    connections = Connections(ceiling, settings.open_connections_per_address, proxies)
-    if proxies:
-        # uvicorn then takes the client's address from X-Forwarded-For for the app's own
-        # budgets (its default trusts 127.0.0.1 only).
-        options.setdefault("forwarded_allow_ips", ",".join(sorted(proxies)))
+    connections = Connections(ceiling, settings.open_connections_per_address)
     wiring = getattr(getattr(app, "state", None), "wiring", None)
     gate = getattr(getattr(wiring, "sockets", None), "handshakes", None)
     if not isinstance(gate, HandshakeGate):
@@ -825,12 +1194,18 @@ def server_config(
         app,
         host=host,
         port=port,
-        http=header_timeout_protocol(settings.header_timeout, http, connections, gate),
+        http=header_timeout_protocol(settings.header_timeout, http, connections, gate,
+                                     Clients.of(settings), HealthWatch()),
         ws=ws if ws is not None else websocket_protocol(connections),
         timeout_keep_alive=int(KEEP_ALIVE_SECONDS),
         # Counted and shed above, at the connection: uvicorn's own ceiling would answer
         # everyone alike, with bare text.
         limit_concurrency=None,
+        # Forwarded headers are read by ClientBlock (protect), from --trusted-proxy peers
+        # only, and as the guard reads them. uvicorn's own reading would believe any
+        # loopback peer (its default, or $FORWARDED_ALLOW_IPS) and take another address
+        # of the header (the last one not a proxy's, which a client beside the proxy sets).
+        proxy_headers=False,
         ws_max_size=WS_MAX_BYTES,
         ws_ping_interval=20,
         ws_ping_timeout=20,

@@ -201,24 +201,41 @@ def client_address(client: object) -> str:
     return str(host) if host else "unknown"
 
 
-def address_block(address: str, ipv4_prefix: int, ipv6_prefix: int) -> str:
-    """The block ``address`` belongs to, as ``network/prefix``: one person easily holds many
-    addresses of a block (an IPv6 host a /64, a site a /48), and counting them as one is
-    what keeps them from passing for many people. A prefix past an address's length is
-    the whole address; a name that is not an address (``"unknown"``, a test client's
-    ``"testclient"``) is its own block.
+def address_block(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> str:
+    """The block ``address`` belongs to: one person easily holds many addresses of a block
+    (an IPv6 host a /64, a site a /48), and counting them as one is what keeps them from
+    passing for many people. Every per-address budget is kept per block (IPv6 by a /64 and
+    IPv4 by the address itself unless the operator says otherwise: ``ipv6_block_prefix``,
+    ``ipv4_block_prefix``); a prefix as long as the address gives the address itself. An
+    IPv4-mapped IPv6 address is its IPv4 address. A block already (``2001:db8:1:2::/64``,
+    what the routes see as the client) gives the wider block asked for, else stays as it is,
+    so that blocking twice changes nothing; a name that is not an address (``"unknown"``, a
+    test client's ``"testclient"``) is its own block.
 
+    >>> address_block("2001:db8:1:2:aaaa::1"), address_block("2001:db8:1:2::ffff")
+    ('2001:db8:1:2::/64', '2001:db8:1:2::/64')
+    >>> address_block("203.0.113.7"), address_block("203.0.113.7", ipv4_prefix=24)
+    ('203.0.113.7', '203.0.113.0/24')
     >>> address_block("203.0.113.77", 24, 48), address_block("2001:db8:1:2::9", 24, 48)
     ('203.0.113.0/24', '2001:db8:1::/48')
-    >>> address_block("::ffff:203.0.113.77", 24, 48), address_block("testclient", 24, 48)
-    ('203.0.113.0/24', 'testclient')
+    >>> address_block("::ffff:203.0.113.77", 24, 48), address_block("::1", ipv6_prefix=128)
+    ('203.0.113.0/24', '::1')
+    >>> address_block("2001:db8:1:2::/64", 24, 48), address_block("2001:db8:1:2::/64")
+    ('2001:db8:1::/48', '2001:db8:1:2::/64')
+    >>> address_block("testclient", 24, 48), address_block("unknown")
+    ('testclient', 'unknown')
     """
     try:
-        ip = ipaddress.ip_address(address)
+        network = ipaddress.ip_network(address.strip("[]"), strict=False)
     except ValueError:
         return address
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    prefix = ipv4_prefix if ip.version == 4 else ipv6_prefix
-    prefix = max(0, min(prefix, ip.max_prefixlen))
-    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
+    first = network.network_address
+    mapped = first.ipv4_mapped if isinstance(first, ipaddress.IPv6Address) else None
+    if mapped is not None and network.prefixlen == 128:
+        network = ipaddress.ip_network(mapped)
+    prefix = ipv4_prefix if network.version == 4 else ipv6_prefix
+    # Never narrower than the block given: its own addresses are not known any more.
+    prefix = max(0, min(prefix, network.prefixlen))
+    if prefix == network.max_prefixlen:
+        return str(network.network_address)
+    return str(ipaddress.ip_network(f"{network.network_address}/{prefix}", strict=False))

@@ -150,8 +150,13 @@ class Settings:
     # every third of it). A dead process's tables are taken over this long after its death.
     owner_seconds: float = 3.0
     # Addresses of the operator's reverse proxies (flip7 serve --trusted-proxy): their
-    # X-Forwarded-For names the client, and they are not held to a per-address limit.
+    # X-Forwarded-For names the client, whose per-address limits each request counts for.
     trusted_proxies: tuple[str, ...] = ()
+    # Every per-address budget is kept per address block (flip7.server.base.limits.address_block):
+    # an IPv4 address by its first ipv4_block_prefix bits (32: the address itself), an IPv6
+    # one by its first ipv6_block_prefix bits (a /64 is what one host or home is given).
+    ipv4_block_prefix: int = 32
+    ipv6_block_prefix: int = 64
     # Seconds a bot waits before deciding, so that people can follow what it does.
     bot_delay: float = 0.8
     # A fixed seed makes every game's shuffle reproducible (tests, demos); None = secrets.
@@ -399,6 +404,8 @@ LIMITS: tuple[str, ...] = (
     "bytes_burst_per_address",
     "hello_timeout",
     "header_timeout",
+    "ipv4_block_prefix",
+    "ipv6_block_prefix",
     "max_connections",
     "open_connections_per_address",
     "handshakes_per_minute",

@@ -76,7 +76,13 @@ async def health(services: Use) -> Response:
     read-only or its disk full; another server took the lease). While the file is gone
     or replaced or the lease lost, moves are refused, not acknowledged. ``node`` names
     the process; with many processes, ``redis`` says whether it reaches Redis, and
-    without it the status is "degraded" (still 200: it runs its own tables)."""
+    without it the status is "degraded" (still 200: it runs its own tables).
+
+    Under ``flip7 serve`` the guard answers it (flip7.server.api.guard.HealthWatch),
+    before any work queued for the app: this route, run once for every request that
+    comes meanwhile, answers within a quarter second or the newest answer is given (a
+    flood does not hold the proxy's check up), and a run unfinished for 3 s makes the
+    answer 503 saying so."""
     lobby = services.lobby
     problem = await services.store.check()
     body: JSONObject = {
