@@ -56,7 +56,9 @@ ADDED_KEYS["rest"] |= {"unattended_table_ttl", "replay_jobs_per_address",
                        "coach_jobs_per_address", "spectator_chat_per_minute",
                        "spectator_chat_burst", "rated_min_target_score",
                        "rated_games_per_pair_per_day", "owner_bot_seconds_per_minute",
-                       "search_bots_per_table", "search_bot_tables_per_owner"}
+                       "search_bots_per_table", "search_bot_tables_per_owner",
+                       "ipv4_block_prefix", "ipv6_block_prefix", "rating_network_ipv4_prefix",
+                       "rating_network_ipv6_prefix"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60

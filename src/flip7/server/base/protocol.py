@@ -783,6 +783,13 @@ class Limits(_Strict):
     # (two identities, or an identity and a bot level) in 24 hours.
     rated_min_target_score: int
     rated_games_per_pair_per_day: int
+    # How addresses are grouped: every per-address budget is kept per block of these
+    # prefixes (an IPv6 /64), and identities from one network of the ratings' prefixes
+    # do not rate each other.
+    ipv4_block_prefix: int
+    ipv6_block_prefix: int
+    rating_network_ipv4_prefix: int
+    rating_network_ipv6_prefix: int
 
 
 class RuleOptionModel(_Strict):

@@ -521,6 +521,10 @@
  * @property {number} spectator_chat_burst
  * @property {number} rated_min_target_score
  * @property {number} rated_games_per_pair_per_day
+ * @property {number} ipv4_block_prefix
+ * @property {number} ipv6_block_prefix
+ * @property {number} rating_network_ipv4_prefix
+ * @property {number} rating_network_ipv6_prefix
  */
 
 /**
