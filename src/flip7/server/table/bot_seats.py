@@ -133,12 +133,19 @@ def _search_bots(table: Table, extra: tuple[str, ...]) -> int:
     )
 
 
+def _left_by_all(table: Table) -> bool:
+    """Whether every human seated at ``table`` has left it (its seats are bots' for good)."""
+    return not any(p is not None and p.kind == "human" and not p.left for p in table.seats)
+
+
 def check_search_bot(spec: str, table: Table, tables: Iterable[Table], settings: Settings) -> None:
     """Refuse (409) to seat the bot ``spec`` at ``table`` past the caps on bots that think
     in a worker: ``too_many_search_bots`` with ``search_bots_per_table`` of them seated
     already, ``too_many_bot_tables`` when ``table``'s owner has
     ``search_bot_tables_per_owner`` other open ``tables`` seating them. A finished table
-    that no seated human is connected to does not count: its bots think no more."""
+    that no seated human is connected to does not count, nor one every human has left:
+    their bots think no more (a left seat never comes back, so this cannot be undone by
+    reconnecting, as a merely disconnected player could)."""
     extra = settings.extra_bots
     if not searches(spec, extra):
         return
@@ -158,7 +165,7 @@ def check_search_bot(spec: str, table: Table, tables: Iterable[Table], settings:
     others = sum(
         1 for other in tables
         if other is not table and not other.closed and other.owner.shares(table.owner)
-        and not (other.state == "over" and not other.humans_here)
+        and not (other.state == "over" and not other.humans_here) and not _left_by_all(other)
         and _search_bots(other, extra) > 0
     )
     if others >= settings.search_bot_tables_per_owner:
@@ -167,6 +174,7 @@ def check_search_bot(spec: str, table: Table, tables: Iterable[Table], settings:
             f"whoever opened this table has bots that think hard ({upward}) at {others} "
             "other open tables, the most this server allows (limit "
             "search_bot_tables_per_owner); finish or leave one of them first (a finished "
-            f"table nobody is connected to does not count), or add {cheap} bots here",
+            "table nobody is connected to, or one every player has left, does not count), "
+            f"or add {cheap} bots here",
             409,
         )

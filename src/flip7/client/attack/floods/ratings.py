@@ -59,20 +59,32 @@ class Ratings(Flood):
     ) -> tuple[str, str] | None:
         """A rated table created by ``role`` with the shortest target score it takes."""
         address = self.addresses[0]
+        # One note for all the targets refused (the first answer's text): the notes are
+        # few, and the report's own lines must still fit after them.
+        refused: list[str] = []
+        first = ""
         for target in TARGETS:
             body = {"name": "farm", "player": role.replace(" ", ""), "seats": seats,
                     "rules": {**rules, "target_score": target}, "rated": True}  # fmt: skip
             response = await self.request(address, "POST", "/api/tables", "setup", json=body,
                                           headers={"X-Player-Key": self.players[role][1]})
             if response is None:
-                return None
+                break
             if response.status_code == 201:
                 data = response.json()
                 rated = data["table"].get("rated")
+                self._refused(role, refused, first)
                 self.figures.note(f"{role}'s table plays to {target} points (rated: {rated})")
                 return str(data["table"]["id"]), str(data["token"])
-            self.figures.note(f"{role}: a rated table to {target} refused: {response.text[:160]}")
+            refused.append(str(target))
+            first = first or response.text[:160]
+        self._refused(role, refused, first)
         return None
+
+    def _refused(self, role: str, targets: list[str], first: str) -> None:
+        if targets:
+            self.figures.note(f"{role}: rated tables to {', '.join(targets)} points refused: "
+                              f"{first}")
 
     async def _start(self, table: str, token: str) -> None:
         await self.request(self.addresses[0], "POST", f"/api/tables/{table}/start", "setup",
