@@ -92,18 +92,19 @@ def test_the_browser_language_picks_german(chromium_browser: Any, live_server: s
     assert formatted == ["1.234.567,5", "05.03.2026, 14:07", "1 Runde", "1.500 Runden",
                          "Anna, Jörg und Lena", "de"]
 
-    # A table with a target of 1500 shows "Bis 1.500" in the list of open tables, and is
+    # A table with a target of 1000 (the most a table may play to: max_target_score) shows
+    # "Bis 1.000" in the list of open tables, and is
     # unrated (a target score changes the game): "Ungewertet".
     page.fill("#create-player", NAMES[0])
     page.fill("#create-name", "Spieleabend")
-    page.fill("#create-target", "1500")
+    page.fill("#create-target", "1000")
     page.click("[data-testid=create]")
     page.wait_for_url(re.compile(r"/t/[^/]+$"))
     lobby, lobby_errors = new_page(chromium_browser, 1280, 900, locale="de-DE")
     lobby.goto(live_server + "/")
     row = lobby.locator("[data-testid=tables] .table-item")
     expect(row).to_have_count(1)
-    expect(row.locator(".badge--rule")).to_have_text(["Bis 1.500", "Ungewertet"])
+    expect(row.locator(".badge--rule")).to_have_text(["Bis 1.000", "Ungewertet"])
     expect(row.locator(".chip--state")).to_have_text("Wartet")
     assert english_left(lobby, ("Spieleabend",)) == []
 
