@@ -58,7 +58,8 @@ ADDED_KEYS["rest"] |= {"unattended_table_ttl", "replay_jobs_per_address",
                        "rated_games_per_pair_per_day", "owner_bot_seconds_per_minute",
                        "search_bots_per_table", "search_bot_tables_per_owner",
                        "ipv4_block_prefix", "ipv6_block_prefix", "rating_network_ipv4_prefix",
-                       "rating_network_ipv6_prefix"}
+                       "rating_network_ipv6_prefix", "spectator_welcome_bytes_per_minute",
+                       "spectator_welcome_bytes_burst"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60

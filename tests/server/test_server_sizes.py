@@ -265,3 +265,39 @@ def test_bytes_sent_to_an_address_are_a_budget(tmp_path: Path) -> None:
         for fs, _ in closed:
             assert fs[-1]["type"] == "error" and "bytes_per_minute_per_address" in (
                 fs[-1]["message"])
+
+
+# ---------------------------------------------------------------------- welcomes per table
+
+
+def test_spectators_welcomes_at_one_table_are_a_budget(tmp_path: Path) -> None:
+    """Strangers from any number of addresses reading one table's welcome again and again
+    share one budget (bytes of welcomes to its spectators): past it a spectator's hello is
+    refused before its welcome is made (error frame naming the limit, then 1013), while a
+    seated player is still welcomed, and another table's spectators too."""
+    limits = {"spectator_welcome_bytes_per_minute": 60, "spectator_welcome_bytes_burst": 30_000}
+    with server(tmp_path, **limits) as (client, ws), ExitStack() as stack:
+        table_id, tokens = two_humans(client)
+        other_id, _ = two_humans(client)
+        welcomed = 0
+        refused: tuple[list[dict[str, Any]], int | None] | None = None
+        for _ in range(20):
+            sock = socket_to(stack, ws, table_id)
+            sock.send_text(compact({"v": 1, "type": "hello", "token": None,
+                                    "last_version": None}))
+            first = json.loads(sock.receive_text())
+            if first["type"] == "error":
+                rest, code = sock.until_closed()
+                refused = ([first, *rest], code)
+                break
+            assert first["type"] == "welcome" and first["seat"] is None, first
+            welcomed += 1
+        assert refused is not None, "20 spectator welcomes passed a 30 KB budget"
+        frames, code = refused
+        assert code == 1013 and frames[0]["code"] == "rate_limited", frames
+        assert "limit spectator_welcome_bytes_per_minute" in frames[0]["message"]
+        assert welcomed >= 3  # about 30,000 / (4,096 + a short history)
+        _, seated = player(stack, ws, table_id, tokens[0])
+        assert seated["seat"] == 0
+        _, elsewhere = player(stack, ws, other_id, None)
+        assert elsewhere["type"] == "welcome" and elsewhere["seat"] is None

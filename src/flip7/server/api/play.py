@@ -103,6 +103,12 @@ class Here:
             except TableError as exc:
                 self._error(exc.code, exc.message)
                 return
+        if place is None:
+            refused = table.spectator_welcome_refusal()
+            if refused is not None:
+                self._error(refused.code, refused.message)
+                self.client.close(CloseCode.TRY_AGAIN_LATER)
+                return
         self.client.place = place
         await table.attach(self.client, hello.last_version)
         self.table = table

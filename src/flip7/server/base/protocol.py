@@ -740,6 +740,8 @@ class Limits(_Strict):
     # A table's target_score, and the bytes of history a welcome carries.
     max_target_score: int
     welcome_history_bytes: int
+    spectator_welcome_bytes_per_minute: int
+    spectator_welcome_bytes_burst: int
     replay_pages_per_minute: float
     replay_pages_burst: int
     replay_page_steps: int

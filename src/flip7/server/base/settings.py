@@ -226,6 +226,11 @@ class Settings:
     # The most bytes of the current game's changes a welcome's history carries; past it
     # the welcome carries the newest changes that fit and says so (history_cut).
     welcome_history_bytes: int = 256 * 1024
+    # Bytes of welcomes to spectators at one table, all their addresses together (a
+    # sustained rate per minute and a burst): a crowd of strangers reading a long game's
+    # welcome again and again costs the table this much, whatever addresses they have.
+    spectator_welcome_bytes_per_minute: int = 32 * 1024 * 1024
+    spectator_welcome_bytes_burst: int = 16 * 1024 * 1024
     # One replay's budget in its worker process: CPU seconds and memory.
     replay_seconds: float = 10.0
     replay_memory_mb: int = 512
@@ -371,6 +376,8 @@ LIMITS: tuple[str, ...] = (
     "max_record_target_score",
     "max_target_score",
     "welcome_history_bytes",
+    "spectator_welcome_bytes_per_minute",
+    "spectator_welcome_bytes_burst",
     "replay_seconds",
     "replay_memory_mb",
     "replay_page_steps",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -25,6 +26,7 @@ from flip7.core.seeds import derive_seed
 from flip7.engine.game import Game
 from flip7.engine.record import Record
 from flip7.server.base.formats import dumps, iso, utcnow
+from flip7.server.base.limits import TokenBucket
 from flip7.server.base.settings import Settings
 from flip7.server.table.changes import (
     AddBot,
@@ -191,6 +193,13 @@ class Table:
         self._welcome_history: tuple[int, str, int | None, bool] | None = None
         # Its chat (flip7.server.table.chat): the entries kept, and who may say what.
         self.chat = ChatLog(lobby.settings.chat_history)
+        # Welcome bytes to spectators, all of them together (spectator_welcome_refusal).
+        settings = lobby.settings
+        self.spectator_welcomes = TokenBucket(
+            settings.spectator_welcome_bytes_per_minute / 60.0,
+            settings.spectator_welcome_bytes_burst, settings.spectator_welcome_bytes_burst,
+            lobby.clock(),
+        )
         self.talk = Talk(self, lobby.settings, lobby.store)
         # Players who go away (flip7.server.table.presence), on the lobby's clock, and the
         # turns that bots and turn timers take (flip7.server.table.turns).
@@ -605,6 +614,27 @@ class Table:
         self.clients.clear()
 
     # ------------------------------------------------------------------ connections
+
+    def spectator_welcome_refusal(self) -> TableError | None:
+        """Why a spectator may not be welcomed now, or None (its welcome's bytes are then
+        taken from the table's spectators' budget): every spectator of a table, whatever
+        its address, shares ``spectator_welcome_bytes_per_minute``, so that strangers
+        reading a long game's welcome again and again cannot keep the server busy.
+        Seated players are never held to it. Judged before the welcome is made."""
+        size = len(self.welcome_history()[0]) + 4096  # the history, and about the rest
+        now = self.lobby.clock()
+        if self.spectator_welcomes.take(now, size):
+            return None
+        settings = self.lobby.settings
+        wait = max(1, math.ceil(self.spectator_welcomes.wait(now, size)))
+        return TableError(
+            "rate_limited",
+            "too many spectators are joining this table: at most "
+            f"{settings.spectator_welcome_bytes_per_minute} bytes of welcomes a minute to its "
+            f"spectators ({settings.spectator_welcome_bytes_burst} at once, limit "
+            f"spectator_welcome_bytes_per_minute); try again in {wait} seconds",
+            429, wait,
+        )
 
     async def attach(self, client: Client, last_version: int | None = None) -> None:
         """Welcome a client with the table as it may see it, then send it every update."""

@@ -489,6 +489,8 @@
  * @property {number} max_record_target_score
  * @property {number} max_target_score
  * @property {number} welcome_history_bytes
+ * @property {number} spectator_welcome_bytes_per_minute
+ * @property {number} spectator_welcome_bytes_burst
  * @property {number} replay_pages_per_minute
  * @property {number} replay_pages_burst
  * @property {number} replay_page_steps
