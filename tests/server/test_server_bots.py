@@ -390,3 +390,32 @@ def test_bots_still_play_for_a_human_who_left_while_others_are_connected(
         # Ann alone plays the game to its end against the bot and Bob's stand-in.
         play_to_end(players[:1], random.Random(4))
         assert players[0].state["state"] == "over"
+
+
+def test_workers_run_below_the_server() -> None:
+    """When the cores are short the event loop (every table's moves, the health check) goes
+    first, then bots' searches, then the coach's and the replays' batch work: the workers
+    run at a lower priority (a higher niceness) than the server."""
+    import multiprocessing
+
+    from flip7.server.services import replay_worker
+    from flip7.server.table.thinking import BOT_NICENESS
+
+    game = Game.new(3, seed=2)
+    server = os.getpriority(os.PRIO_PROCESS, 0)
+
+    async def scenario() -> int:
+        thinking = Thinking(1, 60.0)
+        try:
+            thought = await thinking.decide("t", thinking_bots.PidBot(1), game)
+            assert thought.where == "worker" and thought.pid is not None
+            return os.getpriority(os.PRIO_PROCESS, thought.pid)
+        finally:
+            await thinking.close()
+
+    assert _run(scenario()) == min(19, server + BOT_NICENESS)
+    with multiprocessing.get_context("spawn").Pool(
+        1, initializer=replay_worker.init_worker, initargs=(512,)
+    ) as pool:
+        assert pool.apply(os.getpriority, (os.PRIO_PROCESS, 0)) == min(
+            19, server + replay_worker.WORKER_NICENESS)

@@ -21,8 +21,10 @@ ceiling (``RLIMIT_AS``); a call over either answers ``("too_long", ...)`` or
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import os
 import resource
 import signal
 from collections.abc import Callable
@@ -40,6 +42,8 @@ __all__ = ["MAX_MESSAGE", "check", "gzipped_page_of", "init_worker", "page_of", 
 
 # An error message quotes the entry it is about, which a stranger chose: keep it short.
 MAX_MESSAGE = 300
+# How much lower than the server the replay and coach workers run (os.nice, init_worker).
+WORKER_NICENESS = 10
 
 # What a job answers: ("ok", its result: text or bytes), ("bad", why), ("too_long", the
 # seconds it was allowed), ("too_big", None), or another kind of the job's own.
@@ -64,6 +68,10 @@ def init_worker(memory_mb: int) -> None:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     signal.signal(signal.SIGPROF, _over_time)
+    # Batch work (a replay checked or paged, a coach's analysis) runs below the event loop
+    # and the bot workers: a flood of it can take the cores only when nobody else wants them.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
 
 
 def run(

@@ -44,6 +44,7 @@ import json
 import logging
 import math
 import multiprocessing
+import os
 import pickle
 import signal
 import time
@@ -73,6 +74,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("flip7.server")
+
+# How much lower than the server a bot worker runs (os.nice): see _serve.
+BOT_NICENESS = 5
 
 # Who decides for a table over its budget, or when a worker gives no answer (the server
 # passes its own stand-in, flip7.server.table.turns.STAND_IN_BOT).
@@ -202,6 +206,11 @@ def _serve(conn: Connection) -> None:
     # Ctrl-C at the terminal reaches the whole process group: the server stops its
     # workers itself, so they must not die first with a traceback each.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Below the event loop, which every table's humans and the health check wait on: when
+    # the cores are short, a move or a health check goes before a bot's search (and the
+    # coach's and the replays' workers, lower still, go after both).
+    with contextlib.suppress(OSError):
+        os.nice(BOT_NICENESS)
     while True:
         try:
             blob = conn.recv_bytes()
