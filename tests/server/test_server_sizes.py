@@ -93,6 +93,25 @@ def player(stack: ExitStack, ws_base: str, table_id: str, token: str | None,
     return p, welcome
 
 
+def spectators_until_refused(
+    stack: ExitStack, ws_base: str, table_id: str, most: int
+) -> tuple[list[tuple[Socket, dict[str, Any]]], tuple[list[dict[str, Any]], int | None] | None]:
+    """Spectators saying hello at ``table_id`` one after another until one is refused (at
+    most ``most``): the sockets welcomed with their welcomes, and the refused one's frames
+    and close code (None if none was refused)."""
+    welcomed: list[tuple[Socket, dict[str, Any]]] = []
+    for _ in range(most):
+        sock = socket_to(stack, ws_base, table_id)
+        sock.send_text(compact({"v": 1, "type": "hello", "token": None, "last_version": None}))
+        first = json.loads(sock.receive_text())
+        if first["type"] == "error":
+            rest, code = sock.until_closed()
+            return welcomed, ([first, *rest], code)
+        assert first["type"] == "welcome" and first["seat"] is None, first
+        welcomed.append((sock, first))
+    return welcomed, None
+
+
 def settle(players: Sequence[WsPlayer], version: int) -> None:
     """Every player has read up to ``version`` and a human's turn (or the end)."""
     for p in players:
@@ -233,20 +252,11 @@ def test_bytes_sent_to_an_address_are_a_budget(tmp_path: Path) -> None:
         seated = [player(stack, ws, table_id, t)[0] for t in tokens]
         start(client, table_id, tokens[0])
         settle(seated, -1)
+        welcomed, refused = spectators_until_refused(stack, ws, table_id, 60)
         watchers: list[WsPlayer] = []
-        refused: tuple[list[dict[str, Any]], int | None] | None = None
-        for _ in range(60):
-            sock = socket_to(stack, ws, table_id)
-            sock.send_text(compact({"v": 1, "type": "hello", "token": None,
-                                    "last_version": None}))
-            first = json.loads(sock.receive_text())
-            if first["type"] == "error":
-                rest, code = sock.until_closed()
-                refused = ([first, *rest], code)
-                break
-            assert first["type"] == "welcome", first
+        for sock, welcome in welcomed:
             watcher = WsPlayer(sock, None, None)
-            watcher.state = first["table"]
+            watcher.state = welcome["table"]
             watchers.append(watcher)
         assert refused is not None, "60 welcomes passed a 40 KB budget"
         frames, code = refused
@@ -279,24 +289,12 @@ def test_spectators_welcomes_at_one_table_are_a_budget(tmp_path: Path) -> None:
     with server(tmp_path, **limits) as (client, ws), ExitStack() as stack:
         table_id, tokens = two_humans(client)
         other_id, _ = two_humans(client)
-        welcomed = 0
-        refused: tuple[list[dict[str, Any]], int | None] | None = None
-        for _ in range(20):
-            sock = socket_to(stack, ws, table_id)
-            sock.send_text(compact({"v": 1, "type": "hello", "token": None,
-                                    "last_version": None}))
-            first = json.loads(sock.receive_text())
-            if first["type"] == "error":
-                rest, code = sock.until_closed()
-                refused = ([first, *rest], code)
-                break
-            assert first["type"] == "welcome" and first["seat"] is None, first
-            welcomed += 1
+        welcomed, refused = spectators_until_refused(stack, ws, table_id, 20)
         assert refused is not None, "20 spectator welcomes passed a 30 KB budget"
         frames, code = refused
         assert code == 1013 and frames[0]["code"] == "rate_limited", frames
         assert "limit spectator_welcome_bytes_per_minute" in frames[0]["message"]
-        assert welcomed >= 3  # about 30,000 / (4,096 + a short history)
+        assert len(welcomed) >= 3  # about 30,000 / (4,096 + a short history)
         _, seated = player(stack, ws, table_id, tokens[0])
         assert seated["seat"] == 0
         _, elsewhere = player(stack, ws, other_id, None)
