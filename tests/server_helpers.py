@@ -299,3 +299,35 @@ def until_turn_of(players: list[WsPlayer], seat: int, rng: random.Random) -> Non
         assert mover.move(choose(mover.state["game"], rng))["type"] == "result"
         settle(players, after=version + 1)
     raise AssertionError("the seat never got its turn")
+
+
+@contextmanager
+def frame_flood(url: str, source: str) -> Iterator[tuple[list[int], threading.Thread]]:
+    """A thread opening WebSockets to ``url`` from the address ``source`` and sending binary
+    frames flat out, reconnecting whenever it is closed, until the block ends. Yields the
+    HTTP statuses of the handshakes refused meanwhile (429 while the address cools off) and
+    the thread."""
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+    from websockets.sync.client import connect
+
+    refusals: list[int] = []
+    stop = threading.Event()
+
+    def flood() -> None:
+        while not stop.is_set():
+            try:
+                with connect(url, open_timeout=5, source_address=(source, 0)) as ws:
+                    while not stop.is_set():
+                        ws.send(b"\x00" * 1000)
+            except InvalidStatus as refused:
+                refusals.append(refused.response.status_code)
+            except (ConnectionClosed, OSError):
+                pass
+
+    flooder = threading.Thread(target=flood, daemon=True)
+    flooder.start()
+    try:
+        yield refusals, flooder
+    finally:
+        stop.set()
+        flooder.join(timeout=10)

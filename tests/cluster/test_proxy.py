@@ -35,7 +35,7 @@ from cluster_helpers import (
     poll,
     render,
 )
-from server_helpers import SyncSocket, WsPlayer, auth, choose, seated_game
+from server_helpers import SyncSocket, WsPlayer, auth, choose, frame_flood, seated_game
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -415,31 +415,12 @@ def test_health_checks_pass_during_a_frame_flood_through_the_proxy(tmp_path: Pat
     with cluster:
         made = httpx.post(cluster.proxy_url + "/api/tables", json={"player": "Ann"})
         url = cluster.proxy_ws_url + f"/ws/tables/{made.json()['table']['id']}"
-        refusals: list[int] = []
-        stop = threading.Event()
-
-        def flood() -> None:
-            while not stop.is_set():
-                try:
-                    with connect(url, open_timeout=5, source_address=("127.0.0.40", 0)) as ws:
-                        while not stop.is_set():
-                            ws.send(b"\x00" * 1000)
-                except InvalidStatus as refused:
-                    refusals.append(refused.response.status_code)
-                except (ConnectionClosed, OSError):
-                    pass
-
-        flooder = threading.Thread(target=flood, daemon=True)
-        flooder.start()
         answers: list[int] = []
         states: set[str] = set()
-        try:
+        with frame_flood(url, "127.0.0.40") as (refusals, _flooder):
             poll(lambda: len(refusals) >= 1, 15)
             while len(refusals) < 6:  # a few seconds: several of the proxy's checks
                 answers.append(cluster.health().status_code)
                 states.add(cluster.proxy.status("app1"))
-        finally:
-            stop.set()
-            flooder.join(timeout=10)
         assert set(refusals) == {429} and answers and set(answers) == {200}
         assert states == {"UP"}

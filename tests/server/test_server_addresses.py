@@ -23,8 +23,8 @@ import pytest
 pytest.importorskip("fastapi")
 
 import httpx
-from server_helpers import uvicorn_thread
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from server_helpers import frame_flood, uvicorn_thread
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from flip7.server.base.settings import Settings
@@ -216,33 +216,13 @@ def test_health_answers_while_a_frame_flooder_is_refused(tmp_path: Path) -> None
         assert _health(url).status_code == 200  # the first is the app's own, and primes
         table_id = httpx.post(url + "/api/tables", json={"player": "Ann"}).json()["table"]["id"]
         ws_url = url.replace("http", "ws") + f"/ws/tables/{table_id}"
-        refusals: list[int] = []
-        stop = threading.Event()
-
-        def flood() -> None:
-            while not stop.is_set():
-                try:
-                    with connect(ws_url, open_timeout=5,
-                                 source_address=("127.0.0.20", 0)) as ws:  # fmt: skip
-                        while not stop.is_set():
-                            ws.send(b"\x00" * 1000)
-                except InvalidStatus as refused:
-                    refusals.append(refused.response.status_code)
-                except (ConnectionClosed, OSError):
-                    pass
-
-        flooder = threading.Thread(target=flood, daemon=True)
-        flooder.start()
-        try:
+        with frame_flood(ws_url, "127.0.0.20") as (refusals, flooder):
             _wait_for(lambda: len(refusals) >= 1, 15)
             served = watch.served
             answers = []
             while len(refusals) < 3:
                 answers.append(_health(url, "127.0.0.21"))
             assert flooder.is_alive() and set(refusals) == {429}
-        finally:
-            stop.set()
-            flooder.join(timeout=10)
         assert answers and all(r.status_code == 200 for r in answers)
         assert all(r.json()["status"] == "ok" for r in answers)
         assert watch.served >= served + len(answers)  # the guard's, not a queued app's
