@@ -94,7 +94,8 @@ function render(box, data, { gameId, seat }) {
         mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
       !data.rated ? null : h("td", { class: "end-num" }, s.rating && Number.isFinite(Number(s.rating.delta))
         ? h("span", { class: "end-rating" }, ratingDeltaEl(s.rating.delta, { testid: "end-rating-delta" }),
-          h("small", { class: "muted end-rating-after", text: ratingText(s.rating.after) }), provisionalMark(s.rating))
+          h("span", { class: "rating-with-mark" },
+            h("small", { class: "muted end-rating-after", text: ratingText(s.rating.after) }), provisionalMark(s.rating)))
         : h("span", { class: "muted", title: unratedText(s.unrated_because) || null, dataset: { testid: "end-unrated" }, text: "–" })),
       h("td", { class: "end-num", text: num(st.round_score_avg) }),
       h("td", { class: "end-num", text: `${formatNumber(st.busts || 0)}`, title: percent(st.bust_rate) }),

@@ -139,7 +139,8 @@ export function mountProfile(root, { id = null, me = false }) {
           self ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
         p.created_at ? h("p", { class: "muted", text: t("players.profile.since", { date: formatDate(p.created_at, { dateStyle: "long" }) }) }) : null),
       h("div", { class: "profile-rating", dataset: { testid: "profile-rating" } },
-        h("span", { class: "profile-rating-value", text: r ? ratingText(r.display) : "–" }), provisionalMark(r),
+        h("span", { class: "rating-with-mark" },
+          h("span", { class: "profile-rating-value", text: r ? ratingText(r.display) : "–" }), provisionalMark(r)),
         h("span", { class: "stat-label", text: !r ? t("players.rating.none") : r.provisional ? t("players.rating.label_provisional") : t("players.rating.label") }),
         h("a", { class: "profile-board-link", href: "/leaderboard", "data-link": true, dataset: { testid: "profile-leaderboard" } }, icon("trophy"), t("players.leaderboard.title"))));
 
