@@ -12,6 +12,7 @@ import http.server
 import json
 import pwd
 import random
+import socket
 import subprocess
 import threading
 import time
@@ -117,6 +118,21 @@ def test_haproxy_accepts_the_recipe(tmp_path: Path) -> None:
     checked = proxy.check()
     out = checked.stdout + checked.stderr
     assert checked.returncode == 0 and "WARNING" not in out, out
+
+
+def test_a_port_taken_before_haproxy_binds_it_is_replaced(tmp_path: Path) -> None:
+    """Tests start services in parallel: another process may take a port between
+    free_port() and HAProxy's bind (a stats port "Address already in use" failed a
+    cluster-bench test). The proxy then starts on new ports."""
+    proxy = Proxy(["127.0.0.1:8001"], workdir=tmp_path)
+    taken = proxy.stats_port
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", taken))
+        holder.listen()
+        with proxy:
+            assert proxy.stats_port != taken
+            assert "already in use" in proxy.log()
+            assert proxy.backend_servers().keys() == {"app1"}
 
 
 def test_the_test_config_is_the_recipe(tmp_path: Path) -> None:

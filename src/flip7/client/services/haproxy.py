@@ -116,6 +116,21 @@ def render(
     return "\n".join(out) + "\n"
 
 
+BIND_TRIES = 4
+
+
+def port_taken(log: str) -> bool:
+    """Whether HAProxy's output ``log`` says it could not bind a port another process holds.
+
+    >>> port_taken("[ALERT] (1) : Starting frontend stats: cannot bind socket (Address "
+    ...            "already in use) [127.0.0.1:40001]")
+    True
+    >>> port_taken("[ALERT] (1) : config: unknown keyword 'bnd'")
+    False
+    """
+    return "Address already in use" in log or "cannot bind socket" in log
+
+
 class Proxy(Child):
     """HAProxy on free loopback ports with the recipe (:func:`render`), in the foreground,
     in front of ``servers`` (``"127.0.0.1:8001"``...; HAProxy calls them app1, app2...).
@@ -163,7 +178,21 @@ class Proxy(Child):
 
     def start(self, timeout: float = 15.0) -> Proxy:
         """Validate, start ``haproxy -db`` and wait until it accepts players and its stats
-        socket answers."""
+        socket answers. A port that another process took between :func:`free_port` and
+        HAProxy's bind (tests start services in parallel) is replaced, up to
+        :data:`BIND_TRIES` times."""
+        tries = 1
+        while True:
+            logged = len(self.log())
+            try:
+                return self._start(timeout)
+            except ServiceError:
+                if tries >= BIND_TRIES or not port_taken(self.log()[logged:]):
+                    raise
+            tries += 1
+            self.port, self.stats_port = free_port(), free_port()
+
+    def _start(self, timeout: float) -> Proxy:
         checked = self.check()
         if checked.returncode != 0:
             raise ServiceError(f"haproxy -c refused the configuration:\n{checked.stdout}"
