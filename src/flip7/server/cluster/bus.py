@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -116,12 +117,12 @@ class Bus:
                     self.on_message(received)
             except asyncio.CancelledError:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await _close(pubsub)
                 raise
             except Exception as exc:
                 self._went_down(exc)
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await _close(pubsub)
                 await asyncio.sleep(0.5)
 
     async def _send(self) -> None:
@@ -169,3 +170,9 @@ class Bus:
             for name, count in counts
             if count
         }
+
+
+async def _close(pubsub: Any) -> None:
+    """Close a Redis pub/sub connection: ``aclose`` is untyped in some releases of redis
+    and typed in others (5 and 8), so that no ``type: ignore`` fits both."""
+    await pubsub.aclose()
