@@ -31,6 +31,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 __all__ = [
+    "KEEPALIVE_SECONDS",
     "MAX_FRAME_BYTES",
     "Frame",
     "Move",
@@ -45,6 +46,11 @@ __all__ = [
 
 MAX_FRAME_BYTES = 8 * 1024 * 1024
 PROTOCOL = 1
+# Seconds an HTTP client keeps an idle connection for its next request: well under the
+# server's 5 s (guard.KEEP_ALIVE_SECONDS). At the same 5 s (httpx's default) a request sent
+# as the server closes the connection is lost ("Server disconnected without sending a
+# response", seen once in a quiet baseline of flip7 attack).
+KEEPALIVE_SECONDS = 2.0
 
 
 def ws_url(url: str) -> str:

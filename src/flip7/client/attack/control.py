@@ -24,6 +24,7 @@ from flip7.client.attack.flood_process import FloodProcess
 from flip7.client.attack.victim import Victim
 from flip7.client.loadtest.clients import Run, Table, measure_lag, watch
 from flip7.client.measure import cpu_snapshot, machine_busy_seconds, percent_between, percentile
+from flip7.client.table_client import KEEPALIVE_SECONDS
 
 CONTROL_CLIENTS = 3
 CONTROL_THINK = 0.05  # seconds a control client waits before its move
@@ -93,12 +94,13 @@ async def attack_row(
     pids = server_pids if server_pids is not None else (
         [server_pid] if server_pid is not None else None)
     row = AttackRow(attack, ATTACKS[attack], duration, None)
+    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
     async with contextlib.AsyncExitStack() as stack:
         http = await stack.enter_async_context(
-            httpx.AsyncClient(base_url=url, timeout=timeout, trust_env=False)
+            httpx.AsyncClient(base_url=url, timeout=timeout, trust_env=False, limits=limits)
         )
         health_http = await stack.enter_async_context(
-            httpx.AsyncClient(base_url=url, timeout=timeout, trust_env=False)
+            httpx.AsyncClient(base_url=url, timeout=timeout, trust_env=False, limits=limits)
         )
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="flip7-attack-")))
         run = Run(url, http, CONTROL_THINK, 0.0, timeout, True, None)

@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 
 from flip7.client.clusterbench.bench import Bench, BenchError, Layout
 from flip7.client.services import Cluster, ServiceError
-from flip7.client.table_client import Frame, Move, TableClient, choose
+from flip7.client.table_client import KEEPALIVE_SECONDS, Frame, Move, TableClient, choose
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +263,8 @@ async def _failover(
     db = await _asyncpg().connect(
         host="127.0.0.1", port=bench.pg.port, user="postgres", database=database
     )
-    limits = httpx.Limits(max_connections=40, max_keepalive_connections=20)
+    limits = httpx.Limits(max_connections=40, max_keepalive_connections=20,
+                          keepalive_expiry=KEEPALIVE_SECONDS)
     url = cluster.proxy.url
     async with httpx.AsyncClient(base_url=url, timeout=15, limits=limits, trust_env=False) as http:
         play = Play(url, http, plan.think, plan.jitter, plan.seed)

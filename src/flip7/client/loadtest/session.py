@@ -22,6 +22,7 @@ from flip7.client.measure import (
     percentile,
     process_cpu_seconds,
 )
+from flip7.client.table_client import KEEPALIVE_SECONDS
 
 
 async def _sample_cpu(stats: Stats, server_pid: int | None, stop: asyncio.Event) -> None:
@@ -81,6 +82,7 @@ async def load_test(
     limits = httpx.Limits(
         max_connections=max(setup_concurrency, 10) * 2,
         max_keepalive_connections=max(setup_concurrency, 10) * 2,
+        keepalive_expiry=KEEPALIVE_SECONDS,
     )
     async with httpx.AsyncClient(
         base_url=url, limits=limits, timeout=timeout, trust_env=False
