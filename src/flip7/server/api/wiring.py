@@ -232,9 +232,11 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         )
 
 
-def services(connection: HTTPConnection) -> Services:
+async def services(connection: HTTPConnection) -> Services:
     """The running server's services: the lifespan hands them to every request and socket
     (its state, ``{"services": ...}``)."""
+    # async, though it never waits: FastAPI runs a plain function's dependency in a thread
+    # pool, a thread hand-off (and a fight for the GIL) for every request and socket.
     found = connection.state.services
     assert isinstance(found, Services), "the server has not started"
     return found
