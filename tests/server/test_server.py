@@ -66,8 +66,8 @@ def test_limits_are_the_servers_own(tmp_path: Path) -> None:
                      "max_message_bytes", "uploads_per_minute"):
             assert limits[name] == getattr(defaults, name)
         # The server-wide capacity and the workers' budgets are not told.
-        assert not {"max_tables", "max_connections", "bot_workers", "lease_seconds"} & set(
-            limits)
+        assert not {"max_tables", "max_connections", "bot_workers", "lease_seconds",
+                    "handshakes_per_minute_all", "handshakes_burst_all"} & set(limits)
         assert "/api/limits" in client.get("/openapi.json").json()["paths"]
 
 

@@ -644,6 +644,54 @@ def test_the_handshake_budget_is_kept_before_the_websocket_exists() -> None:
         _wait_for(lambda: config.http.guard_connections.total == 0)
 
 
+def test_handshakes_past_the_servers_rate_wait_their_turn_blocks_in_rotation() -> None:
+    """A storm of handshakes from many addresses, each within its own budget, is taken in
+    turn (handshakes_per_minute_all): a handshake past the rate waits, not refused; the
+    blocks waiting are served one each in rotation, so a newcomer from another block goes
+    before the storm's own later handshakes; one that waited too long gets 503 busy."""
+    import threading
+
+    import httpx
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    with _running(handshakes_burst_all=2, handshakes_per_minute_all=60.0) as (
+            host, port, config):
+        table_id = httpx.post(f"http://{host}:{port}/api/tables", json={"player": "Ann"},
+                              timeout=5).json()["table"]["id"]
+        url = f"ws://{host}:{port}/ws/tables/{table_id}"
+        start = time.monotonic()
+        done: dict[str, float] = {}
+
+        def spectate(name: str, address: str) -> None:
+            with connect(url, open_timeout=10, source_address=(address, 0)) as ws:
+                ws.send('{"v":1,"type":"hello"}')
+                assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+                done[name] = time.monotonic() - start
+
+        spectate("a1", "127.0.0.21")
+        spectate("a2", "127.0.0.21")
+        assert done["a2"] < 0.9  # the burst: at once
+        waiting = []
+        for name, address in (("a3", "127.0.0.21"), ("a4", "127.0.0.21"),
+                              ("b1", "127.0.0.22")):  # fmt: skip
+            waiting.append(threading.Thread(target=spectate, args=(name, address)))
+            waiting[-1].start()
+            time.sleep(0.1)
+        for thread in waiting:
+            thread.join(timeout=15)
+        assert set(done) == {"a1", "a2", "a3", "a4", "b1"}, done
+        assert 0.7 < done["a3"] < done["b1"] < done["a4"], done  # b1 asked after a4
+        config.http.guard_gate.turns.wait = 0.3
+        began = time.monotonic()
+        with pytest.raises(InvalidStatus) as refused:
+            connect(url, open_timeout=10, source_address=("127.0.0.23", 0))
+        answer = refused.value.response
+        assert answer.status_code == 503 and time.monotonic() - began >= 0.3
+        assert json.loads(answer.body)["detail"]["code"] == "busy"
+        _wait_for(lambda: config.http.guard_connections.total == 0)
+
+
 def test_websockets_without_hello_are_shed_before_those_that_said_it() -> None:
     import httpx
     from websockets.exceptions import ConnectionClosed

@@ -139,6 +139,7 @@ def own_server_limits(connections: int) -> list[str]:
         "joins_burst": sockets, "joins_per_minute": 60 * sockets,
         "connections_per_address": sockets, "open_connections_per_address": 2 * sockets,
         "handshakes_burst": sockets, "handshakes_per_minute": 60 * sockets,
+        "handshakes_burst_all": sockets, "handshakes_per_minute_all": 60 * sockets,
         "frames_burst_per_address": 50 * sockets,
         "frames_per_second_per_address": 50 * sockets,
     }

@@ -19,7 +19,7 @@ import json
 import math
 import time
 from asyncio.transports import BaseTransport
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -38,7 +38,7 @@ from websockets.http11 import Request
 from flip7.server.api.errors import error_response
 from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.errors import ServerError
-from flip7.server.base.limits import MAX_ADDRESSES, AddressBudget, address_block
+from flip7.server.base.limits import MAX_ADDRESSES, AddressBudget, TokenBucket, address_block
 from flip7.server.base.settings import Settings
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "ConnectionHandle",
     "Connections",
     "HandshakeGate",
+    "HandshakeTurns",
     "HealthWatch",
     "Refusal",
     "SecurityHeaders",
@@ -504,6 +505,8 @@ class HandshakeGate:
         )
         # Addresses cooling off, oldest first; bounded like the budgets' maps.
         self._until: OrderedDict[str, float] = OrderedDict()
+        self.turns = HandshakeTurns(settings.handshakes_per_minute_all,
+                                    settings.handshakes_burst_all, clock=clock)  # fmt: skip
 
     @property
     def budget(self) -> AddressBudget:
@@ -532,6 +535,104 @@ class HandshakeGate:
                            "connections a minute from one address", 429,
                            self._budget.retry_after(address))
         return None
+
+
+class _Waiting(Protocol):
+    """A handshake waiting its turn (:class:`HandshakeTurns`)."""
+
+    def turn(self) -> None:
+        """Its turn: the handshake goes on."""
+
+    def turn_refused(self) -> None:
+        """It waited too long: answered 503 ``busy``."""
+
+    def turn_gone(self) -> bool:
+        """Whether its connection is gone (its place is given up)."""
+
+
+class HandshakeTurns:
+    """WebSocket handshakes taken in turn in this process: at most ``burst`` at once, then
+    ``per_minute``, every address together (``handshakes_burst_all``,
+    ``handshakes_per_minute_all``). A handshake costs the event loop about a millisecond
+    (routing, accept, hello, the welcome); hundreds at once (a storm of reconnecting
+    spectators from many addresses, each within its own budget) made single turns of the
+    loop last hundreds of milliseconds, and every table's moves waited behind them.
+
+    A handshake past the rate waits, its connection not read. The blocks with handshakes
+    waiting are served in rotation, one each, so that a player's reconnection waits one
+    turn per other waiting block, not behind a stranger's storm; one that has waited
+    ``wait`` seconds is answered 503 ``busy`` (try again).
+
+    >>> clock, timers, seen = [0.0], [], []
+    >>> class Handshake:
+    ...     def __init__(self, name): self.name = name
+    ...     def turn(self): seen.append(self.name)
+    ...     def turn_refused(self): seen.append(self.name + " refused")
+    ...     def turn_gone(self): return False
+    >>> turns = HandshakeTurns(60.0, 2, wait=5.0, clock=lambda: clock[0],
+    ...                        later=lambda delay, call: timers.append(call))
+    >>> [turns.ask(block, Handshake(name)) for block, name in
+    ...  [("a", "a1"), ("a", "a2"), ("a", "a3"), ("a", "a4"), ("b", "b1")]]
+    [True, True, False, False, False]
+    >>> clock[0] = 2.0; timers.pop()(); seen  # two tokens: a3, then b1 before a4
+    ['a3', 'b1']
+    >>> clock[0] = 9.0; timers.pop()(); seen[-1]  # a4 waited over 5 seconds
+    'a4 refused'
+    """
+
+    def __init__(
+        self, per_minute: float, burst: int, *, wait: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        later: Callable[[float, Callable[[], None]], object] | None = None,
+    ) -> None:  # fmt: skip
+        self._bucket = TokenBucket(per_minute / 60.0, float(burst), float(burst), clock())
+        self.wait = wait
+        self._clock = clock
+        self._later = later
+        # Each block's handshakes waiting (until when, who), the next block to serve first.
+        self._lines: OrderedDict[str, deque[tuple[float, _Waiting]]] = OrderedDict()
+        self._timer = False
+
+    def ask(self, block: str, handshake: _Waiting) -> bool:
+        """True: ``handshake`` goes on now; False: it waits for its turn (``turn()``, or
+        ``turn_refused()`` after :attr:`wait` seconds)."""
+        now = self._clock()
+        if not self._lines and self._bucket.take(now):
+            return True
+        self._lines.setdefault(block, deque()).append((now + self.wait, handshake))
+        self._schedule(now)
+        return False
+
+    def _schedule(self, now: float) -> None:
+        if self._timer or not self._lines:
+            return
+        self._timer = True
+        delay = max(0.001, self._bucket.wait(now))
+        if self._later is not None:
+            self._later(delay, self._serve)
+        else:
+            asyncio.get_running_loop().call_later(delay, self._serve)
+
+    def _serve(self) -> None:
+        self._timer = False
+        now = self._clock()
+        while self._lines:
+            block, line = next(iter(self._lines.items()))
+            until, handshake = line[0]
+            gone = handshake.turn_gone()
+            late = not gone and now >= until
+            if not (gone or late) and not self._bucket.take(now):
+                break
+            line.popleft()
+            if line and not (gone or late):
+                self._lines.move_to_end(block)  # the next block's turn
+            elif not line:
+                del self._lines[block]
+            if late:
+                handshake.turn_refused()
+            elif not gone:
+                handshake.turn()
+        self._schedule(now)
 
 
 # ---------------------------------------------------------------------- connections
@@ -826,6 +927,7 @@ class _Guarded(asyncio.Protocol):
         self._entry: _Entry | None = None
         self._refusal: Refusal | None = None
         self._refused_head = b""
+        self._upgrade_later: Callable[[], None] | None = None  # waiting its turn
         # The first request's head while it may be a health check (None once it is not).
         self._first: bytes | None = b"" if self.guard_health is not None else None
         self._arm(self.header_timeout)
@@ -985,6 +1087,34 @@ class _Guarded(asyncio.Protocol):
                 self.transport.pause_reading()
             self.loop.call_later(REFUSAL_DELAY, self._answer_refusal)
             return
+        if self.guard_gate is not None and not self.guard_gate.turns.ask(address, self):
+            self._upgrade_later = upgrade
+            with contextlib.suppress(Exception):
+                self.transport.pause_reading()
+            return
+        self._upgrade_now(upgrade)
+
+    def turn(self) -> None:
+        """The handshake's turn came (:class:`HandshakeTurns`)."""
+        upgrade, self._upgrade_later = self._upgrade_later, None
+        if upgrade is None or self.transport.is_closing():
+            return
+        with contextlib.suppress(Exception):
+            self.transport.resume_reading()
+        self._upgrade_now(upgrade)
+
+    def turn_refused(self) -> None:
+        self._upgrade_later = None
+        self._refusal = Refusal("busy", "the server is taking WebSocket connections in "
+                                "turn and yours waited too long; try again", 503, 1.0)
+        if self._entry is not None and self.guard_connections is not None:
+            self.guard_connections.refuse(self._entry)
+        self._answer_refusal()
+
+    def turn_gone(self) -> bool:
+        return self._upgrade_later is None or self.transport.is_closing()
+
+    def _upgrade_now(self, upgrade: Callable[[], None]) -> None:
         entry, self._entry = self._entry, None
         if self.guard_connections is None or entry is None:
             upgrade()
@@ -999,6 +1129,7 @@ class _Guarded(asyncio.Protocol):
 
     def _guard_lost(self) -> None:
         self._disarm()
+        self._upgrade_later = None
         if self._entry is not None and self.guard_connections is not None:
             self.guard_connections.close(self._entry)
         self._entry = None

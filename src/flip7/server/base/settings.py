@@ -306,6 +306,10 @@ class Settings:
     # address closed for flooding (1008) has its handshakes refused.
     handshakes_per_minute: float = 30.0
     handshakes_burst: int = 20
+    # ... and every address together, per process (flip7.server.api.guard.HandshakeTurns):
+    # past it a handshake waits its turn (blocks in rotation), 503 busy after 5 s.
+    handshakes_per_minute_all: float = 12_000.0
+    handshakes_burst_all: int = 50
     flood_cooloff: float = 60.0
     # The database lease that keeps a second server off the same database.
     lease_seconds: float = 15.0
@@ -417,6 +421,8 @@ LIMITS: tuple[str, ...] = (
     "open_connections_per_address",
     "handshakes_per_minute",
     "handshakes_burst",
+    "handshakes_per_minute_all",
+    "handshakes_burst_all",
     "flood_cooloff",
     "lease_seconds",
     "rated_min_target_score",
