@@ -24,6 +24,7 @@ under a stable name: the bucket then mirrors the one kept in Redis for all proce
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import time
 from collections import OrderedDict
@@ -201,6 +202,8 @@ def client_address(client: object) -> str:
     return str(host) if host else "unknown"
 
 
+# Pure and asked for every connection and request (ipaddress parsing is slow): cached.
+@functools.lru_cache(maxsize=65536)
 def address_block(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> str:
     """The block ``address`` belongs to: one person easily holds many addresses of a block
     (an IPv6 host a /64, a site a /48), and counting them as one is what keeps them from

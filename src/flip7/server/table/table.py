@@ -81,6 +81,10 @@ __all__ = ["Client", "Host", "Table"]
 HISTORY = 5000
 
 _NO_VIEWER = '{"viewer":null,'
+# How old a spectator's welcome view may be (Table._welcome_text): its clock-following
+# parts (a seat's player gone, the rematch's problem) are at most this late, as they are
+# for every other client until the next broadcast.
+SPECTATOR_TEXT_SECONDS = 0.5
 
 
 def capped_history(
@@ -181,6 +185,10 @@ class Table:
         self.finished_games: list[str] = []
         self.bots: dict[int, Bot] = {}
         self.clients: set[Client] = set()
+        # A spectator's view as the last broadcast (or welcome) wrote it: (version, when,
+        # text). Hundreds of spectators arriving at once share it instead of each encoding
+        # the whole table (SPECTATOR_TEXT_SECONDS).
+        self._spectator_text: tuple[int, float, str] | None = None
         self.lock = asyncio.Lock()
         # (version, its events as JSON): strings, which the garbage collector never scans.
         # Cleared when a game starts: it holds the current game's changes (the chat, which
@@ -323,6 +331,10 @@ class Table:
         if not clients:
             return
         texts = self._state_texts({c.place for c in clients})
+        spectators = texts.get(None)
+        self._spectator_text = (
+            None if spectators is None else (self.version, self.lobby.clock(), spectators)
+        )
         head = f'{{"v":1,"type":"update","version":{version},"events":{events},"table":'
         messages = {place: head + text + "}" for place, text in texts.items()}
         for client in clients:
@@ -636,6 +648,21 @@ class Table:
             429, wait,
         )
 
+    def _welcome_text(self, place: Seat | None) -> str:
+        """The table as a newcomer at ``place`` sees it; a spectator's is the one the last
+        broadcast sent every spectator (every change is broadcast), while the version is
+        the same and for at most :data:`SPECTATOR_TEXT_SECONDS` (the parts that follow
+        the clock, such as a seat's player gone, are never older than that)."""
+        if place is not None:
+            return self._state_texts([place])[place]
+        now = self.lobby.clock()
+        kept = self._spectator_text
+        if kept is not None and kept[0] == self.version and now - kept[1] <= SPECTATOR_TEXT_SECONDS:
+            return kept[2]
+        text = self._state_texts([None])[None]
+        self._spectator_text = (self.version, now, text)
+        return text
+
     async def attach(self, client: Client, last_version: int | None = None) -> None:
         """Welcome a client with the table as it may see it, then send it every update."""
         async with self.lock:
@@ -647,7 +674,7 @@ class Table:
             missed = self.missed(last_version, first)
             client.push(
                 f'{{"v":1,"type":"welcome","seat":{dumps(seat)},'
-                f'"table":{self._state_texts([place])[place]},"missed":{dumps(missed)},'
+                f'"table":{self._welcome_text(place)},"missed":{dumps(missed)},'
                 f'"chat":{dumps(self.chat.to_json())},"history":{history}'
                 + (',"history_cut":true}' if cut else "}")
             )
