@@ -21,6 +21,7 @@ AddBot(table_id='t1', token='s', kind='add_bot', bot='easy')
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -119,10 +120,34 @@ class Closed(_Message):
 
 
 class Frames(_Message):
-    """Frames for the receiver's linked sockets, ``(cid, frame)``, in the order sent."""
+    """Frames for the receiver's linked sockets, in the order sent: ``(cid, i)``, the
+    socket and its frame ``texts[i]``. Each text travels once however many sockets get it
+    (an update goes to every spectator of a table: 200 of them made one message of 200
+    copies, encoded, sent through Redis and decoded again).
+
+    >>> frames = Frames.of([("c1", "u5"), ("c2", "u5"), ("c1", "chat")])
+    >>> frames.texts, frames.frames
+    (('u5', 'chat'), (('c1', 0), ('c2', 0), ('c1', 1)))
+    >>> list(decode(frames.wire()).each())
+    [('c1', 'u5'), ('c2', 'u5'), ('c1', 'chat')]
+    """
 
     kind: Literal["frames"] = "frames"
-    frames: tuple[tuple[str, str], ...]
+    texts: tuple[str, ...]
+    frames: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def of(cls, items: Iterable[tuple[str, str]]) -> Frames:
+        """The frames ``(cid, frame)``, each frame's text once."""
+        index: dict[str, int] = {}
+        frames = tuple((cid, index.setdefault(frame, len(index))) for cid, frame in items)
+        return cls(texts=tuple(index), frames=frames)
+
+    def each(self) -> Iterator[tuple[str, str]]:
+        """``(cid, frame)`` in the order sent."""
+        texts = self.texts
+        for cid, i in self.frames:
+            yield cid, texts[i]
 
 
 class Shut(_Message):

@@ -44,7 +44,7 @@ class Outbox:
         frames, self._frames = self._frames, {}
         for node, items in frames.items():
             with contextlib.suppress(BusDown):
-                self.bus.send(node, Frames(frames=tuple(items)))
+                self.bus.send(node, Frames.of(items))
 
 
 class RemoteClient:
