@@ -36,6 +36,7 @@ import logging
 import random
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 from flip7.core.jsontypes import JSONObject
@@ -70,6 +71,12 @@ log = logging.getLogger("flip7.server")
 
 # Seconds a forwarded call waits for the owner's answer.
 CALL_TIMEOUT = 10.0
+# How long a process believes, without asking the database again, that another live process
+# runs a table (Cluster.locate): a crowd of sockets arriving for one table (spectators
+# reconnecting again and again) asked it once each. A process that does not listen, or
+# that says the table moved, is forgotten at once.
+OWNER_SECONDS = 1.0
+MAX_OWNERS = 10_000
 # How often a request follows a table that moves (taken over while it was on its way).
 HOPS = 3
 
@@ -119,6 +126,11 @@ class Cluster:
         self.remote: dict[tuple[str, str], RemoteClient] = {}
         # Tables being taken over, so that two requests do not rebuild one twice.
         self._adopting: dict[str, asyncio.Lock] = {}
+        # Tables another live process runs, as the database said lately: table -> (node,
+        # until) (OWNER_SECONDS), and the questions to the database under way (one per
+        # table, however many sockets ask).
+        self._owners: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        self._asking: dict[str, asyncio.Future[tuple[str, bool] | None]] = {}
         self.listing = Listing(lobby, self.bus)
         # The lobby's list: tables whose entry may have changed (the tables add to it).
         self.dirty = self.listing.dirty
@@ -169,10 +181,36 @@ class Cluster:
         table = self.lobby.tables.get(table_id)
         if table is not None:
             return table
-        owner = await self.ownership.owner_of(table_id)
+        kept = self._owners.get(table_id)
+        if kept is not None and time.monotonic() < kept[1]:
+            return kept[0]
+        owner = await self._owner_of(table_id)
         if owner is not None and owner[1] and owner[0] != self.node:
+            self._owners[table_id] = (owner[0], time.monotonic() + OWNER_SECONDS)
+            self._owners.move_to_end(table_id)
+            while len(self._owners) > MAX_OWNERS:
+                self._owners.popitem(last=False)
             return owner[0]
         return await self.adopt(table_id)
+
+    async def _owner_of(self, table_id: str) -> tuple[str, bool] | None:
+        """Who runs ``table_id``, as the database says: one question at a time per table,
+        whose answer every socket asking meanwhile shares."""
+        asking = self._asking.get(table_id)
+        if asking is None:
+            asking = asyncio.ensure_future(self.ownership.owner_of(table_id))
+            self._asking[table_id] = asking
+            asking.add_done_callback(lambda _: self._asking.pop(table_id, None))
+        return await asyncio.shield(asking)
+
+    def forget_owner(self, table_id: str | None = None, node: str | None = None) -> None:
+        """Ask the database again where ``table_id`` (or every table of ``node``) is run: the
+        process believed to run it does not listen, or says it moved."""
+        if table_id is not None:
+            self._owners.pop(table_id, None)
+        if node is not None:
+            for table in [t for t, (n, _) in self._owners.items() if n == node]:
+                del self._owners[table]
 
     async def adopt(self, table_id: str) -> Table | str | None:
         """Take ``table_id`` over and rebuild it from its log (see :meth:`locate`)."""
@@ -302,6 +340,7 @@ class Cluster:
                     return where
             except BusDown:
                 raise _unavailable() from None
+            self.forget_owner(table_id)
             if time.monotonic() > deadline:
                 raise _unavailable()
             await asyncio.sleep(0.2)
@@ -314,6 +353,7 @@ class Cluster:
                 where = await self._call(request)
             except TableError as exc:
                 if exc.code == "moved":
+                    self.forget_owner(request.table_id)
                     continue
                 raise
             if where is None:
@@ -413,8 +453,8 @@ class Cluster:
 
     def _received(self, message: BusMessage) -> None:
         match message:
-            case Frames(frames=frames):
-                for cid, frame in frames:
+            case Frames():
+                for cid, frame in message.each():
                     link = self.links.get(cid)
                     if link is not None:
                         link.hear(frame)
@@ -429,6 +469,8 @@ class Cluster:
             case Shut(cid=cid, code=code):
                 link = self.links.get(cid)
                 if link is not None:
+                    if code == CloseCode.MOVED:
+                        self.forget_owner(node=link.owner)
                     link.cut(code)
             case Open():
                 self._remote_open(message)
