@@ -49,7 +49,7 @@ from collections.abc import Mapping
 from flip7.server.base.formats import dumps
 from flip7.server.base.limits import AddressBudget
 
-__all__ = ["SCRIPT", "SharedBudgets", "bucket_key"]
+__all__ = ["LAZY", "SCRIPT", "SharedBudgets", "bucket_key"]
 
 log = logging.getLogger("flip7.server")
 
@@ -70,6 +70,12 @@ _SHA = hashlib.sha1(SCRIPT.encode()).hexdigest()
 # Keys waiting for the next flush at most; past this a take is counted by its process alone
 # (a flood of addresses must not grow memory while Redis is slow).
 MAX_UNSENT = 100_000
+# Budgets taken for every WebSocket frame received or sent: their takes wait up to
+# LAZY_SECONDS for a flush (another budget's, or their own timer's), so that a busy table's
+# fan-out does not send a pipeline to Redis every turn of the event loop. Their overshoot
+# is what a process grants in that time more; they are counted per second or per minute.
+LAZY = frozenset({"frames", "bytes_sent"})
+LAZY_SECONDS = 0.1
 # Seconds Redis has to answer a flush, and to wait before trying again after a failure.
 TIMEOUT = 1.0
 RETRY_SECONDS = 1.0
@@ -106,6 +112,7 @@ class SharedBudgets:
         # Tokens taken here since the last flush left, per (budget name, address).
         self._unsent: dict[tuple[str, str], float] = {}
         self._wake = asyncio.Event()
+        self._lazy_wake: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
         # Whether the last flush was answered (False: every budget counts alone).
         self.up = True
@@ -128,6 +135,18 @@ class SharedBudgets:
         if held is None and len(self._unsent) >= MAX_UNSENT:
             return
         self._unsent[key] = (held or 0.0) + count
+        if name not in LAZY:
+            self._wake.set()
+        elif self._lazy_wake is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # not in the server's loop: at once
+                self._wake.set()
+            else:
+                self._lazy_wake = loop.call_later(LAZY_SECONDS, self._wake_lazily)
+
+    def _wake_lazily(self) -> None:
+        self._lazy_wake = None
         self._wake.set()
 
     # ------------------------------------------------------------------ life cycle
@@ -136,6 +155,9 @@ class SharedBudgets:
         self._task = asyncio.create_task(self._run(), name="flip7-shared-budgets")
 
     async def close(self) -> None:
+        if self._lazy_wake is not None:
+            self._lazy_wake.cancel()
+            self._lazy_wake = None
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
