@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -220,6 +220,19 @@ def test_spectators_welcomed_at_one_version_share_one_encoding(
         return real(history, most_bytes)
 
     monkeypatch.setattr(table_module, "capped_history", counted)
+    # The table's own view for spectators is shared too: the last broadcast's, or the
+    # first newcomer's (kept here for the whole test, not the 0.5 s of a running server).
+    views: list[int] = []
+    real_texts = table_module.Table._state_texts
+
+    def counted_texts(self: table_module.Table, viewers: Iterable[Any]) -> dict[Any, str]:
+        viewers = list(viewers)
+        if viewers == [None]:
+            views.append(self.version)
+        return real_texts(self, viewers)
+
+    monkeypatch.setattr(table_module.Table, "_state_texts", counted_texts)
+    monkeypatch.setattr(table_module, "SPECTATOR_TEXT_SECONDS", 600.0)
     rng = random.Random(3)
     with server(tmp_path) as (client, ws), ExitStack() as stack:
         table_id, tokens = two_humans(client)
@@ -227,14 +240,18 @@ def test_spectators_welcomed_at_one_version_share_one_encoding(
         start(client, table_id, tokens[0])
         version = play(seated, rng, lambda v: v >= 8)
         encodings.clear()
+        views.clear()
         welcomes = [player(stack, ws, table_id, None)[1] for _ in range(40)]
         assert len(encodings) == 1, encodings
+        assert views == [version] and all(w["table"] == welcomes[0]["table"] for w in welcomes)
         assert all(w["table"]["version"] == version for w in welcomes)
         assert all(w["history"] == welcomes[0]["history"] for w in welcomes)
         assert welcomes[0]["history"][-1]["version"] == version
         after = play(seated, rng, lambda v: v > version)
         more = [player(stack, ws, table_id, None)[1] for _ in range(5)]
         assert len(encodings) == 2, encodings
+        assert views == [version]  # the move's broadcast made the spectators' view
+        assert all(w["table"]["version"] == after for w in more)
         assert all(w["history"][-1]["version"] == after for w in more)
 
 
