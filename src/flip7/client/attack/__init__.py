@@ -12,7 +12,8 @@ during it: the goal is its median within 1.5 times the quiet one. The first row 
 baseline with no flood.
 
 The floods run in a separate process (so that their event loop never delays the control
-clients' clocks), at a lower CPU priority (``nice``: a real attacker's CPU is another
+clients' clocks), at a lower CPU priority (``nice`` 10, and the same for its session's
+scheduling group where Linux groups sessions: a real attacker's CPU is another
 machine's), and from other loopback source addresses (``127.0.0.2`` and up for the older
 floods, a /16 of their own, ``127.B.X.Y``, for the newer ones), so that the server's
 per-address budgets see them as strangers and never throttle the control table. They go

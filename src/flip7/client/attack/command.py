@@ -176,7 +176,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_server_arg(parser, "--limit=tables_burst=5")
     parser.add_argument(
         "--no-nice", dest="nice", action="store_false",
-        help="run the floods at normal CPU priority (by default they run at nice 10)",
+        help="run the floods at normal CPU priority (by default they run at nice 10, their "
+        "session's scheduling group too)",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, metavar="N", help="seed of the clients' choices")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
