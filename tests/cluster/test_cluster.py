@@ -160,3 +160,58 @@ def test_one_server_and_a_cluster_never_share_a_database(pg_url: str, redis_url:
         assert "a single flip7 server" in _serve_refused(pg_url, "--redis", redis_url)
     finally:
         single.stop()
+
+
+def test_a_suspended_table_is_taken_by_the_process_its_player_comes_back_to(
+    pg_url: str, redis_url: str,
+) -> None:
+    """Issue 29 with many processes: a game whose player is away leaves its process's
+    memory (stored as suspended, its ownership given up), no orphan sweep takes it back,
+    and the player's return through the other process rebuilds it there as it was."""
+    args = ["--redis", redis_url, *LOOSE, "--limit", "idle_table_ttl=1",
+            "--limit", "waiting_table_ttl=1"]  # fmt: skip
+    servers = [ServerProcess(pg_url, seed=7, extra_args=args) for _ in range(2)]
+    try:
+        for server in servers:
+            server.start()
+        a, b = servers
+        made = httpx.post(a.url + "/api/tables", json={"player": "Ann", "seats": 3})
+        assert made.status_code == 201, made.text
+        table_id, token = made.json()["table"]["id"], made.json()["token"]
+        ann = ClusterClient(a.url, table_id, token)
+        for _ in range(2):
+            bot = httpx.post(a.url + f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                             headers=auth(token))
+            assert bot.status_code == 200, bot.text
+        started = httpx.post(a.url + f"/api/tables/{table_id}/start", headers=auth(token))
+        assert started.status_code == 200, started.text
+        ann.until_version(started.json()["table"]["version"])
+        deadline = time.monotonic() + 15
+        while ann.state["game"]["to_decide"] != 0:  # the bots play until Ann's decision
+            assert time.monotonic() < deadline, ann.state["game"]
+            ann.recv()
+        version, game = ann.state["version"], ann.state["game"]
+        ann.ws.close()
+
+        def tables(server: ServerProcess) -> int:
+            return int(httpx.get(server.url + "/api/health").json()["tables"])
+
+        deadline = time.monotonic() + 15
+        while tables(a):
+            assert time.monotonic() < deadline, "the table was never suspended"
+            time.sleep(0.1)
+        time.sleep(4)  # longer than an orphan sweep's wait: neither process takes it
+        assert tables(a) == 0 and tables(b) == 0
+
+        back = ClusterClient(b.url, table_id, token)
+        back.until_version(version)
+        assert back.state["version"] == version and back.state["game"] == game
+        assert tables(b) == 1 and tables(a) == 0
+        back.send({"v": 1, "type": "move", "id": "back-1", "version": version,
+                   "decision": choose(back.state["game"], random.Random(2))})
+        back.until_version(version + 1)
+        assert not [r for r in back.results if r["type"] == "error"], back.results
+        back.ws.close()
+    finally:
+        for server in servers:
+            server.stop()

@@ -268,9 +268,87 @@ def test_a_game_whose_humans_are_gone_is_closed_unrevealed(tmp_path: Path) -> No
         player.ws.close()  # mid-game, and no turn timer: the game waits for nobody
         _wait_disconnected(lobby, table_id)
         clock.now += 60
-        assert sweep(client, lobby) == [table_id]
+        assert sweep(client, lobby) == [table_id]  # suspended (issue 29), still unrevealed
+        assert table_id not in lobby.tables
         unfinished = client.get(f"/api/games/{game_id}/record")
         assert unfinished.status_code == 409 and unfinished.json()["detail"]["code"] == "not_over"
+
+
+def _stored_state(db: Path, table_id: str) -> str:
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT state FROM tables WHERE id = ?", (table_id,)).fetchone()
+    return str(row[0])
+
+
+def test_a_game_whose_players_are_away_is_suspended_and_goes_on_when_one_is_back(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: a break longer than idle_table_ttl does not end the game. It leaves memory
+    (stored as suspended), a spectator still watching is told, and the player's return
+    finds it exactly where it was and plays on."""
+    db = tmp_path / "db.sqlite"
+    with clocked(db, seed=5, idle_table_ttl=60) as (client, lobby, clock), \
+            ExitStack() as stack:
+        table_id, token, player = _solo(client, stack)
+        player.settle()
+        version, game = player.state["version"], player.state["game"]
+        watcher = connect(client, stack, table_id, None)
+        player.ws.close()
+        _wait_disconnected(lobby, table_id)
+        clock.now += 59
+        assert sweep(client, lobby) == []
+        clock.now += 1
+        assert sweep(client, lobby) == [table_id]
+        frame = watcher.recv_until(lambda f: f["type"] == "error")
+        assert frame["code"] == "suspended" and "7 days" in frame["message"], frame
+        with pytest.raises(WebSocketDisconnect) as closed:
+            watcher.recv()
+        assert closed.value.code == 1013
+        assert table_id not in lobby.tables and _stored_state(db, table_id) == "suspended"
+        assert client.get("/api/health").json()["tables"] == 0
+        # Back: the same game at the same version, stored as playing again, and it goes on.
+        back = connect(client, stack, table_id, token)
+        back.settle()
+        assert back.state["version"] == version and back.state["game"] == game
+        assert _stored_state(db, table_id) == "playing"
+        answer = back.move(choose(back.state["game"], random.Random(1)), move_id="back-1")
+        assert answer["type"] == "result" and answer["ok"], answer
+        back.settle(after=version)
+        assert back.state["version"] > version
+
+
+def test_a_suspended_game_survives_a_restart_and_closes_after_suspended_table_ttl(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "db.sqlite"
+    with clocked(db, seed=6, idle_table_ttl=60) as (client, lobby, clock), \
+            ExitStack() as stack:
+        table_id, _token, player = _solo(client, stack)
+        player.settle()
+        version = player.state["version"]
+        player.ws.close()
+        _wait_disconnected(lobby, table_id)
+        clock.now += 60
+        assert sweep(client, lobby) == [table_id]
+    # A restart does not load it (it is out of memory until asked for); a request does.
+    with app_client(db, seed=6) as client:
+        assert client.get("/api/health").json()["tables"] == 0
+        answer = client.get(f"/api/tables/{table_id}")
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["table"]["version"] == version
+        assert answer.json()["table"]["state"] == "playing"
+        assert client.get("/api/health").json()["tables"] == 1
+    # Suspended for longer than suspended_table_ttl: closed for good, its page says so.
+    with app_client(db, seed=6, waiting_table_ttl=0.2, idle_table_ttl=0.2,
+                    suspended_table_ttl=0.3) as client:
+        assert client.get(f"/api/tables/{table_id}").status_code == 200  # woken: idle again
+        # Untouched (a request would wake it again): suspended after 0.2 s, closed 0.3 s on.
+        deadline = time.monotonic() + 10
+        while _stored_state(db, table_id) != "closed":
+            assert time.monotonic() < deadline, "the suspended table was never closed"
+            time.sleep(0.1)
+        answer = client.get(f"/api/tables/{table_id}")
+        assert answer.status_code == 410 and answer.json()["detail"]["code"] == "closed"
 
 
 def test_the_sweeper_runs_on_its_own(tmp_path: Path) -> None:

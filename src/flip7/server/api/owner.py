@@ -36,11 +36,11 @@ async def run(lobby: Lobby, request: Request) -> Answer:
 
 async def session(lobby: Lobby, table_id: str, client: Client) -> Session | None:
     """Where a new socket plays: here when this process runs ``table_id``, else linked to
-    the process that does; None when the table is not open. 503 ``unavailable`` when Redis
-    or the database do not answer."""
+    the process that does (a suspended table is rebuilt first); None when the table is not
+    open. 503 ``unavailable`` when Redis or the database do not answer."""
     cluster = cluster_of(lobby)
     if cluster is None:
-        return Here(lobby, table_id, client) if table_id in lobby.tables else None
+        return Here(lobby, table_id, client) if await lobby.wake(table_id) else None
     try:
         where = await cluster.link(client, table_id)
     except TableError:

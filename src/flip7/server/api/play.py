@@ -86,7 +86,7 @@ class Here:
         if self.table is not None:
             self._error("bad_message", "hello was already sent on this connection")
             return
-        table = self.lobby.tables.get(self.table_id)
+        table = await self.lobby.wake(self.table_id)
         if table is None and self.lobby.cluster is not None:
             self.client.close(CloseCode.MOVED)  # it moved to another process: reconnect to it
             return

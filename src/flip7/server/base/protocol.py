@@ -718,6 +718,7 @@ class Limits(_Strict):
     min_turn_timer: int
     waiting_table_ttl: float
     idle_table_ttl: float
+    suspended_table_ttl: float
     unattended_table_ttl: float
     # Players who go away: the hand-over's waits, the rematch's wait, the lobby's list.
     handover_grace: float

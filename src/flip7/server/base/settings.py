@@ -251,9 +251,12 @@ class Settings:
     replay_jobs_per_address: int = 2
     coach_jobs_per_address: int = 2
     # Tables leave memory (and the slot count) when idle this long, in seconds: a waiting
-    # table nobody has touched, and a finished or abandoned one (no human connected).
+    # table nobody has touched, and a finished or abandoned one (no human connected). A
+    # game in play whose players are away (not left) is suspended instead: out of memory,
+    # stored, and rebuilt as it was when asked for, for suspended_table_ttl (7 days).
     waiting_table_ttl: float = 1800.0
     idle_table_ttl: float = 600.0
+    suspended_table_ttl: float = 7 * 24 * 3600.0
     # Ceilings over every address (flip7.server.table.expiry): tables created by everyone (a
     # token bucket: per minute and at once; past it 503 busy), and *unattended* tables
     # (waiting, and no seated human ever connected: made by REST and never opened), which
@@ -395,6 +398,7 @@ LIMITS: tuple[str, ...] = (
     "coach_jobs_per_address",
     "waiting_table_ttl",
     "idle_table_ttl",
+    "suspended_table_ttl",
     "tables_per_minute_all",
     "tables_burst_all",
     "max_unattended_tables",

@@ -60,7 +60,7 @@ from flip7.server.cluster.messages import (
 )
 from flip7.server.cluster.remote import Outbox, RemoteClient
 from flip7.server.store.ownership import Ownership
-from flip7.server.table.errors import TableError
+from flip7.server.table.errors import TableError, not_stored
 from flip7.server.table.lobby import Lobby
 from flip7.server.table.storage import StoreError
 from flip7.server.table.table import Client, Table
@@ -238,11 +238,25 @@ class Cluster:
             return None
         table = self.lobby.rebuild(row)
         table.fence = token
+        if row.state == "suspended":  # its players were away: it was out of every memory
+            try:
+                await self.lobby.woken(table)
+            except StoreError:
+                await self.ownership.release(table_id, token)
+                raise not_stored("the suspended table's return") from None
         self.lobby.tables[table_id] = table
         self.lobby.log_event("table_taken_over", table, token=token, version=table.version)
         self.lobby.resume(table)
         self.dirty.add(table_id)
         return table
+
+    async def let_go(self, table: Table) -> None:
+        """``table`` was suspended here (out of memory): whichever process is asked for it
+        next takes it over (:meth:`adopt`), this one too."""
+        self.forget_owner(table.id)
+        if table.fence is not None:
+            with contextlib.suppress(Exception):  # then claimable once this process is gone
+                await self.ownership.release(table.id, table.fence)
 
     async def drop(self, table: Table, why: str) -> None:
         """Stop running ``table`` here (the store refused its write, or its lease is lost):

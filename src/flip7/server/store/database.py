@@ -423,7 +423,8 @@ def _operation(write: Operation | TableWrite) -> Operation:
 
 
 _STORED_STATES: dict[str, StoredState] = {
-    "waiting": "waiting", "playing": "playing", "over": "over", "closed": "closed"
+    "waiting": "waiting", "playing": "playing", "over": "over", "suspended": "suspended",
+    "closed": "closed",
 }
 
 
@@ -658,8 +659,9 @@ class Store:
         self, table_id: str | None = None, open_only: bool = False, chat: int = 0
     ) -> list[TableRow]:
         """Every table (or the one with ``table_id``) with its log and games, oldest first;
-        ``open_only`` leaves out closed tables (history, not loaded on start); ``chat``: how
-        many of each table's most recent chat entries to load."""
+        ``open_only`` leaves out closed tables (history) and suspended ones (loaded when
+        asked for, flip7.server.table.expiry), as a start does; ``chat``: how many of each
+        table's most recent chat entries to load."""
         select_tables, select_log, select_games = (
             tables.select().order_by(tables.c.created_at),
             table_log.select().order_by(table_log.c.table_id, table_log.c.seq),
@@ -670,8 +672,9 @@ class Store:
             select_log = select_log.where(table_log.c.table_id == table_id)
             select_games = select_games.where(games.c.table_id == table_id)
         if open_only:
-            open_ids = sa.select(tables.c.id).where(tables.c.state != "closed")
-            select_tables = select_tables.where(tables.c.state != "closed")
+            live = tables.c.state.notin_(("closed", "suspended"))
+            open_ids = sa.select(tables.c.id).where(live)
+            select_tables = select_tables.where(live)
             select_log = select_log.where(table_log.c.table_id.in_(open_ids))
             select_games = select_games.where(games.c.table_id.in_(open_ids))
         async with self.engine.connect() as conn:
@@ -700,6 +703,7 @@ class Store:
                 turn_timer=row.turn_timer,
                 bust_odds=bool(row.bust_odds),
                 rated=bool(row.rated),
+                state=_stored_state(str(row.state)),
                 log=logs.get(row.id, []),
                 games=stored_games.get(row.id, []),
                 chat=chats.get(row.id, []),
@@ -858,6 +862,21 @@ class Store:
                 sa.select(sa.func.count()).select_from(games).where(games.c.table_id == table_id)
             )
             return _stored_state(str(state)), int(count.scalar_one())
+
+    async def close_suspended(self, before: datetime) -> list[str]:
+        """Close every table suspended since before ``before``; their ids."""
+        if (refusal := self.refusal()) is not None:
+            raise StoreError(refusal)
+        stale = sa.and_(tables.c.state == "suspended", tables.c.updated_at < before)
+        async with self.engine.begin() as conn:
+            ids = [str(r.id) for r in await conn.execute(sa.select(tables.c.id).where(stale))]
+            if ids:
+                await conn.execute(
+                    tables.update()
+                    .where(tables.c.id.in_(ids), tables.c.state == "suspended")
+                    .values(state="closed")
+                )
+        return ids
 
     async def check(self) -> str | None:
         """What is wrong with the database now, for health (None: nothing): it does not

@@ -116,7 +116,8 @@ class Ownership:
         return None if row is None else (str(row.owner), bool(row.live))
 
     async def orphans(self, limit: int) -> list[str]:
-        """Open tables nobody runs: never owned, given up, or their owner dead."""
+        """Open tables nobody runs: never owned, given up, or their owner dead. Suspended
+        ones are not: they are taken when somebody asks for them (:meth:`claim`)."""
         async with self.engine.connect() as conn:
             rows = await conn.execute(
                 sa.text(
@@ -124,7 +125,7 @@ class Ownership:
                     "LEFT JOIN table_owner o ON o.table_id = t.id "
                     "LEFT JOIN cluster_node n ON n.node = o.owner "
                     "AND n.expires_at > clock_timestamp() "
-                    "WHERE t.state <> 'closed' AND n.node IS NULL "
+                    "WHERE t.state NOT IN ('closed', 'suspended') AND n.node IS NULL "
                     "ORDER BY random() LIMIT :n"
                 ),
                 {"n": limit},

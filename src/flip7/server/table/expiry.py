@@ -16,8 +16,16 @@ lock everyone else out with 503 ``full`` nor close a table somebody opened; only
 table is attended is a newcomer refused. Tables rebuilt from the store (a restart, a
 takeover by another process) count as attended: connections are not stored.
 
-A playing table whose humans are all gone is closed like a finished one: its unfinished
-game is never revealed (records exist only for finished games), its finished games stay.
+A table whose game is being played and that still seats a human who is away (not one
+who left) is *suspended* instead of closed (a dinner break, a phone that slept): stored as
+``suspended``, its bots and timers stopped, its spectators told (error frame
+``suspended``, close code 1013, try again later) and dropped from memory and the slot
+count. Whatever asks for it next (a request, a socket; flip7.server.table.lobby.Lobby.wake,
+or with many processes the cluster's takeover) rebuilds it from its log as it was; it plays
+on when one of its humans is here. A table suspended for ``suspended_table_ttl`` (7 days)
+is closed. A playing table whose humans have all left is closed like a finished one: its
+unfinished game is never revealed (records exist only for finished games), its finished
+games stay.
 
 Closing stores the table's state as ``closed``, stops its bots and timers, tells the
 clients still connected (spectators) with an error frame ``closed`` and closes their
@@ -34,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from datetime import timedelta
 from typing import Generic, Protocol, TypeVar
 
 from flip7.core.jsontypes import JSON
@@ -52,6 +61,7 @@ __all__ = [
     "TableOwner",
     "closed_message",
     "span",
+    "suspended_message",
 ]
 
 log = logging.getLogger("flip7.server")
@@ -63,9 +73,12 @@ MAX_INTERVAL = 60.0
 def span(seconds: float) -> str:
     """A duration as people say it.
 
-    >>> span(1800), span(60), span(90), span(0.5)
-    ('30 minutes', '1 minute', '1.5 minutes', '0.5 seconds')
+    >>> span(1800), span(60), span(90), span(0.5), span(7 * 24 * 3600), span(86400)
+    ('30 minutes', '1 minute', '1.5 minutes', '0.5 seconds', '7 days', '1 day')
     """
+    if seconds >= 86400:
+        days = round(seconds / 86400, 1)
+        return f"{days:g} day" + ("" if days == 1 else "s")
     if seconds >= 60:
         minutes = round(seconds / 60, 1)
         return f"{minutes:g} minute" + ("" if minutes == 1 else "s")
@@ -85,6 +98,18 @@ def closed_message(table_id: str, seconds: float, unopened: float | None = None)
     return (
         f"this table was closed after {span(seconds)} without players{shorter}; its games "
         f"stay available at /api/tables/{table_id}/games"
+    )
+
+
+def suspended_message(table_id: str, seconds: float) -> str:
+    """What a spectator still watching a suspended table is told.
+
+    >>> suspended_message("t1", 7 * 24 * 3600)[:72]
+    'this game is paused while its players are away; it waits for them for 7 '
+    """
+    return (
+        f"this game is paused while its players are away; it waits for them for "
+        f"{span(seconds)}: open /t/{table_id} again to see it go on"
     )
 
 
@@ -136,6 +161,10 @@ class ExpiringTable(Protocol):
     def humans_here(self) -> bool:
         """Whether a seated human (not one who left) is connected."""
         ...
+    @property
+    def awaits_human(self) -> bool:
+        """Whether a seated human has not left (connected or away)."""
+        ...
 
     def shut(self, frame: str, code: int) -> None:
         """Mark the table closed, stop its bots and timers, send every client ``frame`` and
@@ -167,6 +196,9 @@ class TableOwner(Protocol[T]):
     def clock(self) -> float: ...
     def closed_error(self, table: T) -> Refusal: ...
     def log_event(self, event: str, table: T | None, **fields: JSON) -> None: ...
+    async def let_go(self, table: T) -> None:
+        """``table`` was suspended and dropped from memory (with many processes, another
+        may take it when asked)."""
 
 
 class Expiry(Generic[T]):
@@ -262,12 +294,25 @@ class Expiry(Generic[T]):
                 raise not_stored("the room for a new table")
 
     async def sweep(self) -> list[str]:
-        """Close every table that is due; returns their ids."""
+        """Close (or suspend) every table that is due, and close those suspended for
+        ``suspended_table_ttl``; returns the ids of those this process had in memory."""
         now = self.lobby.clock()
         due = [t for t in list(self.lobby.tables.values()) if self.due(t, now)]
         # Together, so that the store commits the closings in a few transactions.
         closed = await asyncio.gather(*(self.close(t) for t in due))
+        before = utcnow() - timedelta(seconds=self.lobby.settings.suspended_table_ttl)
+        try:
+            for table_id in await self.lobby.store.close_suspended(before):
+                self.lobby.log_event("table_closed", None, id=table_id, why="suspended")
+        except StoreError:
+            log.warning("suspended tables could not be closed; tried again next sweep")
         return [t.id for t, done in zip(due, closed, strict=True) if done]
+
+    @staticmethod
+    def suspends(table: T) -> bool:
+        """Whether ``table``, idle, is suspended rather than closed: its game is being
+        played and a human who has not left holds a seat (away, or they would be here)."""
+        return table.state == "playing" and table.awaits_human
 
     async def close(self, table: T, evicted: bool = False) -> bool:
         """Close ``table`` if it is still due once its lock is held (``evicted``: if it is
@@ -278,19 +323,31 @@ class Expiry(Generic[T]):
             still = self.unattended(table) if evicted else self.due(table, lobby.clock())
             if lobby.tables.get(table.id) is not table or not still:
                 return False
-            closing = TableUpdate(table.id, table.version, "closed", utcnow(), table.fence)
+            suspend = not evicted and self.suspends(table)
+            closing = TableUpdate(table.id, table.version, "suspended" if suspend else "closed",
+                                  utcnow(), table.fence)  # fmt: skip
             try:
                 await lobby.store.write([closing])
             except StoreError:
                 log.warning("table %s could not be closed; it stays open", table.id)
                 return False
-            error = lobby.closed_error(table)
-            message = (
-                evicted_message(table.id, lobby.settings.max_unattended_tables) if evicted
-                else error.message
-            )
-            table.shut(error_frame(error.code, message), CloseCode.CLOSED)
+            if suspend:
+                ttl = lobby.settings.suspended_table_ttl
+                table.shut(error_frame("suspended", suspended_message(table.id, ttl)),
+                           CloseCode.TRY_AGAIN_LATER)  # fmt: skip
+            else:
+                error = lobby.closed_error(table)
+                message = (
+                    evicted_message(table.id, lobby.settings.max_unattended_tables) if evicted
+                    else error.message
+                )
+                table.shut(error_frame(error.code, message), CloseCode.CLOSED)
             del lobby.tables[table.id]
+        if suspend:
+            lobby.log_event("table_suspended", table, version=table.version,
+                            games=table.game_number)  # fmt: skip
+            await lobby.let_go(table)
+            return True
         lobby.log_event(
             "table_closed", table, state=table.state, games=table.game_number,
             why="max_unattended_tables" if evicted else "idle",

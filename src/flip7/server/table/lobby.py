@@ -53,7 +53,7 @@ from flip7.server.table.errors import TableError, clean_name, not_stored, spend
 from flip7.server.table.expiry import Expiry, closed_message
 from flip7.server.table.options import DEFAULT_SEATS, TableOptions
 from flip7.server.table.seat import Seat, hash_token, token_problem
-from flip7.server.table.storage import TableInsert, TableRow, TableStorage
+from flip7.server.table.storage import StoreError, TableInsert, TableRow, TableStorage, TableUpdate
 from flip7.server.table.table import Table
 from flip7.server.table.thinking import Owner, Thinking
 from flip7.server.table.turns import STAND_IN_BOT
@@ -76,6 +76,7 @@ class Owners(Protocol):
     async def start(self) -> None: ...
     async def close(self) -> None: ...
     async def drop(self, table: Table, why: str) -> None: ...
+    async def let_go(self, table: Table) -> None: ...
     async def claim_new(self, table_id: str) -> int: ...
 
 
@@ -88,6 +89,8 @@ class Lobby:
         # Tables this process runs (with many processes, flip7.server.cluster.node: those it
         # owns; the others are reached through it).
         self.tables: dict[str, Table] = {}
+        # Suspended tables being rebuilt, one lock each (wake).
+        self._waking: dict[str, asyncio.Lock] = {}
         # This process's id (a fresh one at every start): health names it, and with many
         # processes it names the owner of a table.
         self.node = secrets.token_hex(6)
@@ -233,11 +236,57 @@ class Lobby:
         return table
 
     async def find(self, table_id: str) -> Table:
-        """An open table; raises ``closed`` (410) for a closed one, else ``no_table``."""
-        table = self.tables.get(table_id)
+        """An open table (a suspended one rebuilt: :meth:`wake`); raises ``closed`` (410)
+        for a closed one, else ``no_table``."""
+        table = self.tables.get(table_id) or await self.wake(table_id)
         if table is None:
             raise await self.gone(table_id)
         return table
+
+    async def wake(self, table_id: str) -> Table | None:
+        """The table ``table_id`` if it is open here: in memory, or suspended
+        (flip7.server.table.expiry) and now rebuilt from its log exactly as it was, stored
+        as live again, its bots and timers paused until one of its humans is here. With
+        many processes the cluster does this (Cluster.locate); here None."""
+        table = self.tables.get(table_id)
+        if table is not None or self.cluster is not None or len(table_id) > 16:
+            return table
+        lock = self._waking.setdefault(table_id, asyncio.Lock())
+        try:
+            async with lock:  # one rebuild, whoever asks meanwhile
+                table = self.tables.get(table_id)
+                if table is not None:
+                    return table
+                stored = await self.store.table_state(table_id)
+                if stored is None or stored[0] != "suspended":
+                    return None
+                row = await self.store.load_table(table_id, chat=self.chat_kept)
+                if row is None:  # pragma: no cover - deleted between the two reads
+                    return None
+                table = self.rebuild(row)
+                try:
+                    await self.woken(table)
+                except StoreError:
+                    raise not_stored("the suspended table's return") from None
+                self.tables[table_id] = table
+                self.resume(table)
+                return table
+        finally:
+            if not lock.locked():
+                self._waking.pop(table_id, None)
+
+    async def woken(self, table: Table) -> None:
+        """``table`` was rebuilt from a suspended row: stored as live again (raises
+        StoreError if the store refuses)."""
+        await self.store.write([TableUpdate(table.id, table.version, table.state, utcnow(),
+                                            table.fence)])  # fmt: skip
+        self.log_event("table_resumed", table, version=table.version)
+
+    async def let_go(self, table: Table) -> None:
+        """``table`` was suspended and dropped from memory: with many processes, whichever
+        is asked for it next takes it over."""
+        if self.cluster is not None:
+            await self.cluster.let_go(table)
 
     async def gone(self, table_id: str) -> TableError:
         """Why ``table_id`` is not open: ``closed`` (410) or ``no_table`` (404)."""

@@ -41,8 +41,10 @@ __all__ = [
     "TableWrite",
 ]
 
-StoredState = Literal["waiting", "playing", "over", "closed"]
-"""A stored table's state: a live table's (flip7.server.table.options.TableState), or
+StoredState = Literal["waiting", "playing", "over", "suspended", "closed"]
+"""A stored table's state: a live table's (flip7.server.table.options.TableState),
+``suspended``: a game its players are away from, out of memory until one of them (or anyone
+asking for it) comes back, then ``playing`` again (flip7.server.table.expiry), or
 ``closed``: history, never loaded again."""
 
 
@@ -189,6 +191,8 @@ class TableRow:
     games: list[StoredGame]
     bust_odds: bool = True
     rated: bool = False
+    # As stored: ``suspended`` tells whoever rebuilds it to store it as live again.
+    state: StoredState = "playing"
     # The table's most recent chat entries, oldest first (as many as it asked for), and
     # the spectator switch its last switching entry left (True if never switched).
     chat: list[ChatEntry] = field(default_factory=list)
@@ -206,8 +210,8 @@ class TableStorage(Protocol):
         self, table_id: str | None = None, open_only: bool = False, chat: int = 0
     ) -> list[TableRow]:
         """Every table (or the one with ``table_id``) with its log and games, oldest first;
-        ``open_only``: not the closed ones; ``chat``: how many of each table's most recent
-        chat entries to load."""
+        ``open_only``: neither the closed nor the suspended ones; ``chat``: how many of each
+        table's most recent chat entries to load."""
 
     async def load_table(self, table_id: str, chat: int = 0) -> TableRow | None:
         """The table ``table_id`` (:meth:`load_tables`), or None if there is none."""
@@ -217,3 +221,7 @@ class TableStorage(Protocol):
 
     async def table_state(self, table_id: str) -> tuple[StoredState, int] | None:
         """A stored table's state and how many games it has had; None if there is none."""
+
+    async def close_suspended(self, before: datetime) -> list[str]:
+        """Close the tables suspended since before ``before`` (history from now on); their
+        ids."""

@@ -600,6 +600,12 @@ class Table:
             for p in self.seats
         )
 
+    @property
+    def awaits_human(self) -> bool:
+        """Whether a seated human has not left (connected or away): an idle game of theirs
+        is suspended, not closed (flip7.server.table.expiry)."""
+        return any(p is not None and p.kind == "human" and not p.left for p in self.seats)
+
     def deserted(self, now: float) -> bool:
         """Whether every seated human has been disconnected for ``lobby_hide_after``: the
         lobby's list leaves the table out until one comes back."""

@@ -400,6 +400,25 @@
  */
 
 /**
+ * One game of a table, in `GET /api/tables/{id}/games`.
+ * @typedef {object} TableGame
+ * @property {string} id
+ * @property {number} number
+ * @property {string[]} players
+ * @property {boolean} over
+ * @property {number[] | null} winners
+ * @property {number[] | null} totals
+ * @property {string} started_at
+ * @property {string | null} finished_at
+ */
+
+/**
+ * `GET /api/tables/{id}/games`: every game of the table, open or closed.
+ * @typedef {object} GameList
+ * @property {TableGame[]} games
+ */
+
+/**
  * One step of a replay: its events and the table as a spectator (or a seat) saw it.
  * @typedef {object} ReplayStep
  * @property {GameEvent[]} events
@@ -472,6 +491,7 @@
  * @property {number} min_turn_timer
  * @property {number} waiting_table_ttl
  * @property {number} idle_table_ttl
+ * @property {number} suspended_table_ttl
  * @property {number} unattended_table_ttl
  * @property {number} handover_grace
  * @property {number} handover_auto
