@@ -250,6 +250,41 @@ function notFound(page) {
 }
 
 /**
+ * The table's own page once the table is closed: what happened, its finished games'
+ * replays and the way back to the lobby, in the page's language (never the spinner,
+ * never the server's English with an API path).
+ * @param {TablePage} page
+ */
+function closedPage(page) {
+  const { S, L } = page;
+  if (L.page.querySelector(".closed-table")) return;
+  const header = L.title.closest(".table-head");
+  for (const child of L.page.children) if (child instanceof HTMLElement && child !== header) child.hidden = true;
+  // Nothing to invite to or be alerted of: the title alone stays.
+  L.stateChip.hidden = true;
+  const tools = header && header.querySelector(".table-head-tools");
+  if (tools instanceof HTMLElement) tools.hidden = true;
+  const note = h("p", { class: "muted", text: t("table.closed_games_loading") });
+  const games = h("ul", { class: "closed-games" });
+  L.page.appendChild(h("section", { class: "panel notfound closed-table", dataset: { testid: "table-closed" } },
+    h("h2", { text: t("table.closed_title") }),
+    h("p", { text: t("table.closed_text") }),
+    note, games,
+    h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, t("common.back_to_lobby"))));
+  api("GET", `/api/tables/${encodeURIComponent(S.id)}/games`).then((answer) => {
+    const data = /** @type {import("./protocol.js").GameList | null} */ (answer);
+    const over = data ? data.games.filter((g) => g.over) : [];
+    note.textContent = over.length ? t("table.closed_games") : t("table.closed_no_games");
+    for (const g of over) {
+      games.appendChild(h("li", {}, h("a", { href: `/replay/game/${encodeURIComponent(g.id)}`, "data-link": true, dataset: { testid: "closed-replay" } },
+        t("table.closed_game", { n: g.number }))));
+    }
+  }).catch(() => {
+    note.textContent = t("table.closed_no_games");
+  });
+}
+
+/**
  * Mount the table page of table `id` in `root`.
  * @param {HTMLElement} root
  * @param {{id: string}} params
@@ -277,6 +312,7 @@ export function mountTable(root, { id }) {
   const onMessage = frameHandler({
     S, names: page.names, log: page.log, player: page.player, chat: page.chat, setConn,
     applyTable: (table, events) => applyTable(page, table, events), render: () => render(page), forgetToken: () => forgetToken(page),
+    closed: () => closedPage(page),
   });
   const conn = tableConnection(id, { hello: () => ({ token: S.token, version: S.table ? S.table.version : null }), onMessage, onState: setConn });
   S.conn = conn;
@@ -293,6 +329,11 @@ export function mountTable(root, { id }) {
     if (err instanceof ApiError && err.status === 404) {
       setConn("closed");
       notFound(page);
+      return;
+    }
+    if (err instanceof ApiError && err.status === 410) {
+      setConn("closed");
+      closedPage(page);
       return;
     }
     conn.start();

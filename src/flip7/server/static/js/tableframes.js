@@ -18,6 +18,7 @@ import { store, toast, tokenKey } from "./util.js";
  * @property {() => void} render
  * @property {(state: import("./connection.js").ConnState) => void} setConn
  * @property {() => void} forgetToken
+ * @property {() => void} closed  the table was closed: its page says so
  */
 
 /** An error frame's words: the catalogue's for its code (error.<code>), the move a
@@ -84,10 +85,24 @@ const FRAMES = {
   error(page, msg) {
     const { S } = page;
     if (page.chat.error(msg)) return; // a chat refusal is shown in the chat
-    if (msg.code === "no_table" || msg.code === "closed") {
+    if (msg.code === "closed") {
+      if (S.conn) S.conn.stop();
+      page.setConn("closed");
+      page.closed();
+      return;
+    }
+    if (msg.code === "no_table") {
       if (S.conn) S.conn.stop();
       page.setConn("closed");
       toast(errorText(msg, t("table.gone")));
+      return;
+    }
+    if (msg.code === "suspended") {
+      // Not reconnected by itself: a watching tab would bring the paused game back into
+      // the server's memory again and again. Opening the table again resumes it.
+      if (S.conn) S.conn.stop();
+      page.setConn("closed");
+      toast(errorText(msg, t("error.suspended")));
       return;
     }
     if (msg.code === "unauthorized") {
