@@ -85,16 +85,24 @@ def span(seconds: float) -> str:
     return f"{seconds:g} second" + ("" if seconds == 1 else "s")
 
 
-def closed_message(table_id: str, seconds: float, unopened: float | None = None) -> str:
+def closed_message(
+    table_id: str, seconds: float, unopened: float | None = None,
+    suspended: float | None = None,
+) -> str:
     """What a client is told about a table that was closed after ``seconds`` idle (or
-    ``unopened`` seconds if nobody had opened it: which of the two is not stored).
+    ``unopened`` seconds if nobody had opened it, or ``suspended`` seconds suspended if its
+    game was being played: which of them is not stored).
 
     >>> closed_message("t1", 1800, unopened=300)[:80]
     'this table was closed after 30 minutes without players (5 minutes if nobody had '
+    >>> closed_message("t1", 600, suspended=7 * 86400)[:91]
+    'this table was closed after 10 minutes without players (7 days if a game was being played);'
     """
     shorter = "" if unopened is None or unopened >= seconds else (
         f" ({span(unopened)} if nobody had opened it)"
     )
+    if suspended is not None:
+        shorter = f" ({span(suspended)} if a game was being played)"
     return (
         f"this table was closed after {span(seconds)} without players{shorter}; its games "
         f"stay available at /api/tables/{table_id}/games"
@@ -239,7 +247,8 @@ class Expiry(Generic[T]):
         knows (``played``: it had a game)."""
         settings = self.lobby.settings
         if played:
-            return closed_message(table_id, settings.idle_table_ttl)
+            return closed_message(table_id, settings.idle_table_ttl,
+                                  suspended=settings.suspended_table_ttl)  # fmt: skip
         return closed_message(table_id, settings.waiting_table_ttl, self.unattended_ttl)
 
     def due(self, table: T, now: float) -> bool:
