@@ -63,6 +63,17 @@ function readyCheck(S, me, rest) {
 }
 
 /**
+ * A player's place in the ranking: equal totals share a place, and the next one is counted
+ * past them (179, 179, 150: 1, 1, 3), as the end screen of any scoring app does.
+ * @param {number[]} totals every player's total
+ * @param {number} total this player's
+ * @returns {number}
+ */
+export function placeOf(totals, total) {
+  return 1 + totals.filter((x) => x > total).length;
+}
+
+/**
  * The final ranking, best total first.
  * @param {TableState} S
  * @param {import("./protocol.js").GameView} g
@@ -71,8 +82,9 @@ function readyCheck(S, me, rest) {
 function ranking(S, g, me) {
   const winners = g.winners || [];
   const rows = g.players.map((p) => p).sort((a, b) => b.total - a.total);
-  return h("ol", { class: "ranking" }, rows.map((p, i) => h("li", { class: `ranking-row${winners.includes(p.seat) ? " is-winner" : ""}`, dataset: { seat: String(p.seat) } },
-    h("span", { class: "ranking-pos", text: formatNumber(i + 1) }),
+  const totals = rows.map((p) => p.total);
+  return h("ol", { class: "ranking" }, rows.map((p) => h("li", { class: `ranking-row${winners.includes(p.seat) ? " is-winner" : ""}`, dataset: { seat: String(p.seat) } },
+    h("span", { class: "ranking-pos", dataset: { testid: "ranking-place" }, text: formatNumber(placeOf(totals, p.total)) }),
     h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: initial(p.name) }),
     h("span", { class: "ranking-name", text: p.name }),
     p.seat === me ? h("span", { class: "badge badge--you", text: t("table.you") }) : null,
