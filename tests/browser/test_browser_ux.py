@@ -558,3 +558,58 @@ def test_round_score_changes_when_the_card_lands(live_server: str, chromium_brow
     assert any(f[2] == "arriving" for f in shown[:first_new]), frames
     assert errors == [], errors
 
+
+
+def test_a_long_game_of_six_keeps_its_score_sheet_in_the_side_column(
+    live_server: str, chromium_browser: Any
+) -> None:
+    """The review of issue "Tables that wait": from about round 9 at 1366x800 the score
+    sheet ran under the chat (its wrapper scrolled only sideways), and with six players
+    its last column was clipped (a fixed layout only for 2 to 5 players)."""
+    import httpx
+    from playwright.sync_api import expect
+    from server_helpers import SyncSocket, WsPlayer, auth, choose, seated_game
+
+    with httpx.Client(base_url=live_server, timeout=20) as http:
+        table = seated_game(http, humans=1, bots=5, rules={"target_score": 1000})
+        table_id, token = table["id"], table["tokens"][0]
+        ws = SyncSocket(live_server.replace("http", "ws") + f"/ws/tables/{table_id}")
+        ann = WsPlayer(ws, None, token)
+        ann.seat = ann.hello()["seat"]
+        assert http.post(f"/api/tables/{table_id}/start", headers=auth(token)).status_code == 200
+    rng = random.Random(9)
+    ann.settle()
+    while ann.state["game"]["round"] < 11:
+        game = ann.state["game"]
+        assert not game["over"]
+        if game["to_decide"] == ann.seat:
+            legal = game["legal_decisions"]
+            version = ann.state["version"]
+            ann.move("stay" if "stay" in legal else choose(game, rng))
+            ann.settle(after=version)
+        else:
+            ann.settle(after=ann.state["version"])
+
+    page, errors = new_page(chromium_browser, 1366, 800)
+    page.add_init_script(f"localStorage.setItem('flip7.token.{table_id}', '{token}')")
+    page.goto(f"{live_server}/t/{table_id}")
+    expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Live"))
+    page.click("#tab-scores")
+    wrap = page.locator(".game-side .score-sheet-wrap")
+    expect(wrap).to_be_visible()
+    chat = page.locator(".game-side .chat")
+    sheet, talk = wrap.bounding_box(), chat.bounding_box()
+    assert sheet is not None and talk is not None
+    assert sheet["y"] + sheet["height"] <= talk["y"] + 1, (sheet, talk)
+    # Every round can be scrolled to inside the side column, the totals too.
+    assert page.evaluate("(el) => el.scrollHeight > el.clientHeight", wrap.element_handle())
+    page.locator(".game-side .score-sheet tfoot").scroll_into_view_if_needed()
+    # All six players' columns are within the sheet's width, nothing cut at the right.
+    last = page.locator(".game-side .score-sheet thead th").last
+    box = last.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= sheet["x"] + sheet["width"] + 1
+    assert page.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1", wrap.element_handle())
+    shot(page, "score-sheet-six-round-11-1366.png")
+    assert not errors, errors
+    page.context.close()
+    ws.close()

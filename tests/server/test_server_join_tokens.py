@@ -21,6 +21,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
+from conftest import missing
 from server_helpers import app_client, auth, new_table
 
 from flip7.server.table.seat import TOKEN_DIFFERENT_CHARACTERS, token_problem
@@ -79,7 +80,7 @@ def test_the_browsers_seat_tokens_meet_the_rule(tmp_path: Path) -> None:
     """api.js's newSeatToken, run as it is in Node: every token it makes passes."""
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed")
+        missing("node")
     source = API_JS.read_text(encoding="utf-8")
     found = re.search(r"^function newSeatToken\(\) \{\n.*?^\}\n", source, re.S | re.M)
     assert found, "api.js no longer has function newSeatToken()"
