@@ -91,6 +91,18 @@ def test_a_player_closes_the_tab_on_their_turn_and_the_seat_goes_to_a_bot(
 
     bob_seat = ann_page.locator('.seat[data-seat="1"]')
     expect(bob_seat.locator("[data-testid=away]")).to_have_text("away")
+    # The bar at the bottom, which everyone sees, says it too, with its own hand-over
+    # button: on a phone the seat is usually scrolled away (issue "Tables that wait").
+    note = ann_page.locator("#decision [data-testid=away-note]")
+    expect(note).to_contain_text("P1 is away")
+    expect(note.locator("[data-testid=handover]")).to_have_text(
+        re.compile(r"Hand to a bot \(in \d+ s\)"))
+    ann_page.set_viewport_size({"width": 390, "height": 844})
+    ann_page.evaluate("window.scrollTo(0, 0)")
+    box = note.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+    shot(ann_page, "table-life-away-bar-390.png")
+    ann_page.set_viewport_size({"width": 1280, "height": 860})
     button = bob_seat.locator("[data-testid=handover]")
     expect(button).to_be_disabled()
     expect(button).to_have_text(re.compile(r"Hand to a bot \(in \d+ s\)"))
@@ -102,6 +114,7 @@ def test_a_player_closes_the_tab_on_their_turn_and_the_seat_goes_to_a_bot(
     expect(ann_page.locator("[data-testid=log]")).to_contain_text(
         "Ann handed P1’s seat to a bot until they are back")
     expect(bob_seat.locator("[data-testid=handover]")).to_have_count(0)
+    expect(note).to_have_count(0)
     shot(ann_page, "table-life-stand-in.png")
 
     # Bob comes back (the same browser: his seat's token is still there).

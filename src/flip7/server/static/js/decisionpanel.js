@@ -6,6 +6,7 @@ import { countdownEl, seatHue } from "./board.js";
 import { cardEl, cardName, decisionLabel, kindPrompt, tparts, whoseCard } from "./cards.js";
 import { formatNumber, t } from "./i18n.js";
 import { flip7Bonus } from "./rules.js";
+import { awayNote } from "./presence.js";
 import { decisionsOf, myTurn } from "./tablestate.js";
 import { add, clear, h, icon, initial, scrollBetween, toast } from "./util.js";
 
@@ -63,6 +64,7 @@ function bySeat(items, seatOf) {
  * @property {HTMLElement} board  the board's host: its pickable cards and players
  * @property {() => void} render  draws the page again after a change of S
  * @property {(seat: number) => string} names
+ * @property {import("./presence.js").Rest} [rest]  a table request (the hand-over)
  */
 
 /** @type {(P: Panel, g: GameView, me: number|null, d: Decision) => string} */
@@ -314,10 +316,12 @@ function swapOptions(P, main, g, me, hint) {
  */
 function idle(P, g, me) {
   P.host.dataset.state = "idle";
-  const who = g.to_decide !== null && g.to_decide !== undefined ? P.names(g.to_decide) : null;
+  const deciding = g.to_decide !== null && g.to_decide !== undefined ? g.to_decide : null;
+  const who = deciding !== null ? P.names(deciding) : null;
+  const away = deciding !== null && P.rest ? awayNote(P.S, deciding, me, P.rest) : null;
   P.host.appendChild(h("div", { class: "decision-idle" },
     me === null ? h("span", { class: "chip chip--watch" }, icon("eye"), t("table.decision.watching_live")) : null,
-    h("span", { class: "muted", text: who ? t("table.decision.waiting_for", { name: who }) : t("table.decision.waiting") })));
+    away || h("span", { class: "muted", text: who ? t("table.decision.waiting_for", { name: who }) : t("table.decision.waiting") })));
 }
 
 /** The question, the card it is about, the turn's countdown, and the fold-down toggle. */

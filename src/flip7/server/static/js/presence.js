@@ -46,6 +46,24 @@ function handoverButton(s, meta, rest) {
 }
 
 /**
+ * For the bar at the bottom that everyone sees (the seat itself may be scrolled away on a
+ * phone): "Eve is away" and the hand-over button, while the seat that must decide is away
+ * and a seated player looks on; null otherwise.
+ * @param {TableState} S
+ * @param {number} s  the game seat that must decide
+ * @param {number|null} me  the viewer's game seat
+ * @param {Rest} rest
+ * @returns {HTMLElement|null}
+ */
+export function awayNote(S, s, me, rest) {
+  const meta = seatMeta(S, s);
+  if (!meta || meta.stand_in || meta.away_since === null || meta.away_since === undefined) return null;
+  if (!isSeated(S) || me === null || me === s) return null;
+  return h("span", { class: "away-note", dataset: { testid: "away-note" } },
+    h("span", { text: t("table.away.is_away", { name: meta.name }) }), handoverButton(s, meta, rest));
+}
+
+/**
  * A seat's badges for a player away on their turn (with the hand-over button for the
  * other players) and for a seat the stand-in bot plays until its player is back.
  * @param {HTMLElement} board  the board's host, freshly drawn

@@ -233,7 +233,8 @@ function buildPage(root, S) {
   page.tutorial = mountTutorial(page.L.page, S.id); // a guided first game's lessons
   page.log = tableLog(page.L.logList, S, names);
   page.player = eventPlayer({ board: page.L.boardHost, fxLayer: page.L.fxLayer, log: page.log.line, names, seats: () => gameSeats(S).length });
-  page.decision = decisionPanel({ S, host: page.L.decisionHost, board: page.L.boardHost, render: () => render(page), names });
+  page.decision = decisionPanel({ S, host: page.L.decisionHost, board: page.L.boardHost, render: () => render(page), names,
+    rest: (method, path, body) => rest(page, method, path, body) });
   return page;
 }
 
