@@ -81,6 +81,29 @@ def _wait_disconnected(lobby: Any, table_id: str) -> None:
         time.sleep(0.01)
 
 
+def _gone_past(client: Any, lobby: Any, clock: Any, player: WsPlayer, table_id: str,
+               ttl: int) -> None:  # fmt: skip
+    """The table's human goes: the sweep takes the table after ``ttl`` seconds, not one
+    second before."""
+    player.ws.close()
+    _wait_disconnected(lobby, table_id)
+    clock.now += ttl - 1
+    assert sweep(client, lobby) == []
+    clock.now += 1
+    assert sweep(client, lobby) == [table_id]
+
+
+def _told(watcher: WsPlayer, code: str, close_code: int) -> str:
+    """The error frame ``code`` a spectator still watching gets, its socket then closed with
+    ``close_code``; the frame's message."""
+    frame = watcher.recv_until(lambda f: f["type"] == "error")
+    assert frame["code"] == code, frame
+    with pytest.raises(WebSocketDisconnect) as closed:
+        watcher.recv()
+    assert closed.value.code == close_code
+    return str(frame["message"])
+
+
 def _create(client: Any, name: str = "Ann", **body: Any) -> Any:
     return client.post("/api/tables", json={"player": name, **body})
 
@@ -212,18 +235,9 @@ def test_a_finished_table_is_closed_and_stays_history(tmp_path: Path) -> None:
         game_id = player.state["finished_games"][0]
         clock.now += 3600
         assert sweep(client, lobby) == []  # its human is still connected
-        player.ws.close()
-        _wait_disconnected(lobby, table_id)
-        clock.now += 599
-        assert sweep(client, lobby) == []
-        clock.now += 1
-        assert sweep(client, lobby) == [table_id]
+        _gone_past(client, lobby, clock, player, table_id, 600)
         # A spectator still watching is told, and its socket closed.
-        frame = watcher.recv_until(lambda f: f["type"] == "error")
-        assert frame["code"] == "closed" and "10 minutes" in frame["message"]
-        with pytest.raises(WebSocketDisconnect) as closed:
-            watcher.recv()
-        assert closed.value.code == 4410
+        assert "10 minutes" in _told(watcher, "closed", 4410)
     with app_client(db) as client:
         assert client.get("/api/health").json()["tables"] == 0
         answer = client.get(f"/api/tables/{table_id}")
@@ -293,17 +307,8 @@ def test_a_game_whose_players_are_away_is_suspended_and_goes_on_when_one_is_back
         player.settle()
         version, game = player.state["version"], player.state["game"]
         watcher = connect(client, stack, table_id, None)
-        player.ws.close()
-        _wait_disconnected(lobby, table_id)
-        clock.now += 59
-        assert sweep(client, lobby) == []
-        clock.now += 1
-        assert sweep(client, lobby) == [table_id]
-        frame = watcher.recv_until(lambda f: f["type"] == "error")
-        assert frame["code"] == "suspended" and "7 days" in frame["message"], frame
-        with pytest.raises(WebSocketDisconnect) as closed:
-            watcher.recv()
-        assert closed.value.code == 1013
+        _gone_past(client, lobby, clock, player, table_id, 60)
+        assert "7 days" in _told(watcher, "suspended", 1013)
         assert table_id not in lobby.tables and _stored_state(db, table_id) == "suspended"
         assert client.get("/api/health").json()["tables"] == 0
         # Back: the same game at the same version, stored as playing again, and it goes on.
