@@ -122,6 +122,16 @@ def test_bots_by_level_in_the_waiting_room(live_server: str, chromium_browser: A
     seats = httpx.get(f"{live_server}/api/tables/{table_id}").json()["table"]["seats"]
     assert [s["bot"] for s in seats if s["kind"] == "bot"] == ["targeting", "winprob",
                                                                 "threshold:30"]
+    # The seats' badges name the level, never the spec (the spec is the badge's title); a
+    # spec that is no level's is just "bot" (issue "Tables that wait": "bot · threshold").
+    badges = bots.locator(".badge--bot")
+    expect(badges).to_have_text(["bot · Medium", "bot · Hard", "bot"])
+    expect(badges.nth(0)).to_have_attribute("title", "targeting")
+    page.click("[data-testid=start]")
+    board = page.locator(".board .badge--bot")
+    expect(board).to_have_text(["bot · Medium", "bot · Hard", "bot"])
+    page.reload()  # drawn before the levels are known, then again
+    expect(page.locator(".board .badge--bot")).to_have_text(["bot · Medium", "bot · Hard", "bot"])
     assert errors == [], errors
 
 

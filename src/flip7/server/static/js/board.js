@@ -1,6 +1,7 @@
 // The game board: piles, every player's line, scores and the score sheet.
 // Used live (table.js) and in replays (replay.js). Pure rendering from a GameView
 // (flip7.view.GameView.to_json()); interaction comes in through `picks`.
+import { botBadge } from "./botlevels.js";
 import { cardBack, cardEl, cardName, kindPrompt, tparts } from "./cards.js";
 import { formatNumber, t } from "./i18n.js";
 import { flip7Bonus, flip7Cards, ruleValue } from "./rules.js";
@@ -189,7 +190,7 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
   const badges = [];
   if (s === me) badges.push(h("span", { class: "badge badge--you", text: t("table.you") }));
   if (game.dealer === s) badges.push(h("span", { class: "badge badge--dealer", title: t("table.board.dealer_title"), "aria-label": t("table.board.dealer_title"), text: t("table.board.dealer_mark") }));
-  if (meta && meta.kind === "bot") badges.push(h("span", { class: "badge badge--bot", text: meta.bot ? t("table.bot_level", { level: meta.bot }) : t("table.bot") }));
+  if (meta && meta.kind === "bot") badges.push(h("span", { class: "badge badge--bot", title: meta.bot || undefined, text: botBadge(meta.bot || null) }));
   if (meta && meta.left) badges.push(h("span", { class: "badge badge--bot", text: t("table.board.left_bot_plays") }));
   else if (meta && meta.connected === false && meta.kind === "human") badges.push(h("span", { class: "badge badge--offline", text: t("table.offline") }));
 

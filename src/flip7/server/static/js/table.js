@@ -6,6 +6,7 @@
 import { turnAlerts } from "./alerts.js";
 import { ApiError, api, joinTable } from "./api.js";
 import { renderBoard, renderScoreSheet, tickCountdowns } from "./board.js";
+import { loadBots } from "./botlevels.js";
 import { kindPrompt } from "./cards.js";
 import { chatPanel } from "./chat.js";
 import { connectionPill, tableConnection } from "./connection.js";
@@ -297,6 +298,11 @@ export function mountTable(root, { id }) {
   document.title = t("table.page_title", { name: t("table.table") });
   const page = buildPage(root, S);
   setTopbar(page.pill.element);
+  // The bots' levels for their seats' badges ("bot · Easy", not the spec): drawn again
+  // once known.
+  loadBots().then(() => {
+    if (!S.destroyed && S.table) render(page);
+  });
   // From the address this page was opened at until the server says whether it has a
   // public URL (and, for a loopback address, where friends can reach it instead).
   loadServerInfo().then((info) => {

@@ -1,6 +1,6 @@
 // The waiting room of a table: its seats, the bots that can fill them, Start and Leave
 // for the seated, "Take a seat" for a spectator, and the invite link.
-import { api } from "./api.js";
+import { botBadge, levelName, loadBots } from "./botlevels.js";
 import { seatHue } from "./board.js";
 import { formatNumber, has, t } from "./i18n.js";
 import { navigate } from "./router.js";
@@ -11,35 +11,6 @@ import { add, clear, h, icon, initial, inviteWarning, store, tokenKey } from "./
 /** @typedef {import("./tablestate.js").TableState} TableState */
 /** @typedef {import("./presence.js").Rest} Rest */
 /** @typedef {import("./util.js").Invite} Invite */
-
-/**
- * A bot level's name in the reader's language ("Easy" → "Leicht"); the server's name is
- * what is sent. Names the catalogue does not know (a spec) are shown as they are.
- * @param {string|null} name
- * @returns {string|null}
- */
-export function levelName(name) {
-  return name && has(`table.bots.level.${name}`) ? t(`table.bots.level.${name}`) : name;
-}
-
-// The bots a seat can be filled with (GET /api/bots): the levels by name, weakest first,
-// with the server's default, and the technical specs for those who want them.
-/** @typedef {{bots: string[], levels: import("./protocol.js").BotLevel[], default: string|null}} Bots */
-/** @type {Bots|null} */
-let botsCache = null;
-/** @returns {Promise<Bots>} */
-async function loadBots() {
-  if (botsCache) return botsCache;
-  try {
-    const data = /** @type {import("./protocol.js").BotList | null} */ (await api("GET", "/api/bots"));
-    if (data && Array.isArray(data.levels)) {
-      botsCache = { bots: Array.isArray(data.bots) ? data.bots : [], levels: data.levels, default: data.default || null };
-    }
-  } catch {
-    /* not cached: the next render asks again; meanwhile "Add bot" sends no bot (the server's default) */
-  }
-  return botsCache || { bots: [], levels: [], default: null };
-}
 
 /**
  * The add-bot control: a level (the server's default preselected), what it plays like,
@@ -57,7 +28,7 @@ function botPicker(S, canAdd, rest) {
     placeholder: t("table.bots.spec_placeholder"), "aria-describedby": "bot-spec-help", dataset: { focusKey: "bot-spec", testid: "bot-spec" },
   });
   specInput.value = S.botSpec || "";
-  /** @type {Bots} */
+  /** @type {import("./botlevels.js").Bots} */
   let info = { bots: [], levels: [], default: null };
   const describe = () => {
     const spec = specInput.value.trim();
@@ -127,7 +98,7 @@ function seatRow(S, seat, me, rest) {
     h("span", { class: "seat-row-name" },
       seat.kind === "empty" ? h("span", { class: "muted", text: t("table.waiting.empty_seat") }) : h("span", { text: seat.name }),
       mine ? h("span", { class: "badge badge--you", text: t("table.you") }) : null,
-      seat.kind === "bot" ? h("span", { class: "badge badge--bot", text: t("table.bot_level", { level: seat.bot ? levelName(seat.bot) : t("table.waiting.basic") }) }) : null,
+      seat.kind === "bot" ? h("span", { class: "badge badge--bot", title: seat.bot || undefined, text: seat.bot ? botBadge(seat.bot) : t("table.bot_level", { level: t("table.waiting.basic") }) }) : null,
       seat.kind === "human" && !seat.connected ? h("span", { class: "badge badge--offline", text: t("table.offline") }) : null),
     remove);
 }

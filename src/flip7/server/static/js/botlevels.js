@@ -1,0 +1,57 @@
+// The bot levels (GET /api/bots, asked once per page load): their names in the reader's
+// language, and which level a seat's bot is, from the ladder spec the table sends
+// ("threshold" is Easy), so that no seat shows a spec.
+import { api } from "./api.js";
+import { has, t } from "./i18n.js";
+
+/**
+ * A bot level's name in the reader's language ("Easy" → "Leicht"); the server's name is
+ * what is sent. Names the catalogue does not know (a spec) are shown as they are.
+ * @param {string|null} name
+ * @returns {string|null}
+ */
+export function levelName(name) {
+  return name && has(`table.bots.level.${name}`) ? t(`table.bots.level.${name}`) : name;
+}
+
+// The bots a seat can be filled with (GET /api/bots): the levels by name, weakest first,
+// with the server's default, and the technical specs for those who want them.
+/** @typedef {{bots: string[], levels: import("./protocol.js").BotLevel[], default: string|null}} Bots */
+/** @type {Bots|null} */
+let botsCache = null;
+/** @returns {Promise<Bots>} */
+export async function loadBots() {
+  if (botsCache) return botsCache;
+  try {
+    const data = /** @type {import("./protocol.js").BotList | null} */ (await api("GET", "/api/bots"));
+    if (data && Array.isArray(data.levels)) {
+      botsCache = { bots: Array.isArray(data.bots) ? data.bots : [], levels: data.levels, default: data.default || null };
+    }
+  } catch {
+    /* not cached: the next render asks again; meanwhile "Add bot" sends no bot (the server's default) */
+  }
+  return botsCache || { bots: [], levels: [], default: null };
+}
+
+/**
+ * The level whose bot a seat holds, by the spec the table sends (a level's name is read
+ * too); null for a spec that is no level's, or before the levels are loaded (loadBots).
+ * @param {string|null} spec
+ * @returns {string|null}
+ */
+export function levelOfSpec(spec) {
+  if (!spec || !botsCache) return null;
+  const level = botsCache.levels.find((l) => l.spec === spec || l.name.toLowerCase() === spec.toLowerCase());
+  return level ? level.name : null;
+}
+
+/**
+ * A bot seat's badge text: "bot · Easy" in the reader's language, or "bot" for a spec that
+ * is no level's (the spec is the badge's title, for those who want it).
+ * @param {string|null} spec
+ * @returns {string}
+ */
+export function botBadge(spec) {
+  const level = levelOfSpec(spec);
+  return level ? t("table.bot_level", { level: levelName(level) || level }) : t("table.bot");
+}
