@@ -4,7 +4,8 @@ takes its decisions at once (Stay when it may) and asks for a rematch at every e
 screen, so the table's pace is its bots'. A bot's *wait* is the time from the frame that
 showed its turn (the human's move, the previous bot's, a new round or game) to the frame
 that carries its decision; a turn still open when a window closes counts as a wait that
-long, so a table that gets no turn at all shows it.
+long, even one that came before the window began, so a table that gets no turn at all
+shows it (a slow bot's one turn can span a whole window).
 
 >>> victim = Victim("http://127.0.0.1:1", None, 1.0)
 >>> victim.waits = [BotWait(1.0, 0.2), BotWait(2.0, 0.4), BotWait(9.0, 0.1)]
@@ -12,6 +13,8 @@ long, so a table that gets no turn at all shows it.
 >>> figures = victim.figures(0.0, 3.0)  # the turn open since 2.5 s counts 0.5 s
 >>> figures.moves, figures.p50_ms, figures.max_ms
 (3, 400.0, 500.0)
+>>> victim.figures(2.6, 3.0).max_ms  # open since before the window: 0.5 s, not nothing
+500.0
 """
 
 from __future__ import annotations
@@ -191,10 +194,10 @@ class Victim:
         await self._post(f"/api/tables/{self.id}/rematch", token=self.token)
 
     def figures(self, start: float, end: float) -> WaitFigures:
-        """The waits of the bot moves whose turn came in ``[start, end)``, a turn still open
-        at ``end`` counted as waiting until then."""
+        """The waits of the bot moves whose turn came in ``[start, end)``, and a turn still
+        open at ``end`` (whenever it came) counted as waiting until then."""
         waits = [w.seconds for w in self.waits if start <= w.started < end]
-        if self.turn is not None and start <= self.turn[1] < end:
+        if self.turn is not None and self.turn[1] < end:
             waits.append(end - self.turn[1])
         if not waits:
             return WaitFigures(0, None, None, None)
