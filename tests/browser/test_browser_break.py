@@ -2,8 +2,9 @@
 chromium and its idle times shortened:
 
 * everyone closes the tab mid-game for longer than ``idle_table_ttl``: the game is
-  suspended (out of the server's memory), and opening the table again brings it back where
-  it was, live, the player's decision waiting;
+  suspended (out of the server's memory); the table's page had said until when it waits,
+  the lobby's "Your games" lists it paused, with the player's turn and that date, and
+  opening it from there brings it back where it was, live, the player's decision waiting;
 * a table closed for good (its game over, nobody back) renders a page of its own in the
   page's language: what happened, its finished games' replays, the way back to the lobby;
   never the "Joining the table…" spinner or the server's English with an API path.
@@ -13,6 +14,7 @@ Screenshots go to ``test-artifacts/``.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import time
@@ -32,16 +34,24 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def _table(url: str, bots: int, **options: Any) -> tuple[str, str]:
-    """A table of Ann and ``bots`` bots, started; its id and Ann's token."""
+def _table(url: str, bots: int, key: str | None = None, **options: Any) -> tuple[str, str]:
+    """A table of Ann (with the identity ``key`` if given) and ``bots`` bots, started; its
+    id and Ann's token."""
     import httpx
-    from server_helpers import auth, seated_game
+    from server_helpers import auth
 
     with httpx.Client(base_url=url, timeout=20) as http:
-        table = seated_game(http, humans=1, bots=bots, **options)
-        started = http.post(f"/api/tables/{table['id']}/start", headers=auth(table["tokens"][0]))
+        created = http.post("/api/tables", json={"player": "Ann", "seats": bots + 1, **options},
+                            headers={"X-Player-Key": key} if key else {})  # fmt: skip
+        assert created.status_code == 201, created.text
+        table_id, token = created.json()["table"]["id"], created.json()["token"]
+        for _ in range(bots):
+            added = http.post(f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                              headers=auth(token))  # fmt: skip
+            assert added.status_code == 200, added.text
+        started = http.post(f"/api/tables/{table_id}/start", headers=auth(token))
         assert started.status_code == 200, started.text
-    return table["id"], table["tokens"][0]
+    return table_id, token
 
 
 def _wait_out_of_memory(url: str, before: int) -> None:
@@ -54,10 +64,15 @@ def _wait_out_of_memory(url: str, before: int) -> None:
 
 
 def _seat_page(browser: Any, url: str, table_id: str, token: str, width: int = 1280,
-               height: int = 860) -> tuple[Any, list[str]]:  # fmt: skip
+               height: int = 860, identity: str = "", path: str = ""
+               ) -> tuple[Any, list[str]]:  # fmt: skip
+    """A page with Ann's seat token (and her identity's JSON, if given) on ``path`` (the
+    table's page by default)."""
     page, errors = new_page(browser, width, height)
     page.add_init_script(f"localStorage.setItem('flip7.token.{table_id}', '{token}')")
-    page.goto(f"{url}/t/{table_id}")
+    if identity:
+        page.add_init_script(f"localStorage.setItem('flip7.player', {json.dumps(identity)})")
+    page.goto(f"{url}{path or f'/t/{table_id}'}")
     return page, errors
 
 
@@ -67,10 +82,16 @@ def test_a_break_longer_than_the_idle_time_and_the_game_goes_on(
     import httpx
     from playwright.sync_api import expect
 
-    table_id, token = _table(live_server, bots=2)
-    page, errors = _seat_page(chromium_browser, live_server, table_id, token)
+    ann = httpx.post(f"{live_server}/api/players", json={"name": "Ann"}, timeout=10).json()
+    identity = json.dumps(ann)
+    table_id, token = _table(live_server, bots=2, key=ann["key"])
+    page, errors = _seat_page(chromium_browser, live_server, table_id, token, identity=identity)
     expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Live"))
     expect(page.locator("#decision")).to_have_attribute("data-state", "ready")
+    # The page says how long the game waits (idle_table_ttl + suspended_table_ttl: 7 days).
+    note = page.locator("[data-testid=keep-note]")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("this game waits for you until")  # a date 7 days on
     before = httpx.get(f"{live_server}/api/health", timeout=10).json()["tables"]
     version = httpx.get(f"{live_server}/api/tables/{table_id}").json()["table"]["version"]
     page.context.close()  # the tab is closed: nobody is at the table now
@@ -78,7 +99,16 @@ def test_a_break_longer_than_the_idle_time_and_the_game_goes_on(
     _wait_out_of_memory(live_server, before)  # suspended after IDLE seconds
     time.sleep(2 * IDLE)  # well past the old limit: nothing closes it
 
-    page, errors = _seat_page(chromium_browser, live_server, table_id, token, 390, 844)
+    # The lobby's "Your games": paused, Ann's turn, and until when it waits for her.
+    page, errors = _seat_page(chromium_browser, live_server, table_id, token, 390, 844,
+                              identity=identity, path="/")  # fmt: skip
+    mine = page.locator(f"[data-testid=your-games] [data-table='{table_id}']")
+    expect(mine).to_have_attribute("data-state", "suspended")
+    expect(mine.locator("[data-testid=your-game-state]")).to_have_text("Your turn")
+    expect(mine.locator("[data-testid=waits-until]")).to_contain_text("waits for you until")
+    expect(mine).to_contain_text("Ann (you)")
+    shot(page, "break-your-games-390.png")
+    mine.get_by_role("link", name="Back to seat").click()
     expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Live"))
     expect(page.locator("#decision")).to_have_attribute("data-state", "ready")
     expect(page.locator("[data-testid=table-closed]")).to_have_count(0)

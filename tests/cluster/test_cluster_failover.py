@@ -180,9 +180,11 @@ def test_the_database_refuses_a_write_from_a_process_that_lost_the_table(pg_url:
             def change(seq: int, fence: int | None) -> list[tuple[str, dict[str, Any]]]:
                 return [
                     ("log_insert", {"table_id": "T1", "seq": seq, "kind": "bot",
-                                    "data": "{}", "created_at": utcnow(), "fence": fence}),
+                                    "data": "{}", "created_at": utcnow(), "fence": fence,
+                                    "player_id": None}),
                     ("table_update", {"b_id": "T1", "b_version": seq, "b_state": "waiting",
-                                      "b_at": utcnow(), "b_fence": fence}),
+                                      "b_to_decide": None, "b_at": utcnow(),
+                                      "b_fence": fence}),
                 ]
 
             await store.write(change(1, None))  # nobody owns it: one process, no fence

@@ -378,7 +378,11 @@ def test_the_players_answers_after_a_rated_game(
         summary = client.get(f"/api/games/{game_id}/summary").json()
         record = client.get(f"/api/games/{game_id}/record").json()
         transfer = client.post("/api/players/me/transfer", headers=mine).json()
+        yours = client.get("/api/players/me/tables", headers=mine).json()
+    assert yours["tables"], yours  # the finished game's table waits for a rematch
     _check_all(typedefs, [
+        ("YourTables", yours), ("YourTable", yours["tables"][0]),
+        ("YourTableSeat", yours["tables"][0]["seats"][0]),
         ("Identity", ann), ("Profile", profile), ("Profile", me),
         ("PlayerStats", profile["stats"]), ("RatingPoint", profile["rating_history"][0]),
         ("PlayerGames", games), ("PlayerGame", games["games"][0]),

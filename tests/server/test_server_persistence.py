@@ -142,7 +142,7 @@ def test_migrations_build_exactly_the_schema_the_code_uses(db_url: str) -> None:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
         version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
     engine.dispose()
-    assert diff == [] and version == "0008"
+    assert diff == [] and version == "0009"
 
 
 # ---------------------------------------------------------------------- hidden information

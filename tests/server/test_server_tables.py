@@ -9,6 +9,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -354,6 +355,75 @@ def test_a_suspended_game_survives_a_restart_and_closes_after_suspended_table_tt
             time.sleep(0.1)
         answer = client.get(f"/api/tables/{table_id}")
         assert answer.status_code == 410 and answer.json()["detail"]["code"] == "closed"
+
+
+def test_your_games_lists_the_tables_an_identity_sits_at_with_whose_turn_it_is(
+    tmp_path: Path,
+) -> None:
+    """Issue 29's "Your games" (GET /api/players/me/tables): a waiting table, a game
+    waiting for you first, a suspended one with the time it waits until; not a table you
+    left, another identity's, nor one taken anonymously."""
+    db = tmp_path / "db.sqlite"
+    with clocked(db, seed=8, idle_table_ttl=60) as (client, lobby, clock), \
+            ExitStack() as stack:
+        ann = client.post("/api/players", json={"name": "Ann"}).json()
+        bob = client.post("/api/players", json={"name": "Bob"}).json()
+        mine = {"X-Player-Key": ann["key"]}
+
+        def your_games(headers: dict[str, str] = mine) -> list[dict[str, Any]]:
+            r = client.get("/api/players/me/tables", headers=headers)
+            assert r.status_code == 200, r.text
+            return list(r.json()["tables"])
+
+        assert your_games() == []
+        assert client.get("/api/players/me/tables").status_code == 401
+        waiting = client.post("/api/tables", json={"player": "Ann", "seats": 3}, headers=mine)
+        r = client.post("/api/tables", json={"player": "Ann", "seats": 3, "rules": SHORT},
+                       headers=mine)  # fmt: skip
+        assert r.status_code == 201, r.text
+        playing, token = r.json()["table"]["id"], r.json()["token"]
+        bobs = client.post(f"/api/tables/{playing}/join", json={"player": "Bob"},
+                           headers={"X-Player-Key": bob["key"]})  # fmt: skip
+        assert bobs.status_code == 200, bobs.text
+        assert client.post(f"/api/tables/{playing}/bots", json={"bot": "basic"},
+                           headers=auth(token)).status_code == 200  # fmt: skip
+        player = connect(client, stack, playing, token)
+        bob_player = connect(client, stack, playing, bobs.json()["token"])
+        assert client.post(f"/api/tables/{playing}/start", headers=auth(token)).status_code == 200
+        player.settle()
+        # Ann's turn or not, the live table says whose it is; "Your turn" first.
+        rng = random.Random(3)
+        while player.state["game"]["to_decide"] != 0:
+            mover = player if player.state["game"]["to_decide"] == 0 else bob_player
+            mover.settle()
+            version = mover.state["version"]
+            mover.move(choose(mover.state["game"], rng))
+            player.settle(after=version)
+        listed = your_games()
+        assert [t["id"] for t in listed] == [playing, waiting.json()["table"]["id"]]
+        first, second = listed
+        assert first["state"] == "playing" and first["seat"] == 0 and first["to_decide"] == 0
+        assert [(s["seat"], s["name"], s["kind"]) for s in first["seats"]] == [
+            (0, "Ann", "human"), (1, "Bob", "human"), (2, first["seats"][2]["name"], "bot")]
+        assert first["waits_until"] is None
+        assert second["state"] == "waiting" and second["to_decide"] is None
+        assert [t["id"] for t in your_games({"X-Player-Key": bob["key"]})] == [playing]
+        # Everyone away past idle_table_ttl: suspended, and it says until when it waits.
+        bob_player.ws.close()
+        _gone_past(client, lobby, clock, player, playing, 60)
+        [suspended] = [t for t in your_games() if t["id"] == playing]
+        stored = datetime.fromisoformat(suspended["updated_at"])
+        assert suspended["state"] == "suspended" and suspended["to_decide"] == 0
+        assert datetime.fromisoformat(suspended["waits_until"]) - stored == timedelta(days=7)
+        # Bob leaves the game (woken, then left): it is no longer his.
+        r = client.post(f"/api/tables/{playing}/leave", headers=auth(bobs.json()["token"]))
+        assert r.status_code == 200, r.text
+        assert your_games({"X-Player-Key": bob["key"]}) == []
+        assert your_games()[0]["id"] == playing  # her turn: first
+    # A restart keeps them: the store answers, not memory.
+    with app_client(db, seed=8) as client:
+        r = client.get("/api/players/me/tables", headers=mine)
+        assert {t["id"] for t in r.json()["tables"]} == {playing, waiting.json()["table"]["id"]}
 
 
 def test_the_sweeper_runs_on_its_own(tmp_path: Path) -> None:

@@ -57,6 +57,7 @@ from flip7.server.store.players import (
     profile_rows,
     rename_player,
     replace_code,
+    seated_tables,
 )
 from flip7.server.store.ratings import RatingRow, SkillChange, results_of
 from flip7.server.table.errors import clean_name, spend
@@ -77,6 +78,8 @@ MAX_KEY_CHARS = 128
 GAMES_PAGE = 20
 MAX_GAMES_PAGE = 50
 LEADERBOARD = 50
+YOUR_TABLES = 50
+"""At most this many of a player's tables in "Your games" (the most recently changed)."""
 MAX_LEADERBOARD = 100
 # A profile's statistics cover this many of the identity's most recent games, its rating
 # history as many rated games.
@@ -279,6 +282,28 @@ class Players:
                 for point in reversed(rows.history)
             ],
         }
+
+    async def tables(self, player_id: str) -> JSONObject:
+        """The tables ``player_id`` holds a seat at ("Your games"): the game waiting for
+        them first, then the most recently changed; a suspended table with the time it
+        waits until (flip7.server.table.expiry), after which it is closed."""
+        found = await seated_tables(self.store, player_id, YOUR_TABLES)
+        keep = timedelta(seconds=self.settings.suspended_table_ttl)
+        found.sort(key=lambda t: t.to_decide != t.seat)  # stable: newest first otherwise
+        return {"tables": [
+            {
+                "id": t.id,
+                "name": t.name,
+                "state": t.state,
+                "seat": t.seat,
+                "seats": [{"seat": s.seat, "name": s.name, "kind": "bot" if s.bot else "human"}
+                          for s in t.seats],
+                "to_decide": t.to_decide,
+                "updated_at": iso(t.updated_at),
+                "waits_until": iso(t.updated_at + keep) if t.state == "suspended" else None,
+            }
+            for t in found
+        ]}  # fmt: skip
 
     async def games(self, player_id: str, offset: int, limit: int) -> JSONObject:
         page = await games_page(self.store, player_id, offset, limit) if len(

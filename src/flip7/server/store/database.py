@@ -37,6 +37,7 @@ from flip7.core.jsontypes import JSONObject
 from flip7.server.base.formats import dumps, iso, utcnow
 from flip7.server.store.dbfile import DatabaseFile
 from flip7.server.store.lease import Lease, define_table
+from flip7.server.table.changes import Join
 from flip7.server.table.chat import ChatEntry, chat_kind
 from flip7.server.table.storage import (
     ChatInsert,
@@ -75,6 +76,7 @@ __all__ = [
     "scorecards",
     "server_lease",
     "sqlite_file",
+    "stored_state",
     "table_chat",
     "table_log",
     "table_owner",
@@ -105,6 +107,9 @@ tables = sa.Table(
     sa.Column("fence", sa.BigInteger, nullable=True),
     # Whether a finished game here changes ratings (flip7.server.services.ratings; before 0007: no).
     sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
+    # The seat the game waits for (None between games; before 0009: unknown until a change).
+    sa.Column("to_decide", sa.Integer, nullable=True),
+    sa.Index("ix_tables_state_updated", "state", "updated_at"),
 )
 
 table_log = sa.Table(
@@ -116,6 +121,9 @@ table_log = sa.Table(
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("fence", sa.BigInteger, nullable=True),
+    # A join's identity (as its data's "player"): the tables an identity sat down at.
+    sa.Column("player_id", sa.String(16), nullable=True),
+    sa.Index("ix_table_log_player", "player_id"),
 )
 
 games = sa.Table(
@@ -320,6 +328,7 @@ OPERATIONS: dict[str, Executable] = {
     .values(
         version=sa.bindparam("b_version"),
         state=sa.bindparam("b_state"),
+        to_decide=sa.bindparam("b_to_decide"),
         updated_at=sa.bindparam("b_at"),
         fence=sa.bindparam("b_fence"),
     ),
@@ -393,11 +402,12 @@ def _operation(write: Operation | TableWrite) -> Operation:
                 "table_id": write.table_id, "seq": write.seq, "kind": write.change.kind,
                 "data": dumps(write.change.to_json()), "created_at": write.at,
                 "fence": write.fence,
+                "player_id": write.change.player_id if isinstance(write.change, Join) else None,
             })  # fmt: skip
         case TableUpdate():
             return ("table_update", {
                 "b_id": write.id, "b_version": write.version, "b_state": write.state,
-                "b_at": write.at, "b_fence": write.fence,
+                "b_to_decide": write.to_decide, "b_at": write.at, "b_fence": write.fence,
             })  # fmt: skip
         case GameInsert():
             return ("game_insert", {
@@ -428,7 +438,8 @@ _STORED_STATES: dict[str, StoredState] = {
 }
 
 
-def _stored_state(text: str) -> StoredState:
+def stored_state(text: str) -> StoredState:
+    """A table's state as the database holds it (StoreError for any other text)."""
     state = _STORED_STATES.get(text)
     if state is None:  # pragma: no cover - the server writes no other
         raise StoreError(f"a table's stored state is {text!r}")
@@ -703,7 +714,7 @@ class Store:
                 turn_timer=row.turn_timer,
                 bust_odds=bool(row.bust_odds),
                 rated=bool(row.rated),
-                state=_stored_state(str(row.state)),
+                state=stored_state(str(row.state)),
                 log=logs.get(row.id, []),
                 games=stored_games.get(row.id, []),
                 chat=chats.get(row.id, []),
@@ -861,7 +872,7 @@ class Store:
             count = await conn.execute(
                 sa.select(sa.func.count()).select_from(games).where(games.c.table_id == table_id)
             )
-            return _stored_state(str(state)), int(count.scalar_one())
+            return stored_state(str(state)), int(count.scalar_one())
 
     async def close_suspended(self, before: datetime) -> list[str]:
         """Close every table suspended since before ``before``; their ids."""

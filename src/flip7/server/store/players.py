@@ -25,6 +25,9 @@ from flip7.server.store.database import (
     players,
     rating_history,
     ratings,
+    stored_state,
+    table_log,
+    tables,
 )
 from flip7.server.store.ratings import (
     RatingKey,
@@ -32,6 +35,8 @@ from flip7.server.store.ratings import (
     Skill,
     SkillChange,
 )
+from flip7.server.table.changes import AddBot, Join, Leave, Remove, change_from_json
+from flip7.server.table.storage import StoredState
 
 __all__ = [
     "ClaimRefused",
@@ -44,6 +49,7 @@ __all__ = [
     "ProfileRows",
     "RatedName",
     "RatingPoint",
+    "SeatedTable",
     "TransferCode",
     "add_player",
     "claim_code",
@@ -53,6 +59,7 @@ __all__ = [
     "profile_rows",
     "rename_player",
     "replace_code",
+    "seated_tables",
 ]
 
 
@@ -350,3 +357,89 @@ async def leaderboard_rows(store: Store, limit: int, settled_sigma: float) -> Le
         players=[RatedName(_rating_row(r), r.name) for r in people],
         bots=[_rating_row(r) for r in bots],
     )
+
+
+# ---------------------------------------------------------------------- your games
+
+# The tables a player still sits at: neither closed nor left.
+_SEATED_STATES = ("waiting", "playing", "over", "suspended")
+_SEAT_KINDS = (Join.kind, AddBot.kind, Remove.kind, Leave.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSeat:
+    """A taken seat of a table as its log left it: its number, name and kind."""
+
+    seat: int
+    name: str
+    bot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatedTable:
+    """A table ``player_id`` has a seat at (``seat``): its name, state, seats, the seat its
+    game waits for and when it last changed."""
+
+    id: str
+    name: str
+    state: StoredState
+    seat: int
+    seats: tuple[TableSeat, ...]
+    to_decide: int | None
+    updated_at: datetime
+
+
+def _seats_of(rows: list[tuple[str, str]], player_id: str
+              ) -> tuple[int | None, tuple[TableSeat, ...]]:  # fmt: skip
+    """The seat ``player_id`` still holds (None: none, or they left) and every taken seat,
+    replayed from a table's seat changes, oldest first."""
+    seats: dict[int, TableSeat] = {}
+    mine: int | None = None
+    for kind, data in rows:
+        change = change_from_json(kind, json_object(data))
+        match change:
+            case Join():
+                seats[change.seat] = TableSeat(change.seat, change.name, False)
+                if change.player_id == player_id:
+                    mine = change.seat
+            case AddBot():
+                seats[change.seat] = TableSeat(change.seat, change.name, True)
+            case Remove() | Leave():
+                if change.seat == mine:
+                    mine = None
+                if isinstance(change, Remove):
+                    seats.pop(change.seat, None)
+    return mine, tuple(seats[n] for n in sorted(seats))
+
+
+async def seated_tables(store: Store, player_id: str, limit: int) -> list[SeatedTable]:
+    """The ``limit`` most recently changed tables where ``player_id`` holds a seat (not a
+    closed table, not one they left)."""
+    async with store.engine.connect() as conn:
+        found = (await conn.execute(
+            sa.select(tables.c.id, tables.c.name, tables.c.state, tables.c.to_decide,
+                      tables.c.updated_at)
+            .where(tables.c.id.in_(sa.select(table_log.c.table_id)
+                                   .where(table_log.c.player_id == player_id)),
+                   tables.c.state.in_(_SEATED_STATES))
+            .order_by(tables.c.updated_at.desc(), tables.c.id)
+            .limit(limit)
+        )).all()  # fmt: skip
+        if not found:
+            return []
+        logs = (await conn.execute(
+            sa.select(table_log.c.table_id, table_log.c.kind, table_log.c.data)
+            .where(table_log.c.table_id.in_([row.id for row in found]),
+                   table_log.c.kind.in_(_SEAT_KINDS))
+            .order_by(table_log.c.table_id, table_log.c.seq)
+        )).all()  # fmt: skip
+    by_table: dict[str, list[tuple[str, str]]] = {}
+    for entry in logs:
+        by_table.setdefault(str(entry.table_id), []).append((str(entry.kind), str(entry.data)))
+    out: list[SeatedTable] = []
+    for row in found:
+        mine, seats = _seats_of(by_table.get(str(row.id), []), player_id)
+        if mine is not None:
+            out.append(SeatedTable(str(row.id), str(row.name), stored_state(str(row.state)), mine,
+                                   seats, row.to_decide, row.updated_at))  # fmt: skip
+    return out

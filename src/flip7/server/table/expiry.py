@@ -160,6 +160,8 @@ class ExpiringTable(Protocol):
     @property
     def game_number(self) -> int: ...
     @property
+    def to_decide(self) -> int | None: ...
+    @property
     def touched(self) -> float: ...
     @property
     def lock(self) -> asyncio.Lock: ...
@@ -334,7 +336,7 @@ class Expiry(Generic[T]):
                 return False
             suspend = not evicted and self.suspends(table)
             closing = TableUpdate(table.id, table.version, "suspended" if suspend else "closed",
-                                  utcnow(), table.fence)  # fmt: skip
+                                  utcnow(), table.fence, table.to_decide)  # fmt: skip
             try:
                 await lobby.store.write([closing])
             except StoreError:

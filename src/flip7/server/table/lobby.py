@@ -279,7 +279,7 @@ class Lobby:
         """``table`` was rebuilt from a suspended row: stored as live again (raises
         StoreError if the store refuses)."""
         await self.store.write([TableUpdate(table.id, table.version, table.state, utcnow(),
-                                            table.fence)])  # fmt: skip
+                                            table.fence, table.to_decide)])  # fmt: skip
         self.log_event("table_resumed", table, version=table.version)
 
     async def let_go(self, table: Table) -> None:

@@ -85,13 +85,15 @@ class LogEntry:
 
 @dataclass(frozen=True, slots=True)
 class TableUpdate:
-    """A table's version and state after a change (or its closing), under ``fence``."""
+    """A table's version and state after a change (or its closing), under ``fence``, and
+    the seat its game waits for (``to_decide``; None between games)."""
 
     id: str
     version: int
     state: StoredState
     at: datetime
     fence: int | None
+    to_decide: int | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -257,6 +257,12 @@ class Table:
         except ValueError:
             return None
 
+    @property
+    def to_decide(self) -> int | None:
+        """The seat the game waits for (None between games), as the store keeps it."""
+        game = self.game
+        return None if game is None or self.state != "playing" else game.to_decide
+
     def check_open(self) -> None:
         """Raise ``closed`` (410) if the table was closed: a request that waited for the
         lock while it was being closed."""
@@ -390,7 +396,7 @@ class Table:
         writes: list[TableWrite] = [
             *before,
             LogEntry(self.id, version, change, now, self.fence),
-            TableUpdate(self.id, version, self.state, now, self.fence),
+            TableUpdate(self.id, version, self.state, now, self.fence, self.to_decide),
             *extra,
         ]
         finishing = isinstance(change, Move) and self.game is not None and self.game.over

@@ -43,6 +43,15 @@ async def get_me(services: Use, x_player_key: str | None = Header(None)) -> JSON
             "self": True}
 
 
+@router.get("/api/players/me/tables", response_model=None)
+async def get_my_tables(services: Use, x_player_key: str | None = Header(None)) -> JSONObject:
+    """Your games: the tables you hold a seat at and have not left (waiting, playing,
+    over, or suspended while everyone is away), the one waiting for your decision first.
+    ``to_decide`` is the seat the game waits for; ``waits_until``, for a suspended table,
+    when it is closed unless someone comes back."""
+    return await services.players.tables(await services.players.me(x_player_key))
+
+
 @router.patch("/api/players/me", response_model=None)
 async def rename(
     body: Rename, request: Request, services: Use, x_player_key: str | None = Header(None)

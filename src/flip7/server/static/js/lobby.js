@@ -11,6 +11,7 @@ import {
   NAME_KEY, askName, clear, focusKey, h, icon, listText, nameCounter, restoreFocus, store, switchField, toast, tokenKey,
 } from "./util.js";
 import { startTutorial } from "./tutorial.js";
+import { yourGamesPanel } from "./yourgames.js";
 
 /** @typedef {import("./protocol.js").TableSummary} TableSummary */
 /** @typedef {import("./protocol.js").RecentGame} RecentGame */
@@ -24,15 +25,18 @@ export function mountLobby(root) {
   const alive = () => !destroyed;
   const tables = openTables(alive, () => recent.load());
   const recent = recentGames(alive);
+  const yours = yourGamesPanel(alive);
   let polls = 0;
   const poll = setInterval(() => {
     if (document.hidden) return;
     tables.load();
+    yours.load();
     polls += 1;
     if (polls % 5 === 0) recent.load(); // games finish less often than tables change
   }, 4000);
 
-  root.appendChild(h("div", { class: "lobby" }, hero(),
+  // A returning player's games first: on a phone the rest is a scroll away.
+  root.appendChild(h("div", { class: "lobby" }, yours.panel, hero(),
     h("div", { class: "lobby-grid" }, createPanel(alive),
       h("div", { class: "lobby-col" }, tables.panel, recent.panel, replayPanel(), scorekeeperPanel()))));
 

@@ -12,6 +12,7 @@ import {
 } from "./identity.js";
 import { navigate } from "./router.js";
 import { clear, h, icon, initial } from "./util.js";
+import { yourGamesPanel } from "./yourgames.js";
 
 /** @typedef {import("./protocol.js").Profile} Profile */
 
@@ -177,7 +178,8 @@ export function mountProfile(root, { id = null, me = false }) {
     }
     page.append(h("div", { class: "profile-grid" },
       h("div", { class: "profile-col" }, left),
-      h("div", { class: "profile-col" }, historyPanel({ playerId: p.id, self, name: p.name }))));
+      h("div", { class: "profile-col" }, self ? yourGamesPanel(() => !destroyed).panel : null,
+        historyPanel({ playerId: p.id, self, name: p.name }))));
     if (history.length) {
       // The chart's width is its column's, once laid out.
       requestAnimationFrame(() => {

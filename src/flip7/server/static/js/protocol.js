@@ -1060,6 +1060,35 @@
  */
 
 /**
+ * A taken seat of one of "Your games".
+ * @typedef {object} YourTableSeat
+ * @property {number} seat
+ * @property {string} name
+ * @property {"human" | "bot"} kind
+ */
+
+/**
+ * A table you hold a seat at ("Your games"): `to_decide` is the seat its game waits for
+ * (null between games); `waits_until`, for a suspended table, when it is closed unless
+ * someone comes back.
+ * @typedef {object} YourTable
+ * @property {string} id
+ * @property {string} name
+ * @property {"waiting" | "playing" | "over" | "suspended"} state
+ * @property {number} seat yours
+ * @property {YourTableSeat[]} seats
+ * @property {number | null} to_decide
+ * @property {string} updated_at
+ * @property {string | null} waits_until
+ */
+
+/**
+ * `GET /api/players/me/tables`: your games, the one waiting for you first.
+ * @typedef {object} YourTables
+ * @property {YourTable[]} tables
+ */
+
+/**
  * `GET /api/players/{id}/games`: a page of a player's finished games, newest first.
  * @typedef {object} PlayerGames
  * @property {PlayerGame[]} games

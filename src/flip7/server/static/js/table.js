@@ -12,7 +12,7 @@ import { chatPanel } from "./chat.js";
 import { connectionPill, tableConnection } from "./connection.js";
 import { decisionPanel } from "./decisionpanel.js";
 import { setExplainRules } from "./explain.js";
-import { errorText, t } from "./i18n.js";
+import { errorText, formatDate, t } from "./i18n.js";
 import { setTopbar } from "./router.js";
 import { markAway, tickHandover } from "./presence.js";
 import { eventPlayer } from "./tableanim.js";
@@ -22,7 +22,7 @@ import { tableLayout } from "./tablelayout.js";
 import { tableLog } from "./tablelog.js";
 import { gameSeats, isSeated, myGameSeat, myTurn, nameOf, newTableState, seatMeta } from "./tablestate.js";
 import { mountTutorial } from "./tutorial.js";
-import { askName, copyText, focusKey, h, inviteLink, loadServerInfo, restoreFocus, store, toast, tokenKey } from "./util.js";
+import { askName, copyText, focusKey, h, inviteLink, loadLimits, loadServerInfo, restoreFocus, store, toast, tokenKey } from "./util.js";
 import { renderWaiting } from "./waitingroom.js";
 
 /**
@@ -78,6 +78,25 @@ function forgetToken(page) {
   S.token = null;
   S.mySeat = null;
   if (S.conn) S.conn.restart();
+}
+
+/**
+ * Under the header, for a seated player during a game: if everyone steps away now, until
+ * when the game waits (suspended after idle_table_ttl, closed suspended_table_ttl later).
+ * @param {HTMLElement} note
+ * @param {boolean} show
+ */
+function renderKeepNote(note, show) {
+  if (!show) {
+    note.hidden = true;
+    return;
+  }
+  loadLimits().then((limits) => {
+    if (!limits) return;
+    const until = new Date(Date.now() + (limits.idle_table_ttl + limits.suspended_table_ttl) * 1000);
+    note.textContent = t("table.keep_note", { date: formatDate(until, { weekday: "short", day: "numeric", month: "short" }) });
+    note.hidden = false;
+  });
 }
 
 /** @param {TablePage} page */
@@ -187,6 +206,7 @@ function render(page) {
   L.stateChip.dataset.state = tb.state;
   L.spectatorBadge.hidden = isSeated(S);
   L.leaveGameBtn.hidden = !(isSeated(S) && tb.state === "playing");
+  renderKeepNote(L.keepNote, isSeated(S) && tb.state === "playing" && !tb.tutorial);
   L.page.dataset.state = tb.state;
   const waiting = tb.state === "waiting" || !tb.game;
   L.waitingHost.hidden = !waiting;

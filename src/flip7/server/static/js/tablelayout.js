@@ -13,6 +13,7 @@ import { h, icon } from "./util.js";
  * @property {HTMLElement} spectatorBadge
  * @property {HTMLButtonElement} resultsBtn
  * @property {HTMLButtonElement} leaveGameBtn
+ * @property {HTMLElement} keepNote  how long the game waits if everyone steps away
  * @property {HTMLElement} loading
  * @property {HTMLElement} waitingHost
  * @property {HTMLElement} gameLayout
@@ -76,6 +77,7 @@ export function tableLayout(root, { onInvite, onResults, onLeave, chatJump, aler
     h("div", { class: "table-head-main" }, title, stateChip, spectatorBadge),
     h("div", { class: "table-head-tools" }, resultsBtn, chatJump, alerts, inviteBtn, leaveGameBtn));
 
+  const keepNote = h("p", { class: "muted table-keep-note", hidden: true, dataset: { testid: "keep-note" } });
   const waitingHost = h("div", { class: "waiting-host", hidden: true });
   const boardHost = h("div", { class: "board-host" });
   const fxLayer = h("div", { class: "fx-layer", "aria-hidden": "true" });
@@ -90,10 +92,10 @@ export function tableLayout(root, { onInvite, onResults, onLeave, chatJump, aler
   const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("table.joining"));
   // The chat sits in the side column during a game and under the waiting room before.
   const chatSlot = h("div", { class: "chat-slot" });
-  const page = h("div", { class: "table-page" }, header, loading, waitingHost, chatSlot, gameLayout, endHost, announcer);
+  const page = h("div", { class: "table-page" }, header, keepNote, loading, waitingHost, chatSlot, gameLayout, endHost, announcer);
   root.append(page);
   return {
-    page, title, stateChip, spectatorBadge, resultsBtn, leaveGameBtn, loading, waitingHost, gameLayout,
+    page, title, stateChip, spectatorBadge, resultsBtn, leaveGameBtn, keepNote, loading, waitingHost, gameLayout,
     boardHost, fxLayer, decisionHost, logList, scoresHost, side, chatSlot, endHost, announcer,
   };
 }

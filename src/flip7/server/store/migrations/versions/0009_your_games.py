@@ -1,0 +1,55 @@
+"""Your games: a player's unfinished tables found by identity, with whose turn it is.
+
+``table_log.player_id`` repeats a ``join`` change's identity (its JSON has it as
+``player``) so that the tables an identity sat down at are one indexed lookup;
+``tables.to_decide`` is the seat whose decision the game waits for (None between games),
+kept with every update so that a suspended table, or one another process owns, says whose
+turn it is without being rebuilt. The index on ``(state, updated_at)`` serves the sweep
+that closes long-suspended tables.
+
+Revision ID: 0009
+Revises: 0008
+Create Date: 2026-12-04
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0009"
+down_revision: str | None = "0008"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.add_column("table_log", sa.Column("player_id", sa.String(16), nullable=True))
+    op.create_index("ix_table_log_player", "table_log", ["player_id"])
+    op.add_column("tables", sa.Column("to_decide", sa.Integer, nullable=True))
+    op.create_index("ix_tables_state_updated", "tables", ["state", "updated_at"])
+    # The joins stored before: their identity out of the change's JSON.
+    log = sa.table("table_log", sa.column("table_id", sa.String), sa.column("seq", sa.Integer),
+                   sa.column("kind", sa.String), sa.column("data", sa.Text),
+                   sa.column("player_id", sa.String))  # fmt: skip
+    bind = op.get_bind()
+    joins = bind.execute(sa.select(log.c.table_id, log.c.seq, log.c.data)
+                         .where(log.c.kind == "join")).all()  # fmt: skip
+    for table_id, seq, data in joins:
+        player = json.loads(data).get("player")
+        if isinstance(player, str):
+            bind.execute(log.update()
+                         .where(log.c.table_id == table_id, log.c.seq == seq)
+                         .values(player_id=player))  # fmt: skip
+
+
+def downgrade() -> None:
+    op.drop_index("ix_tables_state_updated", "tables")
+    op.drop_index("ix_table_log_player", "table_log")
+    with op.batch_alter_table("tables") as batch:
+        batch.drop_column("to_decide")
+    with op.batch_alter_table("table_log") as batch:
+        batch.drop_column("player_id")
