@@ -212,6 +212,55 @@ def test_a_suspended_table_is_taken_by_the_process_its_player_comes_back_to(
         back.until_version(version + 1)
         assert not [r for r in back.results if r["type"] == "error"], back.results
         back.ws.close()
+        _a_turn_based_game_moves_on_at_its_stored_deadline(pg_url, a)
     finally:
         for server in servers:
             server.stop()
+
+
+def _a_turn_based_game_moves_on_at_its_stored_deadline(pg_url: str, a: ServerProcess) -> None:
+    """A turn-based table suspended the same way keeps its decision's deadline in the
+    database; when it passes, a process's sweep takes the table over (nobody asks for it)
+    and the stand-in bot decides."""
+    from sqlalchemy import create_engine, text
+
+    made = httpx.post(a.url + "/api/tables", json={
+        "player": "Ann", "seats": 3, "pace": "turn_based", "move_hours": 1})  # fmt: skip
+    assert made.status_code == 201, made.text
+    table_id, token = made.json()["table"]["id"], made.json()["token"]
+    ann = ClusterClient(a.url, table_id, token)
+    for _ in range(2):
+        httpx.post(a.url + f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                   headers=auth(token))  # fmt: skip
+    started = httpx.post(a.url + f"/api/tables/{table_id}/start", headers=auth(token))
+    assert started.status_code == 200, started.text
+    ann.until_version(started.json()["table"]["version"])
+    deadline = time.monotonic() + 15
+    while ann.state["game"]["to_decide"] != 0:  # turn-based bots move at once
+        assert time.monotonic() < deadline, ann.state["game"]
+        ann.recv()
+    clock = ann.state["turn_deadline"]
+    ann.ws.close()
+    engine = create_engine(pg_url.replace("postgresql://", "postgresql+psycopg://"))
+    query = text("SELECT state, version, deadline FROM tables WHERE id = :id")
+    try:
+        deadline = time.monotonic() + 15
+        while (row := _row(engine, query, table_id))[0] != "suspended":
+            assert time.monotonic() < deadline, "the turn-based table was never suspended"
+            time.sleep(0.1)
+        assert row[2].timestamp() == pytest.approx(clock, abs=0.01)  # the clock, as it ran
+        version = row[1]
+        with engine.begin() as conn:  # an hour later, as far as the table knows
+            conn.execute(text("UPDATE tables SET deadline = now() - interval '1 second' "
+                              "WHERE id = :id"), {"id": table_id})  # fmt: skip
+        deadline = time.monotonic() + 20
+        while _row(engine, query, table_id)[1] <= version:
+            assert time.monotonic() < deadline, "the due table was never moved on"
+            time.sleep(0.2)
+    finally:
+        engine.dispose()
+
+
+def _row(engine: Any, query: Any, table_id: str) -> Any:
+    with engine.connect() as conn:
+        return conn.execute(query, {"id": table_id}).one()

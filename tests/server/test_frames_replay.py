@@ -60,8 +60,11 @@ ADDED_KEYS["rest"] |= {"unattended_table_ttl", "replay_jobs_per_address",
                        "ipv4_block_prefix", "ipv6_block_prefix", "rating_network_ipv4_prefix",
                        "rating_network_ipv6_prefix", "spectator_welcome_bytes_per_minute",
                        "spectator_welcome_bytes_burst"}
-# Issue "Tables that wait": how long a suspended game waits for its players.
-ADDED_KEYS["rest"] |= {"suspended_table_ttl"}
+# Issue "Tables that wait": how long a suspended game waits for its players, and a
+# table's pace (live, or turn-based with its hours per decision).
+ADDED_KEYS["rest"] |= {"suspended_table_ttl", "pace", "move_hours"}
+for _kind in ("welcome", "update", "error"):
+    ADDED_KEYS[_kind] |= {"pace", "move_hours"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60

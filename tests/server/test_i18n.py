@@ -34,6 +34,7 @@ SAME_AS_ENGLISH = {
     "rules.badge_brutal",  # Brutal
     "rules.option_section",  # " · RULES.md {section}"
     "scorekeeper.live",  # Live
+    "lobby.pace_live",  # Live (a table played together now)
     "scorekeeper.flip7",  # Flip 7
     "scorekeeper.live.ev_card",  # {name} ← {card}
     "scorekeeper.live.ev_move",  # {card}: {from} → {to}

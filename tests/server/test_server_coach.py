@@ -101,7 +101,8 @@ def _wait_done(client: Any, game_id: str, seat: int, db: Any = None,
 def test_a_finished_game_is_analysed_followed_and_kept(db_url: str) -> None:
     db = db_url
     engine = _engine(db_url)
-    with app_client(db, seed=11, coach_burst=2) as client:
+    # A token every 10 minutes: none comes back while a slow machine analyses.
+    with app_client(db, seed=11, coach_burst=2, coach_per_minute=0.1) as client:
         game_id, seat = _finished_game(client)
         never = client.get(f"/api/games/{game_id}/coach", params={"seat": seat})
         assert never.status_code == 404 and _error(never)["code"] == "no_analysis"

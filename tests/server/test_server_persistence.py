@@ -158,6 +158,8 @@ _ALLOWED_KEYS = {
     # players and ratings (flip7.server.services.players): a seat's identity (public, as on its
     # profile page), and whether the table's games are rated
     "player_id", "rated",
+    # a table's pace: live, or turn-based with its hours per decision
+    "pace", "move_hours",
     # game view
     "viewer", "players", "decks", "round", "dealer", "phase", "draw_pile_size", "discard_pile",
     "set_aside", "to_decide", "decision_kind", "pending_card", "legal_decisions", "needs_card",

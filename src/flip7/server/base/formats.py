@@ -24,11 +24,18 @@ def dumps(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
+def as_utc(when: datetime) -> datetime:
+    """``when`` with its time zone; a naive time (SQLite hands them back) is UTC.
+
+    >>> as_utc(datetime(2026, 12, 4, 12)).isoformat()
+    '2026-12-04T12:00:00+00:00'
+    """
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when
+
+
 def iso(when: datetime) -> str:
     """An ISO 8601 UTC time with a ``Z``; a naive time (SQLite hands them back) is UTC."""
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when.isoformat().replace("+00:00", "Z")
+    return as_utc(when).isoformat().replace("+00:00", "Z")
 
 
 def utcnow() -> datetime:

@@ -357,6 +357,9 @@ class TableSummaryModel(_Strict):
     rated: bool = False
     created_at: str
     game_number: int
+    # Live, or turn-based with move_hours per decision (flip7.server.table.options).
+    pace: Literal["live", "turn_based"] = "live"
+    move_hours: int | None = None
 
 
 class TableChatModel(_Strict):
@@ -524,6 +527,10 @@ class CreateTable(_Strict):
     # Whether its games change ratings; null: rated unless the rules change the game
     # (flip7.server.services.ratings.rated_by_default).
     rated: StrictBool | None = None
+    # "turn_based": each decision has move_hours (1 to 168; 24 if left out) to be made,
+    # then the stand-in bot makes it; its players come and go over days.
+    pace: Literal["live", "turn_based"] = "live"
+    move_hours: Annotated[StrictInt, Field(ge=1, le=168)] | None = None
 
 
 class JoinTable(_Strict):

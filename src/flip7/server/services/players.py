@@ -61,6 +61,7 @@ from flip7.server.store.players import (
 )
 from flip7.server.store.ratings import RatingRow, SkillChange, results_of
 from flip7.server.table.errors import clean_name, spend
+from flip7.server.table.options import pace_of
 
 __all__ = ["CODE_ALPHABET", "CODE_SECONDS", "GAMES_PAGE", "LEADERBOARD", "MAX_GAMES_PAGE",
            "MAX_KEYS", "MAX_LEADERBOARD", "Claim", "NewPlayer", "PlayerError", "Players",
@@ -286,7 +287,8 @@ class Players:
     async def tables(self, player_id: str) -> JSONObject:
         """The tables ``player_id`` holds a seat at ("Your games"): the game waiting for
         them first, then the most recently changed; a suspended table with the time it
-        waits until (flip7.server.table.expiry), after which it is closed."""
+        waits until (flip7.server.table.expiry), after which it is closed (a turn-based
+        one is not: its clock moves it on), and a turn-based table's clock."""
         found = await seated_tables(self.store, player_id, YOUR_TABLES)
         keep = timedelta(seconds=self.settings.suspended_table_ttl)
         found.sort(key=lambda t: t.to_decide != t.seat)  # stable: newest first otherwise
@@ -300,7 +302,10 @@ class Players:
                           for s in t.seats],
                 "to_decide": t.to_decide,
                 "updated_at": iso(t.updated_at),
-                "waits_until": iso(t.updated_at + keep) if t.state == "suspended" else None,
+                "waits_until": (iso(t.updated_at + keep)
+                                if t.state == "suspended" and t.deadline is None else None),
+                "pace": pace_of(t.move_hours),
+                "deadline": None if t.deadline is None else iso(t.deadline),
             }
             for t in found
         ]}  # fmt: skip

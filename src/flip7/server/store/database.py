@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.sql.base import Executable
 
 from flip7.core.jsontypes import JSONObject
-from flip7.server.base.formats import dumps, iso, utcnow
+from flip7.server.base.formats import as_utc, dumps, iso, utcnow
 from flip7.server.store.dbfile import DatabaseFile
 from flip7.server.store.lease import Lease, define_table
 from flip7.server.table.changes import Join
@@ -109,6 +109,10 @@ tables = sa.Table(
     sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
     # The seat the game waits for (None between games; before 0009: unknown until a change).
     sa.Column("to_decide", sa.Integer, nullable=True),
+    # A turn-based table's hours per decision (None: live), and when the running decision
+    # is made by the stand-in bot (None: no clock runs).
+    sa.Column("move_hours", sa.Integer, nullable=True),
+    sa.Column("deadline", sa.DateTime(timezone=True), nullable=True),
     sa.Index("ix_tables_state_updated", "state", "updated_at"),
 )
 
@@ -329,6 +333,7 @@ OPERATIONS: dict[str, Executable] = {
         version=sa.bindparam("b_version"),
         state=sa.bindparam("b_state"),
         to_decide=sa.bindparam("b_to_decide"),
+        deadline=sa.bindparam("b_deadline"),
         updated_at=sa.bindparam("b_at"),
         fence=sa.bindparam("b_fence"),
     ),
@@ -395,6 +400,7 @@ def _operation(write: Operation | TableWrite) -> Operation:
                 "max_seats": write.max_seats, "rules": dumps(write.rules),
                 "turn_timer": write.turn_timer, "bust_odds": write.bust_odds,
                 "private": write.private, "rated": write.rated, "state": "waiting",
+                "move_hours": write.move_hours,
                 "version": 0, "updated_at": write.created_at,
             })  # fmt: skip
         case LogEntry():
@@ -407,7 +413,8 @@ def _operation(write: Operation | TableWrite) -> Operation:
         case TableUpdate():
             return ("table_update", {
                 "b_id": write.id, "b_version": write.version, "b_state": write.state,
-                "b_to_decide": write.to_decide, "b_at": write.at, "b_fence": write.fence,
+                "b_to_decide": write.to_decide, "b_deadline": write.deadline, "b_at": write.at,
+                "b_fence": write.fence,
             })  # fmt: skip
         case GameInsert():
             return ("game_insert", {
@@ -714,6 +721,8 @@ class Store:
                 turn_timer=row.turn_timer,
                 bust_odds=bool(row.bust_odds),
                 rated=bool(row.rated),
+                move_hours=row.move_hours,
+                deadline=None if row.deadline is None else as_utc(row.deadline),
                 state=stored_state(str(row.state)),
                 log=logs.get(row.id, []),
                 games=stored_games.get(row.id, []),
@@ -878,7 +887,8 @@ class Store:
         """Close every table suspended since before ``before``; their ids."""
         if (refusal := self.refusal()) is not None:
             raise StoreError(refusal)
-        stale = sa.and_(tables.c.state == "suspended", tables.c.updated_at < before)
+        stale = sa.and_(tables.c.state == "suspended", tables.c.updated_at < before,
+                        tables.c.deadline.is_(None))  # fmt: skip
         async with self.engine.begin() as conn:
             ids = [str(r.id) for r in await conn.execute(sa.select(tables.c.id).where(stale))]
             if ids:
@@ -888,6 +898,14 @@ class Store:
                     .values(state="closed")
                 )
         return ids
+
+    async def due_tables(self, now: datetime) -> list[str]:
+        """The suspended tables whose running decision's deadline has passed by ``now``."""
+        if (refusal := self.refusal()) is not None:
+            raise StoreError(refusal)
+        due = sa.and_(tables.c.state == "suspended", tables.c.deadline <= now)
+        async with self.engine.connect() as conn:
+            return [str(r.id) for r in await conn.execute(sa.select(tables.c.id).where(due))]
 
     async def check(self) -> str | None:
         """What is wrong with the database now, for health (None: nothing): it does not

@@ -378,7 +378,8 @@ class TableSeat:
 @dataclass(frozen=True, slots=True)
 class SeatedTable:
     """A table ``player_id`` has a seat at (``seat``): its name, state, seats, the seat its
-    game waits for and when it last changed."""
+    game waits for, when it last changed, and at a turn-based table (``move_hours``) when
+    the running decision is made for its seat (``deadline``)."""
 
     id: str
     name: str
@@ -387,6 +388,8 @@ class SeatedTable:
     seats: tuple[TableSeat, ...]
     to_decide: int | None
     updated_at: datetime
+    move_hours: int | None
+    deadline: datetime | None
 
 
 def _seats_of(rows: list[tuple[str, str]], player_id: str
@@ -418,7 +421,7 @@ async def seated_tables(store: Store, player_id: str, limit: int) -> list[Seated
     async with store.engine.connect() as conn:
         found = (await conn.execute(
             sa.select(tables.c.id, tables.c.name, tables.c.state, tables.c.to_decide,
-                      tables.c.updated_at)
+                      tables.c.updated_at, tables.c.move_hours, tables.c.deadline)
             .where(tables.c.id.in_(sa.select(table_log.c.table_id)
                                    .where(table_log.c.player_id == player_id)),
                    tables.c.state.in_(_SEATED_STATES))
@@ -441,5 +444,6 @@ async def seated_tables(store: Store, player_id: str, limit: int) -> list[Seated
         mine, seats = _seats_of(by_table.get(str(row.id), []), player_id)
         if mine is not None:
             out.append(SeatedTable(str(row.id), str(row.name), stored_state(str(row.state)), mine,
-                                   seats, row.to_decide, row.updated_at))  # fmt: skip
+                                   seats, row.to_decide, row.updated_at, row.move_hours,
+                                   row.deadline))  # fmt: skip
     return out

@@ -42,7 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Generic, Protocol, TypeVar
 
 from flip7.core.jsontypes import JSON
@@ -162,6 +162,8 @@ class ExpiringTable(Protocol):
     @property
     def to_decide(self) -> int | None: ...
     @property
+    def deadline_at(self) -> datetime | None: ...
+    @property
     def touched(self) -> float: ...
     @property
     def lock(self) -> asyncio.Lock: ...
@@ -209,6 +211,9 @@ class TableOwner(Protocol[T]):
     async def let_go(self, table: T) -> None:
         """``table`` was suspended and dropped from memory (with many processes, another
         may take it when asked)."""
+    async def wake_due(self, table_id: str) -> None:
+        """Bring back the suspended turn-based table ``table_id``, its decision's deadline
+        passed (the stand-in bot makes it); nothing if another process did already."""
 
 
 class Expiry(Generic[T]):
@@ -317,6 +322,12 @@ class Expiry(Generic[T]):
                 self.lobby.log_event("table_closed", None, id=table_id, why="suspended")
         except StoreError:
             log.warning("suspended tables could not be closed; tried again next sweep")
+        # A turn-based game whose players are all away still moves on at its deadlines.
+        try:
+            for table_id in await self.lobby.store.due_tables(utcnow()):
+                await self.lobby.wake_due(table_id)
+        except StoreError:
+            log.warning("turn-based tables due could not be woken; tried again next sweep")
         return [t.id for t, done in zip(due, closed, strict=True) if done]
 
     @staticmethod
@@ -336,7 +347,8 @@ class Expiry(Generic[T]):
                 return False
             suspend = not evicted and self.suspends(table)
             closing = TableUpdate(table.id, table.version, "suspended" if suspend else "closed",
-                                  utcnow(), table.fence, table.to_decide)  # fmt: skip
+                                  utcnow(), table.fence, table.to_decide,
+                                  table.deadline_at)  # fmt: skip
             try:
                 await lobby.store.write([closing])
             except StoreError:

@@ -77,6 +77,7 @@ class Owners(Protocol):
     async def close(self) -> None: ...
     async def drop(self, table: Table, why: str) -> None: ...
     async def let_go(self, table: Table) -> None: ...
+    async def adopt(self, table_id: str) -> Table | str | None: ...
     async def claim_new(self, table_id: str) -> int: ...
 
 
@@ -168,6 +169,7 @@ class Lobby:
             row.turn_timer,
             bust_odds=row.bust_odds,
             rated=row.rated,
+            move_hours=row.move_hours,
         )
         games = {g.id: g for g in row.games}
         for entry in row.log:
@@ -179,6 +181,8 @@ class Lobby:
             if table.version != entry.seq:  # pragma: no cover - a corrupt log
                 raise RuntimeError(f"table {row.id}: log entry {entry.seq} out of order")
         table.chat.restore(row.chat, row.spectator_chat)
+        # The running decision's clock as stored, not a fresh one (flip7.server.table.turns).
+        table.deadline = None if row.deadline is None else row.deadline.timestamp()
         return table
 
     @property
@@ -279,8 +283,17 @@ class Lobby:
         """``table`` was rebuilt from a suspended row: stored as live again (raises
         StoreError if the store refuses)."""
         await self.store.write([TableUpdate(table.id, table.version, table.state, utcnow(),
-                                            table.fence, table.to_decide)])  # fmt: skip
+                                            table.fence, table.to_decide,
+                                            table.deadline_at)])  # fmt: skip
         self.log_event("table_resumed", table, version=table.version)
+
+    async def wake_due(self, table_id: str) -> None:
+        """The suspended turn-based table ``table_id`` is due (flip7.server.table.expiry):
+        rebuilt here (with many processes: taken over), its clock runs out at once."""
+        if self.cluster is not None:
+            await self.cluster.adopt(table_id)
+        else:
+            await self.wake(table_id)
 
     async def let_go(self, table: Table) -> None:
         """``table`` was suspended and dropped from memory: with many processes, whichever
@@ -352,6 +365,8 @@ class Lobby:
         private: bool = False,
         rated: bool | None = None,
         player_id: str | None = None,
+        pace: str = "live",
+        move_hours: int | None = None,
     ) -> tuple[Table, int, str]:
         """A new table ``table_name`` with its creator, called ``name``, in seat 0; returns
         the table, the seat and its token (:class:`TableOptions` checks the options).
@@ -359,6 +374,7 @@ class Lobby:
         ``private``: not in the lobby's list (a tutorial's table: never rated). ``rated``:
         whether its games change ratings (None: unless its rules change the game,
         flip7.server.table.options.rated_by_default). ``player_id``: the creator's identity.
+        ``pace`` "turn_based": each decision has ``move_hours`` (flip7.server.table.turns).
 
         ``address`` (the client's) is held to ``tables_per_minute``: every attempt counts,
         refused ones too. None: the server's own call, not counted. A valid request is then
@@ -370,6 +386,8 @@ class Lobby:
             seats, rules, turn_timer, bust_odds, private, rated, self.settings.min_turn_timer,
             self.settings.max_target_score,
             self.settings.rated_min_target_score,
+            pace,
+            move_hours,
         )
         table_name = clean_name(table_name, "table name", self.settings.table_name_chars)
         name = clean_name(name, "player name", self.settings.player_name_chars)
@@ -381,7 +399,7 @@ class Lobby:
             table_id = secrets.token_urlsafe(6)
         now = utcnow()
         table = Table(self, table_id, table_name, now, options.seats, options.rules,
-                      options.turn_timer, options.bust_odds, options.rated)
+                      options.turn_timer, options.bust_odds, options.rated, options.move_hours)
         table.owner = Owner(address, player_id)  # its bots' budget and caps are the owner's
         if self.cluster is not None:
             # Run by this process from its first change on (its owner row is committed
@@ -391,7 +409,8 @@ class Lobby:
             except Exception:
                 raise not_stored("the table") from None
         row = TableInsert(table_id, table_name, now, options.seats, options.rules.to_json(),
-                          options.turn_timer, options.bust_odds, private, options.rated)
+                          options.turn_timer, options.bust_odds, private, options.rated,
+                          options.move_hours)
         if not private:  # the server's own (a tutorial's) is started at once
             self.expiry.created(table)
         async with table.lock:

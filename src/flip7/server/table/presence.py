@@ -4,7 +4,10 @@ goes on without those gone.
 A human is *away* while no socket of theirs is connected. Away on their turn, others may
 hand their seat to the stand-in bot after ``handover_grace`` seconds (a ``stand_in``
 change, flip7.server.table.changes.HandOver), and the server does it itself after
-``handover_auto``; the seat is theirs again when they reconnect. At the end screen a
+``handover_auto``; the seat is theirs again when they reconnect. At a turn-based table
+being away is normal (each decision has its ``move_hours``, flip7.server.table.turns): the
+server hands nobody over, and the others may once the player has missed
+:data:`HANDOVER_MISSES` decisions in a row. At the end screen a
 player away for ``rematch_wait`` is *gone*: the next game starts without them once every
 human staying is ready. Times are on the lobby's clock (tests move it by hand); clients are
 sent epoch seconds.
@@ -37,7 +40,11 @@ from flip7.server.table.events import Gone
 from flip7.server.table.options import MAX_SEATS, TableState
 from flip7.server.table.seat import Seat
 
-__all__ = ["AwayTable", "Presence"]
+__all__ = ["HANDOVER_MISSES", "AwayTable", "Presence"]
+
+HANDOVER_MISSES = 3
+"""At a turn-based table: decisions missed in a row after which the others may hand a
+seat to the stand-in bot."""
 
 # A seat nobody holds, as clients see it.
 _EMPTY_SEAT: JSONObject = {
@@ -66,6 +73,8 @@ class AwayTable(Protocol):
     def lock(self) -> asyncio.Lock: ...
     @property
     def humans_here(self) -> bool: ...
+    @property
+    def move_hours(self) -> int | None: ...
 
     def seat_of(self, place: Seat) -> int:
         """The seat number ``place`` holds (ValueError: none)."""
@@ -156,9 +165,11 @@ class Presence:
         data = place.to_json(seat)
         since = self.away_since(place)
         data["away_since"] = None if since is None else self.epoch(since)
-        data["handover_at"] = (
-            None if since is None else self.epoch(since + self.settings.handover_grace)
-        )
+        if self.table.move_hours is not None:  # turn-based: after missed decisions only
+            handover = since if place.missed >= HANDOVER_MISSES else None
+        else:
+            handover = None if since is None else since + self.settings.handover_grace
+        data["handover_at"] = None if handover is None else self.epoch(handover)
         over = self.table.state == "over"
         data["ready"] = (place.kind == "bot" or place.ready) if over else None
         data["gone"] = self.gone(place, now)
@@ -185,6 +196,14 @@ class Presence:
                 "not_away", f"{place.name} {why}: a seat is handed over only while its "
                 "player is away on their turn", 409,
             )
+        if self.table.move_hours is not None:
+            if place.missed < HANDOVER_MISSES:
+                raise TableError(
+                    "too_soon", f"{place.name} has missed {place.missed} decisions in a row; "
+                    f"at a turn-based table a seat is handed to a bot after {HANDOVER_MISSES}",
+                    409,
+                )
+            return
         grace = self.settings.handover_grace
         wait = since + grace - self.clock()
         if wait > 0:
@@ -230,7 +249,7 @@ class Presence:
         if table.closed or game is None or not table.humans_here:
             return
         now = self.clock()
-        if table.state == "playing" and game.to_decide is not None:
+        if table.state == "playing" and game.to_decide is not None and table.move_hours is None:
             place = table.seats[game.to_decide]
             since = None if place is None else self.away_since(place)
             if since is not None:

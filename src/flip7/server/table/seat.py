@@ -92,6 +92,9 @@ class Seat:
     # The stand-in bot plays the seat while its player is away (handed over by another
     # player, or by the server after handover_auto), until they reconnect.
     stand_in: bool = False
+    # Decisions in a row its clock ran out on (the stand-in bot made them; a move of the
+    # player's own clears it): at a turn-based table the others may then hand it over.
+    missed: int = 0
     # At the end screen: ready for the next game (a bot always is). Cleared at a start.
     ready: bool = False
     # On the lobby's clock: since when no socket of this seat is connected.

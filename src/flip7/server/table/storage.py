@@ -68,6 +68,8 @@ class TableInsert:
     bust_odds: bool
     private: bool
     rated: bool
+    # A turn-based table's hours per decision (None: a live table).
+    move_hours: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +87,9 @@ class LogEntry:
 
 @dataclass(frozen=True, slots=True)
 class TableUpdate:
-    """A table's version and state after a change (or its closing), under ``fence``, and
-    the seat its game waits for (``to_decide``; None between games)."""
+    """A table's version and state after a change (or its closing), under ``fence``, the
+    seat its game waits for (``to_decide``; None between games) and, at a turn-based
+    table, when that seat's decision is made for it (``deadline``; None: no clock runs)."""
 
     id: str
     version: int
@@ -94,6 +97,7 @@ class TableUpdate:
     at: datetime
     fence: int | None
     to_decide: int | None
+    deadline: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +197,10 @@ class TableRow:
     games: list[StoredGame]
     bust_odds: bool = True
     rated: bool = False
+    # A turn-based table's hours per decision (None: live), and the running decision's
+    # deadline as stored: a rebuilt table keeps it rather than starting a fresh clock.
+    move_hours: int | None = None
+    deadline: datetime | None = None
     # As stored: ``suspended`` tells whoever rebuilds it to store it as live again.
     state: StoredState = "playing"
     # The table's most recent chat entries, oldest first (as many as it asked for), and
@@ -225,5 +233,9 @@ class TableStorage(Protocol):
         """A stored table's state and how many games it has had; None if there is none."""
 
     async def close_suspended(self, before: datetime) -> list[str]:
-        """Close the tables suspended since before ``before`` (history from now on); their
-        ids."""
+        """Close the tables suspended since before ``before`` (history from now on), but
+        not a turn-based one whose clock runs (its deadline wakes it); their ids."""
+
+    async def due_tables(self, now: datetime) -> list[str]:
+        """The suspended turn-based tables whose decision's deadline has passed by ``now``
+        (to be woken: the stand-in bot decides)."""

@@ -14,9 +14,10 @@ import contextlib
 import json
 import math
 import secrets
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol, assert_never
 
 from flip7.bots import Bot, make_bot
@@ -54,7 +55,7 @@ from flip7.server.table.events import (
     Timeout,
     Update,
 )
-from flip7.server.table.options import MAX_SEATS, TableState
+from flip7.server.table.options import MAX_SEATS, TableState, pace_of
 from flip7.server.table.presence import Presence
 from flip7.server.table.seat import Seat, hash_token, same_network
 from flip7.server.table.storage import (
@@ -162,6 +163,7 @@ class Table:
         turn_timer: int | None,
         bust_odds: bool = True,
         rated: bool = False,
+        move_hours: int | None = None,
     ) -> None:
         self.lobby = lobby
         self.id = table_id
@@ -174,6 +176,11 @@ class Table:
         self.bust_odds = bust_odds
         # Whether its finished games change ratings (flip7.server.services.ratings; an option).
         self.rated = rated
+        # A turn-based table's hours per decision (None: live), and when the running
+        # decision is made by the stand-in bot (epoch seconds; None: no clock runs): set
+        # by each change, stored with it, restored with the table (flip7.server.table.turns).
+        self.move_hours = move_hours
+        self.deadline: float | None = None
         self.version = 0
         self.state: TableState = "waiting"
         self.seats: list[Seat | None] = [None] * max_seats
@@ -258,6 +265,27 @@ class Table:
             return None
 
     @property
+    def deadline_at(self) -> datetime | None:
+        """:attr:`deadline` as the store keeps it."""
+        return None if self.deadline is None else datetime.fromtimestamp(self.deadline, UTC)
+
+    def _decision_deadline(self, fresh: bool) -> float | None:
+        """At a turn-based table after a change: when the decision the game now waits for
+        is made by the stand-in bot. A human's decision gets ``move_hours`` from now when
+        it is ``fresh`` (a move or a start) and keeps its clock otherwise (a hand-over, a
+        return); a bot's, or none, has no clock."""
+        game = self.game
+        if self.move_hours is None or self.state != "playing" or game is None:
+            return None
+        seat = game.to_decide
+        place = None if seat is None else self.seats[seat]
+        if place is None or place.played_by_bot:
+            return None
+        if self.deadline is not None and not fresh:
+            return self.deadline
+        return round(time.time() + self.move_hours * 3600, 3)
+
+    @property
     def to_decide(self) -> int | None:
         """The seat the game waits for (None between games), as the store keeps it."""
         game = self.game
@@ -282,6 +310,8 @@ class Table:
             "rated": self.rated,
             "created_at": iso(self.created_at),
             "game_number": self.game_number,
+            "pace": pace_of(self.move_hours),
+            "move_hours": self.move_hours,
         }
 
     def state_json(self, viewer: Seat | None = None) -> JSONObject:
@@ -389,6 +419,7 @@ class Table:
         :class:`~flip7.core.errors.DecisionError` if not, with nothing changed."""
         self.check_open()
         events = self.apply(change)
+        self.deadline = self._decision_deadline(isinstance(change, Move | Start))
         version = self.version
         if not isinstance(change, Move) or change.by == "human":  # bots keep nothing open
             self.touched = self.lobby.clock()
@@ -396,7 +427,8 @@ class Table:
         writes: list[TableWrite] = [
             *before,
             LogEntry(self.id, version, change, now, self.fence),
-            TableUpdate(self.id, version, self.state, now, self.fence, self.to_decide),
+            TableUpdate(self.id, version, self.state, now, self.fence, self.to_decide,
+                        self.deadline_at),
             *extra,
         ]
         finishing = isinstance(change, Move) and self.game is not None and self.game.over
@@ -522,6 +554,9 @@ class Table:
         events: Update = [*game.apply(move.decision)]
         if move.by == "timer":
             events.insert(0, Timeout(move.seat))
+        place = self._place(move.seat)
+        if move.by != "bot":  # decisions missed in a row (turn-based: others may hand over)
+            place.missed = place.missed + 1 if move.by == "timer" else 0
         if move.move_id is not None:
             # A move is only ever applied at the version it was made against (the log
             # holds no other), so the version before it is this table's version.

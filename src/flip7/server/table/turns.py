@@ -6,6 +6,11 @@ human's turn at a table with a turn timer is decided by the stand-in bot when th
 runs out. Bots think only while some human is connected: a table its humans have all left
 pauses (``bots_paused``) until one comes back. Searching bots think in worker processes
 (flip7.server.table.thinking) within the table's CPU budget and its owner's.
+
+A turn-based table (``move_hours``) is played by people who come and go: its bots move at
+once, whoever is connected, and a human's decision is made by the stand-in bot at the
+table's ``deadline`` (set by the change that asked for the decision, stored with it, and
+restored with the table: a restart or a takeover keeps the clock).
 """
 
 from __future__ import annotations
@@ -60,6 +65,10 @@ class TurnTable(Protocol):
     def tutorial(self) -> Tutorial | None: ...
     @property
     def turn_timer(self) -> int | None: ...
+    @property
+    def move_hours(self) -> int | None: ...
+    @property
+    def deadline(self) -> float | None: ...
     @property
     def humans_here(self) -> bool: ...
     @property
@@ -119,10 +128,18 @@ class Turns:
         place = table.seats[game.to_decide]
         assert place is not None
         if place.played_by_bot:
+            if table.move_hours is not None:
+                return _Turn(table.version, 0.0, "bot")
             if not table.humans_here:
                 self.pause()
                 return None
             return _Turn(table.version, self.settings.bot_delay, "bot")
+        if table.move_hours is not None:
+            deadline = table.deadline
+            if deadline is None:  # pragma: no cover - every human decision gets a clock
+                return None
+            self.deadline = deadline
+            return _Turn(table.version, max(0.0, deadline - time.time()), "timer")
         if table.turn_timer is not None:
             self.deadline = round(time.time() + table.turn_timer, 3)
             return _Turn(table.version, float(table.turn_timer), "timer")
@@ -137,7 +154,8 @@ class Turns:
             if table.version != turn.version or game is None or game.to_decide is None:
                 return
             seat = game.to_decide
-            if turn.by == "bot" and not table.humans_here:  # the last human went meanwhile
+            if turn.by == "bot" and not table.humans_here and table.move_hours is None:
+                # the last human went meanwhile
                 self.pause()
                 return
             scripted = None if table.tutorial is None else table.tutorial.bot_move(game)

@@ -70,6 +70,7 @@ async def create_table(
         body.name, body.player, body.seats, body.rules, body.turn_timer,
         address=client_address(request.client), bust_odds=body.bust_odds,
         rated=body.rated, player_id=await services.players.identify(x_player_key),
+        pace=body.pace, move_hours=body.move_hours,
     )
     state = await play.state_of(table, table.seats[seat])
     return {"table": state, "seat": seat, "token": token}

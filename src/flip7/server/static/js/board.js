@@ -3,7 +3,7 @@
 // (flip7.view.GameView.to_json()); interaction comes in through `picks`.
 import { botBadge } from "./botlevels.js";
 import { cardBack, cardEl, cardName, kindPrompt, tparts } from "./cards.js";
-import { formatNumber, t } from "./i18n.js";
+import { formatDate, formatNumber, t } from "./i18n.js";
 import { flip7Bonus, flip7Cards, ruleValue } from "./rules.js";
 import { h, initial } from "./util.js";
 
@@ -34,13 +34,32 @@ export function secondsLeft(deadline) {
   return Math.max(0, Math.ceil(deadline - Date.now() / 1000));
 }
 
+// Past this many seconds a clock shows when it runs out, not the seconds (a turn-based
+// table's hours; a live turn timer is at most 600 s).
+const LONG_CLOCK = 600;
+
+/**
+ * A clock's text and its words for a screen reader: "42s", or "until Fri 14:00".
+ * @param {number} deadline epoch seconds
+ * @returns {{text: string, label: string}}
+ */
+function clockText(deadline) {
+  const left = secondsLeft(deadline);
+  if (left <= LONG_CLOCK) return { text: t("table.board.seconds", { count: left }), label: t("table.board.seconds_left", { count: left }) };
+  const when = new Date(deadline * 1000);
+  const sameDay = when.toDateString() === new Date().toDateString();
+  const date = formatDate(when, sameDay ? { hour: "numeric", minute: "2-digit" } : { weekday: "short", hour: "numeric", minute: "2-digit" });
+  return { text: t("table.board.until", { date }), label: t("table.board.until_label", { date }) };
+}
+
 /** @param {number} deadline epoch seconds */
 export function countdownEl(deadline) {
   const left = secondsLeft(deadline);
+  const clock = clockText(deadline);
   return h("span", {
     class: `countdown${left <= 10 ? " countdown--low" : ""}`, dataset: { deadline: String(deadline) },
-    role: "timer", "aria-label": t("table.board.seconds_left", { count: left }),
-  }, h("span", { class: "countdown-dot", "aria-hidden": "true" }), t("table.board.seconds", { count: left }));
+    role: "timer", "aria-label": clock.label,
+  }, h("span", { class: "countdown-dot", "aria-hidden": "true" }), clock.text);
 }
 
 /**
@@ -49,10 +68,12 @@ export function countdownEl(deadline) {
  */
 export function tickCountdowns(root = document) {
   for (const el of root.querySelectorAll(".countdown[data-deadline]")) {
-    const left = secondsLeft(Number(el.getAttribute("data-deadline")));
+    const deadline = Number(el.getAttribute("data-deadline"));
+    const left = secondsLeft(deadline);
+    const clock = clockText(deadline);
     // countdownEl's last child is its text
-    if (el.lastChild) el.lastChild.textContent = t("table.board.seconds", { count: left });
-    el.setAttribute("aria-label", t("table.board.seconds_left", { count: left }));
+    if (el.lastChild) el.lastChild.textContent = clock.text;
+    el.setAttribute("aria-label", clock.label);
     el.classList.toggle("countdown--low", left <= 10);
   }
 }

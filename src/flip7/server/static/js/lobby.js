@@ -17,6 +17,17 @@ import { yourGamesPanel } from "./yourgames.js";
 /** @typedef {import("./protocol.js").RecentGame} RecentGame */
 /** Whether the lobby is still on screen. @typedef {() => boolean} Alive */
 
+// A turn-based table's choices of hours per decision (the server takes 1 to 168).
+const MOVE_HOURS = [1, 4, 12, 24, 48, 72, 168];
+
+/**
+ * "24 hours per move", "7 days per move".
+ * @param {number} hours
+ */
+export function moveHoursText(hours) {
+  return hours % 24 === 0 && hours >= 48 ? t("lobby.move_days", { count: hours / 24 }) : t("lobby.move_hours_n", { count: hours });
+}
+
 /** @param {HTMLElement} root */
 export function mountLobby(root) {
   document.body.dataset.view = "lobby";
@@ -80,6 +91,13 @@ function createPanel(alive) {
   const targetInput = h("input", { id: "create-target", class: "input", name: "target_score", type: "number", step: "1", inputmode: "numeric" });
   const brutalInput = h("input", { id: "create-brutal", type: "checkbox", class: "switch-input", name: "brutal" });
   const timerOn = h("input", { id: "create-timer-on", type: "checkbox", class: "switch-input" });
+  // Live (together now) or turn-based (each decision has some hours: over days).
+  const paceSelect = h("select", { id: "create-pace", class: "select select--small", name: "pace", dataset: { testid: "pace" } },
+    h("option", { value: "live", text: t("lobby.pace_live") }),
+    h("option", { value: "turn_based", text: t("lobby.pace_turn_based") }));
+  const hoursSelect = h("select", { id: "create-move-hours", class: "select", name: "move_hours" },
+    MOVE_HOURS.map((n) => h("option", { value: String(n), text: moveHoursText(n) })));
+  hoursSelect.value = "24";
   // The table option bust_odds: on unless the players want to judge the risk themselves.
   const oddsInput = h("input", { id: "create-bust-odds", type: "checkbox", class: "switch-input", name: "bust_odds", checked: true });
   // Rated follows the rules (the server's ratedByDefault) until the player sets it.
@@ -88,6 +106,21 @@ function createPanel(alive) {
   ratedInput.addEventListener("change", () => { ratedTouched = true; });
   const timerInput = h("input", { id: "create-timer", class: "input input--short", type: "number", min: "5", max: "600", step: "1", value: "60", disabled: true, "aria-label": t("lobby.timer_seconds"), inputmode: "numeric" });
   timerOn.addEventListener("change", () => { timerInput.disabled = !timerOn.checked; });
+  const timerRow = h("div", { class: "switch-field switch-field--with-input" },
+    timerOn,
+    h("label", { for: "create-timer-on", class: "switch-label" },
+      h("span", { class: "switch", "aria-hidden": "true" }),
+      h("span", { class: "switch-text" }, h("span", { text: t("lobby.turn_timer") }), h("small", { class: "muted", text: t("lobby.turn_timer_help") }))),
+    h("span", { class: "timer-input" }, timerInput, h("span", { class: "muted", text: t("lobby.seconds_short") })));
+  // A turn-based table has no turn timer: its clock is the hours per decision.
+  const hoursRow = h("div", { class: "field field--row", hidden: true },
+    h("label", { for: "create-move-hours", class: "field-label" }, h("span", { text: t("lobby.move_hours") }),
+      h("small", { class: "muted", text: t("lobby.move_hours_help") })), hoursSelect);
+  paceSelect.addEventListener("change", () => {
+    const turnBased = paceSelect.value === "turn_based";
+    timerRow.hidden = turnBased;
+    hoursRow.hidden = !turnBased;
+  });
   const houseRules = h("div", { class: "house-rules" });
   /** @type {Map<string, HTMLInputElement | HTMLSelectElement>} */
   const houseInputs = new Map();
@@ -164,12 +197,8 @@ function createPanel(alive) {
       h("div", { class: "field" }, h("label", { for: "create-seats", class: "field-label", text: t("lobby.seats") }), seatsSelect),
       h("div", { class: "field" }, h("label", { for: "create-target", class: "field-label", text: t("lobby.target_score") }), targetInput)),
     switchField(brutalInput, ruleLabel("brutal"), ruleHelp("brutal")),
-    h("div", { class: "switch-field switch-field--with-input" },
-      timerOn,
-      h("label", { for: "create-timer-on", class: "switch-label" },
-        h("span", { class: "switch", "aria-hidden": "true" }),
-        h("span", { class: "switch-text" }, h("span", { text: t("lobby.turn_timer") }), h("small", { class: "muted", text: t("lobby.turn_timer_help") }))),
-      h("span", { class: "timer-input" }, timerInput, h("span", { class: "muted", text: t("lobby.seconds_short") }))),
+    timerRow,
+    hoursRow,
     // With the house rules, folded: the create button stays above the fold at 1366×800.
     h("details", { class: "more-rules" }, h("summary", { text: t("lobby.house_rules") }),
       switchField(ratedInput, t("lobby.rated"), t("lobby.rated_help")),
@@ -204,8 +233,9 @@ function createPanel(alive) {
       targetInput.focus();
       return;
     }
+    const turnBased = paceSelect.value === "turn_based";
     let turnTimer = null;
-    if (timerOn.checked) {
+    if (timerOn.checked && !turnBased) {
       turnTimer = Number(timerInput.value);
       if (!Number.isInteger(turnTimer) || turnTimer < 5 || turnTimer > 600) {
         formError.textContent = t("lobby.error_timer", { low: 5, high: 600 });
@@ -224,6 +254,8 @@ function createPanel(alive) {
       turn_timer: turnTimer,
       bust_odds: oddsInput.checked,
       rated: ratedTouched ? ratedInput.checked : null,
+      pace: turnBased ? "turn_based" : "live",
+      move_hours: turnBased ? Number(hoursSelect.value) : null,
     };
     submit.disabled = true;
     try {
@@ -257,7 +289,9 @@ function createPanel(alive) {
   }
 
   return h("section", { class: "panel create", "aria-labelledby": "create-title" },
-    h("h2", { id: "create-title", text: t("lobby.new_table") }), form);
+    h("div", { class: "panel-head" }, h("h2", { id: "create-title", text: t("lobby.new_table") }),
+      h("label", { class: "pace-pick" }, h("span", { class: "visually-hidden", text: t("lobby.pace") }), paceSelect)),
+    form);
 }
 
 /**
@@ -271,9 +305,15 @@ function openTables(alive, alsoRefresh) {
   const tablesList = h("ul", { class: "table-list", "aria-live": "polite", dataset: { testid: "tables" } });
   const tablesEmpty = h("p", { class: "muted empty", text: t("lobby.no_tables") });
   const refreshBtn = h("button", { type: "button", class: "btn btn--icon", "aria-label": t("lobby.refresh"), onclick: () => { loadTables(); alsoRefresh(); } }, icon("refresh"));
-  const tablesPanel = h("section", { class: "panel tables", "aria-labelledby": "tables-title" },
-    h("div", { class: "panel-head" }, h("h2", { id: "tables-title", text: t("lobby.open_tables") }), refreshBtn),
-    tablesList, tablesEmpty);
+  // Turn-based tables apart (issue "Tables that wait"): their players come and go over days.
+  const slowList = h("ul", { class: "table-list", "aria-live": "polite", dataset: { testid: "turn-based-tables" } });
+  const slowPanel = h("section", { class: "panel tables", "aria-labelledby": "turn-based-title", hidden: true },
+    h("div", { class: "panel-head" }, h("h2", { id: "turn-based-title", text: t("lobby.turn_based_tables") })), slowList);
+  const tablesPanel = h("div", { class: "lobby-col" },
+    h("section", { class: "panel tables", "aria-labelledby": "tables-title" },
+      h("div", { class: "panel-head" }, h("h2", { id: "tables-title", text: t("lobby.open_tables") }), refreshBtn),
+      tablesList, tablesEmpty),
+    slowPanel);
 
   /** @param {TableSummary} tbl */
   async function join(tbl) {
@@ -292,34 +332,46 @@ function openTables(alive, alsoRefresh) {
   /** @param {TableSummary[]} tables */
   function renderTables(tables) {
     const key = focusKey();
+    const live = tables.filter((tbl) => tbl.pace !== "turn_based");
+    const slow = tables.filter((tbl) => tbl.pace === "turn_based");
     clear(tablesList);
-    tablesEmpty.hidden = tables.length > 0;
-    for (const tbl of tables) {
-      const seated = tbl.seats.filter((s) => s.kind !== "empty");
-      const free = tbl.seats.length - seated.length;
-      const mine = !!store.get(tokenKey(tbl.id));
-      const badges = ruleBadges(tbl.rules, tbl.turn_timer);
-      if (tbl.bust_odds === false) badges.push({ text: t("lobby.no_bust_odds"), cls: "no-odds" });
-      if (tbl.rated === false) badges.push({ text: t("lobby.unrated"), cls: "unrated" });
-      const actions = [];
-      if (mine) {
-        actions.push(h("a", { class: "btn btn--primary btn--small", href: `/t/${encodeURIComponent(tbl.id)}`, "data-link": true, dataset: { focusKey: `back:${tbl.id}` } }, t("lobby.back_to_seat")));
-      } else if (tbl.state === "waiting" && free > 0) {
-        actions.push(h("button", { type: "button", class: "btn btn--primary btn--small", "aria-label": t("lobby.join_label", { name: tbl.name }), dataset: { focusKey: `join:${tbl.id}` }, onclick: () => join(tbl) }, t("common.join")));
-      }
-      actions.push(h("a", { class: "btn btn--ghost btn--small", href: `/t/${encodeURIComponent(tbl.id)}`, "data-link": true, "aria-label": t("lobby.watch_label", { name: tbl.name }), dataset: { focusKey: `watch:${tbl.id}` } }, icon("eye"), t("lobby.watch")));
-      tablesList.appendChild(h("li", { class: "table-item", dataset: { table: tbl.id, state: tbl.state } },
-        h("div", { class: "table-item-main" },
-          h("div", { class: "table-item-title" },
-            h("span", { class: "table-item-name", text: tbl.name }),
-            h("span", { class: `chip chip--state`, dataset: { state: tbl.state }, text: tbl.state === "waiting" ? t("lobby.state_waiting") : tbl.state === "playing" ? t("lobby.state_playing") : t("lobby.state_finished") })),
-          h("div", { class: "seat-dots", role: "img", "aria-label": t("lobby.seats_taken", { taken: seated.length, count: tbl.seats.length }) },
-            tbl.seats.map((s) => h("span", { class: `seat-dot seat-dot--${s.kind}` }))),
-          h("p", { class: "table-item-players muted", text: seated.map((s) => s.name).join(", ") || t("lobby.nobody_yet") }),
-          badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null),
-        h("div", { class: "table-item-actions" }, actions)));
+    clear(slowList);
+    tablesEmpty.hidden = live.length > 0;
+    slowPanel.hidden = slow.length === 0;
+    for (const tbl of live) tablesList.appendChild(tableItem(tbl));
+    for (const tbl of slow) slowList.appendChild(tableItem(tbl));
+    restoreFocus(key, tablesPanel);
+  }
+
+  /**
+   * One table of the lobby's lists, with its rules' badges and what one may do there.
+   * @param {TableSummary} tbl
+   */
+  function tableItem(tbl) {
+    const seated = tbl.seats.filter((s) => s.kind !== "empty");
+    const free = tbl.seats.length - seated.length;
+    const mine = !!store.get(tokenKey(tbl.id));
+    const badges = ruleBadges(tbl.rules, tbl.turn_timer);
+    if (tbl.bust_odds === false) badges.push({ text: t("lobby.no_bust_odds"), cls: "no-odds" });
+    if (tbl.rated === false) badges.push({ text: t("lobby.unrated"), cls: "unrated" });
+    if (tbl.pace === "turn_based" && tbl.move_hours) badges.unshift({ text: moveHoursText(tbl.move_hours), cls: "pace" });
+    const actions = [];
+    if (mine) {
+      actions.push(h("a", { class: "btn btn--primary btn--small", href: `/t/${encodeURIComponent(tbl.id)}`, "data-link": true, dataset: { focusKey: `back:${tbl.id}` } }, t("lobby.back_to_seat")));
+    } else if (tbl.state === "waiting" && free > 0) {
+      actions.push(h("button", { type: "button", class: "btn btn--primary btn--small", "aria-label": t("lobby.join_label", { name: tbl.name }), dataset: { focusKey: `join:${tbl.id}` }, onclick: () => join(tbl) }, t("common.join")));
     }
-    restoreFocus(key, tablesList);
+    actions.push(h("a", { class: "btn btn--ghost btn--small", href: `/t/${encodeURIComponent(tbl.id)}`, "data-link": true, "aria-label": t("lobby.watch_label", { name: tbl.name }), dataset: { focusKey: `watch:${tbl.id}` } }, icon("eye"), t("lobby.watch")));
+    return h("li", { class: "table-item", dataset: { table: tbl.id, state: tbl.state } },
+      h("div", { class: "table-item-main" },
+        h("div", { class: "table-item-title" },
+          h("span", { class: "table-item-name", text: tbl.name }),
+          h("span", { class: `chip chip--state`, dataset: { state: tbl.state }, text: tbl.state === "waiting" ? t("lobby.state_waiting") : tbl.state === "playing" ? t("lobby.state_playing") : t("lobby.state_finished") })),
+        h("div", { class: "seat-dots", role: "img", "aria-label": t("lobby.seats_taken", { taken: seated.length, count: tbl.seats.length }) },
+          tbl.seats.map((s) => h("span", { class: `seat-dot seat-dot--${s.kind}` }))),
+        h("p", { class: "table-item-players muted", text: seated.map((s) => s.name).join(", ") || t("lobby.nobody_yet") }),
+        badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null),
+      h("div", { class: "table-item-actions" }, actions));
   }
 
   async function loadTables() {

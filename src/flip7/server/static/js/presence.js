@@ -46,6 +46,21 @@ function handoverButton(s, meta, rest) {
 }
 
 /**
+ * The hand-over button, unless the seat cannot be handed over at all: at a turn-based
+ * table only once its player has missed decisions in a row (the server then gives
+ * `handover_at`); being away is normal there.
+ * @param {TableState} S
+ * @param {number} s
+ * @param {import("./protocol.js").Seat} meta
+ * @param {Rest} rest
+ * @returns {HTMLElement|null}
+ */
+function maybeHandover(S, s, meta, rest) {
+  if (S.table && S.table.pace === "turn_based" && (meta.handover_at === null || meta.handover_at === undefined)) return null;
+  return handoverButton(s, meta, rest);
+}
+
+/**
  * For the bar at the bottom that everyone sees (the seat itself may be scrolled away on a
  * phone): "Eve is away" and the hand-over button, while the seat that must decide is away
  * and a seated player looks on; null otherwise.
@@ -60,7 +75,7 @@ export function awayNote(S, s, me, rest) {
   if (!meta || meta.stand_in || meta.away_since === null || meta.away_since === undefined) return null;
   if (!isSeated(S) || me === null || me === s) return null;
   return h("span", { class: "away-note", dataset: { testid: "away-note" } },
-    h("span", { text: t("table.away.is_away", { name: meta.name }) }), handoverButton(s, meta, rest));
+    h("span", { text: t("table.away.is_away", { name: meta.name }) }), maybeHandover(S, s, meta, rest));
 }
 
 /**
@@ -82,7 +97,8 @@ export function markAway(board, S, me, rest) {
       badges.appendChild(h("span", { class: "badge badge--bot", dataset: { testid: "stand-in" }, text: t("table.away.bot_plays") }));
     } else if (meta.away_since !== null && meta.away_since !== undefined) {
       badges.appendChild(h("span", { class: "badge badge--offline", dataset: { testid: "away" }, text: t("table.away.away") }));
-      if (isSeated(S) && me !== null && me !== s) badges.appendChild(handoverButton(s, meta, rest));
+      const button = isSeated(S) && me !== null && me !== s ? maybeHandover(S, s, meta, rest) : null;
+      if (button) badges.appendChild(button);
     }
   });
 }

@@ -166,6 +166,8 @@
  * @property {boolean} [rated]
  * @property {string} created_at
  * @property {number} game_number
+ * @property {"live" | "turn_based"} [pace]
+ * @property {number | null} [move_hours] hours per decision at a turn-based table
  */
 
 /**
@@ -217,6 +219,8 @@
  * @property {TableChat} chat
  * @property {string | null} [rematch_problem]
  * @property {Tutorial | null} [tutorial]
+ * @property {"live" | "turn_based"} [pace]
+ * @property {number | null} [move_hours] hours per decision at a turn-based table
  */
 
 // ---------------------------------------------------------------------- server -> client
@@ -308,6 +312,8 @@
  * @property {number | null} [turn_timer]
  * @property {boolean} [bust_odds]
  * @property {boolean | null} [rated]
+ * @property {"live" | "turn_based"} [pace]
+ * @property {number | null} [move_hours] hours per decision at a turn-based table
  */
 
 /**
@@ -1080,6 +1086,8 @@
  * @property {number | null} to_decide
  * @property {string} updated_at
  * @property {string | null} waits_until
+ * @property {"live" | "turn_based"} pace
+ * @property {string | null} deadline at a turn-based table: when the running decision is made by a bot
  */
 
 /**

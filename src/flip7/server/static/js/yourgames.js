@@ -45,6 +45,11 @@ export function yourGamesPanel(alive) {
       const players = tbl.seats.map((s) => (s.seat === tbl.seat ? t("lobby.you_in_list", { name: s.name })
         : s.kind === "bot" ? t("lobby.bot_in_list", { name: s.name }) : s.name)).join(", ");
       const notes = [];
+      if (tbl.deadline && tbl.to_decide !== null) {
+        const who = state.mine ? t("lobby.you_decide_until", { date: formatDate(tbl.deadline, { weekday: "short", hour: "numeric", minute: "2-digit" }) })
+          : t("lobby.they_decide_until", { date: formatDate(tbl.deadline, { weekday: "short", hour: "numeric", minute: "2-digit" }) });
+        notes.push(h("p", { class: "muted your-game-note", dataset: { testid: "decide-until" }, text: who }));
+      }
       if (tbl.state === "suspended" && tbl.waits_until) {
         notes.push(h("p", { class: "muted your-game-note", dataset: { testid: "waits-until" }, text: t("lobby.waits_until", { date: formatDate(tbl.waits_until, { dateStyle: "medium", timeStyle: "short" }) }) }));
       }

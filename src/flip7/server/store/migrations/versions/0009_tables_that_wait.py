@@ -1,11 +1,17 @@
-"""Your games: a player's unfinished tables found by identity, with whose turn it is.
+"""Your games and turn-based tables.
 
+A player's unfinished tables are found by identity, with whose turn it is:
 ``table_log.player_id`` repeats a ``join`` change's identity (its JSON has it as
 ``player``) so that the tables an identity sat down at are one indexed lookup;
 ``tables.to_decide`` is the seat whose decision the game waits for (None between games),
 kept with every update so that a suspended table, or one another process owns, says whose
 turn it is without being rebuilt. The index on ``(state, updated_at)`` serves the sweep
 that closes long-suspended tables.
+
+A turn-based table has ``move_hours`` per decision (None: a live table) and keeps the
+running decision's ``deadline`` with every update, so that a restart or a takeover
+restores the clock rather than starting a fresh one, and a suspended table is woken when
+its deadline passes.
 
 Revision ID: 0009
 Revises: 0008
@@ -30,6 +36,8 @@ def upgrade() -> None:
     op.add_column("table_log", sa.Column("player_id", sa.String(16), nullable=True))
     op.create_index("ix_table_log_player", "table_log", ["player_id"])
     op.add_column("tables", sa.Column("to_decide", sa.Integer, nullable=True))
+    op.add_column("tables", sa.Column("move_hours", sa.Integer, nullable=True))
+    op.add_column("tables", sa.Column("deadline", sa.DateTime(timezone=True), nullable=True))
     op.create_index("ix_tables_state_updated", "tables", ["state", "updated_at"])
     # The joins stored before: their identity out of the change's JSON.
     log = sa.table("table_log", sa.column("table_id", sa.String), sa.column("seq", sa.Integer),
@@ -51,5 +59,7 @@ def downgrade() -> None:
     op.drop_index("ix_table_log_player", "table_log")
     with op.batch_alter_table("tables") as batch:
         batch.drop_column("to_decide")
+        batch.drop_column("move_hours")
+        batch.drop_column("deadline")
     with op.batch_alter_table("table_log") as batch:
         batch.drop_column("player_id")
