@@ -157,11 +157,13 @@ def uvicorn_thread(config: Any) -> Iterator[int]:
 
 
 @contextmanager
-def threaded_server(settings: Settings) -> Iterator[str]:
-    """The app of ``settings`` under uvicorn on a free loopback port; its base URL."""
+def threaded_server(settings: Settings, port: int = 0) -> Iterator[str]:
+    """The app of ``settings`` under uvicorn on loopback ``port`` (0: a free one); its base
+    URL. The same port again after the block: a restart the browser's pages live through."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning")
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
+                            log_level="warning")  # fmt: skip
     with uvicorn_thread(config) as port:
         yield f"http://127.0.0.1:{port}"
 

@@ -221,7 +221,9 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
       h("span", { class: "seat-name", text: p.name }),
       h("span", { class: "seat-badges" },
         isTurn ? h("span", { class: "seat-turn", "aria-hidden": "true" },
-          h("span", { class: "seat-turn-dot" }), s === me ? t("table.board.your_move") : t("table.board.deciding_badge"), deadline ? countdownEl(deadline) : null) : null,
+          h("span", { class: "seat-turn-dot" }), s === me ? t("table.board.your_move") : t("table.board.deciding_badge"),
+          // A seat's badge has room for seconds; a turn-based day is in the turn line.
+          deadline && secondsLeft(deadline) <= LONG_CLOCK ? countdownEl(deadline) : null) : null,
         p.status !== "active" ? h("span", { class: `status status--${p.status}`, text: statusText }) : null, badges)));
 
   const cardsFor = (/** @type {string[]} */ codes, /** @type {string} */ row) => codes.map((code) => {

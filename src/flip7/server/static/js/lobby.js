@@ -5,7 +5,7 @@ import { formatDate, formatNumber, lang, t } from "./i18n.js";
 import { cardEl } from "./cards.js";
 import { navigate } from "./router.js";
 import {
-  loadRules, minPlayers, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ratedByDefault, ruleOptions, rulesLoaded, valueLabel,
+  loadRules, minPlayers, moveHoursText, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ratedByDefault, ruleOptions, rulesLoaded, valueLabel,
 } from "./rules.js";
 import {
   NAME_KEY, askName, clear, focusKey, h, icon, listText, nameCounter, restoreFocus, store, switchField, toast, tokenKey,
@@ -19,14 +19,6 @@ import { yourGamesPanel } from "./yourgames.js";
 
 // A turn-based table's choices of hours per decision (the server takes 1 to 168).
 const MOVE_HOURS = [1, 4, 12, 24, 48, 72, 168];
-
-/**
- * "24 hours per move", "7 days per move".
- * @param {number} hours
- */
-export function moveHoursText(hours) {
-  return hours % 24 === 0 && hours >= 48 ? t("lobby.move_days", { count: hours / 24 }) : t("lobby.move_hours_n", { count: hours });
-}
 
 /** @param {HTMLElement} root */
 export function mountLobby(root) {

@@ -178,6 +178,14 @@ export function cardCodes(...kinds) {
  */
 
 /**
+ * "24 hours per move", "7 days per move".
+ * @param {number} hours
+ */
+export function moveHoursText(hours) {
+  return hours % 24 === 0 && hours >= 48 ? t("lobby.move_days", { count: hours / 24 }) : t("lobby.move_hours_n", { count: hours });
+}
+
+/**
  * Short badges for a table's or a scorecard's rules that differ from the defaults.
  * @param {Rules | null | undefined} rules
  * @param {number | null} [turnTimer]

@@ -14,6 +14,7 @@ import { decisionPanel } from "./decisionpanel.js";
 import { setExplainRules } from "./explain.js";
 import { errorText, formatDate, t } from "./i18n.js";
 import { setTopbar } from "./router.js";
+import { moveHoursText } from "./rules.js";
 import { markAway, tickHandover } from "./presence.js";
 import { eventPlayer } from "./tableanim.js";
 import { renderEnd } from "./tableend.js";
@@ -82,13 +83,20 @@ function forgetToken(page) {
 
 /**
  * Under the header, for a seated player during a game: if everyone steps away now, until
- * when the game waits (suspended after idle_table_ttl, closed suspended_table_ttl later).
+ * when the game waits (suspended after idle_table_ttl, closed suspended_table_ttl later);
+ * at a turn-based table, how long each move has (it waits as long as its clock runs).
  * @param {HTMLElement} note
  * @param {boolean} show
+ * @param {number | null} moveHours a turn-based table's hours per decision
  */
-function renderKeepNote(note, show) {
+function renderKeepNote(note, show, moveHours) {
   if (!show) {
     note.hidden = true;
+    return;
+  }
+  if (moveHours) {
+    note.textContent = t("table.keep_note_turn_based", { time: moveHoursText(moveHours) });
+    note.hidden = false;
     return;
   }
   loadLimits().then((limits) => {
@@ -206,7 +214,7 @@ function render(page) {
   L.stateChip.dataset.state = tb.state;
   L.spectatorBadge.hidden = isSeated(S);
   L.leaveGameBtn.hidden = !(isSeated(S) && tb.state === "playing");
-  renderKeepNote(L.keepNote, isSeated(S) && tb.state === "playing" && !tb.tutorial);
+  renderKeepNote(L.keepNote, isSeated(S) && tb.state === "playing" && !tb.tutorial, tb.move_hours ?? null);
   L.page.dataset.state = tb.state;
   const waiting = tb.state === "waiting" || !tb.game;
   L.waitingHost.hidden = !waiting;
