@@ -5,7 +5,7 @@ straight from PostgreSQL: its versions are contiguous, it replays through the en
 server's own ``Lobby.rebuild``), every finished game's record replays to the same winners,
 no acknowledged move is missing from it and none is in it twice.
 
-Bounded in time: about 45 s of play (4 kills), some 70 s in all on a 2-core machine. The
+Bounded in time: about 35 s of play (3 kills), some 60 s in all on a 2-core machine. The
 figures (moves acknowledged, reconnects, failover per kill, acknowledged-but-lost and
 applied-twice) are printed: ``pytest -s tests/cluster/test_cluster_chaos.py`` shows them.
 
@@ -36,13 +36,13 @@ from cluster_helpers import LOOSE, Cluster
 
 TABLES = 50
 SEATS = 3
-PLAY_SECONDS = 45.0  # kills at 10, 20, 30 and 40 s
+PLAY_SECONDS = 35.0  # kills at 10, 20 and 30 s: each of the three processes once
 KILL_EVERY = 10.0
 # After PLAY_SECONDS play goes on until every table of every killed process has moved on
 # (so that a slow takeover shows as a figure, not as a failure), but never past PLAY_CAP.
 PLAY_CAP = 60.0
 THINK = (0.02, 0.05)  # seconds a player thinks before each move
-MIN_ACKNOWLEDGED = 200
+MIN_ACKNOWLEDGED = 150
 SEED = 15
 # The servers log every change (info): a failure can then be told from their logs.
 SERVER_ARGS = [*LOOSE, "--trusted-proxy", "127.0.0.1", "--log-level", "info"]
@@ -165,7 +165,7 @@ async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, list[Kill], list
 def test_chaos_kill_9_every_10_s_loses_no_move_and_applies_none_twice(
     pg_url: str, redis_url: str
 ) -> None:
-    """Chaos, bounded in time (45 s of play, about 70 s in all): 3 processes behind the
+    """Chaos, bounded in time (35 s of play, about 60 s in all): 3 processes behind the
     proxy, 50 tables of 3 scripted humans playing through it, a process killed with kill -9
     every 10 s and restarted. Afterwards every table's log is contiguous and replays through
     the engine, no acknowledged move was lost or applied twice, and every table the killed
@@ -275,7 +275,7 @@ def test_chaos_kill_9_every_10_s_loses_no_move_and_applies_none_twice(
     assert not bad_records, bad_records
     assert not run.errors, (dict(run.errors), run.error_samples)
     assert len(run.acks) >= MIN_ACKNOWLEDGED, len(run.acks)
-    assert len(kills) == 4, kills
+    assert len(kills) == 3, kills
     for kill in kills:
         assert any(a.at > kill.at for a in run.acks), f"nothing acknowledged after {kill}"
     assert not stuck, f"tables that stopped: {stuck}"

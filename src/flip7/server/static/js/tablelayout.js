@@ -92,7 +92,8 @@ export function tableLayout(root, { onInvite, onResults, onLeave, chatJump, aler
   const loading = h("div", { class: "loading panel" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("table.joining"));
   // The chat sits in the side column during a game and under the waiting room before.
   const chatSlot = h("div", { class: "chat-slot" });
-  const page = h("div", { class: "table-page" }, header, keepNote, loading, waitingHost, chatSlot, gameLayout, endHost, announcer);
+  // Under the game, not above it: on a phone the board and the decision fill the screen.
+  const page = h("div", { class: "table-page" }, header, loading, waitingHost, chatSlot, gameLayout, keepNote, endHost, announcer);
   root.append(page);
   return {
     page, title, stateChip, spectatorBadge, resultsBtn, leaveGameBtn, keepNote, loading, waitingHost, gameLayout,
