@@ -62,7 +62,8 @@ ADDED_KEYS["rest"] |= {"unattended_table_ttl", "replay_jobs_per_address",
                        "spectator_welcome_bytes_burst"}
 # Issue "Tables that wait": how long a suspended game waits for its players, and a
 # table's pace (live, or turn-based with its hours per decision).
-ADDED_KEYS["rest"] |= {"suspended_table_ttl", "pace", "move_hours"}
+ADDED_KEYS["rest"] |= {"suspended_table_ttl", "pace", "move_hours", "email",
+                       "email_codes_per_minute", "email_codes_burst"}
 for _kind in ("welcome", "update", "error"):
     ADDED_KEYS[_kind] |= {"pace", "move_hours"}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 from flip7.core.errors import Flip7Error
@@ -35,6 +36,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the address friends open when the server is behind a proxy or tunnel, e.g. "
         "https://flip7.example.org; invite links start with it (default: "
         "$FLIP7_PUBLIC_URL, else the address the inviter's browser used)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--smtp", metavar="URL", default=os.environ.get("FLIP7_SMTP_URL") or None,
+        help="send turn alerts by e-mail through this SMTP server: smtp://host:25, "
+        "smtp+starttls://host:587 or smtps://host:465; user and password from "
+        "$FLIP7_SMTP_USER and $FLIP7_SMTP_PASSWORD (default: $FLIP7_SMTP_URL, else no e-mail)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--smtp-from", metavar="ADDRESS", default=os.environ.get("FLIP7_SMTP_FROM") or None,
+        help="the sender of those e-mails (default: $FLIP7_SMTP_FROM, else flip7@<SMTP host>)",
     )  # fmt: skip
     parser.add_argument(
         "--db",
@@ -120,6 +131,13 @@ def run(args: argparse.Namespace) -> int:
 
     for spec in args.bot:
         parse_bot_spec(spec).make(0)  # fails here, with a clear message, not mid-game
+    if args.smtp is not None:
+        from flip7.server.services.mail import SmtpUrlError, smtp_server
+
+        try:
+            smtp_server(args.smtp, args.smtp_from, os.environ)
+        except SmtpUrlError as exc:
+            raise ServeError(f"--smtp: {exc}") from None
     configure_logging(args.log_level)
     url = database_url(args.db)
     try:
@@ -134,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         extra_bots=tuple(args.bot),
         public_url=public,
+        smtp_url=args.smtp,
+        smtp_from=args.smtp_from,
         host=args.host,
         reachable_urls=reachable_urls(args.host, args.port),
     )

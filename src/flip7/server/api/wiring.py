@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated
@@ -29,6 +30,7 @@ from flip7.server.base.protocol import Limits, ServerInfo
 from flip7.server.base.settings import Settings
 from flip7.server.cluster.budgets import SharedBudgets
 from flip7.server.services.coach_jobs import CoachJobs
+from flip7.server.services.mail import Emails, Mailer, smtp_server
 from flip7.server.services.players import Players
 from flip7.server.services.ratings import Results
 from flip7.server.services.replays import Replays
@@ -91,6 +93,8 @@ class Wiring:
     replays: Replays
     players: Players
     coach: CoachJobs
+    # Turn alerts by e-mail (flip7.server.services.mail); offered with an SMTP server only.
+    emails: Emails
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,10 +122,13 @@ def wire(settings: Settings) -> Wiring:
             public_url=settings.public_url,
             addresses=list(settings.reachable_urls),
             loopback_only=is_loopback(settings.host),
+            email=settings.smtp_url is not None,
         ),
         replays=Replays(settings),
         players=Players(settings),
         coach=CoachJobs(settings),
+        emails=Emails(settings, None if settings.smtp_url is None else Mailer(
+            smtp_server(settings.smtp_url, settings.smtp_from, os.environ))),
     )
 
 
@@ -156,6 +163,8 @@ def budgets(
         "chats": wiring.sockets.chats,
         "bytes_sent": wiring.sockets.sent,
         "renames": wiring.players.renames,
+        "email_codes": wiring.emails.codes,
+        "email_codes_per_identity": wiring.emails.codes_per_identity,
         "scorecards": scorecards.creations,
         "scorecard_rounds": scorecards.rounds,
     }
@@ -217,6 +226,9 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         wiring.players.store = store
         results = Results(store, wiring.settings)
         lobby.on_finish = results.finished
+        wiring.emails.start(store)
+        stop.push_async_callback(wiring.emails.close)
+        lobby.on_turn = wiring.emails.your_turn
         results.start()
         stop.push_async_callback(results.close)
         stop.push_async_callback(wiring.coach.close)
@@ -227,7 +239,7 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         yield Services(
             settings=wiring.settings, sockets=wiring.sockets, limits=wiring.limits,
             server=wiring.server, replays=wiring.replays, players=wiring.players,
-            coach=wiring.coach, lobby=lobby, store=store, results=results,
+            coach=wiring.coach, emails=wiring.emails, lobby=lobby, store=store, results=results,
             scorecards=scorecards,
         )
 

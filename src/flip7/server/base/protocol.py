@@ -672,6 +672,8 @@ class ServerInfo(_Strict):
     public_url: str | None
     addresses: list[str]
     loopback_only: bool
+    # Whether it sends turn alerts by e-mail (flip7 serve --smtp; flip7.server.services.mail).
+    email: bool = False
 
 
 class BotLevelModel(_Strict):
@@ -726,6 +728,8 @@ class Limits(_Strict):
     waiting_table_ttl: float
     idle_table_ttl: float
     suspended_table_ttl: float
+    email_codes_per_minute: float
+    email_codes_burst: int
     unattended_table_ttl: float
     # Players who go away: the hand-over's waits, the rematch's wait, the lobby's list.
     handover_grace: float

@@ -180,6 +180,10 @@ class Settings:
     public_url: str | None = None
     host: str = "127.0.0.1"
     reachable_urls: tuple[str, ...] = ()
+    # Where turn alerts are mailed (``flip7 serve --smtp URL``; flip7.server.services.mail):
+    # None, no e-mail is offered. The sender (``--smtp-from``; None: flip7@<the SMTP host>).
+    smtp_url: str | None = None
+    smtp_from: str | None = None
 
     # ---- Limits a stranger meets. Every one is a field below, listed in the README's
     # "Limits" table, and an operator changes any of them with
@@ -346,6 +350,11 @@ class Settings:
     # fill the history a newcomer receives.
     spectator_chat_per_minute: float = 20.0
     spectator_chat_burst: int = 10
+    # E-mail (flip7.server.services.mail): verification e-mails asked for, per address and
+    # per identity each; and how often the gathered turn alerts are sent, in seconds.
+    email_codes_per_minute: float = 1.0
+    email_codes_burst: int = 3
+    email_batch_seconds: float = 60.0
 
 
 LIMITS: tuple[str, ...] = (
@@ -399,6 +408,9 @@ LIMITS: tuple[str, ...] = (
     "waiting_table_ttl",
     "idle_table_ttl",
     "suspended_table_ttl",
+    "email_codes_per_minute",
+    "email_codes_burst",
+    "email_batch_seconds",
     "tables_per_minute_all",
     "tables_burst_all",
     "max_unattended_tables",

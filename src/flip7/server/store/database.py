@@ -299,6 +299,30 @@ game_results = sa.Table(
     sa.Column("rated", sa.Boolean, nullable=False),
     sa.Column("at", sa.DateTime(timezone=True), nullable=False),
 )
+# An identity's e-mail address for turn alerts (flip7.server.services.mail): verified by a
+# link (only the SHA-256 of its token kept, until it expires), alerts on or off, the
+# unsubscribe link's token, and the base of the links it is sent.
+player_emails = sa.Table(
+    "player_emails",
+    metadata,
+    sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), primary_key=True),
+    sa.Column("address", sa.String(254), nullable=False),
+    sa.Column("verified", sa.Boolean, nullable=False),
+    sa.Column("code_hash", sa.String(64), nullable=True, index=True),
+    sa.Column("code_expires", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("alerts", sa.Boolean, nullable=False),
+    sa.Column("unsubscribe", sa.String(64), nullable=False, unique=True),
+    sa.Column("link_base", sa.String(300), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+# When a turn alert about a table last went to an identity (at most one an hour a game).
+email_alerts = sa.Table(
+    "email_alerts",
+    metadata,
+    sa.Column("player_id", sa.String(16), primary_key=True),
+    sa.Column("table_id", sa.String(16), primary_key=True),
+    sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
+)
 # Every finished game of an identity, with its seat's statistics (flip7.analysis.stats).
 player_games = sa.Table(
     "player_games",

@@ -140,6 +140,8 @@ class Host(Protocol):
     def thinking(self) -> Thinking: ...
     @property
     def on_finish(self) -> Callable[[str], Awaitable[None]] | None: ...
+    @property
+    def on_turn(self) -> Callable[[str, str, str, float], None] | None: ...
 
     def clock(self) -> float: ...
     def next_seed(self) -> int: ...
@@ -285,6 +287,17 @@ class Table:
             return self.deadline
         return round(time.time() + self.move_hours * 3600, 3)
 
+    def _tell_turn(self, deadline: float) -> None:
+        """A turn-based decision just came to a seat: if its player (an identity) is away,
+        the server's turn alerts tell them (flip7.server.services.mail)."""
+        game = self.game
+        seat = None if game is None else game.to_decide
+        place = None if seat is None else self.seats[seat]
+        on_turn = self.lobby.on_turn
+        if place is not None and place.player_id is not None and not place.connected and (
+                on_turn is not None):  # fmt: skip
+            on_turn(place.player_id, self.id, self.name, deadline)
+
     @property
     def to_decide(self) -> int | None:
         """The seat the game waits for (None between games), as the store keeps it."""
@@ -419,7 +432,10 @@ class Table:
         :class:`~flip7.core.errors.DecisionError` if not, with nothing changed."""
         self.check_open()
         events = self.apply(change)
+        clock = self.deadline
         self.deadline = self._decision_deadline(isinstance(change, Move | Start))
+        if self.deadline is not None and self.deadline != clock:
+            self._tell_turn(self.deadline)
         version = self.version
         if not isinstance(change, Move) or change.by == "human":  # bots keep nothing open
             self.touched = self.lobby.clock()

@@ -18,6 +18,8 @@ PAGES = (
     "/scorekeeper", "/scorekeeper/{scorecard_id}", "/rules",
     # players (issue 16): profiles, the leaderboard, the coach, transfer links
     "/me", "/players/{player_id}", "/leaderboard", "/coach/{game_id}/{seat}", "/link/{code}",
+    # the links of the turn alerts' e-mails (flip7.server.services.mail)
+    "/email/verify/{token}", "/email/unsubscribe/{token}",
 )
 
 router = APIRouter(include_in_schema=False)

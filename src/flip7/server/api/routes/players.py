@@ -12,6 +12,7 @@ from flip7.server.api.wiring import Use
 from flip7.server.base.formats import iso
 from flip7.server.base.limits import client_address
 from flip7.server.base.queries import page_number
+from flip7.server.services.mail import EmailAddress, EmailAlerts, EmailToken
 from flip7.server.services.players import (
     GAMES_PAGE,
     LEADERBOARD,
@@ -50,6 +51,56 @@ async def get_my_tables(services: Use, x_player_key: str | None = Header(None)) 
     ``to_decide`` is the seat the game waits for; ``waits_until``, for a suspended table,
     when it is closed unless someone comes back."""
     return await services.players.tables(await services.players.me(x_player_key))
+
+
+@router.get("/api/players/me/email", response_model=None)
+async def get_my_email(services: Use, x_player_key: str | None = Header(None)) -> JSONObject:
+    """Whether this server sends e-mail (``offered``) and your address for turn alerts:
+    ``{"address", "verified", "alerts"}`` or null."""
+    return await services.emails.status(await services.players.me(x_player_key))
+
+
+@router.put("/api/players/me/email", response_model=None)
+async def put_my_email(
+    body: EmailAddress, request: Request, services: Use,
+    x_player_key: str | None = Header(None),
+) -> JSONObject:
+    """Your address for turn alerts: a link to verify it is sent to it (valid 24 hours,
+    once); until then nothing else is. 400 ``bad_email``, 404 ``no_email`` (no SMTP server),
+    429 past ``email_codes_per_minute`` (per address and per identity), 503
+    ``email_failed`` if the mail server refused."""
+    player_id = await services.players.me(x_player_key)
+    base = services.settings.public_url or str(request.base_url).rstrip("/")
+    return await services.emails.set_address(player_id, body.address, base,
+                                             client_address(request.client))  # fmt: skip
+
+
+@router.patch("/api/players/me/email", response_model=None)
+async def patch_my_email(
+    body: EmailAlerts, services: Use, x_player_key: str | None = Header(None)
+) -> JSONObject:
+    """Turn alerts on or off (404 ``no_address`` without an address)."""
+    return await services.emails.set_alerts(await services.players.me(x_player_key), body.alerts)
+
+
+@router.delete("/api/players/me/email", response_model=None)
+async def delete_my_email(services: Use, x_player_key: str | None = Header(None)) -> JSONObject:
+    """Forget your address."""
+    return await services.emails.remove(await services.players.me(x_player_key))
+
+
+@router.post("/api/email/verify", response_model=None)
+async def verify_email(body: EmailToken, services: Use) -> JSONObject:
+    """The verification link was opened (``/email/verify/{token}``): the address is
+    verified; 404 ``bad_link`` for a wrong, expired or used one."""
+    return await services.emails.verify(body.token)
+
+
+@router.post("/api/email/unsubscribe", response_model=None)
+async def unsubscribe_email(body: EmailToken, services: Use) -> JSONObject:
+    """The unsubscribe link of an e-mail was opened (``/email/unsubscribe/{token}``): no
+    more alerts go to its address; 404 ``bad_link``."""
+    return await services.emails.unsubscribe(body.token)
 
 
 @router.patch("/api/players/me", response_model=None)

@@ -1,5 +1,6 @@
 // Entry point: picks the view for the current path and swaps views on navigation.
 import { mountCoach } from "./coach.js";
+import { mountEmailLink } from "./emailalerts.js";
 import { installExplain, setExplainRules } from "./explain.js";
 import { languageSwitch, loadMessages, t } from "./i18n.js";
 import { installPlayerBar, mountClaim, placePlayerBar } from "./identity.js";
@@ -34,6 +35,8 @@ const ROUTES = [
   [/^\/leaderboard\/?$/, () => mountLeaderboard],
   [/^\/coach\/([^/]+)\/(\d+)\/?$/, (m) => (root) => mountCoach(root, { gameId: decodeURIComponent(m[1]), seat: Number(m[2]) })],
   [/^\/link\/([^/]+)\/?$/, (m) => (root) => mountClaim(root, { code: decodeURIComponent(m[1]) })],
+  // The links of the turn alerts' e-mails (issue "Tables that wait").
+  [/^\/email\/(verify|unsubscribe)\/([^/]+)\/?$/, (m) => (root) => mountEmailLink(root, { kind: m[1] === "verify" ? "verify" : "unsubscribe", token: decodeURIComponent(m[2]) })],
 ];
 
 // The header's "Rules" link, on every page. From a table it opens the rules in a new tab,

@@ -13,6 +13,7 @@ import {
 import { navigate } from "./router.js";
 import { clear, h, icon, initial } from "./util.js";
 import { yourGamesPanel } from "./yourgames.js";
+import { emailPanel } from "./emailalerts.js";
 
 /** @typedef {import("./protocol.js").Profile} Profile */
 
@@ -174,7 +175,7 @@ export function mountProfile(root, { id = null, me = false }) {
     if (self) {
       left.push(h("section", { class: "panel identity-panel", "aria-labelledby": "rename-title" },
         h("h2", { id: "rename-title", text: t("players.rename.title") }),
-        renameForm(p.name)), transferPanel());
+        renameForm(p.name)), emailPanel(() => !destroyed), transferPanel());
     }
     page.append(h("div", { class: "profile-grid" },
       h("div", { class: "profile-col" }, left),

@@ -453,6 +453,23 @@
  * @property {string | null} public_url
  * @property {string[]} addresses
  * @property {boolean} loopback_only
+ * @property {boolean} [email] whether it sends turn alerts by e-mail
+ */
+
+/**
+ * An identity's address for turn alerts.
+ * @typedef {object} EmailAddressState
+ * @property {string} address
+ * @property {boolean} verified
+ * @property {boolean} alerts
+ */
+
+/**
+ * `GET/PUT/PATCH/DELETE /api/players/me/email`: whether the server sends e-mail, and your
+ * address (null: none).
+ * @typedef {object} EmailStatus
+ * @property {boolean} offered
+ * @property {EmailAddressState | null} email
  */
 
 /**
@@ -498,6 +515,8 @@
  * @property {number} waiting_table_ttl
  * @property {number} idle_table_ttl
  * @property {number} suspended_table_ttl
+ * @property {number} email_codes_per_minute
+ * @property {number} email_codes_burst
  * @property {number} unattended_table_ttl
  * @property {number} handover_grace
  * @property {number} handover_auto

@@ -13,6 +13,10 @@ running decision's ``deadline`` with every update, so that a restart or a takeov
 restores the clock rather than starting a fresh one, and a suspended table is woken when
 its deadline passes.
 
+An identity may add an e-mail address for turn alerts (``player_emails``: verified by a
+link, alerts on or off, an unsubscribe token) and ``email_alerts`` keeps when an alert
+about a table last went to it.
+
 Revision ID: 0009
 Revises: 0008
 Create Date: 2026-12-04
@@ -39,6 +43,24 @@ def upgrade() -> None:
     op.add_column("tables", sa.Column("move_hours", sa.Integer, nullable=True))
     op.add_column("tables", sa.Column("deadline", sa.DateTime(timezone=True), nullable=True))
     op.create_index("ix_tables_state_updated", "tables", ["state", "updated_at"])
+    op.create_table(
+        "player_emails",
+        sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), primary_key=True),
+        sa.Column("address", sa.String(254), nullable=False),
+        sa.Column("verified", sa.Boolean, nullable=False),
+        sa.Column("code_hash", sa.String(64), nullable=True, index=True),
+        sa.Column("code_expires", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("alerts", sa.Boolean, nullable=False),
+        sa.Column("unsubscribe", sa.String(64), nullable=False, unique=True),
+        sa.Column("link_base", sa.String(300), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_table(
+        "email_alerts",
+        sa.Column("player_id", sa.String(16), primary_key=True),
+        sa.Column("table_id", sa.String(16), primary_key=True),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
+    )
     # The joins stored before: their identity out of the change's JSON.
     log = sa.table("table_log", sa.column("table_id", sa.String), sa.column("seq", sa.Integer),
                    sa.column("kind", sa.String), sa.column("data", sa.Text),
@@ -55,6 +77,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_table("email_alerts")
+    op.drop_table("player_emails")
     op.drop_index("ix_tables_state_updated", "tables")
     op.drop_index("ix_table_log_player", "table_log")
     with op.batch_alter_table("tables") as batch:
