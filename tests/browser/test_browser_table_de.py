@@ -115,5 +115,8 @@ def test_the_guided_first_game_speaks_german(chromium_browser: Any, live_server:
     expect(box).to_have_attribute("data-lesson", "bust")
     expect(box.locator("[data-testid=tutor-text]")).to_have_text(
         re.compile(r"^\S+ hat gezogen und eine zweite 8 bekommen: \S+ ist raus\."))
+    # The bots' seat names say their level in German ("Eddie (Easy bot)" is kept in English).
+    expect(page.locator(".seat-name").nth(1)).to_have_text(re.compile(r"^\S+ \(Bot Leicht\)$"))
+    expect(page.locator("main")).not_to_contain_text("Easy bot")
     shot(page, "tutorial-de-390.png")
     assert errors == [], errors

@@ -45,6 +45,22 @@ export function levelOfSpec(spec) {
   return level ? level.name : null;
 }
 
+// A level's bot is seated as "Mia (Medium bot)": its first name and the level, in English
+// as the server keeps it (records and replays keep that name).
+const LEVEL_BOT_NAME = /^(.+) \((Beginner|Easy|Medium|Hard|Expert) bot\)$/;
+
+/**
+ * A seat's name in the reader's language: a level's bot "Mia (Medium bot)" is "Mia (Bot
+ * Mittel)" in German; any other name is shown as it is.
+ * @param {string} name
+ * @returns {string}
+ */
+export function localName(name) {
+  const m = typeof name === "string" ? name.match(LEVEL_BOT_NAME) : null;
+  if (!m || !has(`table.bots.level.${m[2]}`)) return name;
+  return t("table.bot_named", { name: m[1], level: levelName(m[2]) || m[2] });
+}
+
 /**
  * A bot seat's badge text: "bot · Easy" in the reader's language, or "bot" for a spec that
  * is no level's (the spec is the badge's title, for those who want it).

@@ -4,6 +4,7 @@
 // your seat and to the profiles. tableend.js calls mountEndSummary from the end screen, which
 // it redraws as players say ready: the summary is fetched once per game and kept here.
 import { ApiError, api } from "./api.js";
+import { localName } from "./botlevels.js";
 import { num, percent, provisionalMark, ratingDeltaEl, ratingText, unratedText } from "./history.js";
 import { formatNumber, t } from "./i18n.js";
 import { getIdentity, profilePath } from "./identity.js";
@@ -42,7 +43,10 @@ function fetchSummary(gameId) {
       entry.tries += 1;
       try {
         const data = /** @type {EndSummary | null} */ (await api("GET", `/api/games/${encodeURIComponent(gameId)}/summary`));
-        if (data && Array.isArray(data.seats) && (settled(data) || entry.tries >= TRIES)) return data;
+        if (data && Array.isArray(data.seats) && (settled(data) || entry.tries >= TRIES)) {
+          for (const seat of data.seats) seat.name = localName(seat.name); // bots' names in the reader's language
+          return data;
+        }
       } catch (err) {
         // 404 / 409: the game is being written; anything else: give up.
         if (!(err instanceof ApiError && (err.status === 404 || err.status === 409 || err.status === 0)) || entry.tries >= TRIES) throw err;

@@ -205,9 +205,20 @@ export function errorText(err, fallback = "") {
   if (code && current !== DEFAULT_LANG && has(`error.${code}`)) {
     return t(`error.${code}`, e.detail && typeof e.detail === "object" ? /** @type {Params} */ (e.detail) : {});
   }
-  if (message) return message;
+  if (message) return serverSentence(message);
   if (code && has(`error.${code}`)) return t(`error.${code}`);
   return fallback || t("error.unknown");
+}
+
+/**
+ * A sentence of the server's (English, written for API users) as a player reads it: the
+ * API paths it names for programmers left out, its first letter capitalised.
+ * @param {string} text
+ * @returns {string}
+ */
+export function serverSentence(text) {
+  const tidy = text.replace(/\s*\((?:GET|POST|PUT|PATCH|DELETE) \/[^)]*\)/g, "").trim();
+  return tidy ? tidy[0].toUpperCase() + tidy.slice(1) : tidy;
 }
 
 /**

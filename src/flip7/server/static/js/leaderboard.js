@@ -2,6 +2,7 @@
 // levels, by rating (GET /api/leaderboard): rank, name, rating, games, wins. The server lists
 // settled ratings first; a provisional one carries its mark.
 import { api } from "./api.js";
+import { levelName } from "./botlevels.js";
 import { errorText, formatNumber, t } from "./i18n.js";
 import { provisionalMark, ratingText } from "./history.js";
 import { getIdentity, profilePath } from "./identity.js";
@@ -25,7 +26,7 @@ function board({ id, title, rows, kind, me }) {
     const mine = kind === "players" && me && player && player.id === me.id;
     const name = player
       ? h("a", { href: profilePath(player.id), "data-link": true, class: "standings-name", text: player.name })
-      : h("span", { class: "standings-name", text: t("players.leaderboard.bot_level", { level: "level" in r ? r.level : "" }) });
+      : h("span", { class: "standings-name", text: t("players.leaderboard.bot_level", { level: "level" in r ? levelName(r.level) || r.level : "" }) });
     return h("tr", { class: mine ? "is-self" : null, dataset: { testid: `board-${kind}-row`, id: player ? player.id : "level" in r ? r.level : "" } },
       h("td", { class: "standings-rank", text: formatNumber(r.rank) }),
       h("th", { scope: "row", class: "standings-who" },

@@ -2,6 +2,7 @@
 // the scorekeeper.
 import { api, joinTable, messageOf } from "./api.js";
 import { formatDate, formatNumber, lang, t } from "./i18n.js";
+import { localName } from "./botlevels.js";
 import { cardEl } from "./cards.js";
 import { navigate } from "./router.js";
 import {
@@ -361,7 +362,7 @@ function openTables(alive, alsoRefresh) {
           h("span", { class: `chip chip--state`, dataset: { state: tbl.state }, text: tbl.state === "waiting" ? t("lobby.state_waiting") : tbl.state === "playing" ? t("lobby.state_playing") : t("lobby.state_finished") })),
         h("div", { class: "seat-dots", role: "img", "aria-label": t("lobby.seats_taken", { taken: seated.length, count: tbl.seats.length }) },
           tbl.seats.map((s) => h("span", { class: `seat-dot seat-dot--${s.kind}` }))),
-        h("p", { class: "table-item-players muted", text: seated.map((s) => s.name).join(", ") || t("lobby.nobody_yet") }),
+        h("p", { class: "table-item-players muted", text: seated.map((s) => localName(s.name || "")).join(", ") || t("lobby.nobody_yet") }),
         badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null),
       h("div", { class: "table-item-actions" }, actions));
   }
@@ -410,7 +411,7 @@ function recentGames(alive) {
       const winners = new Set(g.winners || []);
       const totals = g.totals || [];
       const won = g.players.filter((_, i) => winners.has(i));
-      const scores = g.players.map((name, i) => {
+      const scores = g.players.map(localName).map((name, i) => {
         const text = `${name} ${totals[i] === undefined || totals[i] === null ? "" : formatNumber(totals[i])}`.trim();
         return winners.has(i) ? h("strong", { class: "recent-winner", text, title: t("lobby.won") }) : h("span", { text });
       });

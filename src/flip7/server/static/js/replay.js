@@ -6,6 +6,7 @@
 // near the current one are kept.
 import { api } from "./api.js";
 import { renderBoard, renderScoreSheet } from "./board.js";
+import { localName } from "./botlevels.js";
 import { eventLine, lineNodes } from "./cards.js";
 import { t } from "./i18n.js";
 import { setTopbar } from "./router.js";
@@ -54,6 +55,15 @@ function replayTitle(finishedGame, record) {
     return meta.number ? t("replay.table_game", { name: meta.table_name, number: meta.number }) : meta.table_name;
   }
   return finishedGame ? t("replay.game_replay") : t("replay.uploaded_replay");
+}
+
+/**
+ * A step's game with its bots' names in the reader's language (botlevels.js localName).
+ * @param {import("./protocol.js").GameView} game
+ */
+function withLocalNames(game) {
+  for (const p of game.players) p.name = localName(p.name);
+  return game;
 }
 
 /**
@@ -172,7 +182,7 @@ export function mountReplay(root, { gameId, uploadId }) {
   function build() {
     loading.remove();
     const record = S.record;
-    const players = (record && record.players) || [];
+    const players = ((record && record.players) || []).map(localName);
     document.title = t("replay.title_players", { players: players.join(", ") });
     names = (s) => players[s] ?? t("replay.seat", { seat: s + 1 });
     const last = S.total - 1;
@@ -272,7 +282,7 @@ export function mountReplay(root, { gameId, uploadId }) {
     if (!els || !step) return;
     S.index = idx;
     clear(els.boardHost);
-    els.boardHost.appendChild(renderBoard(step.game, { me: seatView }));
+    els.boardHost.appendChild(renderBoard(withLocalNames(step.game), { me: seatView }));
     clear(els.scoresHost);
     els.scoresHost.appendChild(renderScoreSheet(step.game));
     els.slider.value = String(idx);

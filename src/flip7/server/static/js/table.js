@@ -6,7 +6,7 @@
 import { turnAlerts } from "./alerts.js";
 import { ApiError, api, joinTable } from "./api.js";
 import { renderBoard, renderScoreSheet, tickCountdowns } from "./board.js";
-import { loadBots } from "./botlevels.js";
+import { loadBots, localName } from "./botlevels.js";
 import { kindPrompt } from "./cards.js";
 import { chatPanel } from "./chat.js";
 import { connectionPill, tableConnection } from "./connection.js";
@@ -155,6 +155,9 @@ function applyTable(page, table, events) {
   page.player.flush();
   const prevGameId = S.table ? S.table.game_id : null;
   const prevGame = S.table && S.table.game_id === table.game_id ? S.table.game : null;
+  // Bots' seat names in the reader's language, once, for every part of the page.
+  for (const seat of table.seats) if (seat.name) seat.name = localName(seat.name);
+  if (table.game) for (const p of table.game.players) p.name = localName(p.name);
   S.table = table;
   setExplainRules(table.rules); // the cards' words follow this table's house rules
   const g = table.game;

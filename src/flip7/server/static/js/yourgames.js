@@ -1,6 +1,7 @@
 // "Your games": the tables this browser's identity holds a seat at (GET
 // /api/players/me/tables), whichever device took the seat; the lobby and /me show them.
 import { api } from "./api.js";
+import { localName } from "./botlevels.js";
 import { formatDate, t } from "./i18n.js";
 import { getIdentity } from "./identity.js";
 import { clear, focusKey, h, restoreFocus, store, tokenKey } from "./util.js";
@@ -17,8 +18,18 @@ export function yourTableState(tbl) {
   if (tbl.state === "waiting") return { text: t("lobby.state_waiting"), mine: false };
   if (tbl.state === "over") return { text: t("lobby.state_finished"), mine: false };
   const decider = tbl.seats.find((s) => s.seat === tbl.to_decide);
-  if (decider) return { text: t("lobby.turn_of", { name: decider.name }), mine: false };
+  if (decider) return { text: t("lobby.turn_of", { name: localName(decider.name) }), mine: false };
   return { text: t("lobby.state_playing"), mine: false };
+}
+
+/**
+ * A bot's seat name in the list: a level's bot names its level already ("Mia (Medium
+ * bot)"); another gets "(bot)".
+ * @param {string} name
+ */
+function botName(name) {
+  const shown = localName(name);
+  return shown !== name || /\bbot\b/i.test(name) ? shown : t("lobby.bot_in_list", { name });
 }
 
 /**
@@ -43,7 +54,7 @@ export function yourGamesPanel(alive) {
       const seated = !!store.get(tokenKey(tbl.id));
       const state = yourTableState(tbl);
       const players = tbl.seats.map((s) => (s.seat === tbl.seat ? t("lobby.you_in_list", { name: s.name })
-        : s.kind === "bot" ? t("lobby.bot_in_list", { name: s.name }) : s.name)).join(", ");
+        : s.kind === "bot" ? botName(s.name) : s.name)).join(", ");
       const notes = [];
       if (tbl.deadline && tbl.to_decide !== null) {
         const who = state.mine ? t("lobby.you_decide_until", { date: formatDate(tbl.deadline, { weekday: "short", hour: "numeric", minute: "2-digit" }) })
