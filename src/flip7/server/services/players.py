@@ -37,6 +37,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from flip7.analysis.stats import StatsTotals, seat_stats_from_json
+from flip7.bots.levels import LEVELS
 from flip7.core.jsontypes import JSON, JSONObject
 from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import iso, utcnow
@@ -139,6 +140,25 @@ def _why(value: JSON) -> str | None:
 def _objects(value: JSON) -> list[JSONObject]:
     """The objects of a stored JSON list (a game's seats), or none."""
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def bot_standings(rows: list[RatingRow]) -> list[RatingRow]:
+    """The bot levels as the leaderboard lists them: those whose rating has settled by
+    rating, then the provisional ones in the ladder's order (weakest first): after a few
+    games a rating says little, and Easy above Expert would mislead.
+
+    >>> from flip7.server.store.ratings import RatingKey, Skill
+    >>> def row(level, mu, sigma):
+    ...     return RatingRow(RatingKey("bot", level), Skill(mu, sigma), 3, 1)
+    >>> [r.key.ref for r in bot_standings([row("Easy", 30, 8), row("Hard", 20, 2),
+    ...                                    row("Beginner", 25, 8)])]
+    ['Hard', 'Beginner', 'Easy']
+    """
+    ladder = {level.name: i for i, level in enumerate(LEVELS)}
+    settled = [r for r in rows if not provisional(r.skill.sigma)]
+    unsettled = [r for r in rows if provisional(r.skill.sigma)]
+    unsettled.sort(key=lambda r: ladder.get(r.key.ref, len(ladder)))
+    return settled + unsettled
 
 
 class Players:
@@ -342,7 +362,7 @@ class Players:
             "bots": [
                 {"rank": i + 1, "level": r.key.ref, **_rating(r), "games": r.games,
                  "wins": r.wins}
-                for i, r in enumerate(board.bots)
+                for i, r in enumerate(bot_standings(board.bots))
             ],
         }
 
