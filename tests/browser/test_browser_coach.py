@@ -45,6 +45,11 @@ def _check_decisions(page: Any) -> int:
 
     summary = page.locator("[data-testid=coach-summary]")
     expect(summary).to_be_visible(timeout=120_000)
+    # With something to improve, only those moves are shown at first: all of them here.
+    only = page.locator("#coach-only")
+    shown_first = only.is_checked()
+    if shown_first:
+        page.locator("label[for=coach-only]").click()
     items = page.locator("[data-testid=coach-decision]")
     n: int = items.count()
     assert n > 0
@@ -68,6 +73,7 @@ def _check_decisions(page: Any) -> int:
     for grade, count in counts.items():
         chip = summary.locator(f'.coach-grades [data-grade="{grade}"] .grade-count')
         expect(chip).to_have_text(str(count))
+    assert shown_first == any(g != "best" and c for g, c in counts.items()), counts
     return n
 
 

@@ -70,9 +70,10 @@ export function mountCoach(root, { gameId, seat }) {
   /**
    * @type {{destroyed: boolean, timer: ReturnType<typeof setTimeout> | undefined,
    *   record: import("./protocol.js").GameRecord | null, result: import("./protocol.js").CoachReport | null,
-   *   onlyImprove: boolean}}
+   *   onlyImprove: boolean | null}}
    */
-  const S = { destroyed: false, timer: undefined, record: null, result: null, onlyImprove: false };
+  // onlyImprove: null until the report comes, then on when there is something to improve.
+  const S = { destroyed: false, timer: undefined, record: null, result: null, onlyImprove: null };
   const gid = encodeURIComponent(gameId);
   const names = (/** @type {number} */ s) => (S.record && Array.isArray(S.record.players) && S.record.players[s]) || t("players.seat", { seat: s + 1 });
 
@@ -210,6 +211,7 @@ export function mountCoach(root, { gameId, seat }) {
     const sum = res.summary || {};
     const decisions = Array.isArray(res.decisions) ? res.decisions : [];
     const acc = Number(sum.accuracy);
+    if (S.onlyImprove === null) S.onlyImprove = decisions.some((d) => knownGrade(d.grade) !== "best");
     const list = h("ol", { class: "coach-list", dataset: { testid: "coach-decisions" } });
     const fill = () => {
       clear(list);
@@ -217,7 +219,7 @@ export function mountCoach(root, { gameId, seat }) {
       if (!list.firstChild) list.appendChild(h("li", { class: "muted empty", text: t("players.coach.nothing_to_improve") }));
     };
     const only = h("input", { id: "coach-only", type: "checkbox", class: "switch-input", dataset: { testid: "coach-only" } });
-    only.checked = S.onlyImprove;
+    only.checked = !!S.onlyImprove;
     only.addEventListener("change", () => { S.onlyImprove = only.checked; fill(); });
     const th = res.thresholds && typeof res.thresholds === "object" ? res.thresholds : null;
     const thresholdRows = th ? GRADES.slice(1).filter((g) => th[g] !== undefined).map((g) => h("li", {}, gradeBadge(g), " ",
