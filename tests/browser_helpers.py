@@ -67,6 +67,25 @@ def new_page(
     return page, errors
 
 
+AXE_JS = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_problems(page: Any) -> list[str]:
+    """The serious and critical accessibility violations axe-core (from npm, pinned in
+    package-lock.json; ``make jscheck`` installs it) finds on ``page`` as it is now: each
+    as "rule: the elements"."""
+    if not AXE_JS.is_file():
+        missing("axe-core (npm ci, as make jscheck runs it)")
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE_JS.read_text(encoding="utf-8"))  # evaluated, so the CSP allows it
+    found: list[str] = page.evaluate("""async () => {
+      const result = await axe.run(document, {resultTypes: ["violations"]});
+      return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", "));
+    }""")
+    return found
+
+
 # JS for page.evaluate(REACHABLE, handle): "ok" when the element's centre is on screen and a
 # tap there reaches the element itself, else what is wrong ("covered by …", "off screen …").
 REACHABLE = """(el) => {

@@ -101,7 +101,7 @@ def test_first_visit_welcome_can_be_skipped(live_server: str, chromium_browser: 
     assert page.evaluate("() => window.localStorage.getItem('flip7.player')") is None
     # Anonymous: the chip leads to the page that makes an identity, and says it plainly.
     chip = page.locator("[data-testid=player-chip]")
-    expect(chip).to_have_attribute("aria-label", re.compile("anonymous"))
+    expect(chip).to_have_accessible_name(re.compile("anonymous"))
     chip.click()
     expect(page).to_have_url(live_server + "/me")
     expect(page.locator("[data-testid=identity-page]")).to_be_visible()

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import REACHABLE, browser_server, new_page, shot
+from browser_helpers import REACHABLE, axe_problems, browser_server, new_page, shot
 
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
@@ -201,6 +201,8 @@ def test_decision_panels_leave_the_board_in_view_on_phones(
         assert box["height"] <= 0.42 * height, (kind, box)
         assert box["y"] + box["height"] <= height + 1, (kind, box)
         shot(page, f"panel-{kind}-{width}.png")
+        if width == 360:  # every kind of decision, once: no serious accessibility problem
+            assert axe_problems(page) == [], kind
 
         targets = _targets(page)
         if kind == "hit_or_stay":

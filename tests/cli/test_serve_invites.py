@@ -168,14 +168,15 @@ def test_serve_on_loopback_says_only_this_machine(tmp_path: Path) -> None:
     assert f"only this machine can open http://127.0.0.1:{server.port}" in log
     assert "invite links start with the public URL https://flip7.example.org" in log
     assert info == {"public_url": "https://flip7.example.org", "addresses": [],
-                    "loopback_only": True}
+                    "loopback_only": True, "email": False}
 
 
 def test_api_server_never_reads_the_host_header(tmp_path: Path) -> None:
     with app_client(tmp_path / "db.sqlite") as client:
         plain = client.get("/api/server")
         assert plain.status_code == 200
-        assert plain.json() == {"public_url": None, "addresses": [], "loopback_only": True}
+        assert plain.json() == {"public_url": None, "addresses": [], "loopback_only": True,
+                                "email": False}
         forged = client.get("/api/server", headers={"Host": "evil.example",
                                                      "X-Forwarded-Host": "evil.example"})
         assert forged.json() == plain.json()
@@ -185,7 +186,8 @@ def test_api_server_never_reads_the_host_header(tmp_path: Path) -> None:
                     public_url="https://flip7.example.org") as client:
         assert client.get("/api/server").json() == {
             "public_url": "https://flip7.example.org",
-            "addresses": ["http://192.168.1.20:8000"], "loopback_only": False}
+            "addresses": ["http://192.168.1.20:8000"], "loopback_only": False,
+            "email": False}
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")

@@ -183,7 +183,8 @@ def test_the_database_refuses_a_write_from_a_process_that_lost_the_table(pg_url:
                                     "data": "{}", "created_at": utcnow(), "fence": fence,
                                     "player_id": None}),
                     ("table_update", {"b_id": "T1", "b_version": seq, "b_state": "waiting",
-                                      "b_to_decide": None, "b_at": utcnow(),
+                                      "b_to_decide": None, "b_deadline": None,
+                                      "b_at": utcnow(),
                                       "b_fence": fence}),
                 ]
 

@@ -143,9 +143,9 @@ def budgets(
     >>> settings = Settings()
     >>> sorted(budgets(wire(settings), Lobby(None, settings), Scorecards(None, settings)))
     ... # doctest: +NORMALIZE_WHITESPACE
-    ['bytes_sent', 'chats', 'claims', 'coach', 'frames', 'handshakes', 'joins', 'players',
-     'renames', 'replay_pages', 'scorecard_rounds', 'scorecards', 'strikes', 'tables',
-     'tables_all', 'transfer_codes', 'uploads']
+    ['bytes_sent', 'chats', 'claims', 'coach', 'email_codes', 'email_codes_per_identity',
+     'frames', 'handshakes', 'joins', 'players', 'renames', 'replay_pages', 'scorecard_rounds',
+     'scorecards', 'strikes', 'tables', 'tables_all', 'transfer_codes', 'uploads']
     """
     return {
         "tables": lobby.creations,

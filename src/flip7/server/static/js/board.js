@@ -5,7 +5,7 @@ import { botBadge } from "./botlevels.js";
 import { cardBack, cardEl, cardName, kindPrompt, tparts } from "./cards.js";
 import { formatDate, formatNumber, t } from "./i18n.js";
 import { flip7Bonus, flip7Cards, ruleValue } from "./rules.js";
-import { h, initial } from "./util.js";
+import { h, initial, spoken } from "./util.js";
 
 /** @typedef {import("./protocol.js").GameView} GameView */
 
@@ -247,7 +247,8 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
     Array.from({ length: flip7 || 0 }, (_, i) => h("span", { class: `pip${i < count ? " pip--on" : ""}` })));
 
   const lineRow = h("div", { class: "seat-line", role: "list", "aria-label": t("table.board.number_cards", { name: p.name }) },
-    line.length ? cardsFor(line, "line").map((c) => wrapItem(c)) : h("span", { class: "seat-empty", text: p.status === "busted" ? "" : t("table.board.no_cards") }));
+    // An empty line's note is its one item: a list holds list items only.
+    line.length ? cardsFor(line, "line").map((c) => wrapItem(c)) : h("span", { role: "listitem", class: "seat-empty", text: p.status === "busted" ? "" : t("table.board.no_cards") }));
   const modRow = mods.length
     ? h("div", { class: "seat-mods", role: "list", "aria-label": t("table.board.modifiers", { name: p.name }) }, cardsFor(mods, "mod").map((c) => wrapItem(c)))
     : null;
@@ -267,10 +268,12 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
   // In the head's free space at its right end: never over the badges or the cards.
   if (p.status === "busted") head.appendChild(h("div", { class: "stamp stamp--bust", "aria-hidden": "true", text: t("table.board.bust_stamp") }));
   if (seatPick) {
+    // The short word is seen, the whole decision read ("Flip Four! on Bob"); no aria-label,
+    // which would differ from what a voice user sees and says.
     const btn = h("button", {
-      type: "button", class: "seat-pick btn btn--pick", "aria-label": seatPick.label,
+      type: "button", class: "seat-pick btn btn--pick",
       dataset: { decision: seatPick.decision, focusKey: `seat:${s}` }, onclick: seatPick.onPick,
-    }, seatPick.short || t("table.pick.choose"));
+    }, spoken(seatPick.short || t("table.pick.choose"), seatPick.label));
     head.appendChild(btn);
     section.addEventListener("click", (ev) => {
       if (ev.target instanceof Element && ev.target.closest("button")) return;

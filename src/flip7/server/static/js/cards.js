@@ -172,7 +172,9 @@ export function cardEl(code, opts = {}) {
   const attrs = {
     class: classes.join(" "),
     dataset: { code: info.code, ...(opts.dataset || {}) },
-    "aria-label": opts.label || cardAria(code),
+    // A card you pick is named by words inside it (below): an aria-label would differ
+    // from the number a voice user sees and says.
+    "aria-label": opts.button ? null : opts.label || cardAria(code),
     title: opts.title || null,
   };
   if (opts.button) {
@@ -183,6 +185,7 @@ export function cardEl(code, opts = {}) {
     attrs.tabindex = "0"; // focus explains it, as hover does
   }
   const el = h(tagName, attrs);
+  if (opts.button) el.appendChild(h("span", { class: "visually-hidden", text: opts.label || cardAria(code) }));
   if (!opts.button) {
     // A card drawn inside a button or a hidden decoration must not be a tab stop of its
     // own: by the next microtask the caller has put it in place.

@@ -8,7 +8,7 @@ import { formatNumber, t } from "./i18n.js";
 import { flip7Bonus } from "./rules.js";
 import { awayNote } from "./presence.js";
 import { decisionsOf, myTurn } from "./tablestate.js";
-import { add, clear, h, icon, initial, scrollBetween, toast } from "./util.js";
+import { add, clear, h, icon, initial, scrollBetween, spoken, toast } from "./util.js";
 
 /** @typedef {import("./tablestate.js").Decision} Decision */
 /** @typedef {import("./tablestate.js").GameView} GameView */
@@ -171,11 +171,15 @@ function boardPicks(P, g, me) {
  */
 function option(P, g, me, d, { cls = "", content = null, hint = null } = {}) {
   const text = label(P, g, me, d);
+  // Where the words shown are not the decision's (a player's avatar and name for "Give
+  // the card to Ann"), a screen reader reads the decision and the picture is hidden from
+  // it; no aria-label, which would differ from what a voice user sees and says.
+  const shown = content && content.textContent !== text ? spoken(content, text) : [content || h("span", { text })];
   return h("button", {
     type: "button", class: `btn opt ${cls}`.trim(), dataset: { decision: d.text, focusKey: `opt:${cls.includes("opt-fallback") ? "f" : "m"}:${d.text}` },
-    "aria-label": text, disabled: !!P.S.pendingMove,
+    disabled: !!P.S.pendingMove,
     onclick: () => send(P, d),
-  }, hint ? h("kbd", { class: "key", "aria-hidden": "true", text: hint }) : null, content || h("span", { text }));
+  }, hint ? h("kbd", { class: "key", "aria-hidden": "true", text: hint }) : null, ...shown);
 }
 
 /**
@@ -193,7 +197,8 @@ function hitOrStay(P, main, prompt, g, me) {
   add(main,
     hit ? option(P, g, me, hit, { cls: "opt-main btn--hit", hint: "H", content: h("span", { class: "opt-big", text: t("cards.decision.hit") }) }) : null,
     stay ? option(P, g, me, stay, { cls: "opt-main btn--stay", hint: "S", content: h("span", { class: "opt-big", text: t("cards.decision.stay") }) })
-      : h("button", { type: "button", class: "btn opt btn--stay", disabled: true, "aria-label": t("table.decision.stay_not_allowed_label") }, h("span", { class: "opt-big", text: t("cards.decision.stay") }), h("small", { text: t("table.decision.not_allowed") })));
+      : h("button", { type: "button", class: "btn opt btn--stay", disabled: true },
+        spoken([h("span", { class: "opt-big", text: t("cards.decision.stay") }), h("small", { text: t("table.decision.not_allowed") })], t("table.decision.stay_not_allowed_label"))));
   const p = g.players[me];
   // The server works out the bust risk (flip7.analysis.advisor.bust_risk): shown as sent.
   const risk = typeof g.bust_risk === "number" ? g.bust_risk : null;
@@ -270,9 +275,9 @@ function swapFirstStep(P, main, pairs, me, hint) {
         return h("button", {
           type: "button", class: "btn opt opt-main opt-card", disabled: !!P.S.pendingMove,
           dataset: { swapFirst: `${s}|${c}`, focusKey: `swap1:${s}|${c}` },
-          "aria-label": t("table.swap.pick_first", { card: whose(P, s, c, me) }),
           onclick: () => pickFirst(P, s, c),
-        }, key ? h("kbd", { class: "key", "aria-hidden": "true", text: key }) : null, cardEl(c, { small: true, label: cardName(c) }));
+        }, key ? h("kbd", { class: "key", "aria-hidden": "true", text: key }) : null,
+        spoken(cardEl(c, { small: true, label: cardName(c) }), t("table.swap.pick_first", { card: whose(P, s, c, me) })));
       }))));
   }
 }
@@ -303,9 +308,9 @@ function swapOptions(P, main, g, me, hint) {
     }));
   }
   main.appendChild(h("button", {
-    type: "button", class: "btn btn--ghost", dataset: { focusKey: "swap-cancel" }, "aria-label": t("table.swap.back_label"),
+    type: "button", class: "btn btn--ghost", dataset: { focusKey: "swap-cancel" },
     onclick: () => unpick(P),
-  }, t("table.swap.back")));
+  }, spoken(t("table.swap.back"), t("table.swap.back_label"))));
 }
 
 /**
@@ -346,10 +351,10 @@ function promptLine(P, g, kind, table) {
     P.host.classList.toggle("is-collapsed", collapsed);
     prompt.appendChild(h("button", {
       type: "button", class: "btn btn--ghost btn--small decision-toggle", "aria-expanded": String(!collapsed),
-      "aria-label": collapsed ? t("table.decision.show_options") : t("table.decision.hide_options_label"),
       dataset: { focusKey: "decision-toggle", testid: "decision-toggle" },
       onclick: () => { S.collapsedFor = collapsed ? null : decisionKey; P.render(); },
-    }, collapsed ? t("table.decision.options") : t("table.decision.hide")));
+    }, spoken(collapsed ? t("table.decision.options") : t("table.decision.hide"),
+      collapsed ? t("table.decision.show_options") : t("table.decision.hide_options_label"))));
   }
   return prompt;
 }

@@ -213,17 +213,20 @@ function renderChip() {
   const me = getIdentity();
   clear(chip);
   if (me) {
-    chip.setAttribute("aria-label", t("players.chip.profile", { name: me.name }));
+    // Its name starts with the words one sees (a voice user says "Ann"): no aria-label.
+    chip.removeAttribute("aria-label");
     chip.title = t("players.chip.profile", { name: me.name });
     chip.dataset.identity = me.id;
     chip.append(h("span", { class: "avatar avatar--small", "aria-hidden": "true", text: initial(me.name) }),
-      h("span", { class: "player-chip-name", text: me.name }));
+      h("span", { class: "player-chip-name", text: me.name }),
+      h("span", { class: "visually-hidden", text: ` — ${t("players.chip.profile_suffix")}` }));
   } else {
-    chip.setAttribute("aria-label", t("players.chip.anonymous_label"));
+    chip.removeAttribute("aria-label");
     chip.title = t("players.chip.anonymous_label");
     delete chip.dataset.identity;
     chip.append(h("span", { class: "avatar avatar--small avatar--empty", "aria-hidden": "true" }, icon("user")),
-      h("span", { class: "player-chip-name", text: t("players.chip.anonymous") }));
+      h("span", { class: "player-chip-name", text: t("players.chip.anonymous") }),
+      h("span", { class: "visually-hidden", text: ` — ${t("players.chip.anonymous_label")}` }));
   }
 }
 

@@ -73,7 +73,7 @@ export function mountScorekeeperList(root) {
  */
 function newScorecardPanel() {
   const playerList = h("ol", { class: "sk-names", "aria-label": t("scorekeeper.players_label") });
-  const addPlayer = h("button", { type: "button", class: "btn btn--ghost btn--small", dataset: { testid: "add-player" }, "aria-label": t("scorekeeper.add_player_label") }, t("scorekeeper.add_player"));
+  const addPlayer = h("button", { type: "button", class: "btn btn--ghost btn--small", dataset: { testid: "add-player" } }, t("scorekeeper.add_player"));
   const nameInput = h("input", { id: "sk-name", class: "input", type: "text", placeholder: t("scorekeeper.name_placeholder"), autocomplete: "off" });
   const targetOption = ruleOptions().find((o) => o.name === "target_score");
   const targetInput = h("input", { id: "sk-target", class: "input", type: "number", min: String(targetOption?.min ?? ""), step: "1", value: String(targetOption?.default ?? ""), inputmode: "numeric" });

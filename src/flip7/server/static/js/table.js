@@ -276,7 +276,7 @@ function buildPage(root, S) {
  */
 function notFound(page) {
   page.L.loading.hidden = true;
-  page.L.page.appendChild(h("section", { class: "panel notfound" },
+  page.L.page.appendChild(h("section", { class: "panel notfound", dataset: { testid: "table-unknown" } },
     h("h2", { text: t("table.not_found") }),
     h("p", { class: "muted", text: t("table.not_found_text") }),
     h("a", { href: "/", "data-link": true, class: "btn btn--primary" }, t("common.back_to_lobby"))));

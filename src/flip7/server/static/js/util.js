@@ -470,6 +470,18 @@ export function switchField(input, label, help) {
 }
 
 /**
+ * A control's content when what it shows is not what it says (a card and a key hint for
+ * "Swap your 5 with…"): the picture hidden from screen readers, the words for them only.
+ * Better than an aria-label, which a voice user who says what they see would not match.
+ * @param {Child} shown
+ * @param {string} words
+ * @returns {HTMLElement[]}
+ */
+export function spoken(shown, words) {
+  return [h("span", { "aria-hidden": "true" }, shown), h("span", { class: "visually-hidden", text: words })];
+}
+
+/**
  * "a, b and c" ("a, b und c"): the current language's list.
  * @param {string[]} items
  */
