@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated
 
@@ -32,6 +32,7 @@ from flip7.server.cluster.budgets import SharedBudgets
 from flip7.server.services.coach_jobs import CoachJobs
 from flip7.server.services.mail import Emails, Mailer, smtp_server
 from flip7.server.services.players import Players
+from flip7.server.services.push import Pushes
 from flip7.server.services.ratings import Results
 from flip7.server.services.replays import Replays
 from flip7.server.services.scorecards import Scorecards
@@ -95,6 +96,8 @@ class Wiring:
     coach: CoachJobs
     # Turn alerts by e-mail (flip7.server.services.mail); offered with an SMTP server only.
     emails: Emails
+    # Turn alerts by Web Push (flip7.server.services.push).
+    pushes: Pushes
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -129,6 +132,7 @@ def wire(settings: Settings) -> Wiring:
         coach=CoachJobs(settings),
         emails=Emails(settings, None if settings.smtp_url is None else Mailer(
             smtp_server(settings.smtp_url, settings.smtp_from, os.environ))),
+        pushes=Pushes(settings),
     )
 
 
@@ -206,6 +210,17 @@ async def _close_sockets(sockets: Sockets) -> None:
             await socket.close(code=CloseCode.SERVICE_RESTART)  # reconnect
 
 
+def _turn_alerts(wiring: Wiring) -> Callable[[str, str, str, float], None]:
+    """What the lobby calls when a turn-based decision comes to an away identity: its
+    e-mail (gathered) and its browsers' pushes."""
+
+    def alert(player_id: str, table_id: str, table_name: str, deadline: float) -> None:
+        wiring.emails.your_turn(player_id, table_id, table_name, deadline)
+        wiring.pushes.your_turn(player_id, table_id, table_name, deadline)
+
+    return alert
+
+
 @contextlib.asynccontextmanager
 async def run(wiring: Wiring) -> AsyncIterator[Services]:
     """The server from its start to its stop: the lobby opened on its database, the budgets
@@ -228,7 +243,9 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         lobby.on_finish = results.finished
         wiring.emails.start(store)
         stop.push_async_callback(wiring.emails.close)
-        lobby.on_turn = wiring.emails.your_turn
+        await wiring.pushes.start(store)
+        stop.push_async_callback(wiring.pushes.close)
+        lobby.on_turn = _turn_alerts(wiring)
         results.start()
         stop.push_async_callback(results.close)
         stop.push_async_callback(wiring.coach.close)
@@ -239,8 +256,8 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         yield Services(
             settings=wiring.settings, sockets=wiring.sockets, limits=wiring.limits,
             server=wiring.server, replays=wiring.replays, players=wiring.players,
-            coach=wiring.coach, emails=wiring.emails, lobby=lobby, store=store, results=results,
-            scorecards=scorecards,
+            coach=wiring.coach, emails=wiring.emails, pushes=wiring.pushes, lobby=lobby,
+            store=store, results=results, scorecards=scorecards,
         )
 
 

@@ -184,6 +184,11 @@ class Settings:
     # None, no e-mail is offered. The sender (``--smtp-from``; None: flip7@<the SMTP host>).
     smtp_url: str | None = None
     smtp_from: str | None = None
+    # Web Push (flip7.server.services.push): the contact its messages carry for the push
+    # services (a mailto: or https: URL), and whether a subscription may point at a loopback
+    # or private address (tests' own push service; never on a public server).
+    push_contact: str = "mailto:flip7@localhost"
+    push_allow_local: bool = False
 
     # ---- Limits a stranger meets. Every one is a field below, listed in the README's
     # "Limits" table, and an operator changes any of them with

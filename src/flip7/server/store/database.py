@@ -315,6 +315,28 @@ player_emails = sa.Table(
     sa.Column("link_base", sa.String(300), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
 )
+# Where an identity's browsers take Web Push turn alerts (flip7.server.services.push): the
+# push service's endpoint and the keys the message is encrypted to.
+push_subscriptions = sa.Table(
+    "push_subscriptions",
+    metadata,
+    sa.Column("endpoint", sa.String(500), primary_key=True),
+    sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), nullable=False,
+              index=True),
+    sa.Column("p256dh", sa.String(200), nullable=False),
+    sa.Column("auth", sa.String(100), nullable=False),
+    # The browser's language: the service worker words the alert in it.
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+# The server's own secrets, made at its first start and shared by every process (the VAPID
+# key that signs Web Push messages).
+server_secrets = sa.Table(
+    "server_secrets",
+    metadata,
+    sa.Column("name", sa.String(32), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
 # When a turn alert about a table last went to an identity (at most one an hour a game).
 email_alerts = sa.Table(
     "email_alerts",

@@ -32,5 +32,13 @@ async def index() -> FileResponse:
 for _path in PAGES:
     router.add_api_route(_path, index)
 
+
+@router.get("/sw.js")
+async def service_worker() -> FileResponse:
+    """The service worker (turn alerts by Web Push), at the root so that its scope is the
+    whole site; never cached, so a new version is found at the next visit."""
+    return FileResponse(STATIC / "js" / "sw.js", media_type="text/javascript",
+                        headers={"Cache-Control": "no-cache"})
+
 if STATIC.is_dir():
     router.mount("/static", StaticFiles(directory=STATIC), name="static")

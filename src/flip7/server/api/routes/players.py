@@ -22,6 +22,7 @@ from flip7.server.services.players import (
     NewPlayer,
     Rename,
 )
+from flip7.server.services.push import Subscribe, Unsubscribe
 
 __all__ = ["router"]
 
@@ -87,6 +88,32 @@ async def patch_my_email(
 async def delete_my_email(services: Use, x_player_key: str | None = Header(None)) -> JSONObject:
     """Forget your address."""
     return await services.emails.remove(await services.players.me(x_player_key))
+
+
+@router.get("/api/push/key", response_model=None)
+async def push_key(services: Use) -> JSONObject:
+    """The server's VAPID public key (base64url), the ``applicationServerKey`` a browser
+    subscribes to Web Push with."""
+    return {"public_key": services.pushes.public_key}
+
+
+@router.post("/api/players/me/push", status_code=201, response_model=None)
+async def push_subscribe(
+    body: Subscribe, services: Use, x_player_key: str | None = Header(None)
+) -> JSONObject:
+    """This browser takes turn alerts by Web Push: its ``PushSubscription`` (``toJSON()``).
+    400 ``bad_subscription`` for a URL that is not https to a public host; at most 10
+    browsers an identity (the oldest go)."""
+    return await services.pushes.subscribe(await services.players.me(x_player_key), body)
+
+
+@router.delete("/api/players/me/push", response_model=None)
+async def push_unsubscribe(
+    body: Unsubscribe, services: Use, x_player_key: str | None = Header(None)
+) -> JSONObject:
+    """This browser takes no more pushes."""
+    return await services.pushes.unsubscribe(await services.players.me(x_player_key),
+                                             body.endpoint)
 
 
 @router.post("/api/email/verify", response_model=None)

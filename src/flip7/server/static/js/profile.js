@@ -14,6 +14,7 @@ import { navigate } from "./router.js";
 import { clear, h, icon, initial } from "./util.js";
 import { yourGamesPanel } from "./yourgames.js";
 import { emailPanel } from "./emailalerts.js";
+import { pushPanel } from "./pushalerts.js";
 
 /** @typedef {import("./protocol.js").Profile} Profile */
 
@@ -175,7 +176,7 @@ export function mountProfile(root, { id = null, me = false }) {
     if (self) {
       left.push(h("section", { class: "panel identity-panel", "aria-labelledby": "rename-title" },
         h("h2", { id: "rename-title", text: t("players.rename.title") }),
-        renameForm(p.name)), emailPanel(() => !destroyed), transferPanel());
+        renameForm(p.name)), emailPanel(() => !destroyed), pushPanel(() => !destroyed), transferPanel());
     }
     page.append(h("div", { class: "profile-grid" },
       h("div", { class: "profile-col" }, left),

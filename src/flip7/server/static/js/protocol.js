@@ -473,6 +473,19 @@
  */
 
 /**
+ * GET /api/push/key: the server's VAPID public key (base64url), a browser's
+ * applicationServerKey for Web Push.
+ * @typedef {object} PushKey
+ * @property {string} public_key
+ */
+
+/**
+ * POST and DELETE /api/players/me/push: whether this browser takes turn alerts by push.
+ * @typedef {object} PushState
+ * @property {boolean} subscribed
+ */
+
+/**
  * A bot level.
  * @typedef {object} BotLevel
  * @property {string} name

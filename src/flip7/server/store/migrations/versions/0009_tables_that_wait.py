@@ -15,7 +15,8 @@ its deadline passes.
 
 An identity may add an e-mail address for turn alerts (``player_emails``: verified by a
 link, alerts on or off, an unsubscribe token) and ``email_alerts`` keeps when an alert
-about a table last went to it.
+about a table last went to it. Its browsers may take Web Push alerts
+(``push_subscriptions``), signed with the server's VAPID key (``server_secrets``).
 
 Revision ID: 0009
 Revises: 0008
@@ -61,6 +62,21 @@ def upgrade() -> None:
         sa.Column("table_id", sa.String(16), primary_key=True),
         sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
     )
+    op.create_table(
+        "push_subscriptions",
+        sa.Column("endpoint", sa.String(500), primary_key=True),
+        sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), nullable=False,
+                  index=True),
+        sa.Column("p256dh", sa.String(200), nullable=False),
+        sa.Column("auth", sa.String(100), nullable=False),
+        sa.Column("lang", sa.String(8), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_table(
+        "server_secrets",
+        sa.Column("name", sa.String(32), primary_key=True),
+        sa.Column("value", sa.Text, nullable=False),
+    )
     # The joins stored before: their identity out of the change's JSON.
     log = sa.table("table_log", sa.column("table_id", sa.String), sa.column("seq", sa.Integer),
                    sa.column("kind", sa.String), sa.column("data", sa.Text),
@@ -77,6 +93,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_table("server_secrets")
+    op.drop_table("push_subscriptions")
     op.drop_table("email_alerts")
     op.drop_table("player_emails")
     op.drop_index("ix_tables_state_updated", "tables")
