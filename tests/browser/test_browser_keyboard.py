@@ -76,6 +76,14 @@ def test_a_whole_game_with_the_keyboard_alone(live_server: str, chromium_browser
             arg=lines, timeout=15_000)
     assert decisions >= 3, decisions
     assert any(text.strip() for text in heard), "no turn was announced in the live region"
+    # The end screen on a laptop: the ready check above the fold, the figures' short heads
+    # and why the game was not rated said in words, not in a hover title.
+    end = page.locator("[data-testid=endscreen]")
+    expect(end.locator("[data-testid=rematch]")).to_be_in_viewport()
+    expect(end.locator("[data-testid=end-legend]")).to_contain_text(
+        "Ø / round: points a round on average")
+    expect(end.locator("[data-testid=end-unrated-note]")).to_contain_text(
+        "Unrated: ratings change only at a table made with “Rated game” on")
     shot(page, "keyboard-end-1366.png")
     _tab_to(page, "[data-testid=rematch]")
     page.keyboard.press("Enter")

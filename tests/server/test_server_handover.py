@@ -198,7 +198,7 @@ def test_limits_tell_the_waits(tmp_path: Path) -> None:
     with app_client(tmp_path / "db.sqlite", handover_grace=7, rematch_wait=9) as client:
         limits = client.get("/api/limits").json()
         assert limits["handover_grace"] == 7 and limits["rematch_wait"] == 9
-        assert limits["handover_auto"] == 60 and limits["lobby_hide_after"] == 120
+        assert limits["handover_auto"] == 30 and limits["lobby_hide_after"] == 120
 
 
 # ---------------------------------------------------------------------- a real server

@@ -281,7 +281,7 @@ class Settings:
     # rematch goes on without them; seconds a table with no seated human connected stays in
     # the lobby's list.
     handover_grace: float = 15.0
-    handover_auto: float = 60.0
+    handover_auto: float = 30.0
     rematch_wait: float = 60.0
     lobby_hide_after: float = 120.0
     # Bot thinking: worker processes (started as needed; by default one per usable core

@@ -128,7 +128,10 @@ function render(box, data, { gameId, seat }) {
         h("th", { scope: "col", class: "end-num", title: t("players.stats.flip7s"), text: t("players.end.flip7s") }),
         h("th", { scope: "col", class: "end-num", title: t("players.end.attack_long"), text: t("players.end.attack") }))),
       h("tbody", {}, rows))),
-    unratedNote(data, seat),
+    // The short column heads said what they mean only in a hover title (no hover on a phone).
+    h("p", { class: "muted end-legend", dataset: { testid: "end-legend" }, text: t("players.end.legend") }),
+    unratedNote(data, seat) || (data.rated ? null
+      : h("p", { class: "muted end-unrated-note", dataset: { testid: "end-unrated-note" }, text: t("players.end.unrated_why") })),
     links.length ? h("div", { class: "end-summary-links" }, links) : null);
 }
 

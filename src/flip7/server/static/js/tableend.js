@@ -129,7 +129,8 @@ export function renderEnd(host, S, { names, rest }) {
       h("h2", { id: "end-title", class: "endscreen-title", text: headline }),
       ranking(S, g, me),
       note,
-      endSummary(S, tb.game_id, me),
+      // The ready check before the figures: on a laptop's 800 px the card scrolled it away.
       h("div", { class: "endscreen-actions" }, rematch, replayLink,
-        h("a", { class: "btn btn--ghost", href: "/", "data-link": true }, t("common.back_to_lobby"))))));
+        h("a", { class: "btn btn--ghost", href: "/", "data-link": true }, t("common.back_to_lobby"))),
+      endSummary(S, tb.game_id, me))));
 }
