@@ -88,10 +88,12 @@ def play_game(page: Any, server: str, *, levels: tuple[str, ...] = ("Easy", "Med
 def test_first_visit_welcome_can_be_skipped(live_server: str, chromium_browser: Any) -> None:
     from playwright.sync_api import expect
 
-    page, errors = new_page(chromium_browser)
+    page, errors = new_page(chromium_browser, 1366, 800)
     page.goto(live_server + "/")
     welcome = page.locator("[data-testid=welcome]")
     expect(welcome).to_be_visible()
+    # Why to keep an identity is said in words on a laptop too (it was only a tooltip).
+    expect(welcome.locator(".welcome-why")).to_be_visible()
     shot(page, "players-welcome.png")
     page.click("[data-testid=identity-later]")
     expect(welcome).to_be_hidden()

@@ -83,6 +83,16 @@ def _placeholders(message: Any) -> set[str]:
     return {name for form in _forms(message) for name in _PLACEHOLDER.findall(str(form))}
 
 
+def test_no_card_name_follows_a_possessive_in_english() -> None:
+    """A card's name may carry its article ("The Zero"): after "your", "their own" or
+    "Ann's" it reads "your The Zero" (the review of issue 29 saw "discarded their own The
+    Zero"); such messages take ``{bare}``, the name without it, or put the card first."""
+    wrong = {key: text for area in _areas(SOURCE).values() for key, message in area.items()
+             for text in _forms(message)
+             if re.search(r"\b(your|their|their own|his|her|’s|'s)\s+\{card\}", text)}
+    assert not wrong, wrong
+
+
 def test_the_languages_are_there() -> None:
     assert sorted(p.name for p in LOCALES.iterdir() if p.is_dir()) == sorted(LANGUAGES)
     i18n = (JS / "i18n.js").read_text()

@@ -230,7 +230,10 @@ export function cardBack(opts = {}) {
  * @returns {string}
  */
 export function whoseCard(s, code, { names, me }) {
-  return s === me ? t("cards.whose.mine", { card: cardName(code) }) : t("cards.whose.other", { name: names(s), card: cardName(code) });
+  // "bare": the name without its article ("your Zero", not "your The Zero").
+  const card = cardName(code);
+  const bare = String(code) === "0" ? t("cards.bare.zero") : card;
+  return s === me ? t("cards.whose.mine", { card, bare }) : t("cards.whose.other", { name: names(s), card, bare });
 }
 
 /**
