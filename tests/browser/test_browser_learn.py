@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from browser_helpers import browser_server, new_page, open_table, playing_table, shot
 
-from flip7.core.cards import Card
+from flip7.core.cards import Card, deck_counts
 from flip7.core.explain import card_name, explain
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
@@ -56,8 +56,23 @@ def test_the_rules_page_shows_every_card_and_option(
         expect(item.locator("strong")).to_have_text(card_name(card))
         expect(item.locator("p")).to_have_text(explain(card, Rules()))
 
+    # The plain Number cards at a glance with their copies in the deck; their alike
+    # sentences folded away (the review of issue 29 counted 13 near-identical paragraphs).
+    numbers = [c for c in Card if c.is_number and c.code.isdigit() and c.code != "0"]
+    glance = rules.locator("[data-testid=rules-numbers] .rules-number")
+    expect(glance).to_have_count(len(numbers))
+    for card in numbers:
+        item = rules.locator(f'[data-testid=rules-numbers] [data-code="{card.code}"]')
+        expect(item.locator(".rules-number-copies")).to_have_text(f"×{deck_counts()[card]}")
+    expect(rules.locator('.rules-card[data-code="5"]')).to_be_hidden()
+    rules.get_by_text("Each Number card’s own sentence").click()
+    expect(rules.locator('.rules-card[data-code="5"]')).to_be_visible()
+
     options = rules.locator(".rules-option")
     expect(options).to_have_count(len(Rules.options()))
+    # Players read the options' labels, not their code names or RULES.md's sections.
+    expect(rules.locator("#rules-house")).not_to_contain_text("RULES.md")
+    expect(rules.locator("#rules-house code")).to_have_count(0)
     for option in Rules.options():
         item = rules.locator(f'.rules-option[data-option="{option.name}"]')
         expect(item).to_contain_text(option.help)

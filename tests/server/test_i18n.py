@@ -32,7 +32,7 @@ SAME_AS_ENGLISH = {
     "common.game_subtitle",  # With a Vengeance
     "common.lobby",  # Lobby
     "rules.badge_brutal",  # Brutal
-    "rules.option_section",  # " · RULES.md {section}"
+    "rules.copies",  # ×{count}
     "scorekeeper.live",  # Live
     "lobby.pace_live",  # Live (a table played together now)
     "scorekeeper.flip7",  # Flip 7

@@ -42,22 +42,45 @@ const GROUPS = [
   ["actions", (c) => c.kind === "action"],
 ];
 
-/** @param {CardText[]} cards */
-function cardsSection(cards) {
+/** @param {CardText} c */
+const cardItem = (c) => h("li", { class: "rules-card", dataset: { code: c.code } },
+  cardEl(c.code),
+  h("div", { class: "rules-card-text" }, b(c.name), h("p", { text: c.text })));
+
+/**
+ * The plain Number cards at a glance, each with its copies in the deck (the server's deck);
+ * their sentences, alike but for the number, folded away below.
+ * @param {CardText[]} numbers
+ * @param {Record<string, number>} copies
+ */
+function numbersAtAGlance(numbers, copies) {
+  return [
+    h("ul", { class: "rules-numbers", dataset: { testid: "rules-numbers" } }, numbers.map((c) => h("li", { class: "rules-number", dataset: { code: c.code } },
+      cardEl(c.code), h("span", { class: "rules-number-copies", text: t("rules.copies", { count: copies[c.code] || 0 }) })))),
+    h("details", { class: "rules-more" },
+      h("summary", { text: t("rules.group.numbers.each") }),
+      h("ul", { class: "rules-cards" }, numbers.map(cardItem))),
+  ];
+}
+
+/**
+ * @param {CardText[]} cards
+ * @param {Record<string, number>} copies  each card's copies in a deck, by code
+ */
+function cardsSection(cards, copies) {
   return section("cards",
     p(t("rules.cards_intro")),
     GROUPS.map(([group, pick]) => h("div", { class: "rules-group" },
       h("h3", { text: t(`rules.group.${group}.title`) }),
       p(t(`rules.group.${group}.intro`)),
-      h("ul", { class: "rules-cards" }, cards.filter(pick).map((c) => h("li", { class: "rules-card", dataset: { code: c.code } },
-        cardEl(c.code),
-        h("div", { class: "rules-card-text" }, b(c.name), h("p", { text: c.text }))))))));
+      group === "numbers" ? numbersAtAGlance(cards.filter(pick), copies)
+        : h("ul", { class: "rules-cards" }, cards.filter(pick).map(cardItem)))));
 }
 
-/** @param {Record<string, import("./protocol.js").RuleAbout>} about */
-function houseSection(about) {
+// The options as a player reads them: their labels and words, not their code names or the
+// rulebook's section numbers (those are for programmers: GET /api/rules has them).
+function houseSection() {
   const rows = ruleOptions().map((o) => {
-    const info = about[o.name] || {};
     const values = o.values ? o.values.map((v) => valueLabel(o.name, v)).join(" · ") : null;
     const changes = ruleChanges(o.name);
     return h("li", { class: "rules-option", dataset: { option: o.name } },
@@ -66,8 +89,7 @@ function houseSection(about) {
         h("span", { class: "rules-option-default", text: t("rules.option_default", { value: valueLabel(o.name, o.default) }) })),
       o.help ? p(t("rules.option_help", { help: o.help })) : null,
       changes ? p(changes) : null,
-      values ? h("p", { class: "muted", text: t("rules.option_choices", { values }) }) : null,
-      h("p", { class: "muted rules-option-name" }, h("code", { text: o.name }), info.section ? t("rules.option_section", { section: info.section }) : ""));
+      values ? h("p", { class: "muted", text: t("rules.option_choices", { values }) }) : null);
   });
   return section("house",
     p(t("rules.house_intro")),
@@ -114,7 +136,7 @@ function page(info, cards) {
         h("li", null, b(t("rules.step.bust.title")), t("rules.step.bust.text")),
         h("li", null, b(t("rules.step.flip7.title")), t("rules.step.flip7.text", { seven, bonus })),
         h("li", null, b(t("rules.step.end.title")), t("rules.step.end.text")))),
-    cardsSection(cards),
+    cardsSection(cards, Object.fromEntries((info.cards || []).map((c) => [c.code, c.count || 0]))),
     section("scoring",
       p(t("rules.scoring_intro")),
       h("ol", { class: "rules-steps" },
@@ -134,7 +156,7 @@ function page(info, cards) {
         h("li", null, t("rules.brutal_2")),
         h("li", null, t("rules.brutal_3", { bonus }))),
       p(t("rules.brutal_4"))),
-    houseSection(info.about || {}),
+    houseSection(),
   ];
 }
 
