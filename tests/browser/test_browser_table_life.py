@@ -150,6 +150,15 @@ def test_the_rematch_ready_check_with_one_player_gone(
     end = ann_page.locator("[data-testid=endscreen]")
     expect(end).to_be_visible()
     rows = end.locator(".ranking-row")
+    # On a phone the player's own name stays whole beside "You" and "not ready" (their
+    # badges go under it when the row is short of room).
+    size = ann_page.viewport_size
+    ann_page.set_viewport_size({"width": 360, "height": 740})
+    own = rows.filter(has=ann_page.locator(".badge--you")).locator(".ranking-name")
+    expect(own).to_have_text("Ann")
+    assert own.evaluate("el => el.scrollWidth <= el.clientWidth"), "the own name is cut"
+    shot(ann_page, "table-life-end-360.png")
+    ann_page.set_viewport_size(size)
     bot = rows.filter(has_text="Basic bot 1")
     expect(bot.locator("[data-testid=ready-state]")).to_have_text("ready")
     expect(rows.filter(has_text="P1").locator("[data-testid=ready-state]")).to_have_text(

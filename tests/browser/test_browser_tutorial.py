@@ -11,9 +11,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from browser_helpers import REACHABLE, browser_server, new_page, shot
 
+from flip7.bots import LEVELS
+from flip7.core.rules import Rules
 from flip7.server.table.tutorial import FIRST_GAME
 
 # Lessons photographed on the way (the others are only followed).
@@ -52,6 +55,8 @@ def _follow(page: Any, until: str | None = None, photos: str | None = None,
     of the lessons followed. ``photos``: the screenshots' name prefix. ``wander``: scroll to
     the foot of the page (the log) before each "Got it", as a reader does; the next lesson's
     move must still come into reach."""
+    from playwright.sync_api import expect
+
     box = page.locator("[data-testid=tutorial]")
     got_it = page.locator("[data-testid=tutor-next]")
     expected = page.locator('#decision[data-state="ready"] .decision-main .is-expected')
@@ -90,6 +95,11 @@ def _follow(page: Any, until: str | None = None, photos: str | None = None,
             assert reach == "ok", (lesson, reach)
         if wander and target is got_it:
             page.evaluate("window.scrollTo(0, document.scrollingElement.scrollHeight)")
+        # The counter counts lessons, one up each time (it counted decisions: it jumped
+        # when the bots played several, and repeated when a decision had two lessons).
+        ids = [item.id for item in FIRST_GAME.lessons]
+        expect(box.locator(".tutor-progress")).to_have_text(
+            f"Lesson {ids.index(lesson) + 1} of {len(ids)}")
         target.click()
         done.append(lesson)
         page.wait_for_function(_MOVED_ON, arg=lesson)
@@ -120,11 +130,30 @@ def test_the_guided_first_game_played_to_its_end_on_a_phone(
     expect(end).to_be_visible()
     expect(end).to_contain_text("You win!")
     expect(box).to_be_hidden()
+    own = end.locator('.ranking-row[data-seat="0"] .ranking-name')
+    assert own.evaluate("el => el.scrollWidth <= el.clientWidth"), "the own name is cut"
     shot(page, "tutorial-phone-end.png")
-    # Not in the lobby's list: the tutorial's table is private.
-    page.goto(live_server + "/")
-    expect(page.locator("[data-testid=learn]")).to_be_visible()
-    expect(page.locator("[data-testid=tables] [data-state=playing]")).to_have_count(0)
+    # Not a rematch to the lesson's short target: a full game against bots of a level the
+    # player picks, to the usual target.
+    expect(end.locator("[data-testid=rematch]")).to_have_count(0)
+    offer = end.locator("[data-testid=full-game-form]")
+    offer.scroll_into_view_if_needed()
+    expect(offer).to_be_in_viewport()
+    offer.locator("[data-testid=full-game-level]").select_option("Hard")
+    expect(offer).to_contain_text(LEVELS[3].blurb)
+    guided = page.url
+    offer.locator("[data-testid=full-game]").click()
+    page.wait_for_url(lambda url: url != guided and "/t/" in url)
+    expect(page.locator("[data-testid=endscreen]")).to_have_count(0)
+    table_id = page.url.rsplit("/", 1)[1]
+    table = httpx.get(f"{live_server}/api/tables/{table_id}").json()["table"]
+    assert table["state"] == "playing" and table["tutorial"] is None
+    assert table["rules"].get("target_score", Rules().target_score) == Rules().target_score
+    assert table["seats"][0]["name"] == "Ann"
+    assert [s["bot"] for s in table["seats"][1:]] == [LEVELS[3].spec] * 2
+    # Not in the lobby's list: the tutorial's table is private (the full game's is not).
+    listed = [t["id"] for t in httpx.get(f"{live_server}/api/tables").json()["tables"]]
+    assert table_id in listed and guided.rsplit("/", 1)[1] not in listed
     assert not errors, errors
 
 

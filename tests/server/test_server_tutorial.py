@@ -76,7 +76,8 @@ def test_a_tutorial_table_is_private_and_starts_with_the_welcome(tmp_path: Path)
         assert tutorial["lesson"]["id"] == "welcome" and tutorial["lesson"]["next"] is True
         assert tutorial == {
             "seat": LEARNER, "lesson": tutorial["lesson"], "expect": None, "step": 0,
-            "steps": len(FIRST_GAME.steps), "skipped": False,
+            "steps": len(FIRST_GAME.steps), "lessons": len(FIRST_GAME.lessons),
+            "lessons_done": 0, "skipped": False,
         }
         assert "Eddie goes first" in tutorial["lesson"]["text"]  # the bot's first name
         # Not in the lobby's list; a table of the lobby's has no tutorial.
@@ -106,6 +107,7 @@ def test_the_guided_game_played_by_its_lessons_survives_a_restart(tmp_path: Path
         assert done == [lesson.id for lesson in FIRST_GAME.lessons]
         assert state["tutorial"]["lesson"] is None
         assert state["tutorial"]["step"] == state["tutorial"]["steps"]
+        assert state["tutorial"]["lessons_done"] == state["tutorial"]["lessons"]
         record = client.get(f"/api/games/{state['game_id']}/record").json()
         assert tuple(Card.parse(c) for c in record["draws"]) == FIRST_GAME.draws
         # Someone's first game is theirs: the lobby's recent games leave it out.

@@ -387,13 +387,17 @@ class TutorialLessonModel(_Strict):
 class TutorialModel(_Strict):
     """Where a guided first game stands: the learner's ``seat``, the lesson on screen (None
     between lessons), the decision the lesson asks of the learner (None when none),
-    ``step`` of ``steps`` scripted decisions made, and whether the learner skipped it."""
+    ``step`` of ``steps`` scripted decisions made, ``lessons_done`` of ``lessons`` behind
+    the reader (what a progress counter shows: a step may bring several lessons or none),
+    and whether the learner skipped it."""
 
     seat: int
     lesson: TutorialLessonModel | None
     expect: str | None
     step: int
     steps: int
+    lessons: int
+    lessons_done: int
     skipped: bool
 
 

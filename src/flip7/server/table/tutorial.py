@@ -306,7 +306,8 @@ FIRST_GAME = Script(
         Lesson(
             "won",
             "You passed {target} points: the game is over, and you won. You have met every "
-            "kind of card. Rematch starts a real game against the same bots.",
+            "kind of card. Next: a full game to {usual} points, against bots of the level you "
+            "choose.",
             ("game_over", None)),
     ),
     rules=Rules(target_score=60),
@@ -370,6 +371,17 @@ class Tutorial:
         if k >= len(lessons):
             return None
         return first + k, lessons[k], not (asks and k == len(lessons) - 1)
+
+    def done(self, game: Game) -> int:
+        """How many lessons are behind the reader: those before the one on screen, or
+        before the next to come (a lesson that asked for a move is behind once it is made)."""
+        shown = self.lesson(game)
+        if shown is not None:
+            return shown[0]
+        if self.skipped:
+            return self.lessons_read
+        made = min(len(game.decisions), len(self.script.steps))
+        return max(self.lessons_read, self.script.firsts[made])
 
     def expected(self, game: Game) -> Decision | None:
         """The learner's decision the script asks for now (None at a bot's step, or off
@@ -457,6 +469,9 @@ class Tutorial:
             "expect": None if expected is None else str(expected),
             "step": min(len(game.decisions), len(self.script.steps)),
             "steps": len(self.script.steps),
+            # What a reader counts: lessons (a step may bring several, or none).
+            "lessons": len(self.script.lessons),
+            "lessons_done": self.done(game),
             "skipped": self.skipped,
         }
 

@@ -195,6 +195,8 @@
  * @property {string | null} expect
  * @property {number} step
  * @property {number} steps
+ * @property {number} lessons
+ * @property {number} lessons_done
  * @property {boolean} skipped
  */
 

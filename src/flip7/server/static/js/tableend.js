@@ -3,6 +3,7 @@
 // statistics of the game just finished.
 import { seatHue } from "./board.js";
 import { mountEndSummary } from "./endscreen.js";
+import { fullGamePanel } from "./fullgame.js";
 import { formatNumber, t } from "./i18n.js";
 import { readyBadge } from "./presence.js";
 import { gameSeats, isSeated, myGameSeat, seatMeta } from "./tablestate.js";
@@ -78,17 +79,22 @@ export function placeOf(totals, total) {
  * @param {TableState} S
  * @param {import("./protocol.js").GameView} g
  * @param {number|null} me
+ * @param {boolean} readyCheck  whether the ready check is on (not after the guided game)
  */
-function ranking(S, g, me) {
+function ranking(S, g, me, readyCheck) {
   const winners = g.winners || [];
   const rows = g.players.map((p) => p).sort((a, b) => b.total - a.total);
   const totals = rows.map((p) => p.total);
   return h("ol", { class: "ranking" }, rows.map((p) => h("li", { class: `ranking-row${winners.includes(p.seat) ? " is-winner" : ""}`, dataset: { seat: String(p.seat) } },
     h("span", { class: "ranking-pos", dataset: { testid: "ranking-place" }, text: formatNumber(placeOf(totals, p.total)) }),
     h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: initial(p.name) }),
-    h("span", { class: "ranking-name", text: p.name }),
-    p.seat === me ? h("span", { class: "badge badge--you", text: t("table.you") }) : null,
-    readyBadge(S, p.seat),
+    // The name before its badges, which go under it when the row is short of room (a
+    // phone cut "Ben" to "B" behind "You" and "not ready").
+    h("span", { class: "ranking-who" },
+      h("span", { class: "ranking-name", text: p.name }),
+      h("span", { class: "ranking-badges" },
+        p.seat === me ? h("span", { class: "badge badge--you", text: t("table.you") }) : null,
+        readyCheck ? readyBadge(S, p.seat) : null)),
     h("b", { class: "ranking-total", dataset: { testid: "final-total" }, text: formatNumber(p.total) }))));
 }
 
@@ -105,6 +111,8 @@ export function renderEnd(host, S, { names, rest }) {
   const tb = S.table;
   const g = tb && tb.game;
   if (!tb || !g || !g.over || S.endClosedFor === tb.game_id) return;
+  // The guided game's closing lessons first: the end screen covered them.
+  if (tb.tutorial && tb.tutorial.lesson && !tb.tutorial.skipped) return;
   const winners = g.winners || [];
   const me = myGameSeat(S);
   const winnerNames = winners.map(names);
@@ -114,7 +122,10 @@ export function renderEnd(host, S, { names, rest }) {
     S.endClosedFor = tb.game_id;
     renderEnd(host, S, { names, rest });
   };
-  const { rematch, note } = readyCheck(S, me, rest);
+  // After the guided game its rematch (the lesson's short target) is not what to offer:
+  // a full game against bots of a level the player picks is.
+  const guided = !!tb.tutorial && me !== null;
+  const { rematch, note } = guided ? { rematch: fullGamePanel(names(me)), note: null } : readyCheck(S, me, rest);
   const replayLink = tb.game_id !== null && tb.game_id !== undefined
     ? h("a", { class: "btn btn--secondary btn--big", href: `/replay/game/${encodeURIComponent(tb.game_id)}`, "data-link": true, dataset: { testid: "replay-link" } }, icon("play"), t("table.end.replay"))
     : null;
@@ -127,7 +138,7 @@ export function renderEnd(host, S, { names, rest }) {
       h("div", { class: "endscreen-trophy", "aria-hidden": "true" }, icon("trophy")),
       h("p", { class: "endscreen-kicker", text: t("table.end.kicker", { count: g.rounds.length }) }),
       h("h2", { id: "end-title", class: "endscreen-title", text: headline }),
-      ranking(S, g, me),
+      ranking(S, g, me, !guided),
       note,
       // The ready check before the figures: on a laptop's 800 px the card scrolled it away.
       h("div", { class: "endscreen-actions" }, rematch, replayLink,

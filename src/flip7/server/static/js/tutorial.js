@@ -101,8 +101,14 @@ export function mountTutorial(page, tableId) {
     const done = tut && !tut.lesson && (tut.step >= tut.steps || !!(g && g.over));
     box.hidden = !mine || !tut || tut.skipped || !!done;
     document.body.classList.toggle("has-tutor", !box.hidden);
+    const lesson = tut && !box.hidden ? tut.lesson : null;
+    // While a lesson waits for "Got it", the decision it leads to is not open yet: the
+    // panel came up (and took taps) before its lesson had been read.
+    const reading = !!(lesson && lesson.next);
+    document.body.classList.toggle("tutor-reading", reading);
+    const panel = document.getElementById("decision");
+    if (panel) panel.inert = reading;
     if (box.hidden || !tut) return;
-    const lesson = tut.lesson;
     const key = lesson ? `${lesson.number}` : `watch:${tut.step}`;
     if (shown.key !== key) {
       shown = { number: lesson ? lesson.number : null, key };
@@ -113,7 +119,9 @@ export function mountTutorial(page, tableId) {
       box.classList.add("tutor--new");
     }
     gotIt.hidden = actions.hidden = !(lesson && lesson.next);
-    progress.textContent = t("tutorial.progress", { n: Math.min(tut.step + 1, tut.steps), count: tut.steps });
+    // Lessons, not scripted decisions: bots' decisions made the count jump, and a decision
+    // with two lessons showed the same number twice.
+    progress.textContent = t("tutorial.progress", { n: Math.min(lesson ? lesson.number + 1 : tut.lessons_done, tut.lessons), count: tut.lessons });
     box.dataset.expect = tut.expect || "";
     if (tut.expect) {
       /** @type {Element | null} */
@@ -149,7 +157,7 @@ export function mountTutorial(page, tableId) {
     update,
     destroy() {
       box.remove();
-      document.body.classList.remove("has-tutor");
+      document.body.classList.remove("has-tutor", "tutor-reading");
     },
   };
 }

@@ -25,8 +25,11 @@ function botPicker(S, canAdd, rest) {
   const blurb = h("p", { id: "bot-blurb", class: "hint bot-blurb", "aria-live": "polite", dataset: { testid: "bot-blurb" } });
   const specInput = h("input", {
     id: "bot-spec", class: "input bot-spec-input", type: "text", maxlength: "100", autocomplete: "off", spellcheck: "false",
-    placeholder: t("table.bots.spec_placeholder"), "aria-describedby": "bot-spec-help", dataset: { focusKey: "bot-spec", testid: "bot-spec" },
+    placeholder: t("table.bots.spec_placeholder"), "aria-describedby": "bot-spec-help", list: "bot-specs", dataset: { focusKey: "bot-spec", testid: "bot-spec" },
   });
+  // The ladder's specs are offered under Advanced only, as suggestions for its field: the
+  // level menu is for players (the review of issue 29 found them mixed in it).
+  const specs = h("datalist", { id: "bot-specs", dataset: { testid: "bot-specs" } });
   specInput.value = S.botSpec || "";
   /** @type {import("./botlevels.js").Bots} */
   let info = { bots: [], levels: [], default: null };
@@ -42,7 +45,8 @@ function botPicker(S, canAdd, rest) {
     const keep = S.lastBot || data.default;
     clear(select);
     for (const l of data.levels) select.appendChild(h("option", { value: l.name, text: levelName(l.name) }));
-    if (data.bots.length) select.appendChild(h("optgroup", { label: t("table.bots.by_spec") }, data.bots.map((b) => h("option", { value: b, text: b }))));
+    clear(specs);
+    for (const b of data.bots) specs.appendChild(h("option", { value: b }));
     const values = [...select.options].map((o) => o.value);
     select.value = keep && values.includes(keep) ? keep : (data.default || values[0] || "");
     describe();
@@ -68,7 +72,7 @@ function botPicker(S, canAdd, rest) {
     h("summary", { text: t("table.bots.advanced"), dataset: { focusKey: "bot-advanced" } }),
     h("div", { class: "bot-spec-field" },
       h("label", { for: "bot-spec", class: "field-label", text: t("table.bots.spec") }),
-      specInput,
+      specInput, specs,
       h("small", { id: "bot-spec-help", class: "muted", text: t("table.bots.spec_help") })));
   advanced.addEventListener("toggle", () => { S.botSpecOpen = advanced.open; });
   return [
