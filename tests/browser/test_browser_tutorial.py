@@ -21,7 +21,7 @@ from flip7.server.table.tutorial import FIRST_GAME
 
 # Lessons photographed on the way (the others are only followed).
 SHOTS = {"welcome", "bust", "hit", "modifier", "zero", "discard", "unlucky7",
-         "just_one_more", "steal", "flip7_chance", "won"}
+         "just_one_more", "flip_four", "steal", "flip7_chance", "won"}
 
 # JS: the banner's lesson moved on from ``was`` (or the banner went away).
 _MOVED_ON = """(was) => {
@@ -47,6 +47,23 @@ def _learn(page: Any, url: str, name: str) -> None:
     expect(page).to_have_url(re.compile(r"/t/[^/]+$"))
     expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Live"))
     expect(page.locator("[data-testid=tutorial]")).to_be_visible()
+
+
+# Lessons about the learner's own cards, read while the learner's decision waits: their
+# line must not be under the banner (at 360 px it hid Flip Four!'s four cards).
+ABOUT_OWN_LINE = {"flip_four"}
+
+
+def _reachable(page: Any, target: Any, lesson: str) -> None:
+    """``target`` is in sight and not covered, once the page has settled: a new lesson's
+    banner rises into place (0.3 s) and the page may still be scrolling."""
+    handle = target.element_handle()
+    reach = page.evaluate(REACHABLE, handle)
+    settle = time.monotonic() + 3
+    while reach != "ok" and time.monotonic() < settle:
+        page.wait_for_timeout(100)
+        reach = page.evaluate(REACHABLE, handle)
+    assert reach == "ok", (lesson, reach)
 
 
 def _follow(page: Any, until: str | None = None, photos: str | None = None,
@@ -80,19 +97,13 @@ def _follow(page: Any, until: str | None = None, photos: str | None = None,
         else:
             page.wait_for_timeout(40)
             continue
+        if lesson in ABOUT_OWN_LINE:
+            _reachable(page, page.locator(".board .seat.is-me .seat-line"), lesson)
         if photos and lesson in SHOTS:
             page.wait_for_timeout(350)  # the cards have landed
             shot(page, f"{photos}-{len(done):02d}-{lesson}.png")
         if target is expected:
-            # Reachable once the page has settled: a new lesson's banner rises into place
-            # (0.3 s) and the page may still be scrolling the panel into view.
-            handle = expected.element_handle()
-            reach = page.evaluate(REACHABLE, handle)
-            settle = time.monotonic() + 3
-            while reach != "ok" and time.monotonic() < settle:
-                page.wait_for_timeout(100)
-                reach = page.evaluate(REACHABLE, handle)
-            assert reach == "ok", (lesson, reach)
+            _reachable(page, expected, lesson)
         if wander and target is got_it:
             page.evaluate("window.scrollTo(0, document.scrollingElement.scrollHeight)")
         # The counter counts lessons, one up each time (it counted decisions: it jumped

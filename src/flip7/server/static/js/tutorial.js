@@ -117,6 +117,11 @@ export function mountTutorial(page, tableId) {
       box.classList.remove("tutor--new");
       void box.offsetWidth; // restart the animation
       box.classList.add("tutor--new");
+      // A lesson read while the learner's own decision waits speaks of the learner's
+      // cards (Flip Four!'s four, say): their line is brought clear of the banner, which
+      // on a phone covered it.
+      const line = document.querySelector(".board .seat.is-me .seat-line");
+      if (lesson && lesson.next && g && g.to_decide === tut.seat && line) requestAnimationFrame(() => clearOfBanner(line));
     }
     gotIt.hidden = actions.hidden = !(lesson && lesson.next);
     // Lessons, not scripted decisions: bots' decisions made the count jump, and a decision
@@ -142,10 +147,20 @@ export function mountTutorial(page, tableId) {
     }
   }
 
+  /** Where the banner leaves the screen free: from its foot (once stuck) down. */
+  function belowBanner() {
+    const stuckAt = parseFloat(getComputedStyle(box).top) || 0;
+    return Math.max(box.getBoundingClientRect().bottom, stuckAt + box.offsetHeight) + 8;
+  }
+
+  /** @param {Element} el */
+  function clearOfBanner(el) {
+    if (!box.hidden) scrollBetween(el, belowBanner(), window.innerHeight);
+  }
+
   /** @param {Element} target */
   function reveal(target) {
-    const stuckAt = parseFloat(getComputedStyle(box).top) || 0;
-    const top = Math.max(box.getBoundingClientRect().bottom, stuckAt + box.offsetHeight) + 8;
+    const top = belowBanner();
     const bottom = window.innerHeight; // the panel sticks flush to the foot of the screen
     // The whole decision panel (its prompt says what the move is) when it fits.
     const panel = target.closest("#decision");
