@@ -70,6 +70,15 @@ def _check_decisions(page: Any) -> int:
         assert made and not RAW_DECISION.fullmatch(made), made
         if grade != "best":
             assert item.locator("[data-testid=coach-better]").count() == 1
+        # Why, in a line: who led, and at a hit or stay the score and the bust risk; the
+        # card an Action's or a Modifier's aim is about is named.
+        why = item.locator("[data-testid=coach-reason]").inner_text()
+        assert re.search(r"led by \d+ points?|level with the leader", why), why
+        kind = item.locator(".coach-kind").inner_text()
+        if kind == "Hit or stay":
+            assert re.search(r"\d+ points with a \d+% chance to bust on a hit", why), why
+        elif kind in ("Who gets the action card", "Who gets the modifier"):
+            assert item.locator("[data-testid=coach-card]").inner_text().strip(), kind
     for grade, count in counts.items():
         chip = summary.locator(f'.coach-grades [data-grade="{grade}"] .grade-count')
         expect(chip).to_have_text(str(count))

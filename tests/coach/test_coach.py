@@ -91,6 +91,9 @@ def test_a_stay_at_3_points_early_is_flagged() -> None:
     assert graded["kind"] == "hit_or_stay" and graded["measure"] == "win"
     assert isinstance(graded["loss"], float) and graded["loss"] >= THRESHOLDS.mistake
     assert "bust risk 1.9%" in str(graded["note"])
+    # The figures of the web app's reason: the score and bust risk, the leader and lead.
+    assert graded["score"] == 3 and graded["bust_risk"] == 1.9 and graded["card"] is None
+    assert graded["leader"] == 0 and graded["lead"] == 0  # no totals yet: the seat itself
 
 
 def test_hitting_at_3_points_is_best() -> None:
@@ -103,6 +106,7 @@ def test_a_flip_four_given_to_yourself_at_6_cards_is_flagged() -> None:
     assert graded["grade"] in FLAGGED
     assert graded["best"] != "target 0" and graded["kind"] == "target"
     assert "(Flip Four!)" in str(graded["note"])
+    assert graded["card"] == "FLIP4" and graded["score"] is None and graded["bust_risk"] is None
 
 
 def test_the_flip_four_on_the_leader_of_the_round_is_best() -> None:

@@ -180,6 +180,8 @@ def grade_position(
     best_opt = made_opt if grade == "best" else ev.options[ev.top]
     value_made = round(made_opt.value, 2)
     value_best = round(best_opt.value, 2)
+    hit_or_stay = kind is DecisionKind.HIT_OR_STAY
+    leader, lead = _leader(game.totals, seat)
     return GradedDecision(
         index=index,
         round=game.round,
@@ -198,7 +200,24 @@ def grade_position(
             for o in ev.options
         ),
         note=_note(game, seat, kind, grade, ev),
+        card=None if hit_or_stay or game.pending_card is None else game.pending_card.code,
+        score=PublicView(game, seat).scores[seat] if hit_or_stay else None,
+        bust_risk=round(100 * float(bust_risk(game, seat)), 1) if hit_or_stay else None,
+        leader=leader,
+        lead=lead,
     )
+
+
+def _leader(totals: tuple[int, ...], seat: int) -> tuple[int, int]:
+    """The seat leading by total (``seat`` among equals) and its lead: over ``seat``, or
+    over the next best when ``seat`` leads.
+
+    >>> _leader((40, 90, 70), 0), _leader((40, 90, 70), 1), _leader((90, 90), 1)
+    ((1, 50), (1, 20), (1, 0))
+    """
+    leader = max(range(len(totals)), key=lambda s: (totals[s], s == seat))
+    others = [t for s, t in enumerate(totals) if s != leader]
+    return leader, totals[leader] - (totals[seat] if leader != seat else max(others, default=0))
 
 
 def _grade(pos: Position, seed: int) -> GradedDecision:

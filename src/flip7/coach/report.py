@@ -64,6 +64,16 @@ class GradedDecision:
     options: tuple[GradedOption, ...]
     note: str
     measure: str = "win"
+    # What a reader needs to see why (the web app's one-line reason): the card the decision
+    # is about (an Action or a Flip 7 to aim, by its code), the seat's round score and bust
+    # risk (percent) at a hit or stay, and the game's leader by total then, with their lead
+    # (over this seat, or over the next when this seat leads). None where it does not apply,
+    # and in reports made before they were kept.
+    card: str | None = None
+    score: int | None = None
+    bust_risk: float | None = None
+    leader: int | None = None
+    lead: int | None = None
 
     def to_json(self) -> JSONObject:
         return {
@@ -82,6 +92,11 @@ class GradedDecision:
             "error": self.error,
             "options": [o.to_json() for o in self.options],
             "note": self.note,
+            "card": self.card,
+            "score": self.score,
+            "bust_risk": self.bust_risk,
+            "leader": self.leader,
+            "lead": self.lead,
         }
 
 

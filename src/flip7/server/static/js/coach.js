@@ -5,7 +5,7 @@
 // word), the move made and the better one, their values, and a link to that moment of the
 // seat's replay. Every word is built here from the JSON's fields (the "note" is the CLI's).
 import { ApiError, api } from "./api.js";
-import { decisionLabel } from "./cards.js";
+import { cardName, decisionLabel } from "./cards.js";
 import { errorText, formatNumber, has, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { clear, h, icon } from "./util.js";
@@ -160,6 +160,36 @@ export function mountCoach(root, { gameId, seat }) {
       h("button", { type: "button", class: "btn btn--primary", onclick: start }, icon("refresh"), t("players.coach.retry"))));
   }
 
+  /**
+   * One line of why, from the figures the report keeps: the score and bust risk at a hit or
+   * stay, who led the game, and what the better move scores in the round (empty for an
+   * old report without them).
+   * @param {GradedDecision} d
+   * @param {boolean} better whether a better move is shown
+   */
+  function reason(d, better) {
+    const parts = [];
+    if (typeof d.score === "number" && typeof d.bust_risk === "number") {
+      parts.push(t("players.coach.why_risk", { score: d.score, risk: formatNumber(d.bust_risk / 100, { style: "percent", maximumFractionDigits: 0 }) }));
+    }
+    if (typeof d.leader === "number" && typeof d.lead === "number") {
+      parts.push(d.lead === 0 && d.leader === seat ? t("players.coach.why_level")
+        : d.leader === seat ? t("players.coach.why_you_lead", { count: d.lead })
+        : t("players.coach.why_leader", { name: names(d.leader), count: d.lead }));
+    }
+    const options = Array.isArray(d.options) ? d.options : [];
+    const made = options.find((o) => o.decision === d.made);
+    const best = options.find((o) => o.decision === d.best);
+    if (better && made && best) {
+      const diff = Math.round((best.points - made.points) * 10) / 10;
+      if (diff > 0) parts.push(t("players.coach.why_more_points", { points: formatNumber(diff) }));
+      else if (diff < 0) parts.push(t("players.coach.why_fewer_points", { points: formatNumber(-diff) }));
+    }
+    if (!parts.length) return null;
+    const text = `${parts.join("; ")}.`;
+    return h("p", { class: "coach-reason", dataset: { testid: "coach-reason" }, text: text.charAt(0).toUpperCase() + text.slice(1) });
+  }
+
   /** @param {GradedDecision} d */
   function decisionItem(d) {
     const grade = knownGrade(d.grade);
@@ -181,6 +211,7 @@ export function mountCoach(root, { gameId, seat }) {
       h("div", { class: "coach-item-head" },
         gradeBadge(grade),
         h("span", { class: "coach-kind", text: has(`players.coach.kind.${d.kind}`) ? t(`players.coach.kind.${d.kind}`) : t("players.coach.kind.other") }),
+        d.card ? h("span", { class: "coach-card", dataset: { testid: "coach-card" }, text: cardName(d.card) }) : null,
         h("span", { class: "muted coach-where", text: where })),
       h("dl", { class: "coach-moves" },
         h("div", { class: "coach-move" },
@@ -191,6 +222,7 @@ export function mountCoach(root, { gameId, seat }) {
           h("dt", { text: t("players.coach.better") }),
           h("dd", { dataset: { testid: "coach-better" } }, h("span", { class: "coach-move-name", text: better }),
             h("span", { class: "coach-value", text: value(measure, d.value_best) }))) : null),
+      reason(d, !!better),
       h("p", { class: "coach-measure muted" },
         t(measure === "win" ? "players.coach.measure_win" : "players.coach.measure_points"),
         better && Number(d.loss) > 0 ? ` · ${lossText(measure, d.loss)}` : ""),

@@ -986,6 +986,11 @@
  * @property {number} error
  * @property {GradedOption[]} options
  * @property {string} note in English
+ * @property {string | null} [card] the card the decision is about (an Action or Modifier to aim)
+ * @property {number | null} [score] the seat's round score, at a hit or stay
+ * @property {number | null} [bust_risk] the chance to bust on a hit, percent, at a hit or stay
+ * @property {number | null} [leader] the seat leading by total then
+ * @property {number | null} [lead] its lead over this seat (over the next when this seat leads)
  */
 
 /**
