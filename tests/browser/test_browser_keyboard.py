@@ -80,6 +80,10 @@ def test_a_whole_game_with_the_keyboard_alone(live_server: str, chromium_browser
     # and why the game was not rated said in words, not in a hover title.
     end = page.locator("[data-testid=endscreen]")
     expect(end.locator("[data-testid=rematch]")).to_be_in_viewport()
+    # Two Medium bots, Mia and Max: their avatars tell them apart by two letters, on the
+    # board and in the ranking, in colours from one palette.
+    assert sorted(page.locator(".seat-head .avatar").all_inner_texts()) == ["K", "Ma", "Mi"]
+    assert sorted(end.locator(".ranking .avatar").all_inner_texts()) == ["K", "Ma", "Mi"]
     expect(end.locator("[data-testid=end-legend]")).to_contain_text(
         "Ø / round: points a round on average")
     expect(end.locator("[data-testid=end-unrated-note]")).to_contain_text(

@@ -5,7 +5,8 @@ import { botBadge } from "./botlevels.js";
 import { cardBack, cardEl, cardName, kindPrompt, tparts } from "./cards.js";
 import { formatDate, formatNumber, t } from "./i18n.js";
 import { flip7Bonus, flip7Cards, ruleValue } from "./rules.js";
-import { h, initial, spoken } from "./util.js";
+import { playerHue } from "./chart.js";
+import { h, initials, spoken } from "./util.js";
 
 /** @typedef {import("./protocol.js").GameView} GameView */
 
@@ -13,17 +14,22 @@ import { h, initial, spoken } from "./util.js";
 const STATUS_TEXT = { active: t("table.board.status.active"), stayed: t("table.board.status.stayed"), busted: t("table.board.status.busted") };
 const num = (/** @type {number} */ n) => formatNumber(n);
 
-/** @param {number} seat */
+/**
+ * A seat's colour: the one palette of the app (chart.js), whose neighbours stay apart (the
+ * board's own turned by 47° a seat and made seats 1 and 2, two bots, blue and violet).
+ * @param {number} seat
+ */
 export function seatHue(seat) {
-  return (seat * 47 + 190) % 360;
+  return playerHue(seat);
 }
 
 /**
- * @param {string} name
+ * @param {GameView} game
  * @param {number} seat
  */
-function avatar(name, seat) {
-  return h("span", { class: "avatar", style: { "--hue": String(seatHue(seat)) }, "aria-hidden": "true", text: initial(name) });
+function avatar(game, seat) {
+  const shown = initials(game.players.map((p) => p.name))[seat] || "?";
+  return h("span", { class: "avatar", style: { "--hue": String(seatHue(seat)) }, "aria-hidden": "true", text: shown });
 }
 
 /**
@@ -138,7 +144,7 @@ export function renderBoard(game, opts = {}) {
     turn.appendChild(h("strong", { class: "turn-winner", text: w.length > 1 ? t("table.board.share_win", { names: w.join(" & ") }) : t("table.board.wins", { name: w[0] || t("cards.log.nobody") }) }));
   } else if (game.to_decide !== null && game.to_decide !== undefined) {
     const mine = game.to_decide === me;
-    turn.appendChild(avatar(names(game.to_decide), game.to_decide));
+    turn.appendChild(avatar(game, game.to_decide));
     turn.appendChild(h("span", { class: "turn-text" },
       mine ? h("strong", { text: kindPrompt(game.decision_kind, game.pending_card, true) })
         : tparts("table.board.deciding", { name: h("strong", { text: names(game.to_decide) }), what: kindPrompt(game.decision_kind, game.pending_card, false) })));
@@ -216,7 +222,7 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
   else if (meta && meta.connected === false && meta.kind === "human") badges.push(h("span", { class: "badge badge--offline", text: t("table.offline") }));
 
   const head = h("div", { class: "seat-head" },
-    avatar(p.name, s),
+    avatar(game, s),
     h("div", { class: "seat-who" },
       h("span", { class: "seat-name", text: p.name }),
       h("span", { class: "seat-badges" },

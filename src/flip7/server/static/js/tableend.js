@@ -7,7 +7,7 @@ import { fullGamePanel } from "./fullgame.js";
 import { formatNumber, t } from "./i18n.js";
 import { readyBadge } from "./presence.js";
 import { gameSeats, isSeated, myGameSeat, seatMeta } from "./tablestate.js";
-import { clear, h, icon, initial } from "./util.js";
+import { clear, h, icon, initials } from "./util.js";
 
 /** @typedef {import("./tablestate.js").TableState} TableState */
 
@@ -85,9 +85,10 @@ function ranking(S, g, me, readyCheck) {
   const winners = g.winners || [];
   const rows = g.players.map((p) => p).sort((a, b) => b.total - a.total);
   const totals = rows.map((p) => p.total);
+  const shown = initials(g.players.map((p) => p.name));
   return h("ol", { class: "ranking" }, rows.map((p) => h("li", { class: `ranking-row${winners.includes(p.seat) ? " is-winner" : ""}`, dataset: { seat: String(p.seat) } },
     h("span", { class: "ranking-pos", dataset: { testid: "ranking-place" }, text: formatNumber(placeOf(totals, p.total)) }),
-    h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: initial(p.name) }),
+    h("span", { class: "avatar avatar--small", style: { "--hue": String(seatHue(p.seat)) }, "aria-hidden": "true", text: shown[p.seat] || "?" }),
     // The name before its badges, which go under it when the row is short of room (a
     // phone cut "Ben" to "B" behind "You" and "not ready").
     h("span", { class: "ranking-who" },

@@ -254,6 +254,23 @@ export function initial(name) {
   return Array.from(upper).length === Array.from(first).length ? upper : first;
 }
 
+/**
+ * What the avatars of one table show: each name's initial, or its first two letters where
+ * another name there starts with the same letter ("Mi", "Ma": two Medium bots, Mia and Max,
+ * looked alike).
+ * @param {string[]} names
+ * @returns {string[]}
+ */
+export function initials(names) {
+  const firsts = names.map(initial);
+  return names.map((name, i) => {
+    const first = firsts[i] || "?";
+    if (firsts.filter((f) => f === first).length < 2) return first;
+    const chars = Array.from(String(name || "").trim());
+    return chars.length > 1 && /^\p{L}$/u.test(chars[0] || "") && /^\p{L}$/u.test(chars[1] || "") ? first + chars[1].toLowerCase() : first;
+  });
+}
+
 /** A name's length as the server counts it: characters (code points), not UTF-16 units,
  * once its white space is collapsed.
  * @param {string | null | undefined} text
