@@ -425,20 +425,20 @@ def test_every_decision_kind_with_a_scripted_server(
     expect(page.locator("[data-testid=conn]")).to_have_text(re.compile("Live"))
 
     # Card faces: the special numbers, modifiers and actions are told apart by label too.
-    expect(page.locator('.seat[data-seat="2"] .card--l13')).to_have_attribute(
-        "aria-label", re.compile("Lucky 13")
+    expect(page.locator('.seat[data-seat="2"] .card--l13')).to_have_accessible_name(
+        re.compile("Lucky 13")
     )
-    expect(page.locator('.seat[data-seat="2"] .card--u7')).to_have_attribute(
-        "aria-label", re.compile("Unlucky 7")
+    expect(page.locator('.seat[data-seat="2"] .card--u7')).to_have_accessible_name(
+        re.compile("Unlucky 7")
     )
-    expect(page.locator('.seat[data-seat="0"] .card--zero')).to_have_attribute(
-        "aria-label", re.compile("The Zero")
+    expect(page.locator('.seat[data-seat="0"] .card--zero')).to_have_accessible_name(
+        re.compile("The Zero")
     )
-    expect(page.locator('.seat[data-seat="0"] .card--modifier')).to_have_attribute(
-        "aria-label", "Modifier ÷2"
+    expect(page.locator('.seat[data-seat="0"] .card--modifier')).to_have_accessible_name(
+        "Modifier ÷2"
     )
-    expect(page.locator(".pile--pending .card--action")).to_have_attribute(
-        "aria-label", re.compile("Steal")
+    expect(page.locator(".pile--pending .card--action")).to_have_accessible_name(
+        re.compile("Steal")
     )
     # A hostile name is text, never markup.
     expect(page.locator('.seat[data-seat="1"] .seat-name')).to_have_text(EVIL)

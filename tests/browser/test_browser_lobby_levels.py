@@ -116,7 +116,7 @@ def test_bots_by_level_in_the_waiting_room(live_server: str, chromium_browser: A
     page.locator("#bot-spec").fill("mcts:iters=99999")
     page.click("[data-testid=add-bot]")
     expect(page.locator(".toast-text").last).to_have_text(
-        "bot mcts: iters may be at most 2000 on this server, got 99999")
+        "Bot mcts: iters may be at most 2000 on this server, got 99999")
     expect(bots).to_have_count(3)
     expect(page.locator("[data-testid=add-bot]")).to_be_enabled()  # try again
     shot(page, "bot-levels-advanced.png")
