@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve play test lint typecheck jscheck bench loadtest attack cluster-bench clean
+.PHONY: serve play test warm-fast lint typecheck jscheck bench loadtest attack cluster-bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,7 +58,12 @@ endif
 # the order tests/conftest.py gives (SLOW_FILES). TEST_WORKERS=0 runs in-process.
 TEST_WORKERS ?= 2
 
-test: lint typecheck jscheck
+# flip7.fast's compiled loop is built (a clean clone: a minute or two of one core) in the
+# background while the linters run; the tests' fixture waits for it on its lock file.
+warm-fast: $(STAMP)
+	@($(BIN)/python -c 'import flip7.fast; flip7.fast.warm()' >/dev/null 2>&1 &)
+
+test: warm-fast lint typecheck jscheck
 	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder) --durations=20
 
 bench: $(STAMP)

@@ -74,7 +74,9 @@ SLOW_FILES = {
     "test_js_protocol.py": 16, "test_attack_floods.py": 95, "test_attack.py": 30,
     "test_cluster_budgets.py": 40, "test_server_bot_shares.py": 20,
     "test_server_table_ceilings.py": 15, "test_server_rating_farms.py": 15,
-    "test_browser_break.py": 25,
+    "test_browser_break.py": 25, "test_browser_axe.py": 77, "test_browser_turn_based.py": 30,
+    "test_server_turn_based.py": 15, "test_browser_keyboard.py": 14,
+    "test_browser_push.py": 12, "test_browser_email.py": 12,
 }
 
 
