@@ -615,3 +615,31 @@ def test_a_long_game_of_six_keeps_its_score_sheet_in_the_side_column(
     assert not errors, errors
     page.context.close()
     ws.close()
+
+
+def test_the_swap_panel_leaves_every_seat_in_reach_on_a_laptop(
+    live_server: str, chromium_browser: Any
+) -> None:
+    """The review of issue 29: on a laptop the Swap panel covered the last seat. Both of
+    Swap's steps: every card to pick can be brought into view clear of the panel."""
+    from playwright.sync_api import expect
+
+    game = engine_game(*POSITIONS["swap"])
+    page, errors = new_page(chromium_browser, 1366, 800)
+    open_table(page, live_server, game)
+    panel = page.locator("#decision")
+    expect(panel).to_have_attribute("data-kind", "swap")
+    expect(panel).to_have_attribute("data-state", "ready")
+    for step in (1, 2):
+        targets = _targets(page)
+        assert targets.count() >= 2, step
+        for i in range(targets.count()):
+            handle = targets.nth(i).element_handle()
+            page.evaluate("(el) => el.scrollIntoView({block: 'nearest'})", handle)
+            assert page.evaluate(REACHABLE, handle) == "ok", (step, i)
+        shot(page, f"panel-swap-step{step}-1366.png")
+        if step == 1:
+            targets.first.click()
+            expect(page.locator("#decision .opt-step")).to_contain_text("2. Swap")
+            page.wait_for_timeout(100)
+    assert errors == [], errors
