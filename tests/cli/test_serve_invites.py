@@ -93,6 +93,18 @@ def test_serve_refuses_a_bad_public_url(tmp_path: Path, capsys: pytest.CaptureFi
     assert not (tmp_path / "db").exists()
 
 
+def test_serve_refuses_a_push_contact_that_is_no_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from flip7.cli import main
+
+    assert main(["serve", "--push-contact", "ann@example.org", "--db",
+                 str(tmp_path / "db")]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.startswith("flip7 serve: error: --push-contact:") and "mailto:" in err, err
+    assert not (tmp_path / "db").exists()
+
+
 def test_public_url_is_normalised() -> None:
     assert public_url("  https://flip7.example.org/games/ ") == "https://flip7.example.org/games"
     assert public_url("") is None

@@ -11,6 +11,7 @@ line works without the ``server`` extra.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import sys
@@ -46,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--smtp-from", metavar="ADDRESS", default=os.environ.get("FLIP7_SMTP_FROM") or None,
         help="the sender of those e-mails (default: $FLIP7_SMTP_FROM, else flip7@<SMTP host>)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--push-contact", metavar="URL", default=os.environ.get("FLIP7_PUSH_CONTACT") or None,
+        help="the contact that Web Push turn alerts carry for the browsers' push services, "
+        "a mailto: or https: URL (default: $FLIP7_PUSH_CONTACT, else mailto: the --smtp-from "
+        "address, else mailto:flip7@localhost)",
     )  # fmt: skip
     parser.add_argument(
         "--db",
@@ -144,6 +151,9 @@ def run(args: argparse.Namespace) -> int:
         redis = redis_url(args.redis, url)
     except ClusterError as exc:
         raise ServeError(f"--redis: {exc}") from None
+    contact = args.push_contact or (f"mailto:{args.smtp_from}" if args.smtp_from else None)
+    if contact is not None and not contact.startswith(("mailto:", "https://")):
+        raise ServeError(f"--push-contact: {contact!r} is not a mailto: or https:// URL")
     settings = Settings(
         database_url=url,
         redis_url=redis,
@@ -157,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         reachable_urls=reachable_urls(args.host, args.port),
     )
+    if contact is not None:
+        settings = dataclasses.replace(settings, push_contact=contact)
     try:
         settings = with_limits(settings, args.limit)
     except LimitError as exc:
