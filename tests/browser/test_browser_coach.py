@@ -31,7 +31,7 @@ def _finished_game(page: Any, server: str) -> str:
     its id."""
     from test_browser_players import play_game
 
-    table_id = play_game(page, server, levels=("Beginner", "Easy"), target=60, rated=None)
+    table_id = play_game(page, server, levels=("Beginner", "Easy"), target=30, rated=None)
     games = page.request.get(f"{server}/api/tables/{table_id}/games").json()["games"]
     assert games and games[0]["over"]
     return str(games[0]["id"])
