@@ -158,6 +158,8 @@ class Pushes:
         last = self._sent.get((player_id, table_id))
         if last is not None and now - last < ALERT_EVERY:
             return
+        if len(self._sent) >= 1024:  # a server up for weeks: forget the hours gone by
+            self._sent = {k: at for k, at in self._sent.items() if now - at < ALERT_EVERY}
         self._sent[(player_id, table_id)] = now
         task = asyncio.create_task(self._push(player_id, table_id, table_name, deadline))
         self._tasks.add(task)
