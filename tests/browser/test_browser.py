@@ -104,7 +104,9 @@ def test_lobby_game_spectator_and_replay(live_server: str, chromium_browser: Any
     expect(watcher.locator("[data-testid=take-seat]")).to_be_visible()
 
     # Two bots, then start.
-    page.select_option("#bot-level", "basic")
+    # A ladder bot by its spec: Advanced's field (the level menu lists levels only).
+    page.locator("[data-testid=bot-advanced] summary").click()
+    page.fill("#bot-spec", "basic")
     page.click("[data-testid=add-bot]")
     expect(page.locator('.seat-row[data-kind="bot"]')).to_have_count(1)
     page.click("[data-testid=add-bot]")

@@ -106,7 +106,7 @@ def test_the_guided_first_game_speaks_german(chromium_browser: Any, live_server:
     # The server names the table in English; the page says it in German.
     expect(page.locator(".table-title")).to_have_text("Spielen lernen")
     expect(box).to_contain_text("Willkommen bei Flip 7! Alle haben eine Karte bekommen.")
-    expect(box).to_contain_text("Schritt 1 von")
+    expect(box).to_contain_text("Lektion 1 von")
     expect(page.locator("[data-testid=tutor-skip]")).to_have_text("Tutorial überspringen")
     got_it = page.locator("[data-testid=tutor-next]")
     expect(got_it).to_have_text("Verstanden")

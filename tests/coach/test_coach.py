@@ -153,6 +153,7 @@ def test_the_json_of_a_whole_game(game_record: Record, game_report: dict[str, ob
         assert set(d) == {
             "index", "round", "draw", "step", "kind", "made", "best", "grade", "measure",
             "value_made", "value_best", "loss", "error", "options", "note",
+            "card", "score", "bust_risk", "leader", "lead",
         }  # fmt: skip
         assert d["index"] > last
         last = d["index"]

@@ -167,7 +167,10 @@ def test_tables_stored_by_the_untyped_server_load_into_the_same_tables(tmp_path:
                     assert table.finished_games == final["finished_games"]
                 if "tutorial" in final:
                     assert table.tutorial is not None and table.game is not None
-                    assert table.tutorial.to_json(table.game) == final["tutorial"]
+                    shown = table.tutorial.to_json(table.game)
+                    # The lesson count came after these tables were stored (issue 29).
+                    added = {"lessons", "lessons_done"} - set(final["tutorial"])
+                    assert {k: v for k, v in shown.items() if k not in added} == final["tutorial"]
         finally:
             await lobby.close()
             await store.close()
