@@ -82,3 +82,42 @@ def test_a_turn_alert_is_pushed_encrypted_to_the_subscription(
         while client.portal.call(left):
             assert time.monotonic() < deadline, "the gone subscription was kept"
             time.sleep(0.05)
+
+
+def test_subscriptions_are_bounded_and_never_point_inside(tmp_path: Path) -> None:
+    """A stranger's input: only https to a public host (the server posts to it), each field
+    bounded, at most 10 browsers an identity (the oldest go)."""
+    from flip7.server.services.push import MOST_SUBSCRIPTIONS
+    from flip7.server.store.pushes import subscriptions_of
+
+    with app_client(tmp_path / "db.sqlite") as client:
+        ann = client.post("/api/players", json={"name": "Ann"}).json()
+        mine = {"X-Player-Key": ann["key"]}
+        _, keys = browser_keys()
+        for endpoint, words in (("http://push.example.org/x", "https://"),
+                                ("https://127.0.0.1/x", "private or loopback"),
+                                ("https://10.1.2.3/x", "private or loopback"),
+                                ("https://localhost/x", "private or loopback")):
+            answer = client.post("/api/players/me/push", headers=mine,
+                                 json={"endpoint": endpoint, "keys": keys})  # fmt: skip
+            assert answer.status_code == 400, endpoint
+            assert answer.json()["detail"]["code"] == "bad_subscription"
+            assert words in answer.json()["detail"]["message"], answer.json()
+        too_long = client.post("/api/players/me/push", headers=mine, json={
+            "endpoint": "https://push.example.org/" + "x" * 500, "keys": keys})  # fmt: skip
+        assert too_long.status_code == 422
+        anonymous = client.post("/api/players/me/push",
+                                json={"endpoint": "https://push.example.org/a", "keys": keys})
+        assert anonymous.status_code == 401
+        for i in range(MOST_SUBSCRIPTIONS + 3):
+            made = client.post("/api/players/me/push", headers=mine, json={
+                "endpoint": f"https://push.example.org/{i}", "keys": keys})  # fmt: skip
+            assert made.status_code == 201, made.text
+        store = services_of(client).pushes.store
+
+        async def kept() -> list[str]:
+            return [s.endpoint for s in await subscriptions_of(store, ann["id"])]
+
+        endpoints = client.portal.call(kept)
+        assert len(endpoints) == MOST_SUBSCRIPTIONS
+        assert "https://push.example.org/0" not in endpoints  # the oldest went
