@@ -662,6 +662,10 @@ class Lobby:
         with its message), after the turn and the version are checked here. ``place``: what
         holds the mover's seat."""
         async with table.lock:
+            if self.tables.get(table.id) is not table:
+                # Dropped here (its write refused, or taken over) while this socket waited
+                # to close: nothing was applied; the client reconnects and sends it again.
+                raise not_stored("the move")
             done = place.moves.get(move_id)
             if done is not None:
                 if version == done.version and str(decision) == done.decision:

@@ -453,6 +453,10 @@ class Table:
         try:
             await self.lobby.store.write(writes)
         except StoreError:
+            if isinstance(change, Move) and change.move_id is not None:
+                # Not stored, so not made: a retry of its id must not be answered from
+                # this memory (with many processes the socket can outlive the table here).
+                self._place(change.seat).moves.pop(change.move_id, None)
             if before:  # the table itself was not stored
                 raise not_stored("the table") from None
             await self.lobby.reload(self)
