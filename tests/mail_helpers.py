@@ -10,9 +10,20 @@ from contextlib import contextmanager
 from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import default
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
+
+T = TypeVar("T")
+
+
+def arrived(items: list[T], count: int, what: str, timeout: float = 10.0) -> list[T]:
+    """``items`` once a server thread has put ``count`` in it (fails after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while len(items) < count:
+        assert time.monotonic() < deadline, f"{len(items)} of {count} {what} came"
+        time.sleep(0.05)
+    return items
 
 
 class Inbox:
@@ -28,11 +39,7 @@ class Inbox:
         return "250 OK"
 
     def wait(self, count: int, timeout: float = 10.0) -> list[EmailMessage]:
-        deadline = time.monotonic() + timeout
-        while len(self.messages) < count:
-            assert time.monotonic() < deadline, f"{len(self.messages)} of {count} e-mails came"
-            time.sleep(0.05)
-        return self.messages
+        return arrived(self.messages, count, "e-mails", timeout)
 
 
 @contextmanager

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from mail_helpers import arrived
+
 __all__ = ["PushService", "b64", "browser_keys", "local_push_service", "opened", "unb64"]
 
 Received = tuple[str, dict[str, str], bytes]
@@ -52,11 +54,7 @@ class PushService:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def wait(self, count: int, seconds: float = 10) -> list[Received]:
-        deadline = time.monotonic() + seconds
-        while len(self.received) < count:
-            assert time.monotonic() < deadline, f"{len(self.received)} of {count} pushes came"
-            time.sleep(0.05)
-        return self.received
+        return arrived(self.received, count, "pushes", seconds)
 
 
 @contextmanager

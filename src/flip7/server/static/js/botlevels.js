@@ -14,6 +14,15 @@ export function levelName(name) {
   return name && has(`table.bots.level.${name}`) ? t(`table.bots.level.${name}`) : name;
 }
 
+/**
+ * What to expect of a level, in the reader's language (the server's English otherwise).
+ * @param {import("./protocol.js").BotLevel} level
+ * @returns {string}
+ */
+export function levelBlurb(level) {
+  return has(`table.bots.blurb.${level.name}`) ? t(`table.bots.blurb.${level.name}`) : level.blurb;
+}
+
 // The bots a seat can be filled with (GET /api/bots): the levels by name, weakest first,
 // with the server's default, and the technical specs for those who want them.
 /** @typedef {{bots: string[], levels: import("./protocol.js").BotLevel[], default: string|null}} Bots */

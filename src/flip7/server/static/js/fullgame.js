@@ -3,8 +3,8 @@
 // The table is made, the bots seated and the game started through the same REST calls as
 // the lobby and the waiting room, then its page opens.
 import { api } from "./api.js";
-import { levelName, loadBots } from "./botlevels.js";
-import { errorText, has, t } from "./i18n.js";
+import { levelBlurb, levelName, loadBots } from "./botlevels.js";
+import { errorText, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { h, store, tokenKey } from "./util.js";
 
@@ -44,7 +44,7 @@ export function fullGamePanel(player) {
   loadBots().then(({ levels, default: chosen }) => {
     const describe = () => {
       const level = levels.find((l) => l.name === select.value);
-      blurb.textContent = !level ? "" : has(`table.bots.blurb.${level.name}`) ? t(`table.bots.blurb.${level.name}`) : level.blurb;
+      blurb.textContent = level ? levelBlurb(level) : "";
     };
     for (const level of levels) select.append(h("option", { value: level.name, text: levelName(level.name) || level.name }));
     select.value = chosen || (levels[0] ? levels[0].name : "");

@@ -1,8 +1,8 @@
 // The waiting room of a table: its seats, the bots that can fill them, Start and Leave
 // for the seated, "Take a seat" for a spectator, and the invite link.
-import { botBadge, levelName, loadBots } from "./botlevels.js";
+import { botBadge, levelBlurb, levelName, loadBots } from "./botlevels.js";
 import { seatHue } from "./board.js";
-import { formatNumber, has, t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { minPlayers as fewestPlayers, ruleBadges, ruleValue } from "./rules.js";
 import { isSeated } from "./tablestate.js";
@@ -37,7 +37,7 @@ function botPicker(S, canAdd, rest) {
     const spec = specInput.value.trim();
     const level = info.levels.find((l) => l.name === select.value);
     if (spec) blurb.textContent = t("table.bots.adds_spec", { spec });
-    else if (level) blurb.textContent = has(`table.bots.blurb.${level.name}`) ? t(`table.bots.blurb.${level.name}`) : level.blurb;
+    else if (level) blurb.textContent = levelBlurb(level);
     else blurb.textContent = select.value ? t("table.bots.by_spec_blurb", { name: select.value }) : "";
   };
   loadBots().then((data) => {
