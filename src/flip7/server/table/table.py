@@ -434,8 +434,6 @@ class Table:
         events = self.apply(change)
         clock = self.deadline
         self.deadline = self._decision_deadline(isinstance(change, Move | Start))
-        if self.deadline is not None and self.deadline != clock:
-            self._tell_turn(self.deadline)
         version = self.version
         if not isinstance(change, Move) or change.by == "human":  # bots keep nothing open
             self.touched = self.lobby.clock()
@@ -467,6 +465,8 @@ class Table:
         if finishing and self.game_id is not None and self.lobby.on_finish is not None:
             # Ratings and statistics (flip7.server.services.ratings), before the end screen.
             await self.lobby.on_finish(self.game_id)
+        if self.deadline is not None and self.deadline != clock:
+            self._tell_turn(self.deadline)  # once stored: an alert about a kept change only
         self.turns.schedule()  # first: the broadcast carries the turn deadline
         self.broadcast(version, events)
         return events
@@ -580,9 +580,7 @@ class Table:
         if move.move_id is not None:
             # A move is only ever applied at the version it was made against (the log
             # holds no other), so the version before it is this table's version.
-            self._place(move.seat).remember(
-                move.move_id, self.version, str(move.decision), self.version + 1
-            )
+            place.remember(move.move_id, self.version, str(move.decision), self.version + 1)
         if game.over:
             self.state = "over"
             self.presence.game_over()
