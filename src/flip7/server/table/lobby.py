@@ -101,7 +101,7 @@ class Lobby:
         # Called once a finished game is stored (flip7.server.services.ratings.Results.finished).
         self.on_finish: Callable[[str], Awaitable[None]] | None = None
         # A turn-based decision came to an away identity: (player id, table id, table name,
-        # deadline), for the turn alerts (flip7.server.services.mail).
+        # deadline), for the turn alerts (flip7.server.services.mail and .push).
         self.on_turn: Callable[[str, str, str, float], None] | None = None
         self.games_started = 0
         # Every idle time is measured on this clock (tests replace it).

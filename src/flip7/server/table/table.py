@@ -289,7 +289,7 @@ class Table:
 
     def _tell_turn(self, deadline: float) -> None:
         """A turn-based decision just came to a seat: if its player (an identity) is away,
-        the server's turn alerts tell them (flip7.server.services.mail)."""
+        the server's turn alerts tell them (flip7.server.services.mail and .push)."""
         game = self.game
         seat = None if game is None else game.to_decide
         place = None if seat is None else self.seats[seat]
