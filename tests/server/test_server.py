@@ -55,6 +55,23 @@ def test_health_bots_rules_and_schemas(tmp_path: Path) -> None:
         assert client.get("/").status_code == 200
 
 
+def test_the_collector_runs_less_often_while_the_server_runs(tmp_path: Path) -> None:
+    """Sockets' objects live for seconds: with Python's first threshold (700) a storm of
+    connections promoted them to the oldest generation, and its full passes stalled every
+    table. The server raises the thresholds while it runs and gives the old ones back."""
+    import gc
+
+    from flip7.server.api.wiring import GC_THRESHOLDS
+
+    before = gc.get_threshold()
+    assert before != GC_THRESHOLDS
+    with app_client(tmp_path / "db.sqlite") as client:
+        assert client.get("/api/health").status_code == 200
+        assert gc.get_threshold() == GC_THRESHOLDS
+        assert gc.get_freeze_count() > 0  # what start-up loaded is out of the full passes
+    assert gc.get_threshold() == before
+
+
 def test_limits_are_the_servers_own(tmp_path: Path) -> None:
     from flip7.server.base.settings import LIMITS, Settings
 

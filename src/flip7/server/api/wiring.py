@@ -41,6 +41,13 @@ from flip7.server.table.lobby import Lobby
 
 __all__ = ["Services", "Sockets", "Use", "Wiring", "budgets", "run", "services", "wire"]
 
+# The collector's thresholds while the server runs (Python's are 700, 10, 10). A socket's
+# objects (transport, protocol, tasks, frames) live for seconds: with the default first
+# threshold a storm of connections promotes them to the oldest generation, whose full
+# passes then came every few seconds and took 40-75 ms each, stalling every table (the
+# spectators' flood of `flip7 attack`: control p95 45-57 ms, with these 27-38 ms).
+GC_THRESHOLDS = (10_000, 20, 10)
+
 
 @dataclass(frozen=True, slots=True)
 class Sockets:
@@ -253,6 +260,8 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         # collector's full passes, which otherwise stall every table for a moment.
         gc.collect()
         gc.freeze()
+        stop.callback(gc.set_threshold, *gc.get_threshold())
+        gc.set_threshold(*GC_THRESHOLDS)
         yield Services(
             settings=wiring.settings, sockets=wiring.sockets, limits=wiring.limits,
             server=wiring.server, replays=wiring.replays, players=wiring.players,
