@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import ipaddress
 import json
-import os
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from flip7.client.attack.figures import FloodFigures
 from flip7.client.attack.floods import FLOODS
 from flip7.client.options import loop_factory
 from flip7.client.services import python_env
+from flip7.core.machine import lower_priority
 
 SETUP_LIMIT = 90.0  # seconds a flood may take to get ready
 FLOOD_NICE = 10
@@ -140,28 +140,6 @@ def flood_main(argv: list[str] | None = None) -> int:
         figures = runner.run(run_flood(config))
     print("RESULT " + json.dumps(figures.to_json()), flush=True)
     return 0
-
-
-def lower_priority(nice: int, autogroup: Path = Path("/proc/self/autogroup")) -> None:
-    """Run this process at ``nice``, against every other process of the machine. The flood
-    runs in a session of its own, and where Linux groups each session's processes for the
-    scheduler (``kernel.sched_autogroup_enabled``, on by default) a process's nice value
-    only ranks it within its session: the flood at nice 10 still took half of a 2-core
-    machine from the server. The session's group is lowered too, where there is one.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     group = Path(folder) / "autogroup"
-    ...     _ = group.write_text("/autogroup-7 nice 0")
-    ...     lower_priority(0, group)
-    ...     group.read_text()
-    '0'
-    """
-    with contextlib.suppress(OSError):
-        os.nice(nice)
-    if autogroup.exists():
-        with contextlib.suppress(OSError):
-            autogroup.write_text(str(nice))
 
 
 def loopback(host: str) -> bool:

@@ -21,10 +21,8 @@ ceiling (``RLIMIT_AS``); a call over either answers ``("too_long", ...)`` or
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
-import os
 import resource
 import signal
 from collections.abc import Callable
@@ -34,6 +32,7 @@ from typing import TypeVarTuple
 from flip7.core.errors import Flip7Error
 from flip7.core.events import Event, RoundStarted
 from flip7.core.jsontypes import JSON, JSONObject
+from flip7.core.machine import lower_priority
 from flip7.engine.game import Game
 from flip7.engine.record import Record, _replay, replay_game
 from flip7.server.table.views import seat_view
@@ -73,8 +72,7 @@ def init_worker(memory_mb: int) -> None:
     signal.signal(signal.SIGPROF, _over_time)
     # Batch work (a replay checked or paged, a coach's analysis) runs below the event loop
     # and the bot workers: a flood of it can take the cores only when nobody else wants them.
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)
+    lower_priority(WORKER_NICENESS, own_session=True)
 
 
 def run(

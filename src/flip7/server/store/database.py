@@ -35,6 +35,7 @@ from sqlalchemy.sql.base import Executable
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.base.formats import as_utc, dumps, iso, utcnow
+from flip7.server.store.committer import Committer
 from flip7.server.store.dbfile import DatabaseFile
 from flip7.server.store.lease import Lease, define_table
 from flip7.server.table.changes import Join
@@ -553,6 +554,9 @@ class Store:
         self.lease: Lease | None = None
         # The last write refused for want of space, until a write succeeds again.
         self._full: str | None = None
+        # Where commits run (committer.py); None: on this loop (an in-memory database,
+        # which a second engine would not see).
+        self._committer: Committer | None = None
 
     @classmethod
     async def open(
@@ -596,6 +600,13 @@ class Store:
         store.lease = lease
         if not created:
             log.info(dumps({"event": "database_opened", "database": store.description}))
+        if store.file is not None or store.dialect != "sqlite":
+            url = engine.url.render_as_string(hide_password=False)
+            try:
+                store._committer = await Committer.start(lambda: _engine(url))
+            except BaseException:
+                await engine.dispose()
+                raise
         store._writer = asyncio.create_task(store._write_loop(), name="flip7-store-writer")
         if lease is not None:
             store._renewer = asyncio.create_task(store._renew_loop(), name="flip7-lease")
@@ -622,12 +633,19 @@ class Store:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
+        if self._committer is not None:
+            await self._committer.close()
         if self.lease is not None and release and not self.lease.lost:
             try:
                 await self.lease.release(self.engine)
             except Exception as exc:  # it expires on its own
                 log.warning(dumps({"event": "lease_release_failed", "error": str(exc)}))
         await self.engine.dispose()
+
+    @property
+    def write_engine(self) -> AsyncEngine:
+        """The engine that commits the writes (its connections are the committer's)."""
+        return self.engine if self._committer is None else self._committer.engine
 
     async def _renew_loop(self) -> None:
         lease = self.lease
@@ -703,10 +721,16 @@ class Store:
             self._full = text
 
     async def _commit(self, operations: Sequence[Operation]) -> None:
+        if self._committer is None:
+            await self._commit_on(self.engine, operations)
+        else:
+            await self._committer.run(lambda engine: self._commit_on(engine, operations))
+
+    async def _commit_on(self, engine: AsyncEngine, operations: Sequence[Operation]) -> None:
         groups: dict[str, list[dict[str, Any]]] = {}
         for name, params in operations:
             groups.setdefault(name, []).append(params)
-        async with self.engine.begin() as conn:
+        async with engine.begin() as conn:
             if self.lease is not None and self.lease.stale() and not await self.lease.confirm(
                 conn
             ):
@@ -961,8 +985,12 @@ class Store:
         if refusal is not None:
             return refusal
         try:
-            async with self.engine.connect() as conn:
-                await conn.execute(sa.text("SELECT 1"))
+            # Asked where the writes go: the connection that must answer, and a loop
+            # whose turns a flood does not lengthen (committer.py).
+            if self._committer is None:
+                await _select_one(self.engine)
+            else:
+                await self._committer.run(_select_one)
         except Exception as exc:
             return f"the database does not answer: {getattr(exc, 'orig', None) or exc}"
         problem = None if self.file is None else self.file.problem()
@@ -981,6 +1009,11 @@ class Store:
     async def ping(self) -> bool:
         """Whether the database is usable (:meth:`check` finds nothing wrong)."""
         return await self.check() is None
+
+
+async def _select_one(engine: AsyncEngine) -> None:
+    async with engine.connect() as conn:
+        await conn.execute(sa.text("SELECT 1"))
 
 
 async def _one_kind(engine: AsyncEngine, shared: bool) -> None:

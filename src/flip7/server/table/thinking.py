@@ -44,7 +44,6 @@ import json
 import logging
 import math
 import multiprocessing
-import os
 import pickle
 import signal
 import time
@@ -58,6 +57,7 @@ from typing import Literal
 from flip7.bots import Bot, BotSpec, make_bot, parse_bot_spec
 from flip7.core.decisions import Decision
 from flip7.core.jsontypes import JSON, JSONObject
+from flip7.core.machine import lower_priority
 from flip7.engine.game import Game
 from flip7.server.base.limits import TokenBucket
 
@@ -208,9 +208,10 @@ def _serve(conn: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Below the event loop, which every table's humans and the health check wait on: when
     # the cores are short, a move or a health check goes before a bot's search (and the
-    # coach's and the replays' workers, lower still, go after both).
-    with contextlib.suppress(OSError):
-        os.nice(BOT_NICENESS)
+    # coach's and the replays' workers, lower still, go after both). In a session of its
+    # own: sharing the server's scheduling group, a busy worker's CPU was charged to the
+    # server's group, whose loop then waited for its group's turn.
+    lower_priority(BOT_NICENESS, own_session=True)
     while True:
         try:
             blob = conn.recv_bytes()
