@@ -112,6 +112,12 @@ def test_one_address_past_its_share_of_the_replay_queue_gets_429_and_another_is_
         assert detail["code"] == "too_many_jobs"
         assert "limit replay_jobs_per_address" in detail["message"]
         assert "Retry-After" in refused.headers
+        # Refused before its body is read: even one that is not JSON gets the queue's 429
+        # (in a flood of uploads, parsing each refused record was the loop's work).
+        with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"),
+                          timeout=60, trust_env=False) as http:  # fmt: skip
+            garbage = http.post(f"{url}/api/replays", content=b"{not json" * 1000)
+        assert garbage.status_code == 429 and garbage.json()["detail"]["code"] == "too_many_jobs"
         # Another address is not refused: its job waits, and goes before the flooder's second.
         held.append(pool.submit(_upload, url, "127.0.0.3", "b1"))
         _wait_for(lambda: queue.held("127.0.0.3") == 1)

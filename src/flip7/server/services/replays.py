@@ -383,6 +383,9 @@ class Replays:
         allows) as it is to be stored (JSON text), or a ReplayError: 429 past the
         address's rate, 400/413/422 saying what is wrong."""
         spend(self.uploads, address, "uploads", "uploads_per_minute")
+        # Refused by the queue before the body is read and parsed: in a flood of uploads
+        # most are, and a record's parse is the loop's work.
+        self.workers.queue.check(address)
         data = parse_upload(await body(), self.settings)
         kind, value = await self.workers.run(replay_worker.check, data, address=address)
         if kind != "ok":
@@ -415,6 +418,8 @@ class Replays:
             cache_key += f"&seat={viewer}"
         cached = self.cache.get(cache_key)
         if cached is None:
+            # A page to compute waits for the worker: refused before the record is read.
+            self.workers.queue.check(address)
             data = await record()
             check_seat(viewer, data)
             told = True
