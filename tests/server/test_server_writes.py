@@ -86,6 +86,11 @@ def test_a_rename_flood_is_refused_after_the_burst(tmp_path: Path) -> None:
         for answer in answers[3:]:
             _refused(answer, "renames_per_minute")
         assert client.get("/api/players/me", headers=headers).json()["name"] == names[2]
+        # The budget is judged before the key is looked up: a refused rename costs no read,
+        # so even a key this server does not know is answered 429 once the budget is spent.
+        stranger = {"X-Player-Key": "nobody.not-a-key-of-this-server"}
+        _refused(client.patch("/api/players/me", json={"name": "Eve"}, headers=stranger),
+                 "renames_per_minute")
 
 
 def test_an_untouched_scorecard_expires_after_scorecard_ttl(db_url: str, tmp_path: Path

@@ -216,11 +216,15 @@ class Players:
             raise _bad_key()
         return player_id
 
-    async def rename(self, player_id: str, name: str, address: str | None) -> None:
-        """A new display name for the identity; ``address`` (the client's; None: not
-        counted) is held to ``renames_per_minute``: every rename is a stored write."""
+    async def rename(self, key: str | None, name: str, address: str | None) -> str:
+        """A new display name for the identity of ``key`` (:meth:`me`), which it returns;
+        ``address`` (the client's; None: not counted) is held to ``renames_per_minute``:
+        every rename is a stored write. The budget goes first, so that a refused rename
+        costs no look-up of the key (a flood of renames was one read each)."""
         spend(self.renames, address, "renames", "renames_per_minute")
+        player_id = await self.me(key)
         await rename_player(self.store, player_id, self._name(name), self.now())
+        return player_id
 
     async def transfer(self, player_id: str, address: str | None) -> tuple[str, datetime]:
         """A one-time code for another device (any older unused code of the identity stops

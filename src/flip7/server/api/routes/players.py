@@ -136,8 +136,8 @@ async def rename(
 ) -> JSONObject:
     """Change your display name (past games keep the names they were played under); 429
     past ``renames_per_minute`` from one address."""
-    player_id = await services.players.me(x_player_key)
-    await services.players.rename(player_id, body.name, client_address(request.client))
+    player_id = await services.players.rename(x_player_key, body.name,
+                                              client_address(request.client))
     return {**await services.players.profile(player_id), "self": True}
 
 
