@@ -12,7 +12,7 @@ summary='
 import json, sys
 d = json.load(sys.stdin)
 rate, p99, cpu = d["moves_per_second"], d["p99_ms"], d["server_cpu_percent"]
-errors, load = len(d["errors"]), d["load_average"]
+errors, load = d["errors"]["count"], d["load_average"]
 per_move = cpu / 100 / rate * 1000
 print(f"round {sys.argv[1]} {sys.argv[2]}: {rate:.0f} moves/s, p99 {p99:.1f} ms, server "
       f"{cpu:.0f} % of a core, {per_move:.3f} ms CPU per move, errors {errors}, load {load}")

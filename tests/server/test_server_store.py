@@ -287,7 +287,7 @@ def test_a_nearly_full_disk_and_a_full_database_are_reported(
             cursor.execute(f"PRAGMA max_page_count = {pages}")
             cursor.close()
 
-        sa.event.listen(store.write_engine.sync_engine.pool, "checkout", cap)
+        sa.event.listen(store.write_engine.pool, "checkout", cap)
         body = {"name": "x" * 40, "player": "Ann", "seats": 6}
         for _ in range(300):
             answer = client.post("/api/tables", json=body)
@@ -298,7 +298,7 @@ def test_a_nearly_full_disk_and_a_full_database_are_reported(
         assert _unhealthy(client)["problem"] == (
             "the database is full: a write failed (database or disk is full)"
         )
-        sa.event.remove(store.write_engine.sync_engine.pool, "checkout", cap)
+        sa.event.remove(store.write_engine.pool, "checkout", cap)
 
 
 def test_a_new_database_is_announced(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -323,11 +323,11 @@ def test_a_new_database_is_announced(tmp_path: Path, caplog: pytest.LogCaptureFi
 
 
 def test_commits_and_the_health_check_run_off_the_servers_event_loop(tmp_path: Path) -> None:
-    """A commit's round trips (BEGIN, each statement, COMMIT) wait on a loop of their own
-    (store/committer.py), not on the server's, whose turns a flood lengthens: in a
-    spectators' flood a move's commit had paid a long turn four or five times over. The
-    health check asks the same connection; an in-memory database keeps one loop (a
-    second engine would open another, empty database)."""
+    """A commit's round trips (BEGIN, each statement, COMMIT) run as blocking code on a
+    thread of their own (store/committer.py), not on the server's loop, whose turns a
+    flood lengthens: in a spectators' flood a move's commit had paid a long turn four or
+    five times over. The health check asks the same connection; an in-memory database
+    keeps one engine on the loop (a second engine would open another, empty database)."""
     import threading
 
     async def scenario(url: str) -> tuple[set[str], str | None]:
@@ -337,12 +337,12 @@ def test_commits_and_the_health_check_run_off_the_servers_event_loop(tmp_path: P
         def note(*_args: Any) -> None:
             seen.add(threading.current_thread().name)
 
-        sa.event.listen(store.write_engine.sync_engine, "before_cursor_execute", note)
+        sa.event.listen(store.write_engine, "before_cursor_execute", note)
         try:
             await store.add_replay("r1", "{}", datetime.now(UTC))
             problem = await store.check()
         finally:
-            sa.event.remove(store.write_engine.sync_engine, "before_cursor_execute", note)
+            sa.event.remove(store.write_engine, "before_cursor_execute", note)
             await store.close()
         return seen, problem
 

@@ -1,25 +1,29 @@
 """Commits on a thread of their own.
 
-A commit is several round trips to the database (BEGIN, each statement, COMMIT), and on
-the server's event loop each answer waits for the loop's next turn. When the loop is busy
-(a storm of spectators' handshakes, a flood of refused requests) a turn lasts tens of
-milliseconds, and a move's commit paid it four or five times over: in ``flip7 attack
---cluster``'s spectators' flood the control table's p95 was nearly all its commit (85-105
-ms against 10-13 ms quiet) while PostgreSQL itself was idle. Here the round trips wait on
-a loop of their own that has nothing else to do; the server's loop waits one turn, for the
-result.
+A commit is several round trips to the database (BEGIN, each statement, COMMIT). Made
+with an async driver on the server's event loop, each answer waits for the loop's next
+turn; when the loop is busy (a storm of spectators' handshakes, a flood of refused
+requests) a turn lasts tens of milliseconds, and a move's commit paid it four or five
+times over: in ``flip7 attack --cluster``'s spectators' flood the control table's p95 was
+nearly all its commit (85-105 ms against 10-13 ms quiet) while PostgreSQL itself was idle.
+
+Here a whole commit is one call of plain, blocking code (SQLAlchemy's synchronous engine
+on the standard library's ``sqlite3`` or on psycopg) on one thread that does nothing
+else: the server's loop hands it over once and is woken once, with the result. (An
+event loop on the thread with the async driver cost more: aiosqlite runs each statement
+on yet another thread, so every statement was two wake-ups of two loops.)
 
 >>> import asyncio
->>> from sqlalchemy.ext.asyncio import create_async_engine
->>> async def main() -> str:
-...     committer = await Committer.start(lambda: create_async_engine("sqlite+aiosqlite://"))
-...     try:
-...         return await committer.run(lambda engine: _thread_name())
-...     finally:
-...         await committer.close()
->>> async def _thread_name() -> str:
+>>> import sqlalchemy as sa
+>>> def thread_name(engine: sa.Engine) -> str:
 ...     import threading
 ...     return threading.current_thread().name
+>>> async def main() -> str:
+...     committer = Committer(sa.create_engine("sqlite://"))
+...     try:
+...         return await committer.run(thread_name)
+...     finally:
+...         await committer.close()
 >>> asyncio.run(main())
 'flip7-store-commits'
 """
@@ -28,10 +32,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+import sqlalchemy as sa
 
 __all__ = ["Committer"]
 
@@ -39,56 +44,27 @@ _T = TypeVar("_T")
 
 
 class Committer:
-    """A thread with an event loop and an engine of its own, on which :meth:`run` runs
-    work; start it with :meth:`start`."""
+    """One thread that runs blocking work on ``engine``, a synchronous engine of its own:
+    :meth:`run` awaits it from the event loop."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, engine: AsyncEngine,
-                 thread: threading.Thread) -> None:  # fmt: skip
-        self._loop = loop
-        #: The engine of the thread's loop (an asyncpg connection belongs to one loop).
+    def __init__(self, engine: sa.Engine) -> None:
+        #: The engine the thread's work gets (its connections are the thread's).
         self.engine = engine
-        self._thread = thread
+        # One worker: commits stay in order, and an SQLite file has one writer anyway.
+        self._thread = ThreadPoolExecutor(1, initializer=_name_thread)
 
-    @classmethod
-    async def start(cls, make_engine: Callable[[], AsyncEngine]) -> Committer:
-        """The thread started, its engine made by ``make_engine`` on its loop."""
-        caller = asyncio.get_running_loop()
-        ready: asyncio.Future[tuple[asyncio.AbstractEventLoop, AsyncEngine]] = (
-            caller.create_future()
-        )
-
-        def main() -> None:
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            try:
-                engine = make_engine()
-            except BaseException as exc:  # the caller raises it
-                caller.call_soon_threadsafe(ready.set_exception, exc)
-                loop.close()
-                return
-            caller.call_soon_threadsafe(ready.set_result, (loop, engine))
-            try:
-                loop.run_forever()
-            finally:
-                loop.close()
-
-        thread = threading.Thread(target=main, name="flip7-store-commits", daemon=True)
-        thread.start()
-        loop, engine = await ready
-        return cls(loop, engine, thread)
-
-    async def run(self, work: Callable[[AsyncEngine], Awaitable[_T]]) -> _T:
-        """``work(engine)`` on the thread's loop; its result (or exception) here."""
-
-        async def call() -> _T:
-            return await work(self.engine)
-
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(call(), self._loop))
+    async def run(self, work: Callable[[sa.Engine], _T]) -> _T:
+        """``work(engine)`` on the thread; its result (or exception) here."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, work, self.engine)
 
     async def close(self) -> None:
-        """Disconnect the thread's engine and end the thread."""
+        """Disconnect the engine and end the thread (after the work it was given)."""
         try:
             await self.run(lambda engine: engine.dispose())
         finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            await asyncio.to_thread(self._thread.join)
+            await asyncio.to_thread(self._thread.shutdown)
+
+
+def _name_thread() -> None:
+    threading.current_thread().name = "flip7-store-commits"

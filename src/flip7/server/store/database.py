@@ -601,12 +601,7 @@ class Store:
         if not created:
             log.info(dumps({"event": "database_opened", "database": store.description}))
         if store.file is not None or store.dialect != "sqlite":
-            url = engine.url.render_as_string(hide_password=False)
-            try:
-                store._committer = await Committer.start(lambda: _engine(url))
-            except BaseException:
-                await engine.dispose()
-                raise
+            store._committer = Committer(_sync_engine(engine.url))
         store._writer = asyncio.create_task(store._write_loop(), name="flip7-store-writer")
         if lease is not None:
             store._renewer = asyncio.create_task(store._renew_loop(), name="flip7-lease")
@@ -643,9 +638,9 @@ class Store:
         await self.engine.dispose()
 
     @property
-    def write_engine(self) -> AsyncEngine:
-        """The engine that commits the writes (its connections are the committer's)."""
-        return self.engine if self._committer is None else self._committer.engine
+    def write_engine(self) -> sa.Engine:
+        """The (synchronous) engine whose connections commit the writes."""
+        return self.engine.sync_engine if self._committer is None else self._committer.engine
 
     async def _renew_loop(self) -> None:
         lease = self.lease
@@ -654,7 +649,7 @@ class Store:
             await asyncio.sleep(lease.seconds / 3)
             try:
                 async with self.engine.begin() as conn:
-                    await lease.confirm(conn)
+                    await conn.run_sync(lease.confirm)
             except Exception as exc:
                 # Writes fail the same way; health says so. Keep trying.
                 log.warning(dumps({"event": "lease_renewal_failed", "error": str(exc)}))
@@ -722,24 +717,29 @@ class Store:
 
     async def _commit(self, operations: Sequence[Operation]) -> None:
         if self._committer is None:
-            await self._commit_on(self.engine, operations)
+            async with self.engine.begin() as conn:
+                await conn.run_sync(self._commit_in, operations)
         else:
-            await self._committer.run(lambda engine: self._commit_on(engine, operations))
 
-    async def _commit_on(self, engine: AsyncEngine, operations: Sequence[Operation]) -> None:
+            def commit(engine: sa.Engine) -> None:
+                with engine.begin() as conn:
+                    self._commit_in(conn, operations)
+
+            await self._committer.run(commit)
+
+    def _commit_in(self, conn: sa.Connection, operations: Sequence[Operation]) -> None:
+        """``operations`` executed in ``conn``'s transaction, which commits after (blocking
+        code: on the committer's thread, or under ``run_sync``)."""
         groups: dict[str, list[dict[str, Any]]] = {}
         for name, params in operations:
             groups.setdefault(name, []).append(params)
-        async with engine.begin() as conn:
-            if self.lease is not None and self.lease.stale() and not await self.lease.confirm(
-                conn
-            ):
-                raise StoreError(self.lease.problem())
-            for name in sorted(groups, key=_ORDER.__getitem__):
-                rows = groups[name]
-                await conn.execute(OPERATIONS[name], rows if len(rows) > 1 else rows[0])
-            if self.file is not None and (lost := self.file.lost()) is not None:
-                raise StoreError(lost)  # rolled back: the file it would go to is not ours
+        if self.lease is not None and self.lease.stale() and not self.lease.confirm(conn):
+            raise StoreError(self.lease.problem())
+        for name in sorted(groups, key=_ORDER.__getitem__):
+            rows = groups[name]
+            conn.execute(OPERATIONS[name], rows if len(rows) > 1 else rows[0])
+        if self.file is not None and (lost := self.file.lost()) is not None:
+            raise StoreError(lost)  # rolled back: the file it would go to is not ours
 
     # ------------------------------------------------------------------ reading
 
@@ -988,7 +988,8 @@ class Store:
             # Asked where the writes go: the connection that must answer, and a loop
             # whose turns a flood does not lengthen (committer.py).
             if self._committer is None:
-                await _select_one(self.engine)
+                async with self.engine.connect() as conn:
+                    await conn.run_sync(_select_one)
             else:
                 await self._committer.run(_select_one)
         except Exception as exc:
@@ -1011,9 +1012,12 @@ class Store:
         return await self.check() is None
 
 
-async def _select_one(engine: AsyncEngine) -> None:
-    async with engine.connect() as conn:
-        await conn.execute(sa.text("SELECT 1"))
+def _select_one(connectable: sa.Engine | sa.Connection) -> None:
+    if isinstance(connectable, sa.Connection):
+        connectable.execute(sa.text("SELECT 1"))
+        return
+    with connectable.connect() as conn:
+        conn.execute(sa.text("SELECT 1"))
 
 
 async def _one_kind(engine: AsyncEngine, shared: bool) -> None:
@@ -1138,19 +1142,39 @@ def _existing_only(url: str, path: Path) -> str:
 def _engine(url: str) -> AsyncEngine:
     engine = create_async_engine(url)
     if engine.dialect.name == "sqlite":
-
-        @sa.event.listens_for(engine.sync_engine, "connect")
-        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            # WAL: readers don't wait for the writer, and a commit survives the
-            # process being killed (only a power cut can lose the last commits).
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=10000")
-            cursor.close()
-
+        sa.event.listen(engine.sync_engine, "connect", _pragmas)
     return engine
+
+
+# The blocking driver of each async one, for the committer's thread (committer.py).
+_BLOCKING_DRIVERS = {
+    "sqlite+aiosqlite": "sqlite+pysqlite",
+    "postgresql+asyncpg": "postgresql+psycopg",
+}
+
+
+def _sync_engine(url: sa.URL) -> sa.Engine:
+    """A synchronous engine on the database of the async engine at ``url``.
+
+    >>> _sync_engine(sa.make_url("sqlite+aiosqlite:///x.db")).url.drivername
+    'sqlite+pysqlite'
+    """
+    driver = _BLOCKING_DRIVERS.get(url.drivername, url.drivername)
+    engine = sa.create_engine(url.set(drivername=driver))
+    if engine.dialect.name == "sqlite":
+        sa.event.listen(engine, "connect", _pragmas)
+    return engine
+
+
+def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL: readers don't wait for the writer, and a commit survives the process being
+    # killed (only a power cut can lose the last commits).
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
 
 
 def json_object(text: str) -> JSONObject:

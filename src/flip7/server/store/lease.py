@@ -229,11 +229,10 @@ class Lease:
             .values(expires_at=_now() + timedelta(seconds=self.seconds))
         )
 
-    async def who(self, conn: AsyncConnection) -> LeaseHolder | None:
-        """The lease's holder now, as stored."""
-        found = (
-            await conn.execute(self.table.select().where(self.table.c.name == LEASE_NAME))
-        ).first()
+    def who(self, conn: sa.Connection) -> LeaseHolder | None:
+        """The lease's holder now, as stored (blocking: under ``run_sync`` or on the
+        committer's thread)."""
+        found = conn.execute(self.table.select().where(self.table.c.name == LEASE_NAME)).first()
         return None if found is None else _holder(found._mapping)
 
     async def release(self, engine: AsyncEngine) -> None:
@@ -250,14 +249,15 @@ class Lease:
         taken it (renewals failing, or the event loop stalled): check before writing."""
         return time.monotonic() - self.confirmed > self.seconds / 2
 
-    async def confirm(self, conn: AsyncConnection) -> bool:
+    def confirm(self, conn: sa.Connection) -> bool:
         """Renew the lease in ``conn``'s transaction; False (and the lease marked lost) if
-        another server holds it now."""
-        result = await conn.execute(self.renewal())
+        another server holds it now (blocking: under ``run_sync`` or on the committer's
+        thread)."""
+        result = conn.execute(self.renewal())
         if result.rowcount == 1:
             self.confirmed = time.monotonic()
             return True
-        self.lost_to = await self.who(conn)
+        self.lost_to = self.who(conn)
         self.lost = True  # after lost_to: health may look in between
         return False
 
