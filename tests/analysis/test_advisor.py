@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from flip7.analysis.advisor import Advice, Situation, advise, next_card
+from flip7.analysis.advisor import Advice, Situation, advise, bust_risk, next_card
 from flip7.cli import advise as advise_cli
 from flip7.core.cards import Card, deck_counts
 from flip7.core.decisions import HIT, STAY, DecisionKind
@@ -29,7 +29,7 @@ from flip7.core.events import Flip7 as Flip7Event
 from flip7.core.lines import has_duplicate, is_flip7
 from flip7.core.rules import Rules
 from flip7.core.scoring import busted_score, round_score
-from flip7.engine.game import Game
+from flip7.engine.game import Game, Status
 from flip7.engine.record import Record
 
 U7, ZERO = Card.UNLUCKY_7, Card.ZERO
@@ -109,6 +109,27 @@ def test_one_card_odds_agree_with_chance_outcomes(explicit_stops: list[Game]) ->
         assert odds.p_flip7 == flip
         advice = advise(game)
         assert advice.p_bust_next == bust and advice.p_flip7_next == flip
+
+
+def test_the_bust_risk_is_next_cards_p_bust(explicit_stops: list[Game]) -> None:
+    """bust_risk, sent with every state a deciding seat receives, works from the counts
+    alone; it is the same figure as the full one-card odds, for the seat to decide and for
+    every other seat still in the round, in explicit and shuffled games, one deck or two."""
+    stops = [*explicit_stops, *shuffled_games(80), *shuffled_games(40, players=12, seed=5)]
+    compared = 0
+    for game in stops:
+        view = game.view(None)
+        for seat in range(game.n):
+            if game.status(seat) is not Status.ACTIVE:
+                with pytest.raises(GameStateError, match="there is no Hit or Stay"):
+                    bust_risk(view, seat)
+                continue
+            assert bust_risk(view, seat) == next_card(Situation.from_view(view, seat)).p_bust
+            compared += 1
+        assert bust_risk(game) == bust_risk(view, game.to_decide)
+    assert compared > 400
+    with pytest.raises(GameStateError, match="seat must be from 0 to 2"):
+        bust_risk(explicit_stops[0], 3)
 
 
 def test_the_pile_is_worked_out_by_counting_cards(explicit_stops: list[Game]) -> None:
