@@ -32,6 +32,7 @@ from flip7.client.services import (  # noqa: F401 - RECIPE, Proxy, render: for t
     which,
 )
 from flip7.client.table_client import Frame, TableView, hello
+from flip7.server.base.settings import table_slot
 
 
 def haproxy_path() -> str:
@@ -116,15 +117,22 @@ class Cluster(services.Cluster):
         """For processes each on a database of its own: create tables on each (straight, not
         through the proxy) until process ``i`` holds ``i + 1``, so that servers without a
         ``node`` id answer /api/health with different ``tables`` counts (:func:`identity`).
-        The ids created, per process (also kept in ``marker_tables``)."""
+        The ids created, per process (also kept in ``marker_tables``); the first of process
+        ``i``'s is in its slot (flip7.server.base.settings.table_slot), so that the proxy
+        sends a socket for it to process ``i`` (these servers have no ``--slot``: more
+        tables are made until one falls there)."""
+        count = len(self.urls)
         for i, url in enumerate(self.urls):
             with httpx.Client(base_url=url, timeout=10) as client:
-                have = client.get("/api/health").json()["tables"]
-                for n in range(have, i + 1):
+                n = client.get("/api/health").json()["tables"]
+                mine = self.marker_tables[i]
+                while n < i + 1 or not any(table_slot(t, count) == i for t in mine):
                     r = client.post("/api/tables", json={"player": f"Marker{i}-{n}",
                                                          "seats": 3})  # fmt: skip
                     assert r.status_code == 201, r.text
-                    self.marker_tables[i].append(r.json()["table"]["id"])
+                    mine.append(r.json()["table"]["id"])
+                    n += 1
+                mine.sort(key=lambda t: table_slot(t, count) != i)
         return self.marker_tables
 
     def nodes(self) -> dict[str, int]:

@@ -264,3 +264,53 @@ def _a_turn_based_game_moves_on_at_its_stored_deadline(pg_url: str, a: ServerPro
 def _row(engine: Any, query: Any, table_id: str) -> Any:
     with engine.connect() as conn:
         return conn.execute(query, {"id": table_id}).one()
+
+
+def test_behind_the_proxy_a_tables_sockets_reach_the_process_that_runs_it(
+    pg_url: str, redis_url: str,
+) -> None:
+    """Routing by table (deploy/haproxy.cfg, --slot): tables created through the proxy are
+    made by whichever process leastconn picks, each in that process's own slot, so that
+    every socket and request for the table through the proxy lands on the process that
+    runs it and none is linked over Redis; a move through the proxy is answered."""
+    from cluster_helpers import Cluster
+
+    from flip7.server.base.settings import table_slot
+
+    with Cluster(2, pg_url, redis_url, extra_args=LOOSE, seed=11) as cluster:
+        made = []
+        for n in range(8):
+            answer = httpx.post(cluster.proxy_url + "/api/tables", timeout=10,
+                                json={"name": f"T{n}", "player": "Ann", "seats": 3})
+            assert answer.status_code == 201, answer.text
+            made.append((answer.json()["table"]["id"], answer.json()["token"]))
+        own = [httpx.get(url + "/api/health", timeout=5).json() for url in cluster.urls]
+        assert [h["slot"] for h in own] == ["1/2", "2/2"]
+        counts = [sum(table_slot(t, 2) == i for t, _ in made) for i in range(2)]
+        assert [h["tables"] for h in own] == counts and min(counts) > 0, (own, counts)
+        clients = []
+        for table_id, token in made:
+            for _ in range(2):
+                bot = httpx.post(cluster.proxy_url + f"/api/tables/{table_id}/bots",
+                                 timeout=10, json={"bot": "basic"}, headers=auth(token))
+                assert bot.status_code == 200, bot.text
+            clients += [ClusterClient(cluster.proxy_url, table_id, token),
+                        ClusterClient(cluster.proxy_url, table_id, None)]
+        table_id, token = made[0]
+        started = httpx.post(cluster.proxy_url + f"/api/tables/{table_id}/start", timeout=10,
+                             headers=auth(token))
+        assert started.status_code == 200, started.text
+        ann = clients[0]
+        ann.until_version(started.json()["table"]["version"])
+        while ann.state["game"]["to_decide"] != 0:
+            ann.recv()
+        version = ann.state["version"]
+        ann.send({"v": 1, "type": "move", "id": "m1", "version": version,
+                  "decision": choose(ann.state["game"], random.Random(1))})
+        ann.until_version(version + 1)
+        assert not [r for r in ann.results if r["type"] == "error"], ann.results
+        linked = [httpx.get(url + "/api/health", timeout=5).json()["linked"]
+                  for url in cluster.urls]
+        assert linked == [0, 0], linked
+        for client in clients:
+            client.ws.close()

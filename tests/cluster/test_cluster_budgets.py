@@ -258,16 +258,19 @@ def test_one_address_gets_one_budget_of_handshakes_through_two_processes(
     pair: Cluster,
 ) -> None:
     """46 WebSocket handshakes with two processes, against a burst of 20: now about 20.
-    (Refused, a handshake is 429 before any WebSocket exists.)"""
+    (Refused, a handshake is 429 before any WebSocket exists.) The sockets are for two
+    tables, one made by each process: the proxy sends a table's sockets to its process."""
     burst = Settings().handshakes_burst
-    made = httpx.post(pair.urls[0] + "/api/tables", json={"player": "Ann", "seats": 3})
-    assert made.status_code == 201, made.text
-    url = pair.proxy_ws_url + f"/ws/tables/{made.json()['table']['id']}"
+    urls = []
+    for process in pair.urls:
+        made = httpx.post(process + "/api/tables", json={"player": "Ann", "seats": 3})
+        assert made.status_code == 201, made.text
+        urls.append(pair.proxy_ws_url + f"/ws/tables/{made.json()['table']['id']}")
     before, start = _sessions(pair), time.monotonic()
     opened = refused = 0
-    for _ in range(2 * burst + 5):
+    for n in range(2 * burst + 5):
         try:
-            with connect(url, open_timeout=10, source_address=("127.0.0.8", 0)):
+            with connect(urls[n % 2], open_timeout=10, source_address=("127.0.0.8", 0)):
                 opened += 1
         except InvalidStatus as exc:
             assert exc.response.status_code == 429

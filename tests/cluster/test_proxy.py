@@ -13,6 +13,7 @@ import json
 import pwd
 import random
 import socket
+import string
 import subprocess
 import threading
 import time
@@ -39,6 +40,8 @@ from cluster_helpers import (
 from server_helpers import SyncSocket, WsPlayer, auth, choose, frame_flood, seated_game
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
+
+from flip7.server.base.settings import table_slot
 
 # How soon a dead, hung or unhealthy process must be out of the proxy: the recipe's
 # "inter 1s fall 2" (two failed checks a second apart) makes it about 2 s, 3-4 s when hung.
@@ -143,9 +146,12 @@ def test_the_test_config_is_the_recipe(tmp_path: Path) -> None:
     removed = [line[1:].split() for line in difflib.ndiff(recipe.splitlines(),
                config.splitlines()) if line.startswith("- ")]  # fmt: skip
     for words in removed:
-        assert words[0] in ("bind", "server", "log", "chroot", "user", "group", "daemon") or (
-            words[:2] == ["stats", "socket"]), words
+        assert words[0] in ("bind", "server", "use-server", "log", "chroot", "user", "group",
+                            "daemon") or words[:2] in (["stats", "socket"],
+                            ["http-request", "set-var(txn.slot)"]), words  # fmt: skip
     assert "    server app1 127.0.0.1:9001 check" in config.splitlines()
+    assert "    use-server app1 if { var(txn.slot) -m int 0 }" in config.splitlines()
+    assert "path,field(4,/),crc32,mod(1)" in config
     # The documented behaviour is in the recipe (and so in every test below).
     text = " ".join(line.split("#", 1)[0].strip() for line in recipe.splitlines())
     for directive in ("mode http", "balance leastconn", "timeout tunnel 1h",
@@ -214,6 +220,59 @@ def test_forwarded_headers_health_checks_and_the_proxys_own_health(tmp_path: Pat
         proxy.stop()
         backend.shutdown()
         backend.server_close()
+
+
+def test_a_tables_requests_go_to_the_process_of_its_slot(tmp_path: Path) -> None:
+    """The recipe's routing by table: /api/tables/ID... and /ws/tables/ID go to the
+    process of the id's slot, HAProxy's crc32,mod(N) computing what the processes compute
+    (flip7.server.base.settings.table_slot, with which each makes its tables); other paths
+    go by leastconn; a DOWN process's tables go to the others."""
+    backends: list[_QuietServer] = []
+    seen: list[list[tuple[str, str, dict[str, str]]]] = []
+    for _ in range(3):
+        log: list[tuple[str, str, dict[str, str]]] = []
+        backend = _QuietServer(("127.0.0.1", 0), type("Echo", (_Echo,), {"seen": log}))
+        threading.Thread(target=backend.serve_forever, daemon=True).start()
+        backends.append(backend)
+        seen.append(log)
+    proxy = Proxy([f"127.0.0.1:{b.server_address[1]}" for b in backends], workdir=tmp_path)
+
+    def landed(path: str) -> int:
+        for i, log in enumerate(seen):
+            if any(p == path for _, p, _ in log):
+                return i
+        raise AssertionError(f"{path} reached no backend")
+
+    rng = random.Random(3)
+    ids = ["".join(rng.choice(string.ascii_letters + string.digits + "-_") for _ in range(8))
+           for _ in range(60)]  # fmt: skip
+    try:
+        proxy.start()
+        for i in range(3):
+            proxy.wait_status(f"app{i + 1}", "UP")
+        with httpx.Client(base_url=proxy.url, timeout=5) as client:
+            for table_id in ids:
+                for path in (f"/api/tables/{table_id}", f"/api/tables/{table_id}/join",
+                             f"/ws/tables/{table_id}?x=1"):  # fmt: skip
+                    assert client.get(path).status_code == 200
+                    assert landed(path) == table_slot(table_id, 3), (path, path)
+            assert {table_slot(t, 3) for t in ids} == {0, 1, 2}
+            for n in range(30):
+                assert client.get(f"/api/tables?page={n}").status_code == 200
+            assert len({landed(f"/api/tables?page={n}") for n in range(30)}) == 3
+            backends[1].shutdown()
+            backends[1].server_close()
+            proxy.wait_status("app2", "DOWN", timeout=OUT_WITHIN)
+            moved = [t for t in ids if table_slot(t, 3) == 1][:5]
+            for table_id in moved:
+                path = f"/api/tables/{table_id}/games"
+                assert client.get(path).status_code == 200
+                assert landed(path) in (0, 2)
+    finally:
+        proxy.stop()
+        for backend in backends:
+            backend.shutdown()
+            backend.server_close()
 
 
 # ---------------------------------------------------------------------- through the proxy

@@ -472,3 +472,10 @@ def test_serve_refuses_bad_options_with_status_2(capsys: pytest.CaptureFixture[s
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port must be 1 to 65535" in capsys.readouterr().err
     assert main(["serve", "--bot-delay", "-1"]) == 2
+    assert "--bot-delay must be 0 or more" in capsys.readouterr().err
+    for slot in ("0/2", "3/2", "two", "1/"):
+        assert main(["serve", "--db", "postgresql://u@127.0.0.1:1/x", "--redis",
+                     "redis://127.0.0.1:1/0", "--slot", slot]) == 2  # fmt: skip
+        assert "--slot: a slot is N/COUNT with N from 1 to COUNT" in capsys.readouterr().err
+    assert main(["serve", "--slot", "1/2"]) == 2
+    assert "--slot: a slot is for one of many processes (--redis)" in capsys.readouterr().err

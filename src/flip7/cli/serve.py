@@ -68,6 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: $FLIP7_REDIS_URL, else one process; see docs/deploy.md)",
     )
     parser.add_argument(
+        "--slot", metavar="N/COUNT",
+        help="with --redis behind the proxy recipe: this is process N of COUNT (the "
+        "recipe's server appN), so the tables it makes are those the proxy routes to it "
+        "(default: $FLIP7_SLOT, else any; see docs/deploy.md)",
+    )  # fmt: skip
+    parser.add_argument(
         "--trusted-proxy", action="append", default=[], metavar="ADDRESS",
         help="the address of a reverse proxy in front (repeatable, e.g. 127.0.0.1 for "
         "HAProxy on this machine): its X-Forwarded-For names each player, whose "
@@ -117,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
             LimitError,
             PublicUrlError,
             Settings,
+            Slot,
             database_url,
             public_url,
             redis_url,
@@ -151,12 +158,22 @@ def run(args: argparse.Namespace) -> int:
         redis = redis_url(args.redis, url)
     except ClusterError as exc:
         raise ServeError(f"--redis: {exc}") from None
+    slot_text = args.slot if args.slot is not None else os.environ.get("FLIP7_SLOT", "")
+    slot = None
+    if slot_text.strip():
+        try:
+            slot = Slot.parse(slot_text)
+        except ClusterError as exc:
+            raise ServeError(f"--slot: {exc}") from None
+        if redis is None:
+            raise ServeError("--slot: a slot is for one of many processes (--redis)")
     contact = args.push_contact or (f"mailto:{args.smtp_from}" if args.smtp_from else None)
     if contact is not None and not contact.startswith(("mailto:", "https://")):
         raise ServeError(f"--push-contact: {contact!r} is not a mailto: or https:// URL")
     settings = Settings(
         database_url=url,
         redis_url=redis,
+        slot=slot,
         trusted_proxies=tuple(args.trusted_proxy),
         bot_delay=args.bot_delay,
         seed=args.seed,

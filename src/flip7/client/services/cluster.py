@@ -13,7 +13,8 @@ from flip7.client.services.process import ServerProcess, ServiceError
 
 class Cluster:
     """``servers`` (``flip7 serve`` processes, not yet started) behind a :class:`Proxy`
-    whose files are in ``workdir``; HAProxy calls them app1, app2...
+    whose files are in ``workdir``; HAProxy calls them app1, app2..., and those of many
+    processes (``--redis``) are given ``--slot 1/N``, ``2/N``... to match.
 
     Used as ``with Cluster(servers, folder) as cluster:``: every process is started (each
     answers /api/health before the next starts: the first migrates the database), then
@@ -23,6 +24,10 @@ class Cluster:
     def __init__(self, servers: Sequence[ServerProcess], workdir: Path, *,
                  recipe: Path = RECIPE, haproxy: str = HAPROXY) -> None:  # fmt: skip
         self.servers = list(servers)
+        for i, server in enumerate(self.servers):
+            if "--redis" in server.extra_args and "--slot" not in server.extra_args:
+                # appN makes its tables in the slot the recipe routes to it.
+                server.extra_args += ["--slot", f"{i + 1}/{len(self.servers)}"]
         self.proxy = Proxy([s.address for s in self.servers], workdir, recipe=recipe,
                            binary=haproxy)  # fmt: skip
 

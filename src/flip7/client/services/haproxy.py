@@ -5,6 +5,10 @@ names addresses (:func:`render`), in front of ``flip7 serve`` processes.
 ...              servers=["127.0.0.1:9001", "127.0.0.1:9002"])
 >>> [line.strip() for line in cfg.splitlines() if line.strip().startswith("server ")]
 ['server app1 127.0.0.1:9001 check', 'server app2 127.0.0.1:9002 check']
+>>> [line.split()[2] for line in cfg.splitlines() if "crc32" in line]
+['path,field(4,/),crc32,mod(2)']
+>>> [line.strip() for line in cfg.splitlines() if line.strip().startswith("use-server ")]
+['use-server app1 if { var(txn.slot) -m int 0 }', 'use-server app2 if { var(txn.slot) -m int 1 }']
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import contextlib
 import csv
 import io
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -67,7 +72,7 @@ def render(
     out: list[str] = []
     section: tuple[str, str] = ("", "")
     bound: set[tuple[str, str]] = set()
-    servers_written = False
+    servers_written = routes_written = False
     seen: set[tuple[str, str]] = set()
     for line in recipe.splitlines():
         words = line.split("#", 1)[0].split()
@@ -102,6 +107,17 @@ def render(
                 options = " ".join(words[3:])
                 for i, address in enumerate(servers, 1):
                     out.append(f"{indent}server app{i} {address} {options}".rstrip())
+            continue
+        if keyword == "use-server" and section == ("backend", BACKEND):
+            # One rule per process: the table slot i-1 goes to app{i} (the recipe's own
+            # lines are for its three processes).
+            if not routes_written:
+                routes_written = True
+                out.extend(f"{indent}use-server app{i} if {{ var(txn.slot) -m int {i - 1} }}"
+                           for i in range(1, len(servers) + 1))  # fmt: skip
+            continue
+        if "crc32,mod(" in line and section == ("backend", BACKEND):
+            out.append(re.sub(r"crc32,mod\(\d+\)", f"crc32,mod({len(servers)})", line))
             continue
         out.append(line)
     for needed in (("global", ""), ("frontend", FRONTEND), ("frontend", STATS),

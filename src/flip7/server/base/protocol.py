@@ -664,6 +664,11 @@ class Health(_Strict):
     # proxy, tells them apart. ``redis``: "ok" or "error" with many processes, else null.
     node: str
     redis: Literal["ok", "error"] | None = None
+    # With many processes: this process's --slot ("2/3"; null without one), and how many
+    # of its WebSockets are linked over Redis to a table another process runs (behind the
+    # recipe's routing by table, none but for moments: a takeover, a restart).
+    slot: str | None = None
+    linked: int | None = None
 
 
 class ServerInfo(_Strict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,6 +17,7 @@ __all__ = [
     "LimitError",
     "PublicUrlError",
     "Settings",
+    "Slot",
     "database_url",
     "default_bot_workers",
     "public_url",
@@ -52,6 +54,53 @@ def database_url(value: str | None = None) -> str:
 
 class ClusterError(ValueError):
     """A Redis URL that is not one, or many processes on a database that cannot take them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Which of a cluster's processes this one is, as the proxy numbers them: ``number``
+    (1 for the recipe's ``server app1``...) of ``count``. The proxy sends every request and
+    WebSocket for a table to the process of the table's slot (:func:`table_slot`: its
+    ``use-server`` rules in deploy/haproxy.cfg), and a process makes the tables it
+    creates in its own slot, so that a table's clients reach the process that runs it
+    without a hop over Redis.
+
+    >>> slot = Slot.parse("3/3")
+    >>> slot, table_slot("UF5GCr12", 3), slot.holds("UF5GCr12"), slot.holds("Xy3_kQ9a")
+    (Slot(number=3, count=3), 2, True, False)
+    >>> Slot.parse("4/3")
+    Traceback (most recent call last):
+    ...
+    flip7.server.base.settings.ClusterError: a slot is N/COUNT with N from 1 to COUNT ...
+    """
+
+    number: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Slot:
+        """From ``N/COUNT`` (``--slot``)."""
+        number, _, count = text.strip().partition("/")
+        if number.isdigit() and count.isdigit() and 1 <= int(number) <= int(count):
+            return cls(int(number), int(count))
+        raise ClusterError(
+            "a slot is N/COUNT with N from 1 to COUNT (the proxy's app1 is 1/COUNT), "
+            f"got {text!r}"
+        )
+
+    def holds(self, table_id: str) -> bool:
+        """Whether the proxy sends ``table_id``'s requests to this process."""
+        return table_slot(table_id, self.count) == self.number - 1
+
+
+def table_slot(table_id: str, count: int) -> int:
+    """Where the proxy sends a table's requests, 0-based: the CRC-32 of its id modulo
+    ``count``, HAProxy's ``crc32,mod(count)`` (deploy/haproxy.cfg; a test runs HAProxy).
+
+    >>> [table_slot(t, 3) for t in ("aaaaaaaa", "aaaaaaab", "UF5GCr12", "Xy3_kQ9a")]
+    [2, 1, 2, 0]
+    """
+    return zlib.crc32(table_id.encode("ascii", "replace")) % count
 
 
 def redis_url(value: str | None, database: str) -> str | None:
@@ -149,6 +198,9 @@ class Settings:
     # With many processes: seconds a table's owner lease lasts unless renewed (renewed
     # every third of it). A dead process's tables are taken over this long after its death.
     owner_seconds: float = 3.0
+    # With many processes behind the recipe's proxy: which one this is (``--slot``), so
+    # that the tables it makes are those the proxy routes to it. None: any table id.
+    slot: Slot | None = None
     # Addresses of the operator's reverse proxies (flip7 serve --trusted-proxy): their
     # X-Forwarded-For names the client, whose per-address limits each request counts for.
     trusted_proxies: tuple[str, ...] = ()

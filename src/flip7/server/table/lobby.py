@@ -235,6 +235,16 @@ class Lobby:
 
     # ------------------------------------------------------------------ requests
 
+    def _new_table_id(self) -> str:
+        """A table id no table here has; with a slot (many processes behind the proxy), one
+        of this process's slot, so that the proxy sends the table's clients here (a few
+        tries: each id lands in a slot at random)."""
+        slot = self.settings.slot
+        while True:
+            table_id = secrets.token_urlsafe(6)
+            if table_id not in self.tables and (slot is None or slot.holds(table_id)):
+                return table_id
+
     def get(self, table_id: str) -> Table:
         """An open table; raises ``no_table`` (:meth:`find` also tells closed ones)."""
         table = self.tables.get(table_id)
@@ -397,9 +407,7 @@ class Lobby:
         if address is not None:
             self._spend_all()
         await self.expiry.make_room()
-        table_id = secrets.token_urlsafe(6)
-        while table_id in self.tables:  # pragma: no cover - 48 random bits
-            table_id = secrets.token_urlsafe(6)
+        table_id = self._new_table_id()
         now = utcnow()
         table = Table(self, table_id, table_name, now, options.seats, options.rules,
                       options.turn_timer, options.bust_odds, options.rated, options.move_hours)

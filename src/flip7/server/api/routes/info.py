@@ -98,6 +98,9 @@ async def health(services: Use) -> Response:
     if many is not None:
         redis_problem = many.problem()
         body["redis"] = "ok" if redis_problem is None else "error"
+        slot = lobby.settings.slot
+        body["slot"] = None if slot is None else f"{slot.number}/{slot.count}"
+        body["linked"] = len(many.links)
         if problem is None and redis_problem is not None:
             # 200 all the same: a proxy must not take every process out at once for
             # it, as each still runs its own tables (only forwarding waits for Redis).
