@@ -644,6 +644,38 @@ def test_the_handshake_budget_is_kept_before_the_websocket_exists() -> None:
         _wait_for(lambda: config.http.guard_connections.total == 0)
 
 
+def test_refused_handshakes_past_those_held_are_answered_not_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A refused handshake is answered after a delay (REFUSAL_DELAY), and at most
+    MAX_REFUSED are held meanwhile: past that the oldest is answered at once, never closed
+    without an answer (behind a proxy a silent close is the proxy's 502: a spectators'
+    flood through HAProxy got 2,016 of them)."""
+    import httpx
+
+    import flip7.server.api.guard as guard
+
+    monkeypatch.setattr(guard, "MAX_REFUSED", 3)
+    with _running(handshakes_burst=1, handshakes_per_minute=1.0) as (host, port, config):
+        table_id = httpx.post(f"http://{host}:{port}/api/tables", json={"player": "Ann"},
+                              timeout=5).json()["table"]["id"]
+        request = (f"GET /ws/tables/{table_id} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                   "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                   "Sec-WebSocket-Version: 13\r\n\r\n").encode()  # fmt: skip
+        with ExitStack() as stack:
+            sockets = []
+            for _ in range(10):
+                sock = stack.enter_context(socket.create_connection(
+                    (host, port), timeout=5, source_address=("127.0.0.31", 0)))
+                sock.sendall(request)
+                sockets.append(sock)
+                time.sleep(0.01)
+            status = [sock.recv(4096).split(b"\r\n", 1)[0] for sock in sockets]
+        assert status[0] == b"HTTP/1.1 101 Switching Protocols", status
+        assert status[1:] == [b"HTTP/1.1 429 Too Many Requests"] * 9, status
+        _wait_for(lambda: config.http.guard_connections.total == 0)
+
+
 def test_handshakes_past_the_servers_rate_wait_their_turn_blocks_in_rotation() -> None:
     """A storm of handshakes from many addresses, each within its own budget, is taken in
     turn (handshakes_per_minute_all): a handshake past the rate waits, not refused; the

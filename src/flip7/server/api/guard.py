@@ -1008,11 +1008,16 @@ class _Guarded(asyncio.Protocol):
             self.guard_connections.move(self._entry, state)
 
     def shed(self) -> None:
-        """Close this connection to make room (a request begun is answered 503 ``busy``)."""
+        """Close this connection to make room: a request begun is answered 503 ``busy``, a
+        refused one its refusal at once (it was held to be answered later: more than
+        :data:`MAX_REFUSED` at once, and through a proxy a close with no answer would be
+        the proxy's 502)."""
         self._disarm()
         if self.transport.is_closing():
             return
-        if self._partial and self._refusal is None:
+        if self._refusal is not None:
+            self.transport.write(self._refusal.http_bytes())
+        elif self._partial:
             self.transport.write(Refusal("busy", "the server is making room for other "
                                          "connections; try again", 503).http_bytes())
         self.transport.close()
