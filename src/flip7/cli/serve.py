@@ -74,6 +74,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: $FLIP7_SLOT, else any; see docs/deploy.md)",
     )  # fmt: skip
     parser.add_argument(
+        "--metrics", metavar="HOST:PORT",
+        help="serve Prometheus metrics (GET /metrics) on this address, apart from the "
+        "players' port, e.g. 127.0.0.1:9101 (default: $FLIP7_METRICS, else none; see "
+        "docs/deploy.md)",
+    )  # fmt: skip
+    parser.add_argument(
         "--trusted-proxy", action="append", default=[], metavar="ADDRESS",
         help="the address of a reverse proxy in front (repeatable, e.g. 127.0.0.1 for "
         "HAProxy on this machine): its X-Forwarded-For names each player, whose "
@@ -111,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         from flip7.server.api.app import create_app
         from flip7.server.api.guard import server_config
         from flip7.server.api.startup import (
+            PortUnavailable,
             address_lines,
             bind_listener,
             prepare_database,
@@ -125,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             Settings,
             Slot,
             database_url,
+            metrics_address,
             public_url,
             redis_url,
             with_limits,
@@ -167,6 +175,14 @@ def run(args: argparse.Namespace) -> int:
             raise ServeError(f"--slot: {exc}") from None
         if redis is None:
             raise ServeError("--slot: a slot is for one of many processes (--redis)")
+    metrics_text = args.metrics if args.metrics is not None else os.environ.get(
+        "FLIP7_METRICS", "")
+    metrics = None
+    if metrics_text.strip():
+        try:
+            metrics = metrics_address(metrics_text)
+        except ValueError as exc:
+            raise ServeError(f"--metrics: {exc}") from None
     contact = args.push_contact or (f"mailto:{args.smtp_from}" if args.smtp_from else None)
     if contact is not None and not contact.startswith(("mailto:", "https://")):
         raise ServeError(f"--push-contact: {contact!r} is not a mailto: or https:// URL")
@@ -174,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         database_url=url,
         redis_url=redis,
         slot=slot,
+        metrics=metrics,
         trusted_proxies=tuple(args.trusted_proxy),
         bot_delay=args.bot_delay,
         seed=args.seed,
@@ -196,6 +213,11 @@ def run(args: argparse.Namespace) -> int:
                              f"got {getattr(settings, name)}")  # fmt: skip
     # Before uvicorn, and before the database lease (which a refusal would leave held for a
     # while): a busy port is refused here with one line saying what to do, exit status 2.
+    if metrics is not None:
+        try:
+            bind_listener(*metrics).close()
+        except PortUnavailable as exc:
+            raise ServeError(f"--metrics: {exc}") from None
     listener = bind_listener(args.host, args.port)
     try:
         # Another server on this database is refused here with one line and exit status

@@ -11,6 +11,7 @@ dependency: a parameter ``services: Use``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import os
@@ -23,12 +24,14 @@ from starlette.requests import HTTPConnection
 
 from flip7.server.api import owner
 from flip7.server.api.guard import HandshakeGate
+from flip7.server.api.metrics import Metrics, Reading
 from flip7.server.api.startup import is_loopback
 from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.limits import AddressBudget, AddressCounter
 from flip7.server.base.protocol import Limits, ServerInfo
 from flip7.server.base.settings import Settings
 from flip7.server.cluster.budgets import SharedBudgets
+from flip7.server.cluster.node import of as cluster_of
 from flip7.server.services.coach_jobs import CoachJobs
 from flip7.server.services.mail import Emails, Mailer, smtp_server
 from flip7.server.services.players import Players
@@ -228,6 +231,33 @@ def _turn_alerts(wiring: Wiring) -> Callable[[str, str, str, float], None]:
     return alert
 
 
+def _serve_metrics(wiring: Wiring, lobby: Lobby, store: Store, host: str, port: int) -> Metrics:
+    """Prometheus metrics on ``host:port`` (flip7.server.api.metrics): moves and commits
+    as they happen, the rest read on the event loop at each scrape (a scrape comes on
+    the metrics server's thread; a loop that does not answer within 5 s fails it)."""
+    metrics = Metrics()
+    lobby.on_move = metrics.move
+    store.on_commit = metrics.commit
+    loop = asyncio.get_running_loop()
+
+    async def now() -> Reading:
+        thinking = lobby.thinking
+        many = cluster_of(lobby)
+        return Reading(
+            tables=len(lobby.tables), sockets=len(wiring.sockets.open),
+            bot_workers=thinking.workers, bots_waiting=thinking.waiting,
+            bots_thinking=thinking.thinking, bot_worker_seconds=thinking.seconds,
+            stand_ins=sum(thinking.stand_ins.values()),
+            cluster_linked=None if many is None else len(many.links),
+            cluster_remote=None if many is None else len(many.remote),
+            cluster_redis_up=None if many is None else many.problem() is None,
+        )  # fmt: skip
+
+    metrics.watch(lambda: asyncio.run_coroutine_threadsafe(now(), loop).result(timeout=5))
+    metrics.serve(host, port)
+    return metrics
+
+
 @contextlib.asynccontextmanager
 async def run(wiring: Wiring) -> AsyncIterator[Services]:
     """The server from its start to its stop: the lobby opened on its database, the budgets
@@ -253,6 +283,8 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         await wiring.pushes.start(store)
         stop.push_async_callback(wiring.pushes.close)
         lobby.on_turn = _turn_alerts(wiring)
+        if wiring.settings.metrics is not None:
+            stop.callback(_serve_metrics(wiring, lobby, store, *wiring.settings.metrics).close)
         results.start()
         stop.push_async_callback(results.close)
         stop.push_async_callback(wiring.coach.close)

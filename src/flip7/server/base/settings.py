@@ -20,6 +20,7 @@ __all__ = [
     "Slot",
     "database_url",
     "default_bot_workers",
+    "metrics_address",
     "public_url",
     "redis_url",
     "with_limits",
@@ -101,6 +102,23 @@ def table_slot(table_id: str, count: int) -> int:
     [2, 1, 2, 0]
     """
     return zlib.crc32(table_id.encode("ascii", "replace")) % count
+
+
+def metrics_address(value: str) -> tuple[str, int]:
+    """Where ``--metrics`` serves: ``HOST:PORT``, or ``:PORT`` / ``PORT`` for loopback.
+
+    >>> metrics_address("9101"), metrics_address("10.0.0.5:9101"), metrics_address("[::1]:80")
+    (('127.0.0.1', 9101), ('10.0.0.5', 9101), ('::1', 80))
+    >>> metrics_address("localhost")
+    Traceback (most recent call last):
+    ...
+    ValueError: metrics are served on HOST:PORT (or PORT, on 127.0.0.1), got 'localhost'
+    """
+    host, _, port = value.strip().rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"metrics are served on HOST:PORT (or PORT, on 127.0.0.1), got {value!r}")
+    return host, int(port)
 
 
 def redis_url(value: str | None, database: str) -> str | None:
@@ -201,6 +219,9 @@ class Settings:
     # With many processes behind the recipe's proxy: which one this is (``--slot``), so
     # that the tables it makes are those the proxy routes to it. None: any table id.
     slot: Slot | None = None
+    # Where Prometheus metrics are served (``--metrics HOST:PORT``), never the players'
+    # port (flip7.server.api.metrics). None: no metrics.
+    metrics: tuple[str, int] | None = None
     # Addresses of the operator's reverse proxies (flip7 serve --trusted-proxy): their
     # X-Forwarded-For names the client, whose per-address limits each request counts for.
     trusted_proxies: tuple[str, ...] = ()

@@ -22,7 +22,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -557,6 +557,9 @@ class Store:
         # Where commits run (committer.py); None: on this loop (an in-memory database,
         # which a second engine would not see).
         self._committer: Committer | None = None
+        #: Told of every commit of queued writes: its seconds and how many writes it held
+        #: (the operator's metrics, flip7.server.api.metrics).
+        self.on_commit: Callable[[float, int], None] | None = None
 
     @classmethod
     async def open(
@@ -686,6 +689,7 @@ class Store:
                     if not future.done():
                         future.set_exception(StoreError(refusal))
                 continue
+            began = time.perf_counter()
             try:
                 await self._commit([s for statements, _ in batch for s in statements])
             except Exception:
@@ -706,6 +710,8 @@ class Store:
                         future.set_result(None)
             else:
                 self._full = None
+                if self.on_commit is not None:
+                    self.on_commit(time.perf_counter() - began, len(batch))
                 for _, future in batch:
                     if not future.done():
                         future.set_result(None)

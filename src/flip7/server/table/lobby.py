@@ -100,6 +100,9 @@ class Lobby:
         self.cluster: Owners | None = None
         # Called once a finished game is stored (flip7.server.services.ratings.Results.finished).
         self.on_finish: Callable[[str], Awaitable[None]] | None = None
+        # Told of every move applied, stored and sent: its seconds and who made it
+        # ("human", "bot"), for the operator's metrics (flip7.server.api.metrics).
+        self.on_move: Callable[[float, str], None] | None = None
         # A turn-based decision came to an away identity: (player id, table id, table name,
         # deadline), for the turn alerts (flip7.server.services.mail and .push).
         self.on_turn: Callable[[str, str, str, float], None] | None = None

@@ -142,6 +142,8 @@ class Host(Protocol):
     def on_finish(self) -> Callable[[str], Awaitable[None]] | None: ...
     @property
     def on_turn(self) -> Callable[[str, str, str, float], None] | None: ...
+    @property
+    def on_move(self) -> Callable[[float, str], None] | None: ...
 
     def clock(self) -> float: ...
     def next_seed(self) -> int: ...
@@ -431,6 +433,7 @@ class Table:
         a new game's row). Whether a move is legal is the engine's to say:
         :class:`~flip7.core.errors.DecisionError` if not, with nothing changed."""
         self.check_open()
+        began = time.perf_counter()
         events = self.apply(change)
         clock = self.deadline
         self.deadline = self._decision_deadline(isinstance(change, Move | Start))
@@ -469,6 +472,9 @@ class Table:
             self._tell_turn(self.deadline)  # once stored: an alert about a kept change only
         self.turns.schedule()  # first: the broadcast carries the turn deadline
         self.broadcast(version, events)
+        observe = self.lobby.on_move
+        if observe is not None and isinstance(change, Move):
+            observe(time.perf_counter() - began, change.by)
         return events
 
     def apply(self, change: Change) -> str:

@@ -393,6 +393,7 @@ class Thinking:
         self._unpicklable: set[str] = set()
         self.decisions: dict[str, int] = {}  # by where they were made, for tests and logs
         self.stand_ins: dict[str, int] = {}  # the stand-in's decisions, by why
+        self.seconds = 0.0  # thinking charged, in all (the operator's metrics)
         self.closed = False
 
     @property
@@ -449,6 +450,7 @@ class Thinking:
         """Count ``seconds`` of thinking against the table ``key``'s budget and its
         ``owner``'s (None: the table is its own owner)."""
         self._budget(key).tokens -= seconds
+        self.seconds += seconds
         now = self._clock()
         for k in (owner or Owner()).keys(key):
             bucket = self._owner_budget(k)
@@ -549,10 +551,20 @@ class Thinking:
         self.charge(key, seconds, owner)
         return self._count(Thought(decision, bot, "thread", seconds=seconds))
 
+    @property
+    def waiting(self) -> int:
+        """Decisions waiting for a worker."""
+        return sum(1 for job in self._waiting if not job.future.done())
+
+    @property
+    def thinking(self) -> int:
+        """Decisions on a worker now."""
+        return len(self._thinking)
+
     def busy(self) -> bool:
         """Whether the pool is oversubscribed: as many decisions wait as there are workers
         (each of them thinking already), so a new one would wait for more than one."""
-        return sum(1 for job in self._waiting if not job.future.done()) >= self.workers
+        return self.waiting >= self.workers
 
     def _sheds(self, keys: tuple[str, ...]) -> bool:
         """Whether the owner known by ``keys`` is to decide with the stand-in now: the pool
