@@ -997,7 +997,12 @@ class Store:
                 async with self.engine.connect() as conn:
                     await conn.run_sync(_select_one)
             else:
-                await self._committer.run(_select_one)
+
+                def select_one(engine: sa.Engine) -> None:
+                    with engine.connect() as conn:
+                        _select_one(conn)
+
+                await self._committer.run(select_one)
         except Exception as exc:
             return f"the database does not answer: {getattr(exc, 'orig', None) or exc}"
         problem = None if self.file is None else self.file.problem()
@@ -1018,12 +1023,8 @@ class Store:
         return await self.check() is None
 
 
-def _select_one(connectable: sa.Engine | sa.Connection) -> None:
-    if isinstance(connectable, sa.Connection):
-        connectable.execute(sa.text("SELECT 1"))
-        return
-    with connectable.connect() as conn:
-        conn.execute(sa.text("SELECT 1"))
+def _select_one(conn: sa.Connection) -> None:
+    conn.execute(sa.text("SELECT 1"))
 
 
 async def _one_kind(engine: AsyncEngine, shared: bool) -> None:
