@@ -35,10 +35,18 @@ measures a disturbed run again). Every server process and the load generator als
 each garbage collection that holds them 5 ms or more (:data:`.bench.GC_HOOK`), so that a latency
 tail can be laid next to the pauses, second by second.
 
+A fourth scenario, ``capacity`` (asked for by name), fits docs/deploy.md's capacity model:
+two runs at the same tables and two paces give what a move and what a live table cost every
+process and shared service (:mod:`.counters` reads PostgreSQL's, Redis's and the servers'
+own counters at the window's edges), projected to 1,000, 10,000 and 100,000 live tables and
+checked against a run with more processes (:mod:`.capacity`).
+
 The parts: :mod:`.bench` (the runs and the load generator), :mod:`.scenarios` (throughput
-and human), :mod:`.failover`, :mod:`.machine`, :mod:`.command` (the command line).
+and human), :mod:`.capacity`, :mod:`.counters`, :mod:`.failover`, :mod:`.machine`,
+:mod:`.command` (the command line).
 """
 
+from flip7.client.clusterbench.capacity import capacity_report
 from flip7.client.clusterbench.command import DESCRIPTION, add_arguments, main, run
 from flip7.client.clusterbench.failover import failover_report
 from flip7.client.clusterbench.machine import machine, machine_line
@@ -48,6 +56,7 @@ from flip7.client.measure import cpu_delta, cpu_snapshot
 __all__ = [
     "DESCRIPTION",
     "add_arguments",
+    "capacity_report",
     "cpu_delta",
     "cpu_snapshot",
     "failover_report",

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flip7.client.clusterbench.counters import Counters, per_move, read_counters
 from flip7.client.loadtest.command import own_server_limits
 from flip7.client.loadtest.session import load_test
 from flip7.client.measure import CpuSnapshot, cpu_delta, cpu_snapshot, machine_busy_seconds, percent
@@ -173,6 +174,8 @@ class Bench:
     # Runs in which others took more than this (% of a core) are measured again.
     max_other: float | None = None
     attempts: int = 3
+    # The database of the run under way (its services' counters are read per move).
+    database_url: str | None = None
 
     def say(self, text: str) -> None:
         if self.verbose:
@@ -203,6 +206,7 @@ class Bench:
         folder = self.workdir / f"run{self.runs}-{layout.key}"
         folder.mkdir()
         database = self.pg.create_database("bench_")
+        self.database_url = self.pg.url(database)
         self.redis.flush()
         # Every player comes from 127.0.0.1 (X-Forwarded-For through the proxy): the budgets
         # a server keeps per address are raised to fit the whole load, as loadtest does.
@@ -261,12 +265,21 @@ class Bench:
         connections = load.tables * load.clients
         busy = self.wait_quiet()
         with self.cluster(layout, connections) as cluster:
-            out = _generate(cluster.proxy.url, load, self.groups(cluster), self.loop)
+            pids = {s.name: s.pid for s in cluster.servers}
+            # Before any table: what a process holds by itself (the capacity model's base).
+            idle = read_counters(None, None, pids).rss_kib
+            services = {
+                "postgres": self.database_url,
+                "redis": list(self.redis) if self.redis is not None else None,
+                "servers": pids,
+            }
+            out = _generate(cluster.proxy.url, load, self.groups(cluster), self.loop, services)
         # After they stopped: their logs are complete.
         servers = cluster.servers
         errors = [line for s in servers for line in s.log_errors()]
         figures = _figures(layout, load, out, errors)
         figures["machine_busy_before_percent"] = busy
+        figures["rss_idle_mib"] = {name: round(kib / 1024, 1) for name, kib in idle.items()}
         figures["loadgen_gc_threshold"] = list(load.gc_threshold or (700, 10, 10))
         window = (out.get("cpu") or {}).get("window_wall")
         if window:
@@ -277,8 +290,16 @@ class Bench:
         return figures
 
 
-def _generate(url: str, load: Load, groups: dict[str, list[int]], loop: str) -> dict[str, Any]:
-    """Run the load generator (a separate process) and return what it printed."""
+def _generate(
+    url: str,
+    load: Load,
+    groups: dict[str, list[int]],
+    loop: str,
+    services: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run the load generator (a separate process) and return what it printed.
+    ``services`` names the PostgreSQL database, the Redis server and the servers' pids whose
+    counters are read at the window's edges (:mod:`.counters`)."""
     spec = {
         "url": url,
         "tables": load.tables,
@@ -293,6 +314,7 @@ def _generate(url: str, load: Load, groups: dict[str, list[int]], loop: str) -> 
         "groups": groups,
         "loop": loop,
         "gc_threshold": load.gc_threshold,
+        "services": services,
     }
     # Setting up a table costs about 10 ms of requests through the proxy; then the warmup,
     # the window, the moves in flight, the sockets' closing.
@@ -326,11 +348,20 @@ def generator_main(argv: list[str] | None = None) -> int:
     groups: dict[str, list[int]] = {k: [int(p) for p in v] for k, v in spec["groups"].items()}
     groups["loadgen"] = [os.getpid()]
     marks: dict[str, CpuSnapshot] = {}
+    services = spec.get("services") or {}
+    redis = services.get("redis")
+    readings: dict[str, Counters] = {}
     pauses: list[tuple[float, int, float]] = []
     began = [0.0]
 
     def on_window(edge: str) -> None:
         marks[edge] = cpu_snapshot(groups)
+        if services:
+            readings[edge] = read_counters(
+                services.get("postgres"),
+                None if redis is None else (str(redis[0]), int(redis[1])),
+                {k: int(v) for k, v in services.get("servers", {}).items()},
+            )
 
     def pause(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -368,7 +399,15 @@ def generator_main(argv: list[str] | None = None) -> int:
         )
     cpu = cpu_delta(marks["start"], marks["end"]) if len(marks) == 2 else None
     gc_loadgen = None if cpu is None else _gc_summary(pauses, cpu["window_wall"])
-    print(json.dumps({"result": result.to_json(), "cpu": cpu, "gc": gc_loadgen}), flush=True)
+    costs = (
+        per_move(readings["start"], readings["end"], result.moves).to_json()
+        if len(readings) == 2
+        else None
+    )
+    print(
+        json.dumps({"result": result.to_json(), "cpu": cpu, "gc": gc_loadgen, "per_move": costs}),
+        flush=True,
+    )
     return 0
 
 
@@ -422,6 +461,8 @@ def _figures(
         "moves_per_server_cpu_second": (
             round(result["moves"] / server_s, 1) if server_s > 0 else None
         ),
+        # The shared services' costs per move (PostgreSQL, Redis) and the servers' memory.
+        "per_move": out.get("per_move"),
         "server_log_errors": len(server_errors),
         "first_server_log_errors": server_errors[:5],
         # Second by second: [second, moves sent, p50 ms, p99 ms, max ms] (the load test's).

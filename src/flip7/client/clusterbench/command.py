@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from flip7.client.clusterbench.bench import LAYOUTS, LOADGEN_GC, Bench, Load
+from flip7.client.clusterbench.capacity import capacity, capacity_report
 from flip7.client.clusterbench.failover import FailoverPlan, failover, failover_report
 from flip7.client.clusterbench.machine import machine, machine_line
 from flip7.client.clusterbench.scenarios import human, human_report, throughput, throughput_report
@@ -30,6 +31,8 @@ DESCRIPTION = (
     "failover after kill -9, all through HAProxy on PostgreSQL and Redis set up on loopback."
 )
 SCENARIOS = ("throughput", "human", "failover")
+# Asked for by name only (about 4 minutes more).
+EXTRA_SCENARIOS = ("capacity",)
 
 
 def _gc_threshold(text: str) -> tuple[int, int, int]:
@@ -57,9 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scenario",
         action="append",
-        choices=SCENARIOS,
+        choices=SCENARIOS + EXTRA_SCENARIOS,
         metavar="NAME",
-        help="throughput, human or failover (repeatable; default: all three)",
+        help="throughput, human, failover or capacity (repeatable; default: the first "
+        "three; capacity: docs/deploy.md's capacity model and its check)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--seed", type=int, metavar="N", help="seed of the clients' choices")
@@ -173,6 +177,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     h.add_argument("--human-warmup", type=seconds, default=10.0, metavar="S", help="(10)")
     h.add_argument("--human-processes", type=positive_int, default=2, metavar="N", help="(2)")
+    c = parser.add_argument_group("capacity")
+    c.add_argument("--capacity-tables", type=positive_int, default=200, metavar="N",
+                   help="tables of the two runs the model is fitted on (200)")
+    c.add_argument("--capacity-processes", type=positive_int, default=2, metavar="N",
+                   help="(2)")
+    c.add_argument("--capacity-slow-think", type=seconds, default=20.0, metavar="S",
+                   help="the second run's think time; the first's is --human-think (20)")
+    c.add_argument("--capacity-duration", type=positive_seconds, default=30.0, metavar="S",
+                   help="seconds measured per run (30)")
+    c.add_argument("--check-processes", type=positive_int, default=3, metavar="N",
+                   help="processes of the check run (3)")
+    c.add_argument("--check-tables", type=positive_int, default=300, metavar="N",
+                   help="tables of the check run, at --human-think (300)")
     f = parser.add_argument_group("failover")
     f.add_argument("--failover-processes", type=positive_int, default=3, metavar="N", help="(3)")
     f.add_argument("--failover-tables", type=positive_int, default=60, metavar="N", help="(60)")
@@ -240,6 +257,25 @@ def run(args: argparse.Namespace) -> int:
             failed |= bool(run_["errors"] or run_["server_log_errors"])
             if not args.json:
                 print("\n".join(human_report(run_)), flush=True)
+        if "capacity" in scenarios:
+            def paced(tables: int, think: float) -> Load:
+                return Load(tables, args.human_clients, args.capacity_duration,
+                            args.human_warmup, think, args.human_jitter, seed=args.seed,
+                            gc_threshold=args.loadgen_gc)  # fmt: skip
+
+            figures["capacity"] = out = capacity(
+                bench,
+                paced(args.capacity_tables, args.human_think),
+                paced(args.capacity_tables, args.capacity_slow_think),
+                args.capacity_processes,
+                paced(args.check_tables, args.human_think),
+                args.check_processes,
+            )
+            failed |= any(
+                r["errors"] or r["server_log_errors"] for r in [*out["runs"], out["check"]["run"]]
+            )
+            if not args.json:
+                print("\n".join(capacity_report(out)), flush=True)
         if "failover" in scenarios:
             plan = FailoverPlan(
                 args.failover_processes,

@@ -65,6 +65,38 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def costs_line(run: dict[str, Any]) -> str:
+    """What one move cost every process and shared service in a run: the figures the
+    capacity model of docs/deploy.md is built from.
+
+    >>> print(costs_line({"moves": 1000, "cpu_seconds": {"app1": 2.0, "postgres": 0.3},
+    ...     "per_move": {"pg_commits": 0.1, "pg_rows": 2.0, "pg_wal_bytes": 900.0,
+    ...     "redis_commands": 0.2, "redis_bytes_in": 30.0, "redis_bytes_out": 40.0,
+    ...     "redis_published": 0.0, "rss_mib": {"app1": 80.5}}}).replace("; ", "\\n"))
+    per move: CPU ms app1 2.000, postgres 0.300
+    PostgreSQL 0.100 commits, 2.00 rows, 900 WAL bytes
+    Redis 0.200 commands (none), 30 B in, 40 B out
+    resident MiB app1 80.5
+    """
+    moves = max(int(run["moves"]), 1)
+    cpu = ", ".join(
+        f"{name} {seconds * 1000 / moves:.3f}" for name, seconds in run["cpu_seconds"].items()
+    )
+    line = f"per move: CPU ms {cpu}"
+    costs = run.get("per_move")
+    if costs:
+        memory = ", ".join(f"{k} {v:.1f}" for k, v in costs["rss_mib"].items())
+        calls = ", ".join(f"{k} {v:.3f}" for k, v in costs.get("redis_calls", {}).items())
+        line += (
+            f"; PostgreSQL {costs['pg_commits']:.3f} commits, {costs['pg_rows']:.2f} rows, "
+            f"{costs['pg_wal_bytes']:.0f} WAL bytes; Redis {costs['redis_commands']:.3f} "
+            f"commands ({calls or 'none'}), "
+            f"{costs['redis_bytes_in']:.0f} B in, {costs['redis_bytes_out']:.0f} B out"
+            + (f"; resident MiB {memory}" if memory else "")
+        )
+    return line
+
+
 def _cpu_cells(run: dict[str, Any], names: Sequence[str]) -> str:
     percent = run["cpu_percent"]
     return " ".join(f"{percent[n]:>7.0f}" if n in percent else f"{'-':>7}" for n in names)
@@ -158,6 +190,7 @@ def throughput_report(figures: dict[str, Any]) -> list[str]:
             f"{'-' if per_cpu is None else f'{per_cpu:.0f}':>15}"
         )
     for run in figures["runs"]:
+        lines.append(f"  round {run['round']} {run['label']}: {costs_line(run)}")
         if run["cpu_percent"].get("other", 0) >= 20:
             lines.append(f"  round {run['round']} {run['label']}: {_other(run)}")
         if run.get("discarded"):
@@ -223,6 +256,7 @@ def human_report(run: dict[str, Any]) -> list[str]:
         f"{_ms(run['client_lag_max_ms'])} ms (its gc.set_threshold "
         f"{tuple(run.get('loadgen_gc_threshold', (700, 10, 10)))})",
         f"  {_seconds_over(run, P99_TARGET_MS)}",
+        f"  {costs_line(run)}",
         f"  {_gc_line(run)}",
         f"  {_other(run)}"
         + (

@@ -1,0 +1,194 @@
+"""What a move costs the shared services: PostgreSQL's transactions, rows and WAL bytes,
+Redis's commands and bytes, and the servers' resident memory, read at the edges of a
+measured window so that the cluster bench can print them per move (the capacity model of
+docs/deploy.md is built from these figures).
+
+The services' own counters are read, not estimated: ``pg_stat_database`` and
+``pg_current_wal_lsn()`` for PostgreSQL, ``INFO`` for Redis, ``/proc/PID/status`` for
+memory. PostgreSQL's statistics reach ``pg_stat_database`` up to a second late, so a
+window should be much longer than that.
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flip7.client.services.redis_server import redis_command
+
+__all__ = [
+    "Counters",
+    "PerMove",
+    "per_move",
+    "read_counters",
+    "wal_position",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Counters:
+    """The services' running totals at one moment."""
+
+    pg_commits: int = 0
+    pg_rows: int = 0  # inserted + updated + deleted
+    pg_wal_bytes: int = 0  # the WAL's position: bytes written since the cluster began
+    redis_commands: int = 0
+    redis_bytes_in: int = 0
+    redis_bytes_out: int = 0
+    redis_published: int = 0  # PUBLISH calls
+    redis_calls: dict[str, int] = field(default_factory=dict)  # calls by command
+    rss_kib: dict[str, int] = field(default_factory=dict)  # each server's resident memory
+
+
+@dataclass(frozen=True, slots=True)
+class PerMove:
+    """The services' costs over a window, per applied move.
+
+    >>> a = Counters(10, 20, 1000, 5, 100, 200, 1)
+    >>> b = Counters(60, 220, 51000, 105, 10100, 20200, 41, {"evalsha": 80}, {"app1": 90_000})
+    >>> per_move(a, b, 100).to_json()
+    {'moves': 100, 'pg_commits': 0.5, 'pg_rows': 2.0, 'pg_wal_bytes': 500.0, \
+'redis_commands': 1.0, 'redis_bytes_in': 100.0, 'redis_bytes_out': 200.0, \
+'redis_published': 0.4, 'rss_mib': {'app1': 87.9}, 'redis_calls': {'evalsha': 0.8}}
+    """
+
+    moves: int
+    pg_commits: float
+    pg_rows: float
+    pg_wal_bytes: float
+    redis_commands: float
+    redis_bytes_in: float
+    redis_bytes_out: float
+    redis_published: float
+    rss_mib: dict[str, float]
+    redis_calls: dict[str, float] = field(default_factory=dict)  # the busiest commands
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "moves": self.moves,
+            "pg_commits": self.pg_commits,
+            "pg_rows": self.pg_rows,
+            "pg_wal_bytes": self.pg_wal_bytes,
+            "redis_commands": self.redis_commands,
+            "redis_bytes_in": self.redis_bytes_in,
+            "redis_bytes_out": self.redis_bytes_out,
+            "redis_published": self.redis_published,
+            "rss_mib": self.rss_mib,
+            "redis_calls": self.redis_calls,
+        }
+
+
+def per_move(before: Counters, after: Counters, moves: int) -> PerMove:
+    """The differences of two readings divided by the moves applied between them (memory
+    is the later reading's, in MiB)."""
+    n = max(moves, 1)
+
+    def each(a: int, b: int) -> float:
+        return round((b - a) / n, 3)
+
+    return PerMove(
+        moves,
+        each(before.pg_commits, after.pg_commits),
+        each(before.pg_rows, after.pg_rows),
+        each(before.pg_wal_bytes, after.pg_wal_bytes),
+        each(before.redis_commands, after.redis_commands),
+        each(before.redis_bytes_in, after.redis_bytes_in),
+        each(before.redis_bytes_out, after.redis_bytes_out),
+        each(before.redis_published, after.redis_published),
+        {name: round(kib / 1024, 1) for name, kib in after.rss_kib.items()},
+        _busiest(before.redis_calls, after.redis_calls, n),
+    )
+
+
+def _busiest(before: dict[str, int], after: dict[str, int], moves: int) -> dict[str, float]:
+    calls = {name: (count - before.get(name, 0)) / moves for name, count in after.items()}
+    top = sorted(calls.items(), key=lambda item: -item[1])[:6]
+    return {name: round(value, 3) for name, value in top if value > 0}
+
+
+def wal_position(lsn: str) -> int:
+    """A WAL location (``pg_current_wal_lsn()``'s text) as a byte position.
+
+    >>> wal_position("0/16B3748"), wal_position("1/0")
+    (23803720, 4294967296)
+    """
+    high, low = lsn.split("/")
+    return (int(high, 16) << 32) + int(low, 16)
+
+
+def _postgres(url: str) -> tuple[int, int, int]:
+    import psycopg  # the server extra's driver; the bench runs PostgreSQL anyway
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted,"
+            " pg_current_wal_lsn()::text FROM pg_stat_database"
+            " WHERE datname = current_database()"
+        ).fetchone()
+    if row is None:
+        return 0, 0, 0
+    return int(row[0]), int(row[1]), wal_position(str(row[2]))
+
+
+def redis_info(host: str, port: int, timeout: float = 2.0) -> dict[str, str]:
+    """Redis's ``INFO stats`` and ``INFO commandstats`` as ``name -> value`` (one bulk
+    reply each, read without the ``redis`` package)."""
+    fields: dict[str, str] = {}
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        for section in ("stats", "commandstats"):
+            s.sendall(redis_command(["INFO", section]))
+            data = b""
+            while b"\r\n" not in data:
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise ConnectionError("Redis closed the connection during INFO")
+                data += chunk
+            head, _, body = data.partition(b"\r\n")
+            size = int(head[1:])  # "$<bytes>"
+            while len(body) < size + 2:
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise ConnectionError("Redis closed the connection during INFO")
+                body += chunk
+            for line in body[:size].decode().splitlines():
+                name, sep, value = line.partition(":")
+                if sep:
+                    fields[name] = value
+    return fields
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def read_counters(
+    postgres_url: str | None, redis: tuple[str, int] | None, servers: dict[str, int]
+) -> Counters:
+    """The services' totals now (a service not given reads as zeros)."""
+    commits, rows, wal = _postgres(postgres_url) if postgres_url else (0, 0, 0)
+    info = redis_info(*redis) if redis else {}
+    calls = {
+        name[len("cmdstat_") :]: int(
+            next((p[6:] for p in value.split(",") if p.startswith("calls=")), "0")
+        )
+        for name, value in info.items()
+        if name.startswith("cmdstat_")
+    }
+    return Counters(
+        commits,
+        rows,
+        wal,
+        int(info.get("total_commands_processed", 0)),
+        int(info.get("total_net_input_bytes", 0)),
+        int(info.get("total_net_output_bytes", 0)),
+        calls.get("publish", 0),
+        calls,
+        {name: _rss_kib(pid) for name, pid in servers.items()},
+    )
