@@ -54,6 +54,10 @@ class Listing:
         self.dirty: set[str] = set()
         self._listed: dict[str, Table] = {}
         self._cache: tuple[float, list[JSONObject]] = (0.0, [])
+        # The entry last written for each table: most moves change nothing the list shows,
+        # and writing it again anyway was most of Redis's commands (docs/deploy.md, "How
+        # many"). The full pass every ten seconds writes every entry regardless.
+        self._written: dict[str, str] = {}
 
     async def loop(self) -> None:
         rounds = 0
@@ -62,6 +66,12 @@ class Listing:
             rounds += 1
             with contextlib.suppress(Exception):
                 await self._publish(full=rounds % 20 == 0)
+
+    def rewrite(self) -> None:
+        """Write every entry at the next pass, changed or not (a restarted Redis holds
+        nothing)."""
+        self._written.clear()
+        self.dirty.update(self.lobby.tables)
 
     async def _publish(self, full: bool) -> None:
         if not self.bus.up:
@@ -73,17 +83,25 @@ class Listing:
         for table_id, table in list(self._listed.items()):
             if tables.get(table_id) is not table:
                 self._listed.pop(table_id)  # closed, or moved: its new owner writes it
+                self._written.pop(table_id, None)
         if not ids and not gone:
             return
         now = self.lobby.clock()
         pipe = self.bus.redis.pipeline(transaction=False)
+        writes = 0
         for table_id in ids:
             table = tables[table_id]
-            pipe.hset(LOBBY_KEY, table_id, Entry.of(table, now).model_dump_json())
+            text = Entry.of(table, now).model_dump_json()
             self._listed[table_id] = table
+            if not full and self._written.get(table_id) == text:
+                continue
+            pipe.hset(LOBBY_KEY, table_id, text)
+            self._written[table_id] = text
+            writes += 1
         if gone:
             pipe.hdel(LOBBY_KEY, *gone)
-        await pipe.execute()
+        if writes or gone:
+            await pipe.execute()
 
     async def tables(self) -> list[JSONObject]:
         """The lobby's list across every process (Lobby.listing's rules), at most half a

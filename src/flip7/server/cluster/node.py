@@ -542,7 +542,7 @@ class Cluster:
 
     def _bus_up(self) -> None:
         # A restarted Redis holds nothing: write this process's part of the lobby's list.
-        self.dirty.update(self.lobby.tables)
+        self.listing.rewrite()
         let_go, self._let_go = self._let_go, []
         for node, cid in let_go:
             self.outbox.shut(node, cid, CloseCode.MOVED)
