@@ -168,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return _exit_code(exc)
     func: _Run = args.func
+    if args.command in _SEARCHING:
+        _compile_rollouts()
     try:
         return func(args)
     except Flip7Error as exc:
@@ -183,6 +185,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         return 1
+
+
+# The commands whose bots may search (R5, mcts): their rollouts run compiled where
+# flip7[fast] is installed. The bots' layer may not import flip7.fast; this one hands it over.
+_SEARCHING = frozenset({"selfplay", "play", "analyse", "tournament", "ladder", "serve"})
+
+
+def _compile_rollouts() -> None:
+    """Hand :mod:`flip7.fast.rollout` to R5's searches, imported at the first search (a
+    command that never searches never imports numpy); without numba, the searches stay in
+    Python."""
+    from flip7.bots.mcts import RolloutRun, use_rollout_engine
+    from flip7.core.decisions import Decision
+    from flip7.engine.game import Game
+
+    def engine(game: Game, candidates: Sequence[Decision], seat: int) -> RolloutRun | None:
+        try:
+            from flip7.fast.rollout import install, prepare
+        except ImportError:
+            use_rollout_engine(None)
+            return None
+        install()  # from now on without this detour
+        return prepare(game, candidates, seat).run
+
+    use_rollout_engine(engine)
 
 
 def _exit_code(exc: SystemExit) -> int:
