@@ -143,3 +143,20 @@ def test_mcts_searches_with_compiled_rollouts(compiled: None) -> None:
         searched[seat] += bots[seat].last_iterations > 0
         game.apply(decision)
     assert game.over and all(searched)
+
+
+def test_the_command_line_hands_the_compiled_rollouts_over() -> None:
+    from flip7.bots import mcts
+    from flip7.cli import _compile_rollouts
+    from flip7.fast.rollout import prepare
+
+    game = _late_position()[0]
+    try:
+        _compile_rollouts()
+        assert mcts._ENGINE and mcts._ENGINE[0] is not prepare  # imported at the first search
+        bot = MCTSBot(seed=1, horizon=1000, iters=300)
+        bot.choose(game)
+        assert bot.last_iterations > 0
+        assert mcts._ENGINE[0] is prepare
+    finally:
+        use_rollout_engine(None)

@@ -24,6 +24,14 @@ iterations or ``time`` seconds, or earlier once more iterations could not change
 choice. The bot leaves R4's choice only for an option whose mean is better by more than
 ``z`` standard errors of the paired difference. Earlier in the game the bot plays as R4.
 
+The rollouts run here, in Python, unless a layer above hands over an engine that plays them
+compiled (:func:`use_rollout_engine`): the ``flip7`` command line hands over
+:mod:`flip7.fast.rollout` where flip7[fast] (numba) is installed, and ``compiled=0`` keeps a
+bot to Python. The compiled rollouts play the same players to the same values (given the
+same cards, the same end of the round: ``tests/fast/test_fast_rollout.py``) but draw their
+own cards, from the same public composition, so a seed's choices differ; they take a
+search from about 100 ms of CPU to a few (``docs/strength.md``).
+
 The horizon (150 points), ``z``, ``top`` and the value of a rollout were chosen by
 scoring searched decisions against the truth: for each option a search would prefer, 100 to
 150 paired continuations of the real position played to the end of the game by R4 players.

@@ -207,7 +207,7 @@ def _compile_rollouts() -> None:
             use_rollout_engine(None)
             return None
         install()  # from now on without this detour
-        return prepare(game, candidates, seat).run
+        return prepare(game, candidates, seat)
 
     use_rollout_engine(engine)
 

@@ -24,7 +24,7 @@ only the tests give), a rollout ends in the same state as Python's.
 >>> from flip7.engine.game import Game
 >>> from flip7.core.decisions import HIT, STAY
 >>> game = Game.new(4, seed=3)
->>> position = prepare(game, [HIT, STAY], game.to_decide)
+>>> position = Position(game, [HIT, STAY], game.to_decide)
 >>> diffs, squares = position.run(seed=1, start=0, stop=100)
 >>> diffs[0], squares[0], len(diffs)
 (0.0, 0.0, 2)
@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from flip7.bots import mcts, winprob
+from flip7.bots.mcts import RolloutRun
 from flip7.core.decisions import Decision, DecisionKind
 from flip7.engine.game import Game, Phase
 from flip7.engine.state import Draw, Finish, FlipFour, FlipFourStep, ForceStay, Purpose, Resolve
@@ -204,12 +205,16 @@ class Position:
         return float(v), tuple(int(t) for t in self._M[_l.TOTALS : _l.TOTALS + n])
 
 
-def prepare(game: Game, candidates: Sequence[Decision], seat: int) -> Position:
-    """``seat``'s position in ``game`` (sampled from its view) with ``candidates`` to
-    search: :data:`flip7.bots.mcts.RolloutEngine`."""
-    return Position(game, candidates, seat)
+def prepare(game: Game, candidates: Sequence[Decision], seat: int) -> RolloutRun | None:
+    """:data:`flip7.bots.mcts.RolloutEngine`: ``seat``'s position in ``game`` (sampled
+    from its view) with ``candidates`` to search, or ``None`` where the loop cannot hold it
+    (a resolution stack deeper than its own: the search stays in Python)."""
+    try:
+        return Position(game, candidates, seat).run
+    except FastError:
+        return None
 
 
 def install() -> None:
     """Make :mod:`flip7.bots.mcts` play its rollouts here from now on (this process)."""
-    mcts.use_rollout_engine(lambda game, candidates, seat: prepare(game, candidates, seat).run)
+    mcts.use_rollout_engine(prepare)
