@@ -145,18 +145,30 @@ def test_mcts_searches_with_compiled_rollouts(compiled: None) -> None:
     assert game.over and all(searched)
 
 
-def test_the_command_line_hands_the_compiled_rollouts_over() -> None:
-    from flip7.bots import mcts
-    from flip7.cli import _compile_rollouts
-    from flip7.fast.rollout import prepare
+def test_the_command_line_hands_the_compiled_rollouts_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pickle
+
+    import flip7.fast.rollout
+    from flip7.cli import _compile_rollouts, _compiled_rollouts
 
     game = _late_position()[0]
+    loaded: list[int] = []
+    prepare = flip7.fast.rollout.prepare
+
+    def counted(*args: object) -> object:
+        loaded.append(1)
+        return prepare(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(flip7.fast.rollout, "prepare", counted)
     try:
         _compile_rollouts()
-        assert mcts._ENGINE and mcts._ENGINE[0] is not prepare  # imported at the first search
         bot = MCTSBot(seed=1, horizon=1000, iters=300)
-        bot.choose(game)
-        assert bot.last_iterations > 0
-        assert mcts._ENGINE[0] is prepare
     finally:
         use_rollout_engine(None)
+    # The engine goes with the bot, to a worker process too (by name).
+    assert bot.engine is _compiled_rollouts
+    assert pickle.loads(pickle.dumps(bot)).engine is _compiled_rollouts
+    bot.choose(game)
+    assert bot.last_iterations > 0 and loaded == [1]

@@ -111,7 +111,7 @@ _ENGINE: list[RolloutEngine] = []
 
 
 def use_rollout_engine(engine: RolloutEngine | None) -> None:
-    """Play the rollouts of every later search by ``engine`` (``None``: in Python again).
+    """Play the rollouts of the bots made from now on by ``engine`` (``None``: in Python).
 
     :mod:`flip7.fast.rollout` is one: the same rollout policies compiled (flip7[fast]).
     This layer may not import it, so the layers above that may (the command line) hand it
@@ -137,6 +137,13 @@ class MCTSBot(WinProbBot):
     )
 
     last_iterations = 0  # of the last search (0: the last decision was not searched)
+
+    def __init__(self, seed: int | None = None, **params: int | float) -> None:
+        super().__init__(seed, **params)
+        # The engine handed over when the bot is made goes wherever the bot goes: the
+        # server pickles its bots to worker processes that start afresh (a module-level
+        # function pickles as its name, and its module is imported there).
+        self.engine: RolloutEngine | None = _ENGINE[0] if _ENGINE else None
 
     def decide(self, view: PublicView) -> Decision:
         start = time.perf_counter()
@@ -186,8 +193,8 @@ class MCTSBot(WinProbBot):
         done = 0
         clock = time.perf_counter
         run: RolloutRun | None = None
-        if _ENGINE and self.params["compiled"]:
-            run = _ENGINE[0](view.sample_games(rng, 1)[0], candidates, me)
+        if self.engine is not None and self.params["compiled"]:
+            run = self.engine(view.sample_games(rng, 1)[0], candidates, me)
             seed = rng.getrandbits(63)
         while done < iters:
             if run is not None:
