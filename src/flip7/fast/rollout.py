@@ -83,7 +83,9 @@ def _blob(seat: int) -> Any:
 def _load(M: Any, game: Game, seat: int) -> int:
     """Write ``game``'s state into M (a fresh state of its players); the entry of its
     pending decision. The engine's resolution stack and Flip Four frames map item for item
-    onto the loop's (RULES.md §11 on both sides)."""
+    onto the loop's (RULES.md §11 on both sides). The stack, the deal's place, the last
+    turn and the Flip 7 seat have no public reader: they are read from the engine's own
+    fields, as :meth:`Game.fork` copies them."""
     n = game.n
     for s in range(n):
         row = _l.CNT + _l.NCODES * s
@@ -114,7 +116,7 @@ def _load(M: Any, game: Game, seat: int) -> int:
         return frames[id(f)]
 
     items: list[tuple[int, int, int, int]] = []
-    for task in game._stack:  # no public reader of the stack: the loop needs it whole
+    for task in game._stack:
         if type(task) is Draw:
             where = 0 if task.frame is None else frame(task.frame)
             items.append((_l.T_DRAW, _PURPOSE[task.purpose], task.seat, where))
