@@ -18,7 +18,7 @@ from conftest import require
 from flip7.bots import make_bot
 from flip7.bots.mcts import MCTSBot, _rollout, use_rollout_engine
 from flip7.bots.public import PublicView
-from flip7.core.decisions import Decision
+from flip7.core.decisions import Decision, DecisionKind
 from flip7.core.rules import Rules
 from flip7.engine.game import Game
 
@@ -172,3 +172,31 @@ def test_the_command_line_hands_the_compiled_rollouts_over(
     assert pickle.loads(pickle.dumps(bot)).engine is _compiled_rollouts
     bot.choose(game)
     assert bot.last_iterations > 0 and loaded == [1]
+
+
+@pytest.mark.parametrize(
+    "kind, rules",
+    [
+        (DecisionKind.FLIP7_CHOICE, Rules(brutal=True)),
+        (DecisionKind.PASS, Rules(pass_actions=True)),
+        (DecisionKind.TARGET, Rules(brutal=True, pass_actions=True)),
+    ],
+    ids=["flip7-choice", "pass", "target"],
+)
+def test_every_option_of_a_rare_decision(kind: DecisionKind, rules: Rules) -> None:
+    """Rare decisions, reached by random play: every legal option, Python and compiled."""
+    rng = random.Random(4)
+    found = 0
+    for seed in range(400):
+        game = Game.new(4, rules, seed=seed, events=False)
+        while not game.over and found < 6:
+            options = game.legal_decisions()
+            seat = game.to_decide
+            assert seat is not None
+            if game.decision_kind is kind and len(options) >= 2:
+                found += 1
+                _agree(game, seat, list(options), rng)
+            game.apply(rng.choice(options))
+        if found >= 6:
+            break
+    assert found >= 6
