@@ -399,3 +399,40 @@ def test_mcts_settled_needs_every_other_option_clear() -> None:
     two = [0.0, better[0], better[0]], [0.0, better[1], better[1]]
     assert not _settled(two[0], two[1], n, z=1.0)  # which of the two is not settled yet
     assert _settled([0.0, 0.0], [0.0, 0.0], n, z=1.0)  # the same outcome every time
+
+
+def test_mcts_plays_its_rollouts_where_an_engine_says() -> None:
+    from flip7.bots.mcts import use_rollout_engine
+
+    # The same end-game Hit/Stay as above (staying wins): an engine handed over plays the
+    # rollouts instead (one that says Hit is far better here is obeyed), in batches up to
+    # each check of whether the search has settled; compiled=0 and None keep to Python.
+    game = Game.new(3, Rules(target_score=30), explicit=True, dealer=2)
+    play(game, "13", "5", "3", "hit", "12", "stay", "stay", "stay")
+    play(game, "9", "4", "8", "stay", "stay")
+    batches: list[tuple[int, int]] = []
+
+    def engine(sample: Game, candidates: Any, seat: int) -> Any:
+        assert seat == 0 and sample.totals == game.totals and len(candidates) == 2
+        hit = 0 if str(candidates[0]) == "hit" else 1
+
+        def run(seed: int, start: int, stop: int) -> tuple[list[float], list[float]]:
+            batches.append((start, stop))
+            gain = [0.0, 0.0]
+            gain[1] = (stop - start) * (0.5 if hit == 1 else -0.5)
+            return gain, [(stop - start) * 0.25 + 0.01 * i for i in range(2)]
+
+        return run
+
+    try:
+        use_rollout_engine(engine)
+        bot = make_bot("mcts:iters=600,time=0.9", seed=2)
+        assert isinstance(bot, MCTSBot)
+        assert str(bot.choose(game)) == "hit"
+        assert batches == [(0, 250)] and bot.last_iterations == 250
+        python = make_bot("mcts:iters=600,time=0.9,compiled=0", seed=2)
+        assert str(python.choose(game)) == "stay" and len(batches) == 1
+        use_rollout_engine(None)
+        assert str(make_bot("mcts:iters=600,time=0.9", seed=2).choose(game)) == "stay"
+    finally:
+        use_rollout_engine(None)

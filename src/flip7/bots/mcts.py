@@ -24,6 +24,14 @@ iterations or ``time`` seconds, or earlier once more iterations could not change
 choice. The bot leaves R4's choice only for an option whose mean is better by more than
 ``z`` standard errors of the paired difference. Earlier in the game the bot plays as R4.
 
+The rollouts run here, in Python, unless a layer above hands over an engine that plays them
+compiled (:func:`use_rollout_engine`): the ``flip7`` command line hands over
+:mod:`flip7.fast.rollout` where flip7[fast] (numba) is installed, and ``compiled=0`` keeps a
+bot to Python. The compiled rollouts play the same players to the same values (given the
+same cards, the same end of the round: ``tests/fast/test_fast_rollout.py``) but draw their
+own cards, from the same public composition, so a seed's choices differ; they take a
+search from about 100 ms of CPU to a few (``docs/strength.md``).
+
 The horizon (150 points), ``z``, ``top`` and the value of a rollout were chosen by
 scoring searched decisions against the truth: for each option a search would prefer, 100 to
 150 paired continuations of the real position played to the end of the game by R4 players.
@@ -44,7 +52,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import ClassVar, TypeAlias
 
 from flip7.bots.base import Param
 from flip7.bots.lines import BUST, hit_once, score, try_key
@@ -67,7 +76,7 @@ from flip7.core.decisions import (
 )
 from flip7.engine.game import Game, Status
 
-__all__ = ["MCTSBot"]
+__all__ = ["MCTSBot", "RolloutEngine", "RolloutRun", "use_rollout_engine"]
 
 _K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
 _K_TARGET = DecisionKind.TARGET
@@ -89,6 +98,27 @@ class _Stop(Exception):
     """The rollout reached the next round (or the end)."""
 
 
+RolloutRun: TypeAlias = Callable[[int, int, int], tuple[Sequence[float], Sequence[float]]]
+"""A searched decision's rollouts played elsewhere (compiled): ``run(seed, start, stop)``
+plays iterations ``start`` … ``stop - 1`` of every candidate and returns, per candidate,
+the sums of its paired differences to the first candidate's value and of their squares."""
+
+RolloutEngine: TypeAlias = Callable[[Game, Sequence[Decision], int], RolloutRun | None]
+"""Loads a position (a game sampled from the searching seat's view, the candidates, that
+seat) for :data:`RolloutRun`; ``None`` where it cannot play it."""
+
+_ENGINE: list[RolloutEngine] = []
+
+
+def use_rollout_engine(engine: RolloutEngine | None) -> None:
+    """Play the rollouts of the bots made from now on by ``engine`` (``None``: in Python).
+
+    :mod:`flip7.fast.rollout` is one: the same rollout policies compiled (flip7[fast]).
+    This layer may not import it, so the layers above that may (the command line) hand it
+    over; a bot with ``compiled=0`` keeps to Python."""
+    _ENGINE[:] = [] if engine is None else [engine]
+
+
 class MCTSBot(WinProbBot):
     """R5: R4, with every close decision checked by simulation (see the module docstring)."""
 
@@ -103,9 +133,17 @@ class MCTSBot(WinProbBot):
         Param("reach", int, 70, 0, 1000, "play for the win once a total is this near the target"),
         Param("horizon", int, 150, 0, 1000, "search once a total is this near the target"),
         Param("depth", int, 3, 0, 6, "cards R4 looks ahead"),
+        Param("compiled", int, 1, 0, 1, "rollouts by the compiled engine when one is given"),
     )
 
     last_iterations = 0  # of the last search (0: the last decision was not searched)
+
+    def __init__(self, seed: int | None = None, **params: int | float) -> None:
+        super().__init__(seed, **params)
+        # The engine handed over when the bot is made goes wherever the bot goes: the
+        # server pickles its bots to worker processes that start afresh (a module-level
+        # function pickles as its name, and its module is imported there).
+        self.engine: RolloutEngine | None = _ENGINE[0] if _ENGINE else None
 
     def decide(self, view: PublicView) -> Decision:
         start = time.perf_counter()
@@ -154,17 +192,30 @@ class MCTSBot(WinProbBot):
         z = float(self.params["z"])
         done = 0
         clock = time.perf_counter
+        run: RolloutRun | None = None
+        if self.engine is not None and self.params["compiled"]:
+            run = self.engine(view.sample_games(rng, 1)[0], candidates, me)
+            seed = rng.getrandbits(63)
         while done < iters:
-            games = view.sample_games(rng, k)
-            values = [
-                _rollout(g, d, me, view.round, target)
-                for g, d in zip(games, candidates, strict=True)
-            ]
-            base = values[0]
-            for i, v in enumerate(values):
-                diffs[i] += v - base
-                squares[i] += (v - base) ** 2
-            done += 1
+            if run is not None:
+                # A batch up to the next check of whether the search has settled.
+                stop = min(iters, done + _SETTLE_EVERY - done % _SETTLE_EVERY)
+                batch, batch_squares = run(seed, done, stop)
+                for i in range(k):
+                    diffs[i] += batch[i]
+                    squares[i] += batch_squares[i]
+                done = stop
+            else:
+                games = view.sample_games(rng, k)
+                values = [
+                    _rollout(g, d, me, view.round, target)
+                    for g, d in zip(games, candidates, strict=True)
+                ]
+                base = values[0]
+                for i, v in enumerate(values):
+                    diffs[i] += v - base
+                    squares[i] += (v - base) ** 2
+                done += 1
             if clock() >= deadline:
                 break
             if done % _SETTLE_EVERY == 0 and _settled(diffs, squares, done, z):
@@ -230,7 +281,8 @@ def _rollout(game: Game, decision: Decision, me: int, round_: int, target: int) 
             totals = game.totals
             players = [
                 _Me(s, round_, target) if s == me
-                else (_Other if totals[s] + 60 >= target else _FastOther)(s, round_, target)
+                else (_Other if totals[s] + _CHASE_FROM >= target else _FastOther)(
+                    s, round_, target)
                 for s in range(game.n)
             ]  # fmt: skip
             game.play(players)
@@ -260,6 +312,14 @@ def _leaf(totals: tuple[int, ...], me: int, target: int) -> float:
 _SPREAD_END = 600.0
 _SPREAD_PER_POINT = 12.0
 
+# The rollout players' settings (flip7.fast.rollout compiles the same players with them).
+_HIT_BELOW = 27  # Hit below this number sum
+_CHASE_FROM = 60  # an opponent this near the target watches the end of the game
+_JOM_SELF = 20  # Just One More on itself from this number sum (while Active)
+_LEAD_BONUS = 3  # an Action's use against the leader is worth this much more
+_OWN_NUMBER = -20  # what discarding one of its own Number cards is worth
+_DIVIDE_COST = 6  # what a ÷2 costs a line
+
 
 class _Other:
     """An opponent in a rollout: hits below 27, chases near the end, aims at the leader."""
@@ -281,13 +341,13 @@ class _Other:
         chase = _chase(game, seat, self.target)
         if chase is not None:
             return chase
-        return game.number_sum(seat) < 27
+        return game.number_sum(seat) < _HIT_BELOW
 
 
 class _FastOther(_Other):
     """The same, with its Hit/Stay made by the engine (far from the end of the game)."""
 
-    hit_below = 27
+    hit_below = _HIT_BELOW
 
 
 class _Me(_Other):
@@ -349,7 +409,7 @@ def _aim(game: Game, me: int) -> Decision:
         if (
             game.pending_card is _JOM
             and game.status(me) is _ACTIVE
-            and (game.number_sum(me) >= 20 or lead is None)
+            and (game.number_sum(me) >= _JOM_SELF or lead is None)
         ):
             return _pick(options, me)
         return _pick(options, me if lead is None else lead)
@@ -362,16 +422,21 @@ def _aim(game: Game, me: int) -> Decision:
             return _pick(options, lead)
         return BONUS
     mine = game.line(me)
+    # Ties go to the lower seat, then the lower card code (not the order the cards came
+    # into the lines): the compiled rollouts, which hold lines as counts, do the same.
+    options = tuple(sorted(options, key=_order))
     best, best_value = options[0], -1e9
     for decision in options:
         if isinstance(decision, Steal):
-            value = _gain(mine, decision.card) + (3 if decision.seat == lead else 0)
+            value = _gain(mine, decision.card) + (_LEAD_BONUS if decision.seat == lead else 0)
         elif isinstance(decision, Discard):
             if decision.seat == me:
-                value = PENALTY[decision.card] if decision.card >= _FIRST_MODIFIER else -20
+                value = (
+                    PENALTY[decision.card] if decision.card >= _FIRST_MODIFIER else _OWN_NUMBER
+                )
             else:
                 value = (
-                    VALUE[decision.card] + (3 if decision.seat == lead else 0)
+                    VALUE[decision.card] + (_LEAD_BONUS if decision.seat == lead else 0)
                     if decision.card < _FIRST_MODIFIER
                     else -PENALTY[decision.card]
                 )
@@ -393,14 +458,25 @@ def _aim(game: Game, me: int) -> Decision:
     return best
 
 
+def _order(decision: Decision) -> tuple[int, ...]:
+    """A Steal's or Discard's seat and card, a Swap's two seats then two cards."""
+    if isinstance(decision, Swap):
+        return (decision.seat1, decision.seat2, decision.card1, decision.card2)
+    if isinstance(decision, (Steal, Discard)):
+        return (decision.seat, decision.card)
+    return ()
+
+
 def _worth(card: Card) -> int:
-    return VALUE[card] if card < _FIRST_MODIFIER else -PENALTY[card] - 6 * (card is _DIVIDE_2)
+    if card < _FIRST_MODIFIER:
+        return VALUE[card]
+    return -PENALTY[card] - _DIVIDE_COST * (card is _DIVIDE_2)
 
 
 def _gain(line: tuple[Card, ...] | list[Card], card: Card) -> int:
     """What ``card`` adds to a line: its value, or minus the line if it busts it."""
     if card >= _FIRST_MODIFIER:
-        return -PENALTY[card] - 6 * (card is _DIVIDE_2)
+        return _worth(card)
     if try_key([*line, card]) == BUST:
         return -sum(VALUE[c] for c in line)
     return VALUE[card]

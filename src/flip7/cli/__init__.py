@@ -21,10 +21,15 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
 from flip7 import __version__
 from flip7.core.errors import Flip7Error
+
+if TYPE_CHECKING:
+    from flip7.bots.mcts import RolloutRun
+    from flip7.core.decisions import Decision
+    from flip7.engine.game import Game
 
 __all__ = ["COMMANDS", "Command", "build_parser", "main"]
 
@@ -168,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return _exit_code(exc)
     func: _Run = args.func
+    if args.command in _SEARCHING:
+        _compile_rollouts()
     try:
         return func(args)
     except Flip7Error as exc:
@@ -183,6 +190,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         return 1
+
+
+# The commands whose bots may search (R5, mcts): their rollouts run compiled where
+# flip7[fast] is installed. The bots' layer may not import flip7.fast; this one hands it over.
+_SEARCHING = frozenset({"selfplay", "play", "analyse", "tournament", "ladder", "serve"})
+
+
+def _compile_rollouts() -> None:
+    """Hand :mod:`flip7.fast.rollout` to the R5 bots made from now on, by way of
+    :func:`_compiled_rollouts`."""
+    from flip7.bots.mcts import use_rollout_engine
+
+    use_rollout_engine(_compiled_rollouts)
+
+
+def _compiled_rollouts(game: Game, candidates: Sequence[Decision], seat: int) -> RolloutRun | None:
+    """:func:`flip7.fast.rollout.prepare`, imported at the first search (a command that
+    never searches never imports numpy; a bot pickled to a worker process brings this
+    function's name, not numba's state); ``None`` without numba: the search stays in Python."""
+    if _NO_FAST:
+        return None
+    try:
+        from flip7.fast.rollout import prepare
+    except ImportError:
+        _NO_FAST.append(True)  # not again at every search
+        return None
+    return prepare(game, candidates, seat)
+
+
+_NO_FAST: list[bool] = []
 
 
 def _exit_code(exc: SystemExit) -> int:

@@ -78,6 +78,18 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from flip7.core.cards import CODE, Card
+from flip7.core.decisions import (
+    Decision,
+    Discard,
+    Give,
+    Hit,
+    Minus,
+    Pass,
+    Stay,
+    Steal,
+    Swap,
+    Target,
+)
 from flip7.core.errors import Flip7Error
 from flip7.core.rules import Rules, decks_for, players_problem
 from flip7.core.scoring import add_round, game_winners
@@ -490,19 +502,13 @@ def _collect(
 
 
 def _decision_code(text: str) -> int:
-    from flip7.core.decisions import (
-        Discard,
-        Give,
-        Hit,
-        Minus,
-        Pass,
-        Steal,
-        Swap,
-        Target,
-        parse_decision,
-    )
+    from flip7.core.decisions import parse_decision
 
-    d = parse_decision(text)
+    return _code_of(parse_decision(text))
+
+
+def _code_of(d: Decision) -> int:
+    """A decision as the compiled loop's int code (kind, seat, card, seat, card)."""
     enc = _l.enc
     if isinstance(d, Hit):
         return int(enc(_l.K_HIT, 0, 0, 0, 0))
@@ -520,7 +526,7 @@ def _decision_code(text: str) -> int:
         return int(enc(_l.K_DISCARD, d.seat, int(d.card), 0, 0))
     if isinstance(d, Swap):
         return int(enc(_l.K_SWAP, d.seat1, int(d.card1), d.seat2, int(d.card2)))
-    kind = _l.K_STAY if str(d) == "stay" else _l.K_BONUS
+    kind = _l.K_STAY if isinstance(d, Stay) else _l.K_BONUS
     return int(enc(kind, 0, 0, 0, 0))
 
 

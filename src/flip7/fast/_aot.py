@@ -3,7 +3,8 @@ numba's JIT otherwise.
 
 numba's own cache still costs every new process numba's import and its compiler's start-up
 (about a second together), so the loop is also built once, with ``numba.pycc``, into a plain
-CPython extension module exporting ``run_batch``, ``run_script`` and ``finals_chance``: a
+CPython extension module exporting ``run_batch``, ``run_script``, ``finals_chance`` and
+R5's ``rollouts`` and ``rollout_end``: a
 later process loads it as it would any extension (numpy only; numba is not imported) in a
 few milliseconds.
 
@@ -55,13 +56,16 @@ _VERSION_FILES = ("_version.py", "version.py")
 _PREFIX = "_flip7_loop_"
 # The exported functions and their argument types, as flip7.fast calls them: the state M,
 # then run_batch's seed, g0, g1, dealer, wins, out (rounds, shared, games) and offs;
-# finals_chance's network offset and seat (flip7.fast.learned_chance). A change
+# finals_chance's network offset and seat (flip7.fast.learned_chance); rollouts' and
+# rollout_end's state to play in, seed, rollouts and candidates (flip7.fast.rollout). A change
 # of their parameters in _kernel.py must be made here too (else the build fails: JIT, with a
 # warning, and tests/fast/test_fast_aot.py fails saying why).
 _EXPORTS = {
     "run_batch": "i8(i8[::1], i8, i8, i8, i8, i8[::1], i8[::1], i8[:, ::1])",
     "run_script": "i8(i8[::1], i8)",
     "finals_chance": "f8(i8[::1], i8, i8)",
+    "rollouts": "i8(i8[::1], i8[::1], i8, i8, i8, i8[::1], i8[::1], f8[::1], f8[::1])",
+    "rollout_end": "f8(i8[::1], i8[::1], i8, i8, i8, i8[::1])",
 }
 
 

@@ -21,6 +21,8 @@ seat 2, card 2. Not a public module: :mod:`flip7.fast` is its interface.
 # typed interface, flip7.fast.
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 from numba.core.types import unliteral
@@ -806,6 +808,8 @@ def scripted(M):
 @jit_inline
 def choose_seat(M, kind, user, c, k):
     """``user`` names a seat for a Give, Target or Pass with ``k`` >= 2 options."""
+    if M[np.uint64(PTYPE + user)] == POL_MCTS:  # before the script: its draws only
+        return mcts_seat(M, kind, user, c)
     if M[RL + R_SCRIPTED]:
         d = scripted(M)
         return (d >> 4) & 63 if d >= 0 else user
@@ -848,6 +852,8 @@ def choose_seat(M, kind, user, c, k):
 @jit
 def choose_flip7(M, seat, others):
     """Brutal Flip 7: -1 for the +15 bonus, else the seat that loses 15."""
+    if M[np.uint64(PTYPE + seat)] == POL_MCTS:
+        return mcts_flip7(M, seat)
     if M[RL + R_SCRIPTED]:
         d = scripted(M)
         if d < 0 or (d & 15) == K_BONUS:
@@ -892,6 +898,8 @@ def choose_flip7(M, seat, others):
 @jit
 def choose_hit(M, seat):
     """Hit (True) or Stay for an Active seat that may stay."""
+    if M[np.uint64(PTYPE + seat)] == POL_MCTS:
+        return mcts_hit(M, seat)
     if M[RL + R_SCRIPTED]:
         d = scripted(M)
         return d >= 0 and (d & 15) == K_HIT
@@ -1311,6 +1319,8 @@ def gain_known(M, s, x, out, bust):
 @jit
 def choose_move(M, c, user):
     """``user`` picks one of two or more options of Steal, Swap or Discard."""
+    if M[np.uint64(PTYPE + user)] == POL_MCTS:
+        return mcts_move(M, c, user)
     if M[RL + R_SCRIPTED]:
         d = scripted(M)
         if d < 0:
@@ -1589,6 +1599,8 @@ def run_game(M):
             elif ph == PH_DEAL:
                 deal_next(M)
             elif ph == PH_ROUND_END:
+                if M[RL + R_ROUND]:
+                    return  # a rollout of one round (flip7.fast.rollout)
                 next_round(M)
             else:
                 return
@@ -1682,3 +1694,377 @@ def run_script(M, dealer):
     M[S_NR] = 0
     run_game(M)
     return M[S_ERROR]
+
+
+# ------------------------------------------------------------------ mcts's rollout policy
+# R5's rollout players (flip7.bots.mcts: _Other, _FastOther, _Me and _aim), compiled for
+# flip7.fast.rollout. Each choice is the Python one's, with ties between equally valued
+# uses of an Action broken the same way on both sides (lower seat, then lower card code:
+# lines here are counts, with no order of arrival). Their settings are in the MB_* slots.
+
+
+@jit_inline
+def mcts_forced(M):
+    """The searching seat's decision under search (once), or -1."""
+    blob = M[RL + R_NETS]
+    d = M[np.uint64(blob + MB_FORCED)]
+    if d >= 0:
+        M[np.uint64(blob + MB_FORCED)] = -1
+    return d
+
+
+@jit
+def mcts_lead(M, me):
+    """The non-busted seat other than ``me`` with the most points, line included (the
+    lowest such seat); -1 if none."""
+    n = M[S_N]
+    best = -1
+    value = 0
+    for s in range(n):
+        if s == me or M[np.uint64(STATUS + s)] == BUSTED:
+            continue
+        v = M[np.uint64(TOTALS + s)] + M[np.uint64(SUMS + s)]
+        if best < 0 or v > value:
+            best = s
+            value = v
+    return best
+
+
+@jit
+def mcts_chase(M, seat):
+    """The end of the game (mcts's _chase): 1, Hit, when a seat done for the round ends
+    it at or over the target ahead of this line; 0, Stay, when this line would end it on
+    top; -1 otherwise."""
+    n = M[S_N]
+    target = M[RL + R_TARGET]
+    brutal = M[RL + R_BRUTAL]
+    mine = M[np.uint64(TOTALS + seat)] + round_score_now(M, seat)
+    best = -(1 << 62)
+    for s in range(n):
+        if s == seat:
+            continue
+        status = M[np.uint64(STATUS + s)]
+        final = M[np.uint64(TOTALS + s)]
+        if status == ACTIVE:
+            final += round_score_now(M, s)
+        else:
+            if brutal or status != BUSTED:
+                final += round_score_now(M, s)
+            if final >= target and final >= mine:
+                return 1
+        if final > best:
+            best = final
+    if mine >= target and mine > best:
+        return 0
+    return -1
+
+
+@jit_inline
+def mcts_score(total, divides, penalty, zero, flip7):
+    """flip7.bots.lines.score outside Brutal: halve, subtract, clamp, +15 or The Zero."""
+    for _ in range(divides):
+        total //= 2
+    total -= penalty
+    if total < 0:
+        total = 0
+    if flip7:
+        return total + 15
+    if zero:
+        return 0
+    return total
+
+
+@jit
+def mcts_hit_once(M, seat):
+    """The searching seat's Hit when one more card, then Stay, scores more on average
+    over the draw pile's Number cards than staying now (flip7.bots.lines.hit_once; an
+    empty draw pile: Stay)."""
+    if M[S_NPILE] == 0:
+        return False
+    row = CNT + NCODES * seat
+    divides = M[np.uint64(row + DIV2)]
+    penalty = 0
+    for c in range(17, 22):
+        penalty += PENALTY[np.uint64(c)] * M[np.uint64(row + c)]
+    total = M[np.uint64(SUMS + seat)]
+    zero = M[np.uint64(row + ZERO)] > 0
+    seventh = M[np.uint64(NNUM + seat)] + 1 >= 7
+    acc = 0
+    cards = 0
+    for c in range(16):
+        k = M[np.uint64(PCNT + c)]
+        if k == 0:
+            continue
+        cards += k
+        if c == U7:
+            acc += k * 7  # the wipe takes the Modifiers too
+        elif not busts(M, seat, c):
+            acc += k * mcts_score(total + VALUE[np.uint64(c)], divides, penalty,
+                                  zero or c == ZERO, seventh)  # fmt: skip
+    stay = mcts_score(total, divides, penalty, zero, False)
+    # hit_once's mean beats the stay: compared in integers, exactly.
+    return cards > 0 and acc > stay * cards
+
+
+@jit
+def mcts_hit(M, seat):
+    """Hit (True) or Stay for a POL_MCTS seat."""
+    d = mcts_forced(M)
+    if d >= 0:
+        return (d & 15) == K_HIT
+    blob = M[RL + R_NETS]
+    who = M[np.uint64(PPARAM + seat)]
+    if who != MCTS_FAST:
+        chase = mcts_chase(M, seat)
+        if chase >= 0:
+            return chase == 1
+        if who == MCTS_SEARCH:
+            return mcts_hit_once(M, seat)
+    return M[np.uint64(SUMS + seat)] < M[np.uint64(blob + MB_HIT_BELOW)]
+
+
+@jit
+def mcts_seat(M, kind, user, c):
+    """A Give, Target or Pass of a POL_MCTS seat: Modifiers, Just One More and Flip Four
+    to the leader (Just One More on itself when Active with a high line), a Pass kept;
+    the first option when the one wanted is not among them."""
+    d = mcts_forced(M)
+    if d >= 0:
+        return (d >> 4) & 63
+    lead = mcts_lead(M, user)
+    want = user
+    if kind == K_TARGET:
+        blob = M[RL + R_NETS]
+        mine = c == JOM and M[np.uint64(STATUS + user)] == ACTIVE and (
+            M[np.uint64(SUMS + user)] >= M[np.uint64(blob + MB_JOM_SELF)] or lead < 0
+        )
+        if not mine and lead >= 0:
+            want = lead
+    elif kind == K_GIVE and lead >= 0:
+        want = lead
+    k = seat_options(M, kind, user, c)
+    for i in range(k):
+        if M[np.uint64(OPTS + i)] == want:
+            return want
+    return M[OPTS + 0]
+
+
+@jit
+def mcts_flip7(M, seat):
+    """Brutal Flip 7 of a POL_MCTS seat: the −15 on the leader when it is not behind,
+    else the +15 (-1)."""
+    d = mcts_forced(M)
+    if d >= 0:
+        return -1 if (d & 15) == K_BONUS else (d >> 4) & 63
+    lead = mcts_lead(M, seat)
+    if lead >= 0 and M[np.uint64(TOTALS + lead)] >= M[np.uint64(TOTALS + seat)]:
+        return lead
+    return -1
+
+
+@jit_inline
+def mcts_worth(M, x):
+    """What card ``x`` is worth to the line holding it (mcts's _worth)."""
+    if x < FIRST_MOD:
+        return VALUE[np.uint64(x)]
+    cost = M[np.uint64(M[RL + R_NETS] + MB_DIVIDE_COST)] if x == DIV2 else 0
+    return -PENALTY[np.uint64(x)] - cost
+
+
+@jit
+def mcts_gain(M, s, x, out):
+    """What card ``x`` adds to seat ``s``'s line less its card ``out`` (-1: none): its
+    value, or minus the line's number sum if it busts it (mcts's _gain)."""
+    if x >= FIRST_MOD:
+        return mcts_worth(M, x)
+    row = CNT + NCODES * s
+    total = M[np.uint64(SUMS + s)]
+    gone = 0 <= out < FIRST_MOD
+    if gone:
+        total -= VALUE[np.uint64(out)]
+    if PLAIN[np.uint64(x)]:
+        dup = M[np.uint64(row + x)] - (1 if out == x else 0) > 0
+    elif x == SEVEN or x == U7:
+        sevens = M[np.uint64(row + SEVEN)] + M[np.uint64(row + U7)]
+        dup = sevens - (1 if out == SEVEN or out == U7 else 0) > 0
+    else:
+        lucky_out = 1 if out == L13 else 0
+        same = 1 + M[np.uint64(row + THIRTEEN)] + M[np.uint64(row + L13)]
+        same -= 1 if out == THIRTEEN or out == L13 else 0
+        lucky = (1 if x == L13 else 0) + M[np.uint64(row + L13)] - lucky_out
+        dup = same > 2 or (same == 2 and lucky == 0)
+    return -total if dup else VALUE[np.uint64(x)]
+
+
+@jit
+def mcts_move(M, c, user):
+    """A Steal, Swap or Discard of a POL_MCTS seat (mcts's _aim): the first best option,
+    in the order seat, then card code (a Swap: both seats, then both cards)."""
+    d = mcts_forced(M)
+    if d >= 0:
+        return (d >> 4) & 63, (d >> 10) & 31, (d >> 15) & 63, (d >> 21) & 31
+    n = M[S_N]
+    blob = M[RL + R_NETS]
+    bonus = M[np.uint64(blob + MB_LEAD_BONUS)]
+    lead = mcts_lead(M, user)
+    best = -(1 << 62)
+    s1, c1, s2, c2 = nth_move(M, c, user, 0)  # a Swap between two others: the first
+    if c != SWAP:
+        for s in range(n):
+            if M[np.uint64(STATUS + s)] == BUSTED or (c == STEAL and s == user):
+                continue
+            m = M[np.uint64(MASK + s)]
+            while m:
+                x = low_bit(m)
+                m &= m - 1
+                if c == STEAL:
+                    v = mcts_gain(M, user, x, -1)
+                elif s == user:
+                    if x >= FIRST_MOD:
+                        v = PENALTY[np.uint64(x)]
+                    else:
+                        v = M[np.uint64(blob + MB_OWN_NUMBER)]
+                elif x < FIRST_MOD:
+                    v = VALUE[np.uint64(x)]
+                else:
+                    v = -PENALTY[np.uint64(x)]
+                if s == lead and (c == STEAL or (s != user and x < FIRST_MOD)):
+                    v += bonus
+                if v > best:
+                    best = v
+                    s1, c1 = s, x
+        return s1, c1, -1, -1
+    cross = M[RL + R_CROSS]
+    for s in range(n):
+        if M[np.uint64(STATUS + s)] == BUSTED or M[np.uint64(MASK + s)] == 0:
+            continue
+        for t in range(s + 1, n):
+            if M[np.uint64(STATUS + t)] == BUSTED or M[np.uint64(MASK + t)] == 0:
+                continue
+            if s != user and t != user:
+                continue
+            m = M[np.uint64(MASK + s)]
+            while m:
+                x = low_bit(m)
+                m &= m - 1
+                m2 = M[np.uint64(MASK + t)]
+                while m2:
+                    y = low_bit(m2)
+                    m2 &= m2 - 1
+                    if not cross and (x < FIRST_MOD) != (y < FIRST_MOD):
+                        continue
+                    give, take = (x, y) if s == user else (y, x)
+                    v = mcts_gain(M, user, take, give) - mcts_worth(M, give)
+                    if v > best:
+                        best = v
+                        s1, c1, s2, c2 = s, x, t, y
+    return s1, c1, s2, c2
+
+
+# ------------------------------------------------------------------ mcts's rollouts
+# A searched decision's rest of the round, played many times from one loaded state
+# (flip7.fast.rollout is the interface). ``M0`` holds the position (every seat playing
+# POL_MCTS, its settings where rule slot R_NETS points, rule slot R_ROUND set); ``M`` is
+# the state each rollout plays in. ``pend`` = (entry, card, user) says where the decision
+# was asked, so that the loop asks it again and the searching seat's policy answers with
+# the candidate (MB_FORCED): E_TURN a Hit or Stay (at the next turn), E_RESOLVE a Give,
+# Target or Pass (the card resolves again), E_USE a Steal, Swap or Discard (the card is
+# used again), E_FLIP7 the Brutal Flip 7 choice (the round ends again).
+
+E_TURN, E_RESOLVE, E_USE, E_FLIP7 = 0, 1, 2, 3
+_SQRT1_2 = math.sqrt(0.5)
+
+
+@jit
+def restore(M, M0):
+    """M as M0 again: its fixed part up to the stack, the stack items M0 holds and the
+    Flip Four frames (whatever lies above them is written before it is read)."""
+    top = STK + 4 * M0[S_SP]
+    for i in range(top):
+        M[np.uint64(i)] = M0[np.uint64(i)]
+    for i in range(FR, FIXED):
+        M[np.uint64(i)] = M0[np.uint64(i)]
+
+
+@jit
+def value(M, me):
+    """The searching seat's value at the end of a rollout's round (mcts's _rollout): its
+    share of the win when the game is over, else its chance to win from the totals by
+    R4's normal model with mcts's spread (mcts's _leaf, winprob's win_chance)."""
+    n = M[S_N]
+    target = M[RL + R_TARGET]
+    blob = M[RL + R_NETS]
+    F = M.view(np.float64)
+    top = M[TOTALS + 0]
+    for s in range(1, n):
+        if M[np.uint64(TOTALS + s)] > top:
+            top = M[np.uint64(TOTALS + s)]
+    mine = M[np.uint64(TOTALS + me)]
+    leaders = 0
+    for s in range(n):
+        if M[np.uint64(TOTALS + s)] == top:
+            leaders += 1
+    if M[S_PHASE] == PH_OVER:
+        return 1.0 / leaders if mine == top else 0.0
+    if top >= target and leaders == 1:
+        return 1.0 if mine == top else 0.0
+    need = target - top if top < target else 0
+    spread = math.sqrt(
+        (n - 1) * (F[np.uint64(blob + MB_SPREAD_END)] + F[np.uint64(blob + MB_SPREAD_POINT)] * need)
+    )
+    scale = 1.0 / spread
+    nodes = M[np.uint64(blob + MB_NODES)]
+    acc = 0.0
+    for j in range(nodes):
+        z = F[np.uint64(blob + MB_NODES + 1 + j)]
+        p = F[np.uint64(blob + MB_NODES + 1 + nodes + j)]
+        for s in range(n):
+            if s != me:
+                g = (mine - M[np.uint64(TOTALS + s)]) * scale
+                p *= 0.5 * math.erfc(-(z + g) * _SQRT1_2)
+        acc += p
+    return acc
+
+
+@jit
+def rollout_end(M, M0, seed, i, cand, pend):
+    """Rollout ``i`` of the run seeded ``seed``: ``cand`` (an enc code) made where ``pend``
+    says, then the rest of the round; leaves its end in M and returns its value. Every
+    candidate of one ``i`` meets the same cards until their games part (common random
+    numbers: the same generator state and the same draw pile)."""
+    restore(M, M0)
+    seed_game(M, seed, i)
+    blob = M[RL + R_NETS]
+    M[np.uint64(blob + MB_FORCED)] = cand
+    entry = pend[0]
+    if entry == E_RESOLVE:
+        resolve(M, pend[1], pend[2])
+    elif entry == E_USE:
+        use(M, pend[1], pend[2])
+    elif entry == E_FLIP7:
+        end_round(M)
+    if entry != E_TURN:
+        # Asked again with the same options, so answered by now; a Hit or Stay is asked
+        # at the next turn, in the loop.
+        M[np.uint64(blob + MB_FORCED)] = -1
+    run_game(M)
+    return value(M, M[np.uint64(blob + MB_SEAT)])
+
+
+@jit
+def rollouts(M, M0, seed, i0, i1, cands, pend, diffs, squares):
+    """Rollouts ``i0`` … ``i1 - 1`` of every candidate (``cands``, the first the one to
+    beat), adding each candidate's paired difference to the first's, and its square, into
+    ``diffs`` and ``squares``. Returns -1 if a game broke a limit of the loop, else 0."""
+    k = len(cands)
+    for i in range(i0, i1):
+        base = 0.0
+        for j in range(k):
+            v = rollout_end(M, M0, seed, i, cands[j], pend)
+            if M[S_ERROR]:
+                return -1
+            if j == 0:
+                base = v
+            diffs[j] += v - base
+            squares[j] += (v - base) * (v - base)
+    return 0

@@ -190,3 +190,27 @@ def net_blob(layers: Any, reach: int) -> Any:
     head = np.array([reach, len(layers), widest, scratch, *shapes], dtype=np.int64)
     floats = np.concatenate([*data, np.zeros(4 * widest)]).astype(np.float64)
     return np.concatenate([head, floats.view(np.int64)])
+
+
+# ------------------------------------------------------------------ mcts's rollout policy
+# R5's (flip7.bots.mcts) rollouts, played by the compiled loop (flip7.fast.rollout). Every
+# seat of a rollout has policy POL_MCTS; its PPARAM says which of mcts's rollout players it
+# is: one far from the target (Hit below a number sum, no chase), one near it (chasing the
+# end of the game first), or the searching bot itself (chasing, then one card of lookahead
+# over the draw pile). The policy's settings and the rollout's value model lie in M where
+# rule slot R_NETS points (as a learned seat's network would): MB_* slots, then the
+# quadrature of the value model as float64 bits. Rule slot R_ROUND stops the loop at the
+# end of the round.
+POL_MCTS = 5
+MCTS_FAST, MCTS_CHASE, MCTS_SEARCH = 0, 1, 2
+R_ROUND = 15
+MB_FORCED = 0  # the next decision of the searching seat, already made (an enc code; -1: none)
+MB_SEAT = 1  # the searching seat
+MB_HIT_BELOW = 2  # Hit below this number sum (no chase, or no end in sight)
+MB_JOM_SELF = 3  # Just One More on itself from this number sum (Active)
+MB_LEAD_BONUS = 4  # an Action's use on the leader is worth this much more
+MB_OWN_NUMBER = 5  # what discarding one of its own Number cards is worth
+MB_DIVIDE_COST = 6  # what a ÷2 costs a line (beyond its penalty of 0)
+MB_SPREAD_END = 7  # the value model's spread (float64 bits): its constant part
+MB_SPREAD_POINT = 8  # and its part per point the leader still needs
+MB_NODES = 9  # the quadrature: how many nodes, then the nodes and the weights (float64 bits)
