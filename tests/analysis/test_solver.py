@@ -235,6 +235,32 @@ def test_threshold_values_match_every_order(
     assert model.value(0, threshold=threshold) == pytest.approx(float(expected), abs=1e-12)
 
 
+def test_the_threshold_curve_is_each_threshold_played_alone() -> None:
+    # One walk for every threshold gives the very floats of one recursion a threshold, in
+    # the order asked, repeats included; the models it does not cover are played one by one.
+    rng = random.Random(12)
+    thresholds = [33, 0, 7, 25, 27, 27, 13, 1000]
+    cases: list[tuple[Sequence[int], LineRules, int]] = [
+        (DECKS["vengeance"].counts, LineRules(), 0),
+        (DECKS["base-numbers"].counts, LineRules(the_zero=False), 0),
+        (DECKS["vengeance"].counts, LineRules(flip7_distinct=True), line_key([5, 13, 15])),
+        (DECKS["vengeance"].counts, LineRules(divides=1, penalty=6, brutal=True), 0),
+        (DECKS["vengeance"].counts, LineRules(), line_key([ZERO, 4])),  # closed form: alone
+    ]
+    for _ in range(12):
+        counts = [rng.choice((0, 0, 1, 1, 2)) for _ in range(16)]
+        counts[U7] = rng.choice((0, 1, 2))
+        cases.append((counts, LineRules(the_zero=rng.random() < 0.5), 0))
+    for counts, rules, line in cases:
+        model = LineModel(counts, rules)
+        # A full deck: the thresholds that matter (each costs about 0.1 s played alone).
+        tried = thresholds if sum(counts) < 40 else thresholds[1:6]
+        curve = model.threshold_values(line, tried)
+        assert curve == [model.value(line, threshold=t) for t in tried]
+    exact = LineModel(cases[-1][0], exact_wipe=True)
+    assert exact.threshold_values(0, [3, 9]) == [exact.value(0, threshold=t) for t in (3, 9)]
+
+
 def test_the_put_back_model_differs_only_through_wipes() -> None:
     counts = counts_of(U7, 7, 1, 2, 3, 4, 5)
     exact = LineModel(counts, exact_wipe=True).value(0)

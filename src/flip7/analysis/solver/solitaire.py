@@ -196,7 +196,8 @@ def solve(
         (key & LINE_MASK) | (1 << _TAG_SHIFT if key >> _TAG_SHIFT else 0): hit
         for key, hit in model.decisions().items()
     }
-    tried = tuple(ThresholdResult(t, model.value(0, threshold=t)) for t in thresholds)
+    wanted = list(thresholds)
+    tried = tuple(map(ThresholdResult, wanted, model.threshold_values(0, wanted)))
     if not tried:
         raise Flip7Error("give at least one threshold to try")
     policy_exact: float | None = None
@@ -335,7 +336,8 @@ def solve_exact(
     else:
         if start is None:
             put_back = LineModel(deck.counts, LineRules(the_zero=deck.the_zero))
-            start = max(range(10, 46), key=lambda t: (put_back.value(0, threshold=t), -t))
+            evs = put_back.threshold_values(0, range(10, 46))
+            start = max(range(10, 46), key=lambda t: (evs[t - 10], -t))
         t = start
         while True:
             here = play(t)
