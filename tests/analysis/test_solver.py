@@ -731,7 +731,7 @@ def test_monte_carlo_of_the_exact_policy_on_a_small_deck() -> None:
 
 @pytest.fixture(scope="module")
 def vengeance_exact() -> ExactModel:
-    # The full solve: about 30 s and 600 MB (2.8 million states), shared by the tests below.
+    # The full solve: about 30 s and 300 MB (2.8 million states), shared by the tests below.
     model = ExactModel("vengeance")
     model.optimum()
     return model

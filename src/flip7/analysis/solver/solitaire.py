@@ -211,6 +211,7 @@ def solve(
         policy_exact = exact.solve(policy=put_back_policy)[0]
         best = max(tried, key=lambda t: (t.ev, -t.threshold))
         threshold_exact = exact.solve(threshold=best.threshold)[0]
+        exact.forget()
     return Solution(
         deck=deck.name,
         exact_wipe=exact_wipe,
