@@ -30,6 +30,7 @@ from flip7.analysis.solver import (
     LineModel,
     LineRules,
     PolicyRow,
+    ThresholdResult,
     always_hit_flip7,
     exact_solution,
     key_cards,
@@ -656,6 +657,13 @@ def test_exact_wipes_beat_the_put_back_policy_on_a_small_deck() -> None:
     # The threshold search finds the best of every threshold.
     searched = solve_exact(small, start=12)
     assert searched.best == exact.best and len(searched.thresholds) < len(exact.thresholds)
+    # The best threshold checked by solve is the very float solve_exact plays, and given
+    # as played it is taken, not played again.
+    evs = {t.threshold: t.ev for t in exact.thresholds}
+    assert put_back.threshold_exact_wipe == evs[put_back.best_threshold]
+    again = solve_exact(small, start=12, played={5: exact.best.ev, 40: -1.0})
+    assert again.thresholds == searched.thresholds
+    assert solve_exact(small, start=5, played={5: 99.0}).best == ThresholdResult(5, 99.0)
     data = json.loads(json.dumps(exact.to_json()))
     assert data["optimum"] == exact.optimum and data["best_threshold"] == 5
 
