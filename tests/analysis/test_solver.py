@@ -30,6 +30,7 @@ from flip7.analysis.solver import (
     LineModel,
     LineRules,
     PolicyRow,
+    ThresholdResult,
     always_hit_flip7,
     exact_solution,
     key_cards,
@@ -233,6 +234,32 @@ def test_threshold_values_match_every_order(
     expected = threshold_by_orders(counts, threshold, the_zero)
     model = LineModel(counts, LineRules(the_zero=the_zero), exact_wipe=True)
     assert model.value(0, threshold=threshold) == pytest.approx(float(expected), abs=1e-12)
+
+
+def test_the_threshold_curve_is_each_threshold_played_alone() -> None:
+    # One walk for every threshold gives the very floats of one recursion a threshold, in
+    # the order asked, repeats included; the models it does not cover are played one by one.
+    rng = random.Random(12)
+    thresholds = [33, 0, 7, 25, 27, 27, 13, 1000]
+    cases: list[tuple[Sequence[int], LineRules, int]] = [
+        (DECKS["vengeance"].counts, LineRules(), 0),
+        (DECKS["base-numbers"].counts, LineRules(the_zero=False), 0),
+        (DECKS["vengeance"].counts, LineRules(flip7_distinct=True), line_key([5, 13, 15])),
+        (DECKS["vengeance"].counts, LineRules(divides=1, penalty=6, brutal=True), 0),
+        (DECKS["vengeance"].counts, LineRules(), line_key([ZERO, 4])),  # closed form: alone
+    ]
+    for _ in range(12):
+        counts = [rng.choice((0, 0, 1, 1, 2)) for _ in range(16)]
+        counts[U7] = rng.choice((0, 1, 2))
+        cases.append((counts, LineRules(the_zero=rng.random() < 0.5), 0))
+    for counts, rules, line in cases:
+        model = LineModel(counts, rules)
+        # A full deck: the thresholds that matter (each costs about 0.1 s played alone).
+        tried = thresholds if sum(counts) < 40 else thresholds[1:6]
+        curve = model.threshold_values(line, tried)
+        assert curve == [model.value(line, threshold=t) for t in tried]
+    exact = LineModel(cases[-1][0], exact_wipe=True)
+    assert exact.threshold_values(0, [3, 9]) == [exact.value(0, threshold=t) for t in (3, 9)]
 
 
 def test_the_put_back_model_differs_only_through_wipes() -> None:
@@ -630,6 +657,13 @@ def test_exact_wipes_beat_the_put_back_policy_on_a_small_deck() -> None:
     # The threshold search finds the best of every threshold.
     searched = solve_exact(small, start=12)
     assert searched.best == exact.best and len(searched.thresholds) < len(exact.thresholds)
+    # The best threshold checked by solve is the very float solve_exact plays, and given
+    # as played it is taken, not played again.
+    evs = {t.threshold: t.ev for t in exact.thresholds}
+    assert put_back.threshold_exact_wipe == evs[put_back.best_threshold]
+    again = solve_exact(small, start=12, played={5: exact.best.ev, 40: -1.0})
+    assert again.thresholds == searched.thresholds
+    assert solve_exact(small, start=5, played={5: 99.0}).best == ThresholdResult(5, 99.0)
     data = json.loads(json.dumps(exact.to_json()))
     assert data["optimum"] == exact.optimum and data["best_threshold"] == 5
 
@@ -705,7 +739,7 @@ def test_monte_carlo_of_the_exact_policy_on_a_small_deck() -> None:
 
 @pytest.fixture(scope="module")
 def vengeance_exact() -> ExactModel:
-    # The full solve: about 30 s and 600 MB (2.8 million states), shared by the tests below.
+    # The full solve: about 30 s and 300 MB (2.8 million states), shared by the tests below.
     model = ExactModel("vengeance")
     model.optimum()
     return model

@@ -108,7 +108,11 @@ def run(args: argparse.Namespace) -> int:
     if args.deck not in DECKS:
         raise SolveError(f"unknown deck {args.deck!r}; decks are {', '.join(sorted(DECKS))}")
     solution = solve(args.deck, thresholds=args.thresholds, check_wipes=args.exact_wipes)
-    exact = exact_solution(args.deck, recompute=args.exact_wipes)
+    # The best threshold, played by the rules just now, is not played again.
+    played = {}
+    if solution.threshold_exact_wipe is not None:
+        played[solution.best_threshold] = solution.threshold_exact_wipe
+    exact = exact_solution(args.deck, recompute=args.exact_wipes, played=played)
     if args.json:
         print(json.dumps({**solution.to_json(), "exact": exact.to_json()}))
     else:

@@ -10,7 +10,8 @@ line holding The Zero, and the proof that staying wins.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
 from math import comb
@@ -69,13 +70,14 @@ _TRANSITIONS: dict[tuple[int, bool], tuple[tuple[int, int, int], ...]] = {}
 def _transitions(line: int, distinct: bool) -> tuple[tuple[int, int, int], ...]:
     """(slot, new line, what happens) for each Number slot: go on, bust, Flip 7 or wipe."""
     out = []
+    n = _count(line) + 1  # every card that joins adds one to the count (a 13 pair too)
     for slot in range(NUMBER_SLOTS):
         new = _add(line, slot)
         if slot == _U7:
             kind = _WIPES
         elif new == BUST:
             kind = _BUSTS
-        elif (_distinct(new) if distinct else _count(new)) >= FLIP7_CARDS:
+        elif (_distinct(new) if distinct else n) >= FLIP7_CARDS:
             kind = _FLIP
         else:
             kind = _GO
@@ -369,6 +371,136 @@ class LineModel:
         if self.forced(line):  # a forced line's value is its hit value
             return now if any(self._base) else float("nan")
         return hit(line)
+
+    def threshold_values(self, line: int, thresholds: Iterable[int]) -> list[float]:
+        """``value(line, threshold=t)`` for each of ``thresholds``, in their order: the same
+        floats, from one walk of the states instead of one a threshold.
+
+        Each state keeps its values under every threshold at once, as a list: a state
+        with number sum s stays under each T <= s and hits under the others, and its hit
+        values add its children's lists term by term, in the order :meth:`_search` adds
+        them, so each is the very float that recursion gives. The models it does not
+        cover (exact wipes, Modifiers, a root holding The Zero, counted in closed form)
+        are played one threshold at a time.
+
+        >>> model = LineModel([0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])  # a 1 and a 2
+        >>> from flip7.analysis.solver import line_key
+        >>> line = line_key([1, 5])     # stay on 6, or hit: bust or 8, then below 9 bust
+        >>> model.threshold_values(line, [7, 6, 9])
+        [4.0, 6.0, 0.0]
+        >>> [model.value(line, threshold=t) for t in (7, 6, 9)]
+        [4.0, 6.0, 0.0]
+        """
+        wanted = list(thresholds)
+        root_zero = self.rules.the_zero and line & 1 and self.closed_forms
+        if self.exact_wipe or self.keep_modifiers or root_zero:
+            return [self.value(line, threshold=t) for t in wanted]
+        tried = sorted(set(wanted))
+        by_threshold = dict(zip(tried, self._values_by_threshold(line, tried), strict=True))
+        return [by_threshold[t] for t in wanted]
+
+    def _values_by_threshold(self, root: int, tried: list[int]) -> list[float]:
+        """The walk of :meth:`threshold_values` for the ascending thresholds ``tried``
+        (wipes put back, no Modifiers)."""
+        counts = self._counts
+        counts[:] = self._base
+        total = sum(counts)
+        m = len(tried)
+        memo: dict[int, list[float]] = {}
+        wiped_values: dict[int, list[float]] = {}  # by the wipes behind the phase
+        flip_scores: dict[int, int] = {}
+        cached = self._score_cache
+        distinct, zero_forces = self.rules.flip7_distinct, self.rules.the_zero
+        scores, forced_of, wiped = self._scores, self.forced, self._wiped
+
+        def values(key: int) -> list[float]:
+            """State ``key``'s value under each threshold tried."""
+            found = memo.get(key)
+            if found is not None:
+                return found
+            line = key & LINE_MASK
+            stay = float((cached.get(key) or scores(key))[0])
+            if (zero_forces and line & 1) or (not line and forced_of(key)):
+                first = 0  # it must hit, whatever the threshold
+            else:
+                first = bisect_right(tried, _line_sum(line))  # the thresholds above its sum
+            if first == m or not total:
+                found = [stay] * m
+            else:
+                found = [stay] * first + hits(key, first, _line_sum(line))
+            memo[key] = found
+            return found
+
+        def hits(key: int, first: int, s: int) -> list[float]:
+            """State ``key`` (number sum ``s``)'s hit value under each threshold from
+            ``tried[first]`` on."""
+            nonlocal total
+            line = key & LINE_MASK
+            upper = key ^ line
+            table = _TRANSITIONS.get((line, distinct)) or _transitions(line, distinct)
+            # The sum is one float for every threshold until a child's value depends on it:
+            # up to there a list would only repeat it.
+            head = 0.0
+            acc: list[float] | None = None
+            for slot, new, kind in table:
+                c = counts[slot]
+                if not c:
+                    continue
+                if kind == _GO:
+                    counts[slot] = c - 1
+                    total -= 1
+                    got = memo.get(upper | new) or values(upper | new)
+                    counts[slot] = c
+                    total += 1
+                elif kind == _WIPES:
+                    got = after_wipe(key)
+                else:
+                    # A bust or Flip 7 scores the same whatever the threshold; a bust's
+                    # score of 0 leaves the sum as it is.
+                    if kind == _BUSTS:
+                        score = (cached.get(key) or scores(key))[2]
+                    else:
+                        # Without Modifiers a Flip 7 scores by its number sum and whether
+                        # a wipe came before (the line's own ÷2 and −N are gone then), so
+                        # one figure serves every line of that sum, as 7-card lines are many.
+                        at = (s + (_THIRTEEN if slot >= _THIRTEEN else slot)) << 1 | (upper > 0)
+                        flip = flip_scores.get(at)
+                        if flip is None:
+                            flip = flip_scores[at] = scores(upper | new)[1]
+                        score = flip
+                    if score:
+                        add = c * score
+                        if acc is None:
+                            head += add
+                        else:
+                            acc = [a + add for a in acc]
+                    continue
+                if acc is None:
+                    acc = [head + c * v for v in got[first:]]
+                else:
+                    acc = [a + c * v for a, v in zip(acc, got[first:], strict=False)]
+            if acc is None:
+                return [head / total] * (m - first)
+            return [a / total for a in acc]
+
+        def after_wipe(key: int) -> list[float]:
+            """The values after an Unlucky 7 wipes ``key``'s line (§4.4): the same for every
+            line of a phase, as the wiped cards go back."""
+            nonlocal total
+            tag = key >> _TAG_SHIFT
+            found = wiped_values.get(tag)
+            if found is None:
+                saved, saved_total = counts[:], total
+                nk = wiped(key)
+                total = sum(counts)
+                found = wiped_values[tag] = values(nk)
+                counts[:] = saved
+                total = saved_total
+            return found
+
+        found = values(root)
+        memo.clear()  # the closures are a cycle, which the garbage collector frees late
+        return found
 
     def decisions(self) -> dict[int, bool]:
         """After :meth:`value`: for every state where Stay was allowed, whether to hit."""

@@ -5,7 +5,7 @@ wiped cards put back (:func:`solve`) or as the rules have it (:func:`solve_exact
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -196,7 +196,8 @@ def solve(
         (key & LINE_MASK) | (1 << _TAG_SHIFT if key >> _TAG_SHIFT else 0): hit
         for key, hit in model.decisions().items()
     }
-    tried = tuple(ThresholdResult(t, model.value(0, threshold=t)) for t in thresholds)
+    wanted = list(thresholds)
+    tried = tuple(map(ThresholdResult, wanted, model.threshold_values(0, wanted)))
     if not tried:
         raise Flip7Error("give at least one threshold to try")
     policy_exact: float | None = None
@@ -210,6 +211,7 @@ def solve(
         policy_exact = exact.solve(policy=put_back_policy)[0]
         best = max(tried, key=lambda t: (t.ev, -t.threshold))
         threshold_exact = exact.solve(threshold=best.threshold)[0]
+        exact.forget()
     return Solution(
         deck=deck.name,
         exact_wipe=exact_wipe,
@@ -295,6 +297,7 @@ def solve_exact(
     *,
     thresholds: Iterable[int] | None = None,
     start: int | None = None,
+    played: Mapping[int, float] | None = None,
 ) -> ExactSolution:
     """The solitaire of ``deck`` with the rules' wipes, solved exactly (in floats, to within
     1e-12: see :mod:`~flip7.analysis.solver.wipes`).
@@ -304,6 +307,9 @@ def solve_exact(
     there is one; the expected score of a threshold rises then falls (as in every table
     of :func:`solve`), so the search ends at the best. For the full Vengeance deck this
     takes about 25 s of one core for the optimum and 7 s a threshold (about 50 s in all).
+    ``played``: the expected scores of thresholds already played with the rules' wipes
+    (as :func:`solve` with ``check_wipes`` plays its best one), taken instead of playing
+    them again.
 
     A deck of ten: The Zero, a 1, two 2s, three 3s, two 7s and Unlucky 7. A wipe here
     takes a good share of the pile with it, and putting the cards back would be far off:
@@ -324,7 +330,7 @@ def solve_exact(
 
     def play(t: int) -> float:
         if t not in tried:
-            tried[t] = model.threshold(t)[0]
+            tried[t] = played[t] if played and t in played else model.threshold(t)[0]
         return tried[t]
 
     if thresholds is not None:
@@ -335,7 +341,8 @@ def solve_exact(
     else:
         if start is None:
             put_back = LineModel(deck.counts, LineRules(the_zero=deck.the_zero))
-            start = max(range(10, 46), key=lambda t: (put_back.value(0, threshold=t), -t))
+            evs = put_back.threshold_values(0, range(10, 46))
+            start = max(range(10, 46), key=lambda t: (evs[t - 10], -t))
         t = start
         while True:
             here = play(t)
@@ -375,9 +382,14 @@ VENGEANCE_EXACT = ExactSolution(
 )
 
 
-def exact_solution(deck: str | Deck = "vengeance", *, recompute: bool = False) -> ExactSolution:
-    """:func:`solve_exact` of ``deck``, but for the Vengeance deck the figures computed
-    ahead (:data:`VENGEANCE_EXACT`) unless ``recompute``.
+def exact_solution(
+    deck: str | Deck = "vengeance",
+    *,
+    recompute: bool = False,
+    played: Mapping[int, float] | None = None,
+) -> ExactSolution:
+    """:func:`solve_exact` of ``deck`` (with the thresholds ``played`` already), but for the
+    Vengeance deck the figures computed ahead (:data:`VENGEANCE_EXACT`) unless ``recompute``.
 
     >>> found = exact_solution()
     >>> found.cached, round(found.optimum, 4), found.best_threshold, round(found.threshold_ev, 4)
@@ -387,4 +399,4 @@ def exact_solution(deck: str | Deck = "vengeance", *, recompute: bool = False) -
     vengeance = DECKS["vengeance"]
     if not recompute and (deck.counts, deck.the_zero) == (vengeance.counts, vengeance.the_zero):
         return VENGEANCE_EXACT
-    return solve_exact(deck)
+    return solve_exact(deck, played=played)

@@ -25,6 +25,7 @@ margin of 1e-9. So the figures are exact to well within 1e-12.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from typing import Any
 
@@ -62,10 +63,27 @@ _WipeLine = tuple[
     tuple[bool, ...], int, bool, int, int,
 ]  # fmt: skip
 _Outcome = tuple[float, float, float]  # expected score, P(Flip 7), P(bust)
+# The memo keeps each state's outcome as a row number into three flat arrays of floats
+# (_Rows: expected scores, P(Flip 7), P(bust)): millions of tuples of floats would take
+# several times the room. A state where the player stays has the outcome (stay score, 0,
+# 0): rows 0.._STAY_ROWS - 1 hold those, by the score (a line's number sum is at most
+# 0 + 1 + ... + 13 + 13), and a stay state's entry is that number, one of Python's shared
+# small ints, so the million or so of them add no object.
+_STAY_ROWS = sum(range(_THIRTEEN + 1)) + _THIRTEEN + 1
+_Rows = tuple["array[float]", "array[float]", "array[float]"]
 
 
 def _constant(value: float) -> Callable[[], float]:
     return lambda: value
+
+
+def _stay_rows() -> _Rows:
+    """The memo's arrays holding only the rows of the stay scores."""
+    return (
+        array("d", range(_STAY_ROWS)),
+        array("d", [0.0] * _STAY_ROWS),
+        array("d", [0.0] * _STAY_ROWS),
+    )
 
 
 def _wiped_code(line: int) -> int:
@@ -89,7 +107,8 @@ class _WipeModel:
         self._total = sum(counts)
         self._lines: dict[int, _WipeLine] = {}
         self._relaxed: dict[int, list[float]] = {}
-        self.memo: dict[int, _Outcome] = {}
+        self.memo: dict[int, int] = {}  # state key -> its row in _rows
+        self._rows = _stay_rows()
         self._how: tuple[int | None, Callable[[int], bool] | None] | None = None
         self._value: Callable[[int, int, int], _Outcome] | None = None
 
@@ -197,15 +216,28 @@ class _WipeModel:
         ``policy(line)`` is true, ``line`` being the line's key, which holds Unlucky 7 after
         a wipe); forced hits aside."""
         if self._how != (threshold, policy) or self._value is None:
-            self.memo = {}
+            self.forget()
             self._how = (threshold, policy)
             self._value = self._recursion(threshold, policy)
         return self._value(0, 0, 0)
+
+    def forget(self) -> None:
+        """Drop the last solve's memo. The recursion's closures call themselves, a cycle
+        that only the garbage collector frees, and late: its tables are emptied here, so
+        that two solves' states never fill memory at once."""
+        self.memo.clear()
+        for column in self._rows:
+            del column[_STAY_ROWS:]
+        self.memo = {}
+        self._rows = _stay_rows()
+        self._how = None
+        self._value = None
 
     def _recursion(
         self, threshold: int | None, policy: Callable[[int], bool] | None
     ) -> Callable[[int, int, int], _Outcome]:
         memo = self.memo
+        scores, flip_chances, bust_chances = self._rows
         lines, line_of = self._lines, self._line
         total = self._total
         optimal = threshold is None and policy is None
@@ -230,21 +262,21 @@ class _WipeModel:
             key = line | (code & mask) << _SIG_SHIFT | size << _SIZE_SHIFT
             found = memo.get(key)
             if found is not None:
-                return found
+                return scores[found], flip_chances[found], bust_chances[found]
             left = total - size - n
             if not forced:
                 if optimal:
                     if stays[size] or (
                         wipes and pre_stays[n](s, safe, worth, n, left)
                     ):  # staying provably wins
-                        out = memo[key] = (float(stay), 0.0, 0.0)
-                        return out
+                        memo[key] = stay
+                        return float(stay), 0.0, 0.0
                 elif not hits(line, s):
-                    out = memo[key] = (float(stay), 0.0, 0.0)
-                    return out
+                    memo[key] = stay
+                    return float(stay), 0.0, 0.0
             if not left:  # nothing left to draw: the round is scored as it stands
-                out = memo[key] = (float(stay), 0.0, 0.0)
-                return out
+                memo[key] = stay
+                return float(stay), 0.0, 0.0
             if five:
                 acc, flips, busts, taken = five_card(steps, code, s, left)
             else:
@@ -261,10 +293,17 @@ class _WipeModel:
                         flips += c
                         continue
                     got = memo.get(child | (code & cmask) << _SIG_SHIFT | wz)
-                    v, f, b = value(child, code, size) if got is None else got
-                    acc += c * v
-                    flips += c * f
-                    busts += c * b
+                    if got is None:
+                        v, f, b = value(child, code, size)
+                        acc += c * v
+                        flips += c * f
+                        busts += c * b
+                    elif got < _STAY_ROWS:  # the child stays on ``got``: adds nothing else
+                        acc += c * got
+                    else:
+                        acc += c * scores[got]
+                        flips += c * flip_chances[got]
+                        busts += c * bust_chances[got]
                 if wipes:
                     v, f, b = value(U7_LINE, as_w, n)
                     acc += wipes * v
@@ -273,11 +312,15 @@ class _WipeModel:
                     taken += wipes
             h = acc / left
             if forced or h > stay or not optimal:
-                out = (h, flips / left, (busts + left - taken) / left)
-            else:
-                out = (float(stay), 0.0, 0.0)
-            memo[key] = out
-            return out
+                f = flips / left
+                b = (busts + left - taken) / left
+                memo[key] = len(scores)
+                scores.append(h)
+                flip_chances.append(f)
+                bust_chances.append(b)
+                return h, f, b
+            memo[key] = stay
+            return float(stay), 0.0, 0.0
 
         def five_card(
             steps: tuple[tuple[int, int, int, int, Any], ...], code: int, s: int, left: int
