@@ -32,7 +32,7 @@ from flip7.core.decisions import (
     Swap,
     Target,
 )
-from flip7.engine.game import Status
+from flip7.engine.game import Game, Status
 
 __all__ = ["EVBot", "RandomBot", "TargetingBot", "ThresholdBot", "ev_hit"]
 
@@ -49,8 +49,15 @@ class RandomBot(LadderBot):
     rung = "R0"
     summary = "uniformly random legal option"
 
+    def choose(self, game: Game) -> Decision:
+        # The legal options are all it reads, and the game lists them for the seat that
+        # decides: no view to build (a game of random bots asks for every Hit and Stay).
+        return self._any(game.legal_decisions())
+
     def decide(self, view: PublicView) -> Decision:
-        options = view.options
+        return self._any(view.options)
+
+    def _any(self, options: tuple[Decision, ...]) -> Decision:
         return options[self.rng.randrange(len(options))]
 
 
