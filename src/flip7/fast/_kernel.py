@@ -199,6 +199,17 @@ def is_flip7(M, s):
 
 # ------------------------------------------------------------------ the draw pile
 
+# For a Number card other than Unlucky 7, the other code a line may hold of the same number
+# (7: Unlucky 7; 13 and Lucky 13: each other), else Just One More!, never in a line (count 0).
+SAME_AS = np.array([JOM] * NCODES, dtype=np.int64)
+SAME_AS[SEVEN], SAME_AS[THIRTEEN], SAME_AS[L13] = U7, L13, THIRTEEN
+U_FIRST_MOD = np.uint64(FIRST_MOD)
+U_TOTALS = np.uint64(TOTALS)
+# A new game's draw pile of one and of two decks, in new_game's order (code by code): a
+# copy, not a loop per code whose varying length the processor guesses wrong.
+PILE1 = np.repeat(np.arange(NCODES, dtype=np.int64), ONE_DECK)
+PILE2 = np.repeat(np.arange(NCODES, dtype=np.int64), 2 * ONE_DECK)
+
 
 @jit_inline
 def draw_fast(M, npile):
@@ -471,14 +482,27 @@ def score_round(M, minus15):
 
 @jit_inline
 def next_round(M):
-    n = M[S_N]
+    n = np.uint64(M[S_N])
+    moved = 0
     for s in range(n):
-        clear_line(M, s)
-        M[np.uint64(STATUS + s)] = ACTIVE
-        M[np.uint64(SUMS + s)] = 0
+        # clear_line for every seat, over every code a line may hold rather than the codes
+        # it does hold: a loop of fixed length (compiled to vector instructions), where a loop
+        # over the line's bits ends at a point the processor cannot foresee.
+        row = U_CNT + U_NCODES * s
+        moved += M[U_NNUM + s] + M[U_NMOD + s]
+        for c in range(FIRST_ACTION):
+            uc = np.uint64(c)
+            M[U_DCNT + uc] += M[row + uc]
+            M[row + uc] = 0
+        M[U_MASK + s] = 0
+        M[U_NNUM + s] = 0
+        M[U_NMOD + s] = 0
+        M[U_STATUS + s] = ACTIVE
+        M[U_SUMS + s] = 0
+    M[S_NDISC] += moved
     # The next seat deals (no division: a modulo is the slowest instruction here).
     d = M[S_DEALER] + 1
-    M[S_DEALER] = d if d < n else 0
+    M[S_DEALER] = d if d < M[S_N] else 0
     start_round(M)
 
 
@@ -1443,20 +1467,23 @@ def offer_turn(M):
     scripted_game = M[RL + R_SCRIPTED] != 0
     fast_draws = not scripted_game and M[RL + R_LOG] == 0
     empty_may_stay = M[RL + R_EMPTY] != 0
+    # The Active seats as bits, read once per call and kept here as turns end in a Stay or
+    # a bust: the next Active seat is then a count of trailing zeros, not a walk around the
+    # table whose every step is a branch the processor guesses wrong about as often as not.
+    live = U0
+    for s in range(n):
+        live |= np.uint64(M[U_STATUS + s] == ACTIVE) << s
     while True:
-        seat = seat + U1 if seat + U1 < n else U0
-        left = n
-        while M[U_STATUS + seat] != ACTIVE:
-            left -= U1
-            if left == U0:
-                M[S_TURN] = np.int64(seat)
-                end_round(M)
-                return
-            seat = seat + U1 if seat + U1 < n else U0
+        if live == U0:
+            end_round(M)  # no Active player left (S_TURN stays on the last one to play)
+            return
+        later = live & (np.uint64(0xFFFFFFFFFFFFFFFE) << seat)  # Active seats after this one
+        seat = np.uint64(low_bit(later if later != U0 else live))
         M[S_TURN] = np.int64(seat)
         row = U_CNT + U_NCODES * seat
-        if M[row + U_ZERO] > 0 or (
-            M[U_NNUM + seat] == 0 and M[U_NMOD + seat] == 0 and not empty_may_stay
+        # One branch, not three (| and & evaluate both sides).
+        if (M[row + U_ZERO] > 0) | (
+            (M[U_NNUM + seat] + M[U_NMOD + seat] == 0) & (not empty_may_stay)
         ):
             hit = True  # The Zero (§4.3.3) or an empty line (§3.2.3): no choice
         else:
@@ -1471,6 +1498,7 @@ def offer_turn(M):
                     return
         if not hit:
             M[U_STATUS + seat] = STAYED
+            live &= ~(U1 << seat)
             continue
         npile = M[S_NPILE]
         if npile > 0 and fast_draws:
@@ -1480,23 +1508,20 @@ def offer_turn(M):
         else:
             c = take(M)
             uc = np.uint64(c)
-        if c >= 0 and c < FIRST_MOD and c != U7:
+        if uc < U_FIRST_MOD and uc != U_U7:
             # A Number card that cannot wipe: a bust, or a card short of the seventh. The
-            # stack is empty here, so a bust has no set-aside cards to drop.
-            if PLAIN[np.uint64(uc)]:
-                dup = M[np.uint64(row + uc)] > 0
-            elif c == SEVEN:
-                dup = M[row + U_SEVEN] + M[row + U_U7] > 0
-            else:
-                same = 1 + M[row + U_THIRTEEN] + M[row + U_L13]
-                lucky = (1 if c == L13 else 0) + M[row + U_L13]
-                dup = same > 2 or (same == 2 and lucky == 0)
-            if dup:
+            # stack is empty here, so a bust has no set-aside cards to drop. busts() without
+            # its branches on the kind of Number (each one a coin toss to the processor):
+            # the copies of this number the line holds, against 2 where a Lucky 13 is about.
+            held = M[row + uc] + M[row + np.uint64(SAME_AS[uc])]
+            lucky = (c == L13) | ((c == THIRTEEN) & (M[row + U_L13] > 0))
+            if held > np.int64(lucky):
                 M[np.uint64(row + uc)] += 1
                 M[U_MASK + seat] |= 1 << c
                 M[U_NNUM + seat] += 1
                 M[U_STATUS + seat] = BUSTED
                 M[S_NLIVE] -= 1
+                live &= ~(U1 << seat)
                 continue
             if M[U_NNUM + seat] < 6:
                 M[np.uint64(row + uc)] += 1
@@ -1604,9 +1629,19 @@ def new_game(M, dealer):
         m = ONE_DECK[c] * decks
         M[np.uint64(PCNT + c)] = m
         M[np.uint64(DCNT + c)] = 0
-        for _ in range(m):
-            M[np.uint64(PILE + k)] = c
-            k += 1
+        k += m
+    if decks == 1:
+        for i in range(k):
+            M[U_PILE + np.uint64(i)] = PILE1[np.uint64(i)]
+    elif decks == 2:
+        for i in range(k):
+            M[U_PILE + np.uint64(i)] = PILE2[np.uint64(i)]
+    else:
+        k = 0
+        for c in range(NCODES):
+            for _ in range(ONE_DECK[c] * decks):
+                M[np.uint64(PILE + k)] = c
+                k += 1
     M[S_NPILE] = k
     M[S_NDISC] = 0
     M[S_SP] = 0
