@@ -1,5 +1,5 @@
 # mypy: ignore-errors
-# ruff: noqa: SIM102, SIM108, SIM109, SIM114, F403, F405  (numba: explicit comparisons and branches compile plainest; the layout's names come in with *)
+# ruff: noqa: SIM102, SIM108, SIM109, F403, F405  (numba: explicit comparisons and branches compile plainest; the layout's names come in with *)
 """The compiled game loop of :mod:`flip7.fast` (numba ``@njit(cache=True)``).
 
 It mirrors :mod:`flip7.engine.game` step for step (RULES.md §3–§11): the same resolution
@@ -142,6 +142,17 @@ def discard_card(M, c):
 def low_bit(m):
     """The index of the lowest set bit of ``m`` > 0 (one count-trailing-zeros instruction)."""
     return trailing_zeros(m)
+
+
+@jit_inline
+def bit_count(m):
+    """How many bits of ``m`` are set (LLVM makes this loop one popcnt instruction)."""
+    m = np.uint64(m)
+    k = 0
+    while m:
+        m &= m - U1
+        k += 1
+    return k
 
 
 @jit_inline
@@ -774,27 +785,19 @@ def nth_move(M, c, user, k):
 def leader_among(M, me, kind):
     """The seat other than ``me`` with the highest running total (then the highest number
     sum) among those a decision of ``kind`` may name; -1 if none."""
-    n = M[S_N]
+    n = np.uint64(M[S_N])
+    anyone = (kind == K_GIVE and M[RL + R_BRUTAL] != 0) or (
+        kind == K_MINUS and M[RL + R_M15ANY] != 0
+    )
+    # (total, number sum) as one key (a number sum is 0 to a few hundred), compared with
+    # selects rather than branches: whether a seat leads is a coin toss to the processor.
     best = -1
+    top = np.int64(-(1 << 62))
     for s in range(n):
-        if s == me:
-            continue
-        if M[np.uint64(STATUS + s)] == BUSTED:
-            if kind == K_GIVE and M[RL + R_BRUTAL]:
-                pass
-            elif kind == K_MINUS and M[RL + R_M15ANY]:
-                pass
-            else:
-                continue
-        if (
-            best < 0
-            or M[np.uint64(TOTALS + s)] > M[np.uint64(TOTALS + best)]
-            or (
-                M[np.uint64(TOTALS + s)] == M[np.uint64(TOTALS + best)]
-                and M[np.uint64(SUMS + s)] > M[np.uint64(SUMS + best)]
-            )
-        ):
-            best = s
+        key = M[U_TOTALS + s] * 16777216 + M[U_SUMS + s]
+        if (s != np.uint64(me)) & (anyone | (M[U_STATUS + s] != BUSTED)) & (key > top):
+            best = np.int64(s)
+            top = key
     return best
 
 
@@ -834,6 +837,25 @@ def choose_seat(M, kind, user, c, k):
         d = scripted(M)
         return (d >> 4) & 63 if d >= 0 else user
     p = M[np.uint64(PTYPE + user)]
+    if (p == POL_RANDOM or p == POL_THRESHOLD) and kind != K_PASS:
+        # A Give or Target at random (to another seat when there is one, at threshold):
+        # seat_options' seats as bits, without its call and without the scan that drops
+        # the user from them; the same draw from the same options.
+        n = np.uint64(M[S_N])
+        anyone = kind == K_GIVE and M[RL + R_BRUTAL] != 0
+        opts = U0
+        for s in range(n):
+            opts |= np.uint64(anyone | (M[U_STATUS + s] != BUSTED)) << s
+        if p == POL_THRESHOLD:
+            opts &= ~(U1 << np.uint64(user))
+        if opts == U0:
+            pick = user
+        else:
+            for _ in range(below(M, bit_count(opts))):
+                opts &= opts - U1
+            pick = np.int64(low_bit(opts))
+        log_decision(M, enc(kind, pick, 0, 0, 0))
+        return pick
     if p == POL_RANDOM or p == POL_THRESHOLD or kind == K_PASS:
         # The options only matter to these: aiming at the leader needs none.
         k = seat_options(M, kind, user, c)
