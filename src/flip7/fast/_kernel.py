@@ -54,15 +54,24 @@ enc = jit_inline(_layout_enc)
 # ------------------------------------------------------------------ random numbers
 
 
+U32, U_XMUL = np.uint64(32), np.uint64(0x2545F4914F6CDD1D)
+
+
 @jit_inline
-def _next(M):
-    # xorshift64*: state never 0 (seeded through splitmix64 with a nonzero fallback).
-    x = np.uint64(M[RNG])
+def xorshift(x):
+    """The generator's next state after ``x`` (a uint64)."""
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
     x ^= x >> np.uint64(27)
+    return x
+
+
+@jit_inline
+def _next(M):
+    # xorshift64*: state never 0 (seeded through splitmix64 with a nonzero fallback).
+    x = xorshift(np.uint64(M[RNG]))
     M[RNG] = np.int64(x)
-    return x * np.uint64(0x2545F4914F6CDD1D)
+    return x * U_XMUL
 
 
 @jit_inline
@@ -1487,8 +1496,17 @@ def offer_turn(M):
     n = np.uint64(M[S_N])
     seat = np.uint64(M[S_TURN])
     scripted_game = M[RL + R_SCRIPTED] != 0
-    fast_draws = not scripted_game and M[RL + R_LOG] == 0
+    logged = M[RL + R_LOG] != 0
+    fast_draws = not scripted_game and not logged
     empty_may_stay = M[RL + R_EMPTY] != 0
+    # The generator's state and the pile's size in registers, and the state of the next
+    # draw worked out one draw ahead: a draw's card then waits on a multiply and a load,
+    # not on the generator's steps behind a store and a reload (the loop's longest chain,
+    # restarted after every branch guessed wrong). Both are stored as they change, and
+    # read again after each call that may draw.
+    rng = np.uint64(M[RNG])
+    ahead = xorshift(rng)
+    npile = np.uint64(M[S_NPILE])
     # The Active seats as bits, read once per call and kept here as turns end in a Stay or
     # a bust: the next Active seat is then a count of trailing zeros, not a walk around the
     # table whose every step is a branch the processor guesses wrong about as often as not.
@@ -1512,24 +1530,35 @@ def offer_turn(M):
             p = M[U_PTYPE + seat]
             if not scripted_game and (p == POL_THRESHOLD or p == POL_TARGETING):
                 hit = M[U_SUMS + seat] < M[U_PPARAM + seat]
-                if M[RL + R_LOG]:
+                if logged:
                     log_decision(M, K_HIT if hit else K_STAY)
             else:
                 hit = choose_hit(M, np.int64(seat))
                 if M[S_HALT]:
                     return
+                rng = np.uint64(M[RNG])
+                ahead = xorshift(rng)
         if not hit:
             M[U_STATUS + seat] = STAYED
             live &= ~(U1 << seat)
             continue
-        npile = M[S_NPILE]
-        if npile > 0 and fast_draws:
-            # take()'s common case, inline: a random card off a non-empty pile.
-            c = draw_fast(M, npile)
-            uc = np.uint64(c)
+        if npile > U0 and fast_draws:
+            # draw_fast with the state worked out ahead (the same numbers as _next's).
+            rng = ahead
+            M[RNG] = np.int64(rng)
+            j = (((rng * U_XMUL) >> U32) * npile) >> U32
+            ahead = xorshift(rng)
+            c = M[U_PILE + j]
+            npile -= U1
+            M[U_PILE + j] = M[U_PILE + npile]
+            M[S_NPILE] = np.int64(npile)
+            M[U_PCNT + np.uint64(c)] -= 1
         else:
             c = take(M)
-            uc = np.uint64(c)
+            rng = np.uint64(M[RNG])
+            ahead = xorshift(rng)
+            npile = np.uint64(M[S_NPILE])
+        uc = np.uint64(c)
         if uc < U_FIRST_MOD and uc != U_U7:
             # A Number card that cannot wipe: a bust, or a card short of the seventh. The
             # stack is empty here, so a bust has no set-aside cards to drop. busts() without
