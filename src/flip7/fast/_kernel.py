@@ -1,5 +1,5 @@
 # mypy: ignore-errors
-# ruff: noqa: SIM102, SIM108, SIM109, F403, F405  (numba: explicit comparisons and branches compile plainest; the layout's names come in with *)
+# ruff: noqa: SIM102, SIM109, F403, F405  (numba: explicit comparisons and branches compile plainest; the layout's names come in with *)
 """The compiled game loop of :mod:`flip7.fast` (numba ``@njit(cache=True)``).
 
 It mirrors :mod:`flip7.engine.game` step for step (RULES.md §3–§11): the same resolution
@@ -243,6 +243,21 @@ def draw_fast(M, npile):
     M[S_NPILE] = np.int64(un)
     M[U_PCNT + np.uint64(c)] -= 1
     return c
+
+
+@jit_inline
+def draw_ahead(M, state, npile):
+    """:func:`draw_fast` with the generator's state for this draw worked out already
+    (``state``, and ``npile`` > 0, both uint64): the card, and the state for the next draw
+    (see :func:`offer_turn`)."""
+    M[RNG] = np.int64(state)
+    j = (((state * U_XMUL) >> U32) * npile) >> U32  # below(M, npile), as _next draws it
+    c = M[U_PILE + j]
+    npile -= U1
+    M[U_PILE + j] = M[U_PILE + npile]
+    M[S_NPILE] = np.int64(npile)
+    M[U_PCNT + np.uint64(c)] -= 1
+    return c, xorshift(state)
 
 
 @jit
@@ -1504,8 +1519,7 @@ def offer_turn(M):
     # not on the generator's steps behind a store and a reload (the loop's longest chain,
     # restarted after every branch guessed wrong). Both are stored as they change, and
     # read again after each call that may draw.
-    rng = np.uint64(M[RNG])
-    ahead = xorshift(rng)
+    ahead = xorshift(np.uint64(M[RNG]))
     npile = np.uint64(M[S_NPILE])
     # The Active seats as bits, read once per call and kept here as turns end in a Stay or
     # a bust: the next Active seat is then a count of trailing zeros, not a walk around the
@@ -1536,27 +1550,17 @@ def offer_turn(M):
                 hit = choose_hit(M, np.int64(seat))
                 if M[S_HALT]:
                     return
-                rng = np.uint64(M[RNG])
-                ahead = xorshift(rng)
+                ahead = xorshift(np.uint64(M[RNG]))
         if not hit:
             M[U_STATUS + seat] = STAYED
             live &= ~(U1 << seat)
             continue
         if npile > U0 and fast_draws:
-            # draw_fast with the state worked out ahead (the same numbers as _next's).
-            rng = ahead
-            M[RNG] = np.int64(rng)
-            j = (((rng * U_XMUL) >> U32) * npile) >> U32
-            ahead = xorshift(rng)
-            c = M[U_PILE + j]
+            c, ahead = draw_ahead(M, ahead, npile)
             npile -= U1
-            M[U_PILE + j] = M[U_PILE + npile]
-            M[S_NPILE] = np.int64(npile)
-            M[U_PCNT + np.uint64(c)] -= 1
         else:
             c = take(M)
-            rng = np.uint64(M[RNG])
-            ahead = xorshift(rng)
+            ahead = xorshift(np.uint64(M[RNG]))
             npile = np.uint64(M[S_NPILE])
         uc = np.uint64(c)
         if uc < U_FIRST_MOD and uc != U_U7:
@@ -1590,16 +1594,21 @@ def deal_next(M):
     i = M[S_DEAL_I]
     first = M[S_DEALER] + 1
     fast_draws = M[RL + R_SCRIPTED] == 0 and M[RL + R_LOG] == 0
+    # As in offer_turn: the next draw's state worked out ahead, read again after a call.
+    ahead = xorshift(np.uint64(M[RNG]))
+    npile = np.uint64(M[S_NPILE])
     while i < n:
         seat = first + i if first + i < n else first + i - n  # first <= n, i < n
         i += 1
         if M[np.uint64(STATUS + seat)] == ACTIVE:
             M[S_DEAL_I] = i
-            npile = M[S_NPILE]
-            if npile > 0 and fast_draws:
-                c = draw_fast(M, npile)
+            if npile > U0 and fast_draws:
+                c, ahead = draw_ahead(M, ahead, npile)
+                npile -= U1
             else:
                 c = take(M)
+                ahead = xorshift(np.uint64(M[RNG]))
+                npile = np.uint64(M[S_NPILE])
             us = np.uint64(seat)
             if c >= 0 and c < U7 and M[U_NNUM + us] == 0:
                 # A first Number worth its code: nothing to check (the engine's shortcut).
@@ -1611,6 +1620,8 @@ def deal_next(M):
             arrive(M, P_DEAL, seat, 0, c)
             if M[S_SP] or M[S_PHASE] != PH_DEAL or M[S_HALT]:
                 return
+            ahead = xorshift(np.uint64(M[RNG]))
+            npile = np.uint64(M[S_NPILE])
             continue
         if not M[RL + R_SKIPS]:
             M[S_DEAL_I] = i
