@@ -269,11 +269,20 @@ def take(M):
     if npile == 0:
         if M[S_NDISC] == 0:
             return -1
+        one_deck = M[RL + R_DECKS] == 1
         for c in range(NCODES):
             k = M[np.uint64(DCNT + c)]
-            for _ in range(k):
-                M[np.uint64(PILE + npile)] = c
-                npile += 1
+            if one_deck:
+                # 12 copies (a deck's most of one code), the next codes writing over those
+                # past k: a loop of fixed length where one of k ends at a guessed branch.
+                # The pile of one deck ends short of PILE's room by more than 12 slots.
+                for t in range(12):
+                    M[U_PILE + np.uint64(npile + t)] = c
+                npile += k
+            else:
+                for _ in range(k):
+                    M[np.uint64(PILE + npile)] = c
+                    npile += 1
             M[np.uint64(PCNT + c)] += k
             M[np.uint64(DCNT + c)] = 0
         M[S_NDISC] = 0
@@ -474,21 +483,25 @@ def score_round(M, minus15):
             M[np.uint64(M[H_RLOG] + r0)] = M[S_DEALER]
             M[np.uint64(M[H_RLOG] + r0 + 1)] = flip7
             M[np.uint64(M[H_RLOG] + r0 + 2)] = minus15
+    bmods = M[RL + R_BMODS] != 0
     for s in range(n):
-        if M[np.uint64(STATUS + s)] == BUSTED:
-            score = 0
-            if M[RL + R_BMODS]:
+        # The common lines, a bust (0) or a line of numbers only (its sum), by a select:
+        # which of the two a seat has is a coin toss to the processor.
+        busted = M[np.uint64(STATUS + s)] == BUSTED
+        plain = (
+            (s != flip7)
+            & ((M[np.uint64(MASK + s)] >> FIRST_MOD) == 0)
+            & ((M[np.uint64(MASK + s)] & 1) == 0)
+        )
+        if (busted & bmods) | (not busted and not plain):
+            if busted:
+                score = 0
                 for c in range(17, 22):
                     score -= PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * (s) + c)]
-        elif (
-            s != flip7
-            and (M[np.uint64(MASK + s)] >> FIRST_MOD) == 0
-            and not M[np.uint64(MASK + s)] & 1
-        ):
-            # The common line (no Modifier, no Zero): just its numbers.
-            score = M[np.uint64(SUMS + s)]
+            else:
+                score = line_score(M, s, s == flip7, minus15 < 0)
         else:
-            score = line_score(M, s, s == flip7, minus15 < 0)
+            score = 0 if busted else M[np.uint64(SUMS + s)]
         M[np.uint64(TOTALS + s)] += score
         if log:
             M[np.uint64(M[H_RLOG] + r0 + 3 + s)] = score
