@@ -786,12 +786,14 @@ def nth_move(M, c, user, k):
             if M[np.uint64(STATUS + s)] == BUSTED or (c == STEAL and s == user):
                 continue
             m = M[np.uint64(MASK + s)]
-            while m:
-                x = low_bit(m)
+            # A line whose cards all come before the k-th is passed over whole.
+            here = bit_count(m)
+            if k >= here:
+                k -= here
+                continue
+            for _ in range(k):
                 m &= m - 1
-                if k == 0:
-                    return s, x, -1, -1
-                k -= 1
+            return s, low_bit(m), -1, -1
         return -1, -1, -1, -1
     for s in range(n):
         if M[np.uint64(STATUS + s)] == BUSTED or M[np.uint64(MASK + s)] == 0:
@@ -799,6 +801,13 @@ def nth_move(M, c, user, k):
         for t in range(s + 1, n):
             if M[np.uint64(STATUS + t)] == BUSTED or M[np.uint64(MASK + t)] == 0:
                 continue
+            if cross:
+                # Every pair of the two lines' cards is an option: a pair of lines whose
+                # options all come before the k-th is passed over whole.
+                here = bit_count(M[np.uint64(MASK + s)]) * bit_count(M[np.uint64(MASK + t)])
+                if k >= here:
+                    k -= here
+                    continue
             m = M[np.uint64(MASK + s)]
             while m:
                 x = low_bit(m)
@@ -1406,26 +1415,28 @@ def choose_move(M, c, user):
         total = count_moves(M, c, user, 1 << 40)
         s1, c1, s2, c2 = nth_move(M, c, user, below(M, total))
     elif p == POL_THRESHOLD:
-        # A Discard aimed at another seat's card when there is one.
+        # A Discard aimed at another seat's card when there is one (a line holds no
+        # Action: its bits are its cards).
         aimed = 0
         for s in range(n):
             if s != user and M[np.uint64(STATUS + s)] != BUSTED:
-                for x in range(FIRST_ACTION):
-                    if (M[np.uint64(MASK + s)] >> x) & 1:
-                        aimed += 1
+                aimed += bit_count(M[np.uint64(MASK + s)])
         if aimed == 0:
             total = count_moves(M, c, user, 1 << 40)
             s1, c1, s2, c2 = nth_move(M, c, user, below(M, total))
         else:
             k = below(M, aimed)
             for s in range(n):
-                if s != user and M[np.uint64(STATUS + s)] != BUSTED:
-                    for x in range(FIRST_ACTION):
-                        if (M[np.uint64(MASK + s)] >> x) & 1:
-                            if k == 0 and s1 < 0:
-                                s1 = s
-                                c1 = x
-                            k -= 1
+                if s != user and M[np.uint64(STATUS + s)] != BUSTED and s1 < 0:
+                    m = M[np.uint64(MASK + s)]
+                    here = bit_count(m)
+                    if k >= here:
+                        k -= here
+                    else:
+                        for _ in range(k):
+                            m &= m - 1
+                        s1 = s
+                        c1 = low_bit(m)
     else:
         leader = leader_among(M, user, K_TARGET)
         best = -1e18
