@@ -835,15 +835,18 @@ def leader_among(M, me, kind):
     anyone = (kind == K_GIVE and M[RL + R_BRUTAL] != 0) or (
         kind == K_MINUS and M[RL + R_M15ANY] != 0
     )
-    # (total, number sum) as one key (a number sum is 0 to a few hundred), compared with
-    # selects rather than branches: whether a seat leads is a coin toss to the processor.
-    best = -1
+    # (total, number sum) as one key (a number sum is 0 to a few hundred), kept by
+    # arithmetic rather than a branch (LLVM made the if a jump): whether a seat leads is a
+    # coin toss to the processor.
+    best = np.int64(-1)
     top = np.int64(-(1 << 62))
     for s in range(n):
         key = M[U_TOTALS + s] * 16777216 + M[U_SUMS + s]
-        if (s != np.uint64(me)) & (anyone | (M[U_STATUS + s] != BUSTED)) & (key > top):
-            best = np.int64(s)
-            top = key
+        better = np.int64(
+            (s != np.uint64(me)) & (anyone | (M[U_STATUS + s] != BUSTED)) & (key > top)
+        )
+        best += (np.int64(s) - best) * better
+        top += (key - top) * better
     return best
 
 
