@@ -1,5 +1,5 @@
 # mypy: ignore-errors
-# ruff: noqa: SIM102, SIM108, SIM109, SIM114, F403, F405  (numba: explicit comparisons and branches compile plainest; the layout's names come in with *)
+# ruff: noqa: SIM102, SIM109, F403, F405  (numba: explicit comparisons and branches compile plainest; the layout's names come in with *)
 """The compiled game loop of :mod:`flip7.fast` (numba ``@njit(cache=True)``).
 
 It mirrors :mod:`flip7.engine.game` step for step (RULES.md §3–§11): the same resolution
@@ -56,15 +56,24 @@ enc = jit_inline(_layout_enc)
 # ------------------------------------------------------------------ random numbers
 
 
+U32, U_XMUL = np.uint64(32), np.uint64(0x2545F4914F6CDD1D)
+
+
 @jit_inline
-def _next(M):
-    # xorshift64*: state never 0 (seeded through splitmix64 with a nonzero fallback).
-    x = np.uint64(M[RNG])
+def xorshift(x):
+    """The generator's next state after ``x`` (a uint64)."""
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
     x ^= x >> np.uint64(27)
+    return x
+
+
+@jit_inline
+def _next(M):
+    # xorshift64*: state never 0 (seeded through splitmix64 with a nonzero fallback).
+    x = xorshift(np.uint64(M[RNG]))
     M[RNG] = np.int64(x)
-    return x * np.uint64(0x2545F4914F6CDD1D)
+    return x * U_XMUL
 
 
 @jit_inline
@@ -147,6 +156,17 @@ def low_bit(m):
 
 
 @jit_inline
+def bit_count(m):
+    """How many bits of ``m`` are set (LLVM makes this loop one popcnt instruction)."""
+    m = np.uint64(m)
+    k = 0
+    while m:
+        m &= m - U1
+        k += 1
+    return k
+
+
+@jit_inline
 def clear_line(M, s):
     """Every card of seat ``s``'s line to the discard pile."""
     if M[np.uint64(NNUM + s)] == 0 and M[np.uint64(NMOD + s)] == 0:
@@ -201,6 +221,17 @@ def is_flip7(M, s):
 
 # ------------------------------------------------------------------ the draw pile
 
+# For a Number card other than Unlucky 7, the other code a line may hold of the same number
+# (7: Unlucky 7; 13 and Lucky 13: each other), else Just One More!, never in a line (count 0).
+SAME_AS = np.array([JOM] * NCODES, dtype=np.int64)
+SAME_AS[SEVEN], SAME_AS[THIRTEEN], SAME_AS[L13] = U7, L13, THIRTEEN
+U_FIRST_MOD = np.uint64(FIRST_MOD)
+U_TOTALS = np.uint64(TOTALS)
+# A new game's draw pile of one and of two decks, in new_game's order (code by code): a
+# copy, not a loop per code whose varying length the processor guesses wrong.
+PILE1 = np.repeat(np.arange(NCODES, dtype=np.int64), ONE_DECK)
+PILE2 = np.repeat(np.arange(NCODES, dtype=np.int64), 2 * ONE_DECK)
+
 
 @jit_inline
 def draw_fast(M, npile):
@@ -216,6 +247,21 @@ def draw_fast(M, npile):
     return c
 
 
+@jit_inline
+def draw_ahead(M, state, npile):
+    """:func:`draw_fast` with the generator's state for this draw worked out already
+    (``state``, and ``npile`` > 0, both uint64): the card, and the state for the next draw
+    (see :func:`offer_turn`)."""
+    M[RNG] = np.int64(state)
+    j = (((state * U_XMUL) >> U32) * npile) >> U32  # below(M, npile), as _next draws it
+    c = M[U_PILE + j]
+    npile -= U1
+    M[U_PILE + j] = M[U_PILE + npile]
+    M[S_NPILE] = np.int64(npile)
+    M[U_PCNT + np.uint64(c)] -= 1
+    return c, xorshift(state)
+
+
 @jit
 def take(M):
     """The next card off the draw pile (reshuffling the discard pile into it when empty,
@@ -225,11 +271,20 @@ def take(M):
     if npile == 0:
         if M[S_NDISC] == 0:
             return -1
+        one_deck = M[RL + R_DECKS] == 1
         for c in range(NCODES):
             k = M[np.uint64(DCNT + c)]
-            for _ in range(k):
-                M[np.uint64(PILE + npile)] = c
-                npile += 1
+            if one_deck:
+                # 12 copies (a deck's most of one code), the next codes writing over those
+                # past k: a loop of fixed length where one of k ends at a guessed branch.
+                # The pile of one deck ends short of PILE's room by more than 12 slots.
+                for t in range(12):
+                    M[U_PILE + np.uint64(npile + t)] = c
+                npile += k
+            else:
+                for _ in range(k):
+                    M[np.uint64(PILE + npile)] = c
+                    npile += 1
             M[np.uint64(PCNT + c)] += k
             M[np.uint64(DCNT + c)] = 0
         M[S_NDISC] = 0
@@ -430,21 +485,25 @@ def score_round(M, minus15):
             M[np.uint64(M[H_RLOG] + r0)] = M[S_DEALER]
             M[np.uint64(M[H_RLOG] + r0 + 1)] = flip7
             M[np.uint64(M[H_RLOG] + r0 + 2)] = minus15
+    bmods = M[RL + R_BMODS] != 0
     for s in range(n):
-        if M[np.uint64(STATUS + s)] == BUSTED:
-            score = 0
-            if M[RL + R_BMODS]:
+        # The common lines, a bust (0) or a line of numbers only (its sum), by a select:
+        # which of the two a seat has is a coin toss to the processor.
+        busted = M[np.uint64(STATUS + s)] == BUSTED
+        plain = (
+            (s != flip7)
+            & ((M[np.uint64(MASK + s)] >> FIRST_MOD) == 0)
+            & ((M[np.uint64(MASK + s)] & 1) == 0)
+        )
+        if (busted & bmods) | (not busted and not plain):
+            if busted:
+                score = 0
                 for c in range(17, 22):
                     score -= PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * (s) + c)]
-        elif (
-            s != flip7
-            and (M[np.uint64(MASK + s)] >> FIRST_MOD) == 0
-            and not M[np.uint64(MASK + s)] & 1
-        ):
-            # The common line (no Modifier, no Zero): just its numbers.
-            score = M[np.uint64(SUMS + s)]
+            else:
+                score = line_score(M, s, s == flip7, minus15 < 0)
         else:
-            score = line_score(M, s, s == flip7, minus15 < 0)
+            score = 0 if busted else M[np.uint64(SUMS + s)]
         M[np.uint64(TOTALS + s)] += score
         if log:
             M[np.uint64(M[H_RLOG] + r0 + 3 + s)] = score
@@ -473,14 +532,27 @@ def score_round(M, minus15):
 
 @jit_inline
 def next_round(M):
-    n = M[S_N]
+    n = np.uint64(M[S_N])
+    moved = 0
     for s in range(n):
-        clear_line(M, s)
-        M[np.uint64(STATUS + s)] = ACTIVE
-        M[np.uint64(SUMS + s)] = 0
+        # clear_line for every seat, over every code a line may hold rather than the codes
+        # it does hold: a loop of fixed length (compiled to vector instructions), where a loop
+        # over the line's bits ends at a point the processor cannot foresee.
+        row = U_CNT + U_NCODES * s
+        moved += M[U_NNUM + s] + M[U_NMOD + s]
+        for c in range(FIRST_ACTION):
+            uc = np.uint64(c)
+            M[U_DCNT + uc] += M[row + uc]
+            M[row + uc] = 0
+        M[U_MASK + s] = 0
+        M[U_NNUM + s] = 0
+        M[U_NMOD + s] = 0
+        M[U_STATUS + s] = ACTIVE
+        M[U_SUMS + s] = 0
+    M[S_NDISC] += moved
     # The next seat deals (no division: a modulo is the slowest instruction here).
     d = M[S_DEALER] + 1
-    M[S_DEALER] = d if d < n else 0
+    M[S_DEALER] = d if d < M[S_N] else 0
     start_round(M)
 
 
@@ -716,12 +788,14 @@ def nth_move(M, c, user, k):
             if M[np.uint64(STATUS + s)] == BUSTED or (c == STEAL and s == user):
                 continue
             m = M[np.uint64(MASK + s)]
-            while m:
-                x = low_bit(m)
+            # A line whose cards all come before the k-th is passed over whole.
+            here = bit_count(m)
+            if k >= here:
+                k -= here
+                continue
+            for _ in range(k):
                 m &= m - 1
-                if k == 0:
-                    return s, x, -1, -1
-                k -= 1
+            return s, low_bit(m), -1, -1
         return -1, -1, -1, -1
     for s in range(n):
         if M[np.uint64(STATUS + s)] == BUSTED or M[np.uint64(MASK + s)] == 0:
@@ -729,6 +803,13 @@ def nth_move(M, c, user, k):
         for t in range(s + 1, n):
             if M[np.uint64(STATUS + t)] == BUSTED or M[np.uint64(MASK + t)] == 0:
                 continue
+            if cross:
+                # Every pair of the two lines' cards is an option: a pair of lines whose
+                # options all come before the k-th is passed over whole.
+                here = bit_count(M[np.uint64(MASK + s)]) * bit_count(M[np.uint64(MASK + t)])
+                if k >= here:
+                    k -= here
+                    continue
             m = M[np.uint64(MASK + s)]
             while m:
                 x = low_bit(m)
@@ -752,27 +833,22 @@ def nth_move(M, c, user, k):
 def leader_among(M, me, kind):
     """The seat other than ``me`` with the highest running total (then the highest number
     sum) among those a decision of ``kind`` may name; -1 if none."""
-    n = M[S_N]
-    best = -1
+    n = np.uint64(M[S_N])
+    anyone = (kind == K_GIVE and M[RL + R_BRUTAL] != 0) or (
+        kind == K_MINUS and M[RL + R_M15ANY] != 0
+    )
+    # (total, number sum) as one key (a number sum is 0 to a few hundred), kept by
+    # arithmetic rather than a branch (LLVM made the if a jump): whether a seat leads is a
+    # coin toss to the processor.
+    best = np.int64(-1)
+    top = np.int64(-(1 << 62))
     for s in range(n):
-        if s == me:
-            continue
-        if M[np.uint64(STATUS + s)] == BUSTED:
-            if kind == K_GIVE and M[RL + R_BRUTAL]:
-                pass
-            elif kind == K_MINUS and M[RL + R_M15ANY]:
-                pass
-            else:
-                continue
-        if (
-            best < 0
-            or M[np.uint64(TOTALS + s)] > M[np.uint64(TOTALS + best)]
-            or (
-                M[np.uint64(TOTALS + s)] == M[np.uint64(TOTALS + best)]
-                and M[np.uint64(SUMS + s)] > M[np.uint64(SUMS + best)]
-            )
-        ):
-            best = s
+        key = M[U_TOTALS + s] * 16777216 + M[U_SUMS + s]
+        better = np.int64(
+            (s != np.uint64(me)) & (anyone | (M[U_STATUS + s] != BUSTED)) & (key > top)
+        )
+        best += (np.int64(s) - best) * better
+        top += (key - top) * better
     return best
 
 
@@ -814,6 +890,25 @@ def choose_seat(M, kind, user, c, k):
         d = scripted(M)
         return (d >> 4) & 63 if d >= 0 else user
     p = M[np.uint64(PTYPE + user)]
+    if (p == POL_RANDOM or p == POL_THRESHOLD) and kind != K_PASS:
+        # A Give or Target at random (to another seat when there is one, at threshold):
+        # seat_options' seats as bits, without its call and without the scan that drops
+        # the user from them; the same draw from the same options.
+        n = np.uint64(M[S_N])
+        anyone = kind == K_GIVE and M[RL + R_BRUTAL] != 0
+        opts = U0
+        for s in range(n):
+            opts |= np.uint64(anyone | (M[U_STATUS + s] != BUSTED)) << s
+        if p == POL_THRESHOLD:
+            opts &= ~(U1 << np.uint64(user))
+        if opts == U0:
+            pick = user
+        else:
+            for _ in range(below(M, bit_count(opts))):
+                opts &= opts - U1
+            pick = np.int64(low_bit(opts))
+        log_decision(M, enc(kind, pick, 0, 0, 0))
+        return pick
     if p == POL_RANDOM or p == POL_THRESHOLD or kind == K_PASS:
         # The options only matter to these: aiming at the leader needs none.
         k = seat_options(M, kind, user, c)
@@ -1333,26 +1428,28 @@ def choose_move(M, c, user):
         total = count_moves(M, c, user, 1 << 40)
         s1, c1, s2, c2 = nth_move(M, c, user, below(M, total))
     elif p == POL_THRESHOLD:
-        # A Discard aimed at another seat's card when there is one.
+        # A Discard aimed at another seat's card when there is one (a line holds no
+        # Action: its bits are its cards).
         aimed = 0
         for s in range(n):
             if s != user and M[np.uint64(STATUS + s)] != BUSTED:
-                for x in range(FIRST_ACTION):
-                    if (M[np.uint64(MASK + s)] >> x) & 1:
-                        aimed += 1
+                aimed += bit_count(M[np.uint64(MASK + s)])
         if aimed == 0:
             total = count_moves(M, c, user, 1 << 40)
             s1, c1, s2, c2 = nth_move(M, c, user, below(M, total))
         else:
             k = below(M, aimed)
             for s in range(n):
-                if s != user and M[np.uint64(STATUS + s)] != BUSTED:
-                    for x in range(FIRST_ACTION):
-                        if (M[np.uint64(MASK + s)] >> x) & 1:
-                            if k == 0 and s1 < 0:
-                                s1 = s
-                                c1 = x
-                            k -= 1
+                if s != user and M[np.uint64(STATUS + s)] != BUSTED and s1 < 0:
+                    m = M[np.uint64(MASK + s)]
+                    here = bit_count(m)
+                    if k >= here:
+                        k -= here
+                    else:
+                        for _ in range(k):
+                            m &= m - 1
+                        s1 = s
+                        c1 = low_bit(m)
     else:
         leader = leader_among(M, user, K_TARGET)
         best = -1e18
@@ -1451,62 +1548,72 @@ def offer_turn(M):
     n = np.uint64(M[S_N])
     seat = np.uint64(M[S_TURN])
     scripted_game = M[RL + R_SCRIPTED] != 0
-    fast_draws = not scripted_game and M[RL + R_LOG] == 0
+    logged = M[RL + R_LOG] != 0
+    fast_draws = not scripted_game and not logged
     empty_may_stay = M[RL + R_EMPTY] != 0
+    # The generator's state and the pile's size in registers, and the state of the next
+    # draw worked out one draw ahead: a draw's card then waits on a multiply and a load,
+    # not on the generator's steps behind a store and a reload (the loop's longest chain,
+    # restarted after every branch guessed wrong). Both are stored as they change, and
+    # read again after each call that may draw.
+    ahead = xorshift(np.uint64(M[RNG]))
+    npile = np.uint64(M[S_NPILE])
+    # The Active seats as bits, read once per call and kept here as turns end in a Stay or
+    # a bust: the next Active seat is then a count of trailing zeros, not a walk around the
+    # table whose every step is a branch the processor guesses wrong about as often as not.
+    live = U0
+    for s in range(n):
+        live |= np.uint64(M[U_STATUS + s] == ACTIVE) << s
     while True:
-        seat = seat + U1 if seat + U1 < n else U0
-        left = n
-        while M[U_STATUS + seat] != ACTIVE:
-            left -= U1
-            if left == U0:
-                M[S_TURN] = np.int64(seat)
-                end_round(M)
-                return
-            seat = seat + U1 if seat + U1 < n else U0
+        if live == U0:
+            end_round(M)  # no Active player left (S_TURN stays on the last one to play)
+            return
+        later = live & (np.uint64(0xFFFFFFFFFFFFFFFE) << seat)  # Active seats after this one
+        seat = np.uint64(low_bit(later if later != U0 else live))
         M[S_TURN] = np.int64(seat)
         row = U_CNT + U_NCODES * seat
-        if M[row + U_ZERO] > 0 or (
-            M[U_NNUM + seat] == 0 and M[U_NMOD + seat] == 0 and not empty_may_stay
+        # One branch, not three (| and & evaluate both sides).
+        if (M[row + U_ZERO] > 0) | (
+            (M[U_NNUM + seat] + M[U_NMOD + seat] == 0) & (not empty_may_stay)
         ):
             hit = True  # The Zero (§4.3.3) or an empty line (§3.2.3): no choice
         else:
             p = M[U_PTYPE + seat]
             if not scripted_game and (p == POL_THRESHOLD or p == POL_TARGETING):
                 hit = M[U_SUMS + seat] < M[U_PPARAM + seat]
-                if M[RL + R_LOG]:
+                if logged:
                     log_decision(M, K_HIT if hit else K_STAY)
             else:
                 hit = choose_hit(M, np.int64(seat))
                 if M[S_HALT]:
                     return
+                ahead = xorshift(np.uint64(M[RNG]))
         if not hit:
             M[U_STATUS + seat] = STAYED
+            live &= ~(U1 << seat)
             continue
-        npile = M[S_NPILE]
-        if npile > 0 and fast_draws:
-            # take()'s common case, inline: a random card off a non-empty pile.
-            c = draw_fast(M, npile)
-            uc = np.uint64(c)
+        if npile > U0 and fast_draws:
+            c, ahead = draw_ahead(M, ahead, npile)
+            npile -= U1
         else:
             c = take(M)
-            uc = np.uint64(c)
-        if c >= 0 and c < FIRST_MOD and c != U7:
+            ahead = xorshift(np.uint64(M[RNG]))
+            npile = np.uint64(M[S_NPILE])
+        uc = np.uint64(c)
+        if uc < U_FIRST_MOD and uc != U_U7:
             # A Number card that cannot wipe: a bust, or a card short of the seventh. The
-            # stack is empty here, so a bust has no set-aside cards to drop.
-            if PLAIN[np.uint64(uc)]:
-                dup = M[np.uint64(row + uc)] > 0
-            elif c == SEVEN:
-                dup = M[row + U_SEVEN] + M[row + U_U7] > 0
-            else:
-                same = 1 + M[row + U_THIRTEEN] + M[row + U_L13]
-                lucky = (1 if c == L13 else 0) + M[row + U_L13]
-                dup = same > 2 or (same == 2 and lucky == 0)
-            if dup:
+            # stack is empty here, so a bust has no set-aside cards to drop. busts() without
+            # its branches on the kind of Number (each one a coin toss to the processor):
+            # the copies of this number the line holds, against 2 where a Lucky 13 is about.
+            held = M[row + uc] + M[row + np.uint64(SAME_AS[uc])]
+            lucky = (c == L13) | ((c == THIRTEEN) & (M[row + U_L13] > 0))
+            if held > np.int64(lucky):
                 M[np.uint64(row + uc)] += 1
                 M[U_MASK + seat] |= 1 << c
                 M[U_NNUM + seat] += 1
                 M[U_STATUS + seat] = BUSTED
                 M[S_NLIVE] -= 1
+                live &= ~(U1 << seat)
                 continue
             if M[U_NNUM + seat] < 6:
                 M[np.uint64(row + uc)] += 1
@@ -1524,16 +1631,21 @@ def deal_next(M):
     i = M[S_DEAL_I]
     first = M[S_DEALER] + 1
     fast_draws = M[RL + R_SCRIPTED] == 0 and M[RL + R_LOG] == 0
+    # As in offer_turn: the next draw's state worked out ahead, read again after a call.
+    ahead = xorshift(np.uint64(M[RNG]))
+    npile = np.uint64(M[S_NPILE])
     while i < n:
         seat = first + i if first + i < n else first + i - n  # first <= n, i < n
         i += 1
         if M[np.uint64(STATUS + seat)] == ACTIVE:
             M[S_DEAL_I] = i
-            npile = M[S_NPILE]
-            if npile > 0 and fast_draws:
-                c = draw_fast(M, npile)
+            if npile > U0 and fast_draws:
+                c, ahead = draw_ahead(M, ahead, npile)
+                npile -= U1
             else:
                 c = take(M)
+                ahead = xorshift(np.uint64(M[RNG]))
+                npile = np.uint64(M[S_NPILE])
             us = np.uint64(seat)
             if c >= 0 and c < U7 and M[U_NNUM + us] == 0:
                 # A first Number worth its code: nothing to check (the engine's shortcut).
@@ -1545,6 +1657,8 @@ def deal_next(M):
             arrive(M, P_DEAL, seat, 0, c)
             if M[S_SP] or M[S_PHASE] != PH_DEAL or M[S_HALT]:
                 return
+            ahead = xorshift(np.uint64(M[RNG]))
+            npile = np.uint64(M[S_NPILE])
             continue
         if not M[RL + R_SKIPS]:
             M[S_DEAL_I] = i
@@ -1616,9 +1730,19 @@ def new_game(M, dealer):
         m = ONE_DECK[c] * decks
         M[np.uint64(PCNT + c)] = m
         M[np.uint64(DCNT + c)] = 0
-        for _ in range(m):
-            M[np.uint64(PILE + k)] = c
-            k += 1
+        k += m
+    if decks == 1:
+        for i in range(k):
+            M[U_PILE + np.uint64(i)] = PILE1[np.uint64(i)]
+    elif decks == 2:
+        for i in range(k):
+            M[U_PILE + np.uint64(i)] = PILE2[np.uint64(i)]
+    else:
+        k = 0
+        for c in range(NCODES):
+            for _ in range(ONE_DECK[c] * decks):
+                M[np.uint64(PILE + k)] = c
+                k += 1
     M[S_NPILE] = k
     M[S_NDISC] = 0
     M[S_SP] = 0
