@@ -36,7 +36,6 @@ class Counters:
     redis_commands: int = 0
     redis_bytes_in: int = 0
     redis_bytes_out: int = 0
-    redis_published: int = 0  # PUBLISH calls
     redis_calls: dict[str, int] = field(default_factory=dict)  # calls by command
     rss_kib: dict[str, int] = field(default_factory=dict)  # each server's resident memory
 
@@ -45,12 +44,12 @@ class Counters:
 class PerMove:
     """The services' costs over a window, per applied move.
 
-    >>> a = Counters(10, 20, 1000, 5, 100, 200, 1)
-    >>> b = Counters(60, 220, 51000, 105, 10100, 20200, 41, {"evalsha": 80}, {"app1": 90_000})
+    >>> a = Counters(10, 20, 1000, 5, 100, 200)
+    >>> b = Counters(60, 220, 51000, 105, 10100, 20200, {"evalsha": 80}, {"app1": 90_000})
     >>> per_move(a, b, 100).to_json()
     {'moves': 100, 'pg_commits': 0.5, 'pg_rows': 2.0, 'pg_wal_bytes': 500.0, \
 'redis_commands': 1.0, 'redis_bytes_in': 100.0, 'redis_bytes_out': 200.0, \
-'redis_published': 0.4, 'rss_mib': {'app1': 87.9}, 'redis_calls': {'evalsha': 0.8}}
+'rss_mib': {'app1': 87.9}, 'redis_calls': {'evalsha': 0.8}}
     """
 
     moves: int
@@ -60,7 +59,6 @@ class PerMove:
     redis_commands: float
     redis_bytes_in: float
     redis_bytes_out: float
-    redis_published: float
     rss_mib: dict[str, float]
     redis_calls: dict[str, float] = field(default_factory=dict)  # the busiest commands
 
@@ -73,7 +71,6 @@ class PerMove:
             "redis_commands": self.redis_commands,
             "redis_bytes_in": self.redis_bytes_in,
             "redis_bytes_out": self.redis_bytes_out,
-            "redis_published": self.redis_published,
             "rss_mib": self.rss_mib,
             "redis_calls": self.redis_calls,
         }
@@ -95,7 +92,6 @@ def per_move(before: Counters, after: Counters, moves: int) -> PerMove:
         each(before.redis_commands, after.redis_commands),
         each(before.redis_bytes_in, after.redis_bytes_in),
         each(before.redis_bytes_out, after.redis_bytes_out),
-        each(before.redis_published, after.redis_published),
         {name: round(kib / 1024, 1) for name, kib in after.rss_kib.items()},
         _busiest(before.redis_calls, after.redis_calls, n),
     )
@@ -188,7 +184,6 @@ def read_counters(
         int(info.get("total_commands_processed", 0)),
         int(info.get("total_net_input_bytes", 0)),
         int(info.get("total_net_output_bytes", 0)),
-        calls.get("publish", 0),
         calls,
         {name: _rss_kib(pid) for name, pid in servers.items()},
     )

@@ -72,7 +72,7 @@ def costs_line(run: dict[str, Any]) -> str:
     >>> print(costs_line({"moves": 1000, "cpu_seconds": {"app1": 2.0, "postgres": 0.3},
     ...     "per_move": {"pg_commits": 0.1, "pg_rows": 2.0, "pg_wal_bytes": 900.0,
     ...     "redis_commands": 0.2, "redis_bytes_in": 30.0, "redis_bytes_out": 40.0,
-    ...     "redis_published": 0.0, "rss_mib": {"app1": 80.5}}}).replace("; ", "\\n"))
+    ...     "rss_mib": {"app1": 80.5}}}).replace("; ", "\\n"))
     per move: CPU ms app1 2.000, postgres 0.300
     PostgreSQL 0.100 commits, 2.00 rows, 900 WAL bytes
     Redis 0.200 commands (none), 30 B in, 40 B out

@@ -88,7 +88,7 @@ class Listing:
             return
         now = self.lobby.clock()
         pipe = self.bus.redis.pipeline(transaction=False)
-        writes = 0
+        wrote = False
         for table_id in ids:
             table = tables[table_id]
             text = Entry.of(table, now).model_dump_json()
@@ -97,10 +97,10 @@ class Listing:
                 continue
             pipe.hset(LOBBY_KEY, table_id, text)
             self._written[table_id] = text
-            writes += 1
+            wrote = True
         if gone:
             pipe.hdel(LOBBY_KEY, *gone)
-        if writes or gone:
+        if wrote or gone:
             await pipe.execute()
 
     async def tables(self) -> list[JSONObject]:
