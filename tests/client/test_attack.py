@@ -198,6 +198,10 @@ def test_a_short_real_run(capsys: pytest.CaptureFixture[str]) -> None:
         assert control["moves"] > 0, row
         assert control["errors"] == 0, control["first_errors"]
         assert 0 < control["p50_ms"] <= control["p95_ms"] <= control["max_ms"]
+        # The slowest move of each second of the 2 s window; the worst of them is the max.
+        by_second = row["control_max_by_second_ms"]
+        assert len(by_second) == 2
+        assert max(v for v in by_second if v is not None) == control["max_ms"]
         assert row["health"]["count"] > 0 and row["health"]["errors"] == 0
     flood = frames["flood"]
     assert flood["addresses"] == ["127.0.0.2", "127.0.0.3"]

@@ -19,7 +19,13 @@ from typing import Any
 
 import httpx
 
-from flip7.client.attack.figures import ATTACKS, MAX_NOTES, AttackRow, FloodFigures
+from flip7.client.attack.figures import (
+    ATTACKS,
+    MAX_NOTES,
+    AttackRow,
+    FloodFigures,
+    max_by_second,
+)
 from flip7.client.attack.flood_process import FloodProcess
 from flip7.client.attack.victim import Victim
 from flip7.client.loadtest.clients import Run, Table, measure_lag, watch
@@ -181,6 +187,8 @@ async def attack_row(
     latencies = [1000 * s for s in stats.latencies]
     row.control_moves = len(latencies)
     row.control_p50_ms, row.control_p95_ms, row.control_max_ms = _summary(latencies)
+    row.control_max_by_second = max_by_second(stats.sent, latencies, stats.window_start,
+                                              duration)  # fmt: skip
     row.control_errors = stats.errors
     row.control_error_kinds = dict(stats.kinds)
     row.control_error_messages = list(stats.messages)

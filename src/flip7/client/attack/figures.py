@@ -14,6 +14,7 @@ table of rows (:func:`report`).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -208,6 +209,9 @@ class AttackRow:
     victim_error_messages: list[str] = field(default_factory=list)
     # bytes the server's SQLite file (with its -wal) grew by in the window (None: unknown)
     database_growth_bytes: int | None = None
+    # the control table's slowest move (ms) in each second of the window, from when it was
+    # sent (None: no move sent that second): whether a flood's cost comes in one burst
+    control_max_by_second: list[float | None] = field(default_factory=list)
 
     @property
     def reasons(self) -> list[str]:
@@ -271,9 +275,28 @@ class AttackRow:
                 "first_errors": list(self.victim_error_messages),
             },
             "database_growth_bytes": self.database_growth_bytes,
+            "control_max_by_second_ms": [ms(v) for v in self.control_max_by_second],
             "ok": self.ok,
             "reasons": self.reasons,
         }
+
+
+def max_by_second(
+    sent: list[float], latencies_ms: list[float], start: float, duration: float
+) -> list[float | None]:
+    """The largest latency of the moves sent in each whole second from ``start`` (None
+    where no move was sent); ``sent`` and ``latencies_ms`` go pairwise.
+
+    >>> max_by_second([10.2, 10.7, 12.5], [8.0, 31.0, 12.0], 10.0, 3.0)
+    [31.0, None, 12.0]
+    """
+    slowest: list[float | None] = [None] * max(1, math.ceil(duration))
+    for moment, latency in zip(sent, latencies_ms, strict=True):
+        second = int(moment - start)
+        if 0 <= second < len(slowest):
+            worst = slowest[second]
+            slowest[second] = latency if worst is None else max(worst, latency)
+    return slowest
 
 
 def _round(value: float | None) -> float | None:
@@ -397,6 +420,9 @@ def _details(row: AttackRow) -> list[str]:
         )
     if cpu:
         lines.append(f"    cpu: {', '.join(cpu)}; health probes {row.health_count}")
+    if row.control_max_by_second:
+        slowest = " ".join(_ms(v, 0).strip() for v in row.control_max_by_second)
+        lines.append(f"    control's slowest move by second of the flood (ms): {slowest}")
     if row.control_errors:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(row.control_error_kinds.items()))
         lines.append(f"    control errors: {kinds}")

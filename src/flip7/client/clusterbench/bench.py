@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flip7.client.clusterbench.counters import Counters, per_move, read_counters
+from flip7.client.clusterbench.counters import Counters, Watched, per_move, read_counters
 from flip7.client.loadtest.command import own_server_limits
 from flip7.client.loadtest.session import load_test
 from flip7.client.measure import CpuSnapshot, cpu_delta, cpu_snapshot, machine_busy_seconds, percent
@@ -174,8 +174,6 @@ class Bench:
     # Runs in which others took more than this (% of a core) are measured again.
     max_other: float | None = None
     attempts: int = 3
-    # The database of the run under way (its services' counters are read per move).
-    database_url: str | None = None
 
     def say(self, text: str) -> None:
         if self.verbose:
@@ -206,7 +204,6 @@ class Bench:
         folder = self.workdir / f"run{self.runs}-{layout.key}"
         folder.mkdir()
         database = self.pg.create_database("bench_")
-        self.database_url = self.pg.url(database)
         self.redis.flush()
         # Every player comes from 127.0.0.1 (X-Forwarded-For through the proxy): the budgets
         # a server keeps per address are raised to fit the whole load, as loadtest does.
@@ -268,11 +265,11 @@ class Bench:
             pids = {s.name: s.pid for s in cluster.servers}
             # Before any table: what a process holds by itself (the capacity model's base).
             idle = read_counters(None, None, pids).rss_kib
-            services = {
-                "postgres": self.database_url,
-                "redis": list(self.redis) if self.redis is not None else None,
-                "servers": pids,
-            }
+            services = Watched(
+                cluster.servers[0].db,
+                None if self.redis is None else (self.redis.host, self.redis.port),
+                pids,
+            )
             out = _generate(cluster.proxy.url, load, self.groups(cluster), self.loop, services)
         # After they stopped: their logs are complete.
         servers = cluster.servers
@@ -295,7 +292,7 @@ def _generate(
     load: Load,
     groups: dict[str, list[int]],
     loop: str,
-    services: dict[str, Any] | None = None,
+    services: Watched | None = None,
 ) -> dict[str, Any]:
     """Run the load generator (a separate process) and return what it printed.
     ``services`` names the PostgreSQL database, the Redis server and the servers' pids whose
@@ -314,7 +311,7 @@ def _generate(
         "groups": groups,
         "loop": loop,
         "gc_threshold": load.gc_threshold,
-        "services": services,
+        "services": None if services is None else services.to_json(),
     }
     # Setting up a table costs about 10 ms of requests through the proxy; then the warmup,
     # the window, the moves in flight, the sockets' closing.
@@ -348,20 +345,15 @@ def generator_main(argv: list[str] | None = None) -> int:
     groups: dict[str, list[int]] = {k: [int(p) for p in v] for k, v in spec["groups"].items()}
     groups["loadgen"] = [os.getpid()]
     marks: dict[str, CpuSnapshot] = {}
-    services = spec.get("services") or {}
-    redis = services.get("redis")
+    services = None if spec.get("services") is None else Watched.from_json(spec["services"])
     readings: dict[str, Counters] = {}
     pauses: list[tuple[float, int, float]] = []
     began = [0.0]
 
     def on_window(edge: str) -> None:
         marks[edge] = cpu_snapshot(groups)
-        if services:
-            readings[edge] = read_counters(
-                services.get("postgres"),
-                None if redis is None else (str(redis[0]), int(redis[1])),
-                {k: int(v) for k, v in services.get("servers", {}).items()},
-            )
+        if services is not None:
+            readings[edge] = services.read()
 
     def pause(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":

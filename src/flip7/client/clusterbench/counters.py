@@ -12,6 +12,7 @@ window should be much longer than that.
 from __future__ import annotations
 
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from flip7.client.services.redis_server import redis_command
 __all__ = [
     "Counters",
     "PerMove",
+    "Watched",
     "per_move",
     "read_counters",
     "wal_position",
@@ -164,8 +166,47 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
+@dataclass(frozen=True, slots=True)
+class Watched:
+    """The services whose counters a run reads: its PostgreSQL database, its Redis server
+    (host, port) and its servers' pids by name. It crosses into the load generator's
+    process as JSON.
+
+    >>> w = Watched("postgresql://u@127.0.0.1:5432/bench_1", ("127.0.0.1", 6390), {"app1": 42})
+    >>> Watched.from_json(w.to_json()) == w
+    True
+    >>> Watched.from_json(Watched(None, None, {}).to_json()).read()
+    Counters(pg_commits=0, pg_rows=0, pg_wal_bytes=0, redis_commands=0, redis_bytes_in=0, \
+redis_bytes_out=0, redis_calls={}, rss_kib={})
+    """
+
+    postgres: str | None
+    redis: tuple[str, int] | None
+    servers: Mapping[str, int]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "postgres": self.postgres,
+            "redis": None if self.redis is None else list(self.redis),
+            "servers": dict(self.servers),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Watched:
+        postgres, redis, servers = data.get("postgres"), data.get("redis"), data.get("servers")
+        return cls(
+            None if postgres is None else str(postgres),
+            None if not isinstance(redis, list) else (str(redis[0]), int(redis[1])),
+            {} if not isinstance(servers, dict) else {str(k): int(v) for k, v in servers.items()},
+        )
+
+    def read(self) -> Counters:
+        """The watched services' totals now."""
+        return read_counters(self.postgres, self.redis, self.servers)
+
+
 def read_counters(
-    postgres_url: str | None, redis: tuple[str, int] | None, servers: dict[str, int]
+    postgres_url: str | None, redis: tuple[str, int] | None, servers: Mapping[str, int]
 ) -> Counters:
     """The services' totals now (a service not given reads as zeros)."""
     commits, rows, wal = _postgres(postgres_url) if postgres_url else (0, 0, 0)
