@@ -392,9 +392,12 @@ class Settings:
     handshakes_per_minute: float = 30.0
     handshakes_burst: int = 20
     # ... and every address together, per process (flip7.server.api.guard.HandshakeTurns):
-    # past it a handshake waits its turn (blocks in rotation), 503 busy after 5 s.
+    # past it a handshake waits its turn (blocks in rotation), 503 busy after 5 s. The
+    # burst is small because a handshake and the welcome it leads to cost the event loop
+    # 1-2 ms: 50 at once (a crowd of spectators arriving) held every table's moves for
+    # 100-200 ms; 10 hold them at most about 20 ms, and the rate is the same.
     handshakes_per_minute_all: float = 12_000.0
-    handshakes_burst_all: int = 50
+    handshakes_burst_all: int = 10
     flood_cooloff: float = 60.0
     # The database lease that keeps a second server off the same database.
     lease_seconds: float = 15.0
