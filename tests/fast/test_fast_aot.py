@@ -147,3 +147,78 @@ def test_the_bench_times_a_new_process_start(built: Path) -> None:
 
     seconds, kind = time_start(runs=1)
     assert seconds > 0 and kind == "aot"
+
+
+class _Builder:
+    """A stand-in for the background build's process: running until ``done``."""
+
+    def __init__(self, argv: list[str], **kwargs: Any) -> None:
+        self.argv = argv
+        self.done = False
+        STARTED.append(self)
+
+    def poll(self) -> int | None:
+        return 0 if self.done else None
+
+
+STARTED: list[_Builder] = []
+
+
+def test_a_server_bot_never_waits_for_the_build(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the loop is not built (an empty cache folder here), ready(build=True) starts
+    one build in a process of its own and says False (the bot searches in Python) until it
+    is done; then True, and the loop is loaded where the build left it. Without ``build``,
+    True: the first use builds it."""
+    import subprocess
+
+    monkeypatch.setenv(_aot.ENV_CACHE, str(tmp_path))
+    monkeypatch.setattr(fast, "_LOOP", None)
+    monkeypatch.setattr(fast, "_BUILDER", None)
+    monkeypatch.setattr(subprocess, "Popen", _Builder)
+    STARTED.clear()
+    assert fast.ready() is True  # nobody builds: the first use would
+    assert fast.ready(build=True) is False
+    assert fast.ready(build=True) is False
+    assert len(STARTED) == 1, "one build, not one a search"
+    assert STARTED[0].argv[-1] == "import flip7.fast; flip7.fast.build_unless_built()"
+
+    STARTED[0].done = True
+    assert fast.ready(build=True) is True  # the build ended without a loop: the first use builds
+    shutil.copy(built, tmp_path / _aot.module_file(_aot.cache_key())[1])
+    monkeypatch.setattr(fast, "_LOOP", None)
+    assert fast.ready(build=True) is True
+    assert fast._LOOP is not None and fast.kernel_kind() == "aot"
+    assert len(STARTED) == 1
+    assert fast.build_unless_built() is False  # built: nothing to do
+
+
+def test_another_process_building_is_seen(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While another process holds the build's lock, ready() says False; once it lets go
+    (here without a loop built), True."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv(_aot.ENV_CACHE, str(tmp_path))
+    monkeypatch.setattr(fast, "_LOOP", None)
+    monkeypatch.setattr(fast, "_BUILDER", None)
+    key = _aot.cache_key()
+    lock = tmp_path / (_aot.module_file(key)[0] + ".lock")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\n"
+         "fcntl.flock(f, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)",
+         str(lock)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert _aot.building(key) is True
+        assert fast.ready() is False
+    finally:
+        holder.kill()
+        holder.wait()
+    assert _aot.building(key) is False
+    assert fast.ready() is True

@@ -174,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit_code(exc)
     func: _Run = args.func
     if args.command in _SEARCHING:
-        _compile_rollouts()
+        _compile_rollouts(args.command)
     try:
         return func(args)
     except Flip7Error as exc:
@@ -197,24 +197,40 @@ def main(argv: Sequence[str] | None = None) -> int:
 _SEARCHING = frozenset({"selfplay", "play", "analyse", "tournament", "ladder", "serve"})
 
 
-def _compile_rollouts() -> None:
+def _compile_rollouts(command: str) -> None:
     """Hand :mod:`flip7.fast.rollout` to the R5 bots made from now on, by way of
-    :func:`_compiled_rollouts`."""
+    :func:`_compiled_rollouts` (:func:`_server_rollouts` for ``serve``)."""
     from flip7.bots.mcts import use_rollout_engine
 
-    use_rollout_engine(_compiled_rollouts)
+    use_rollout_engine(_server_rollouts if command == "serve" else _compiled_rollouts)
 
 
 def _compiled_rollouts(game: Game, candidates: Sequence[Decision], seat: int) -> RolloutRun | None:
     """:func:`flip7.fast.rollout.prepare`, imported at the first search (a command that
     never searches never imports numpy; a bot pickled to a worker process brings this
     function's name, not numba's state); ``None`` without numba: the search stays in Python."""
+    return _rollouts(game, candidates, seat, wait=True)
+
+
+def _server_rollouts(game: Game, candidates: Sequence[Decision], seat: int) -> RolloutRun | None:
+    """As :func:`_compiled_rollouts`, but a server's bot never waits for the loop's build
+    (about 50 s on a fresh install): it is built in the background, this search and those
+    until it is done staying in Python."""
+    return _rollouts(game, candidates, seat, wait=False)
+
+
+def _rollouts(
+    game: Game, candidates: Sequence[Decision], seat: int, *, wait: bool
+) -> RolloutRun | None:
     if _NO_FAST:
         return None
     try:
+        from flip7.fast import ready
         from flip7.fast.rollout import prepare
     except ImportError:
         _NO_FAST.append(True)  # not again at every search
+        return None
+    if not wait and not ready(build=True):
         return None
     return prepare(game, candidates, seat)
 

@@ -71,7 +71,10 @@ flip7.fast.FastError: unknown policy 'nobody'; policies are random, threshold, t
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -91,6 +94,7 @@ from flip7.core.decisions import (
     Target,
 )
 from flip7.core.errors import Flip7Error
+from flip7.core.machine import lower_priority
 from flip7.core.rules import Rules, decks_for, players_problem
 from flip7.core.scoring import add_round, game_winners
 
@@ -114,10 +118,12 @@ __all__ = [
     "POLICIES",
     "FastError",
     "FastResult",
+    "build_unless_built",
     "kernel_kind",
     "learned_chance",
     "parse_policy",
     "play_record",
+    "ready",
     "simulate",
     "warm",
 ]
@@ -558,6 +564,7 @@ def play_record(record: Mapping[str, Any]) -> dict[str, Any]:
 
 _LOOP: Any = None  # the module with run_batch and run_script, once loaded
 _KIND = ""
+_BUILDER: subprocess.Popen[bytes] | None = None  # the build ready(build=True) started
 
 
 def _loop() -> Any:
@@ -573,6 +580,51 @@ def kernel_kind() -> str:
     ``FLIP7_FAST_AOT=0``, or when the precompiled one cannot be built here)."""
     _loop()
     return _KIND
+
+
+@functools.cache
+def _cache_key() -> str:
+    # The sources' hash, read once a process: ready() asks at every search until the build
+    # is done.
+    return _aot.cache_key()
+
+
+def ready(build: bool = False) -> bool:
+    """Whether the compiled loop can be used now without waiting for a build: loaded
+    already, built and cached by an earlier process, or numba's JIT asked for. False while
+    another process builds it, and with ``build`` where no one has built it yet: then that
+    build is started in a process of its own, at the lowest priority (about 50 s of one
+    core on a fresh install), for a caller that must not wait (a server's bot, a few
+    seconds a move), which plays in Python meanwhile. Otherwise True: the first use builds
+    it, as a command that plays many games wants."""
+    global _LOOP, _KIND, _BUILDER
+    if _LOOP is None and _aot.aot_wanted():
+        key = _cache_key()
+        module = _aot.find(key)
+        if module is not None:
+            _LOOP, _KIND = module, "aot"
+        elif _aot.building(key) or (_BUILDER is not None and _BUILDER.poll() is None):
+            return False
+        elif build and _BUILDER is None:
+            _BUILDER = subprocess.Popen(
+                [sys.executable, "-c", "import flip7.fast; flip7.fast.build_unless_built()"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+            )
+            return False
+    return True
+
+
+def build_unless_built() -> bool:
+    """Build the compiled loop, at the lowest priority, where it is not built yet; whether
+    it did (what :func:`ready` starts in a process of its own)."""
+    if not _aot.aot_wanted() or _aot.find(_cache_key()) is not None:
+        return False
+    lower_priority(19, own_session=True)
+    print("flip7: building the search bots' compiled rollouts (about a minute, once); "
+          "until then they search in Python", file=sys.stderr, flush=True)  # fmt: skip
+    warm()
+    return True
 
 
 def warm() -> float:

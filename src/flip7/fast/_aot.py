@@ -220,6 +220,38 @@ def _lock(path: Path) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def building(key: str) -> bool:
+    """Whether another process is building the precompiled loop of ``key`` now (holds its
+    lock file): a server's bot plays its search in Python meanwhile rather than wait for
+    the build (:func:`flip7.fast.ready`).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.environ[ENV_CACHE] = folder
+    ...     try:
+    ...         building("0" * 64)
+    ...     finally:
+    ...         del os.environ[ENV_CACHE]
+    False
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no lock to ask
+        return False
+    name, _ = module_file(key)
+    for folder in cache_dirs():
+        path = folder / (name + ".lock")
+        if not path.is_file():
+            continue
+        with open(path, "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+    return False
+
+
 def compile_module(name: str, folder: Path, fname: str) -> None:
     """Build the loop with ``numba.pycc`` into ``folder/fname`` (an extension module
     ``name``), for this CPU model and its exact instruction-set features, as the JIT does."""
