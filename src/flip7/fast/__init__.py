@@ -593,7 +593,7 @@ def ready(build: bool = False) -> bool:
     """Whether the compiled loop can be used now without waiting for a build: loaded
     already, built and cached by an earlier process, or numba's JIT asked for. False while
     another process builds it, and with ``build`` where no one has built it yet: then that
-    build is started in a process of its own, at the lowest priority (about 50 s of one
+    build is started in a process of its own, at a lower priority (about 50 s of one
     core on a fresh install), for a caller that must not wait (a server's bot, a few
     seconds a move), which plays in Python meanwhile. Otherwise True: the first use builds
     it, as a command that plays many games wants."""
@@ -606,23 +606,33 @@ def ready(build: bool = False) -> bool:
         elif _aot.building(key) or (_BUILDER is not None and _BUILDER.poll() is None):
             return False
         elif build and _BUILDER is None:
+            # Its output goes nowhere: a server's log may be a pipe its reader closes at
+            # any time, and a write to it would end the build. A build that fails leaves
+            # no loop; the next search then builds it itself and warns there.
             _BUILDER = subprocess.Popen(
                 [sys.executable, "-c", "import flip7.fast; flip7.fast.build_unless_built()"],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            print(
+                "flip7: building the search bots' compiled rollouts (about a minute, once); "
+                "until then they search in Python",
+                file=sys.stderr,
+                flush=True,
             )
             return False
     return True
 
 
 def build_unless_built() -> bool:
-    """Build the compiled loop, at the lowest priority, where it is not built yet; whether
-    it did (what :func:`ready` starts in a process of its own)."""
+    """Build the compiled loop, at a bot worker's priority, where it is not built yet;
+    whether it did (what :func:`ready` starts in a process of its own)."""
     if not _aot.aot_wanted() or _aot.find(_cache_key()) is not None:
         return False
-    lower_priority(19, own_session=True)
-    print("flip7: building the search bots' compiled rollouts (about a minute, once); "
-          "until then they search in Python", file=sys.stderr, flush=True)  # fmt: skip
+    # A server's bot workers' priority (flip7.server.table.thinking): at nice 19 a busy
+    # machine left the build a few percent of a core, minutes of Python searches.
+    lower_priority(5, own_session=True)
     warm()
     return True
 
