@@ -145,13 +145,17 @@ def test_mcts_searches_with_compiled_rollouts(compiled: None) -> None:
     assert game.over and all(searched)
 
 
+@pytest.mark.parametrize("command", ["selfplay", "serve"])
 def test_the_command_line_hands_the_compiled_rollouts_over(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
+    """Every searching command hands the compiled rollouts over; the server's version
+    never waits for their build (tests/fast/test_fast_aot.py), so with the loop built both
+    search with it."""
     import pickle
 
     import flip7.fast.rollout
-    from flip7.cli import _compile_rollouts, _compiled_rollouts
+    from flip7.cli import _compile_rollouts, _compiled_rollouts, _server_rollouts
 
     game = _late_position()[0]
     loaded: list[int] = []
@@ -163,13 +167,14 @@ def test_the_command_line_hands_the_compiled_rollouts_over(
 
     monkeypatch.setattr(flip7.fast.rollout, "prepare", counted)
     try:
-        _compile_rollouts()
+        _compile_rollouts(command)
         bot = MCTSBot(seed=1, horizon=1000, iters=300)
     finally:
         use_rollout_engine(None)
+    engine = _server_rollouts if command == "serve" else _compiled_rollouts
     # The engine goes with the bot, to a worker process too (by name).
-    assert bot.engine is _compiled_rollouts
-    assert pickle.loads(pickle.dumps(bot)).engine is _compiled_rollouts
+    assert bot.engine is engine
+    assert pickle.loads(pickle.dumps(bot)).engine is engine
     bot.choose(game)
     assert bot.last_iterations > 0 and loaded == [1]
 
