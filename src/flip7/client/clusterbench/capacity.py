@@ -105,7 +105,7 @@ def _seconds(*names: str) -> Callable[[dict[str, Any]], float]:
 
 def _counted(key: str) -> Callable[[dict[str, Any]], float]:
     def amount(run: dict[str, Any]) -> float:
-        return float(run["per_move"][key]) * int(run["moves"])
+        return float(run["per_move"]["totals"][key])
 
     return amount
 
@@ -140,8 +140,8 @@ def fit(fast: dict[str, Any], slow: dict[str, Any]) -> Model:
     >>> run = lambda moves, app: {"window_s": 10.0, "moves": moves, "tables": 100,
     ...     "moves_per_second": moves / 10, "cpu_seconds": {"app1": app},
     ...     "rss_idle_mib": {"app1": 100.0},
-    ...     "per_move": {"pg_commits": 1.0, "pg_wal_bytes": 800.0, "redis_commands": 2.0,
-    ...                  "rss_mib": {"app1": 110.0}}}
+    ...     "per_move": {"rss_mib": {"app1": 110.0}, "totals": {"pg_commits": moves,
+    ...                  "pg_wal_bytes": 800 * moves, "redis_commands": 2 * moves}}}
     >>> m = fit(run(500, 1.2), run(50, 0.3))
     >>> m.cost("server CPU"), m.mib_per_table, m.pace
     (Cost(name='server CPU', unit='cores', per_move=0.002, per_table=0.0002), 0.1, 0.5)

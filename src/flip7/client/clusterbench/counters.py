@@ -51,7 +51,9 @@ class PerMove:
     >>> per_move(a, b, 100).to_json()
     {'moves': 100, 'pg_commits': 0.5, 'pg_rows': 2.0, 'pg_wal_bytes': 500.0, \
 'redis_commands': 1.0, 'redis_bytes_in': 100.0, 'redis_bytes_out': 200.0, \
-'rss_mib': {'app1': 87.9}, 'redis_calls': {'evalsha': 0.8}}
+'rss_mib': {'app1': 87.9}, 'redis_calls': {'evalsha': 0.8}, 'totals': {'pg_commits': 50, \
+'pg_rows': 200, 'pg_wal_bytes': 50000, 'redis_commands': 100, 'redis_bytes_in': 10000, \
+'redis_bytes_out': 20000}}
     """
 
     moves: int
@@ -63,6 +65,9 @@ class PerMove:
     redis_bytes_out: float
     rss_mib: dict[str, float]
     redis_calls: dict[str, float] = field(default_factory=dict)  # the busiest commands
+    # The window's own counts, unrounded: a capacity model multiplies them out, and the
+    # per-move figures above are rounded to 3 places (0.0004 commits a move reads as 0).
+    totals: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -75,6 +80,7 @@ class PerMove:
             "redis_bytes_out": self.redis_bytes_out,
             "rss_mib": self.rss_mib,
             "redis_calls": self.redis_calls,
+            "totals": self.totals,
         }
 
 
@@ -96,7 +102,12 @@ def per_move(before: Counters, after: Counters, moves: int) -> PerMove:
         each(before.redis_bytes_out, after.redis_bytes_out),
         {name: round(kib / 1024, 1) for name, kib in after.rss_kib.items()},
         _busiest(before.redis_calls, after.redis_calls, n),
+        {name: getattr(after, name) - getattr(before, name) for name in _COUNTED},
     )
+
+
+_COUNTED = ("pg_commits", "pg_rows", "pg_wal_bytes", "redis_commands", "redis_bytes_in",
+            "redis_bytes_out")  # fmt: skip
 
 
 def _busiest(before: dict[str, int], after: dict[str, int], moves: int) -> dict[str, float]:
