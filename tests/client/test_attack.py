@@ -177,13 +177,15 @@ def test_the_upload_flood_reads_the_servers_limits() -> None:
 
 def test_a_short_real_run(capsys: pytest.CaptureFixture[str]) -> None:
     """A baseline and a small frame flood of 2 s each against one `flip7 serve` (--url: one
-    server start instead of two keeps the test short)."""
+    server start instead of two keeps the test short; the victim table's quiet window, not
+    asserted here but in test_attack_floods, 2 s instead of 8)."""
     pytest.importorskip("fastapi")
     pytest.importorskip("uvicorn")
     from flip7.client.services import serve_subprocess
 
     with serve_subprocess(bot_delay=0.05) as server:
-        argv = "--attacks baseline,frames --duration 2 --frame-sockets 4 --seed 1 --json"
+        argv = ("--attacks baseline,frames --duration 2 --quiet 2 --frame-sockets 4 --seed 1 "
+                "--json")
         status = attack.run(_parser().parse_args([*shlex.split(argv), "--url", server.url]))
     assert server.log_errors() == ()
     data = json.loads(capsys.readouterr().out)
