@@ -33,6 +33,7 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -105,12 +106,26 @@ def pg_server() -> Iterator[Postgres]:
         server.stop()
 
 
-@pytest.fixture
-def pg_url(pg_server: Postgres) -> Iterator[str]:
-    """A fresh empty PostgreSQL database for one test, as a ``postgresql://`` URL."""
+@contextmanager
+def _database(pg_server: Postgres) -> Iterator[str]:
     name = pg_server.create_database("t_")
     yield pg_server.url(name)
     pg_server.drop_database(name)
+
+
+@pytest.fixture
+def pg_url(pg_server: Postgres) -> Iterator[str]:
+    """A fresh empty PostgreSQL database for one test, as a ``postgresql://`` URL."""
+    with _database(pg_server) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def module_pg_url(pg_server: Postgres) -> Iterator[str]:
+    """A fresh empty PostgreSQL database shared by a file's tests (for a fixture of that
+    scope, such as a cluster started once for the file)."""
+    with _database(pg_server) as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -190,6 +205,12 @@ _redis_dbs = itertools.count()
 def redis_url(redis_server: RedisServer) -> str:
     """``redis://127.0.0.1:PORT/N``: a logical database of its own for this test, empty.
     The server is started again first if an earlier test left it stopped."""
+    return redis_server.fresh_db(next(_redis_dbs) % REDIS_DATABASES)
+
+
+@pytest.fixture(scope="module")
+def module_redis_url(redis_server: RedisServer) -> str:
+    """The same, shared by a file's tests (as :func:`module_pg_url`)."""
     return redis_server.fresh_db(next(_redis_dbs) % REDIS_DATABASES)
 
 

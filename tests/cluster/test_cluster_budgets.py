@@ -200,15 +200,16 @@ def test_a_budget_that_never_refills_stays_per_process(redis_url: str) -> None:
 PER_MINUTE = 1.0
 
 
-@pytest.fixture
-def pair(pg_url: str, redis_url: str) -> Iterator[Cluster]:
+@pytest.fixture(scope="module")
+def pair(module_pg_url: str, module_redis_url: str) -> Iterator[Cluster]:
     """Two ``flip7 serve`` processes on one PostgreSQL and one Redis, behind the recipe's
     HAProxy, which they trust to name the client (so that each test is one address of its
-    own: its connections come from 127.0.0.x)."""
+    own: its connections come from 127.0.0.x). Started once for the file: each test spends
+    the budgets of its own address and counts the proxy's connections since it began."""
     haproxy_path()
     args = ["--trusted-proxy", "127.0.0.1", "--limit", f"tables_per_minute={PER_MINUTE}",
             "--limit", f"handshakes_per_minute={PER_MINUTE}"]  # fmt: skip
-    with Cluster(2, pg_url, redis_url, extra_args=args) as cluster:
+    with Cluster(2, module_pg_url, module_redis_url, extra_args=args) as cluster:
         yield cluster
 
 

@@ -34,10 +34,12 @@ pytestmark = pytest.mark.skipif(not _has_redis_option(),
 SIZE = 3
 
 
-@pytest.fixture
-def cluster(pg_url: str, redis_url: str) -> Iterator[Cluster]:
+# One cluster for the file (its start is most of the file's time): the first test only
+# reads it, the second kills a process and checks that its restart is back in.
+@pytest.fixture(scope="module")
+def cluster(module_pg_url: str, module_redis_url: str) -> Iterator[Cluster]:
     haproxy_path()
-    with Cluster(SIZE, pg_url, redis_url) as running:
+    with Cluster(SIZE, module_pg_url, module_redis_url) as running:
         yield running
 
 

@@ -53,11 +53,16 @@ def _haproxy() -> None:
     haproxy_path()  # skipped without haproxy (failed in CI)
 
 
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[Cluster]:
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """Two single-process servers (SQLite files of their own) behind the recipe's proxy;
-    their /api/health answers tell them apart (``node``, else their table counts)."""
-    cluster = Cluster(2, [f"sqlite:///{tmp_path / f'app{i}.db'}" for i in (1, 2)])
+    their /api/health answers tell them apart (``node``, else their table counts).
+
+    Started once for the file's tests that use it (starting it was most of their time):
+    each leaves both processes up and without a connection through the proxy (a killed
+    one restarted, a paused one resumed), but for the last, whose database it deletes."""
+    folder = tmp_path_factory.mktemp("pair")
+    cluster = Cluster(2, [f"sqlite:///{folder / f'app{i}.db'}" for i in (1, 2)])
     with cluster:
         cluster.mark_by_tables()
         yield cluster
@@ -317,6 +322,7 @@ def test_new_connections_reach_both_processes(pair: Cluster) -> None:
 def test_newcomers_go_to_the_process_with_fewer_connections(pair: Cluster) -> None:
     """balance leastconn: while one process holds a player's WebSocket, every new connection
     goes to the other; at equal counts they take turns again."""
+    poll(lambda: _connections(pair) == [0, 0], 5)  # the last test's requests have ended
     with ExitStack() as stack:
         _hold(pair, 0, stack)
         assert _connections(pair) == [1, 0]
@@ -397,10 +403,10 @@ def test_a_hung_process_is_out_and_its_websockets_are_closed(pair: Cluster) -> N
     assert set(_answered_by(pair, 10)) == {0, 1}
 
 
-def test_a_process_whose_health_fails_is_out(pair: Cluster, tmp_path: Path) -> None:
+def test_a_process_whose_health_fails_is_out(pair: Cluster) -> None:
     """Not only a dead port: a process that answers /api/health with 503 (its database file
-    was deleted) gets no new players."""
-    (tmp_path / "app2.db").unlink()
+    was deleted) gets no new players. (The last test of the pair: app2 stays out.)"""
+    Path(pair.servers[1].db.removeprefix("sqlite:///")).unlink()
     assert pair.health(pair.urls[1]).status_code == 503
     took = pair.proxy.wait_status("app2", "DOWN", timeout=OUT_WITHIN)
     print(f"/api/health 503 on app2: DOWN after {took:.2f} s")
