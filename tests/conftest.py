@@ -81,9 +81,17 @@ SLOW_FILES = {
 }
 
 
+# The files whose tests use Chromium (the ``chromium_browser`` fixture), found at collection.
+BROWSER_FILES: set[Path] = set()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # A stable sort: each file's tests stay together and in their order.
-    items.sort(key=lambda item: -SLOW_FILES.get(item.path.name, 0))
+    BROWSER_FILES.update(i.path for i in items if "chromium_browser" in i.fixturenames)
+    # A stable sort: each file's tests stay together and in their order. The browser files
+    # come first, one after the other, so that each worker runs its share of them in a row
+    # with one Chromium (SharedChromium): a worker takes the next file as it ends one.
+    items.sort(key=lambda item: (item.path not in BROWSER_FILES,
+                                 -SLOW_FILES.get(item.path.name, 0)))  # fmt: skip
 
 
 def missing(what: str) -> None:
@@ -165,18 +173,68 @@ def chromium_path() -> str:
 BROWSER_TIMEOUT_MS = 15_000
 
 
+class SharedChromium:
+    """One Playwright driver and Chromium for consecutive browser files (starting them took
+    a few seconds a file on the CI machine). While Playwright's sync API is up, the thread
+    has a running event loop and ``asyncio.run`` refuses to start: so it is stopped before
+    any test of another file that does not use the browser (:func:`pytest_runtest_setup`)."""
+
+    def __init__(self) -> None:
+        self._playwright: Any = None
+        self._browser: Any = None
+        self.file: Path | None = None  # the file of the last test that had it
+
+    def browser(self) -> Any:
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        self.stop()
+        path = chromium_path()
+        try:
+            from playwright.sync_api import expect, sync_playwright
+        except ImportError:
+            missing("playwright is not installed")
+        expect.set_options(timeout=BROWSER_TIMEOUT_MS)
+        self._playwright = sync_playwright().start()
+        self._browser = self._playwright.chromium.launch(
+            executable_path=path, headless=True, args=CHROMIUM_ARGS
+        )
+        return self._browser
+
+    def stop(self) -> None:
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        try:
+            if browser is not None and browser.is_connected():
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+
+
+SHARED_CHROMIUM = SharedChromium()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # A file's own tests keep the browser to the file's end, as a fixture of the file would.
+    if item.path != SHARED_CHROMIUM.file and "chromium_browser" not in item.fixturenames:
+        SHARED_CHROMIUM.stop()
+
+
+def pytest_sessionfinish() -> None:
+    SHARED_CHROMIUM.stop()
+
+
 @pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[Any]:
-    path = chromium_path()
-    try:
-        from playwright.sync_api import expect, sync_playwright
-    except ImportError:
-        missing("playwright is not installed")
-    expect.set_options(timeout=BROWSER_TIMEOUT_MS)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def chromium_browser(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Chromium for the file's tests; each gets fresh contexts (browser_helpers.new_page),
+    and the file's are closed at its end, so that the next file starts with none."""
+    SHARED_CHROMIUM.file = request.path
+    browser = SHARED_CHROMIUM.browser()
+    yield browser
+    if browser.is_connected():
+        for context in browser.contexts:
+            context.close()
 
 
 # ---------------------------------------------------------------------- Redis
