@@ -117,8 +117,13 @@ class Victim:
         client = TableClient(self.url, self.id, self.token, open_timeout=self.timeout)
         started = False
         while not stop.is_set():
+            closer: asyncio.Task[None] | None = None
             try:
                 await client.connect()
+                # At the stop the socket is closed, which ends the frames: waiting for the
+                # next frame instead took as long as a bot's think (many seconds with the
+                # Expert bots on a busy machine), and every row waited for it.
+                closer = asyncio.create_task(self._close_at(stop, client))
                 await client.hello(client.version)
                 if not started:
                     started = True
@@ -133,6 +138,8 @@ class Victim:
             except Exception as exc:  # a rejected handshake, a bug here: counted, not hidden
                 self.error(f"victim: {type(exc).__name__}: {exc}")
             finally:
+                if closer is not None:
+                    closer.cancel()
                 with contextlib.suppress(Exception):
                     await client.close()
             if not stop.is_set():
@@ -141,6 +148,12 @@ class Victim:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    @staticmethod
+    async def _close_at(stop: asyncio.Event, client: TableClient) -> None:
+        await stop.wait()
+        with contextlib.suppress(Exception):
+            await client.close()
 
     def on_frame(self, client: TableClient, frame: Frame) -> None:
         state = frame.table
