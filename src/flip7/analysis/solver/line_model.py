@@ -13,8 +13,9 @@ import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import product
+from itertools import product, repeat
 from math import comb
+from operator import add, truediv
 
 from flip7.analysis.solver.lines import (
     _C13_SHIFT,
@@ -401,106 +402,129 @@ class LineModel:
 
     def _values_by_threshold(self, root: int, tried: list[int]) -> list[float]:
         """The walk of :meth:`threshold_values` for the ascending thresholds ``tried``
-        (wipes put back, no Modifiers)."""
-        counts = self._counts
-        counts[:] = self._base
-        total = sum(counts)
-        m = len(tried)
-        memo: dict[int, list[float]] = {}
-        wiped_values: dict[int, list[float]] = {}  # by the wipes behind the phase
-        flip_scores: dict[int, int] = {}
-        cached = self._score_cache
-        distinct, zero_forces = self.rules.flip7_distinct, self.rules.the_zero
-        scores, forced_of, wiped = self._scores, self.forced, self._wiped
+        (wipes put back, no Modifiers).
 
-        def values(key: int) -> list[float]:
-            """State ``key``'s value under each threshold tried."""
-            found = memo.get(key)
-            if found is not None:
-                return found
+        A state keeps its values two thresholds to a complex number, the higher threshold
+        the real part, the pairs highest first, so that a parent, which hits under the
+        highest thresholds, reads the first of its child's pairs as they come. Complex
+        arithmetic by an int or a complex with equal parts is the float arithmetic of
+        each part (the int's zero imaginary part adds and takes away only zeros), so each
+        part is the very float a walk of its own threshold gives, at half the steps."""
+        if not tried:
+            return []
+        # An odd count takes the lowest threshold twice, the copy dropped at the end.
+        padded = tried[:1] * (len(tried) & 1) + tried
+        memo: dict[int, list[complex]] = {}
+        first_of = [bisect_right(padded, s) for s in range(_SCORE_LEN)]  # thresholds <= s
+        phases: dict[int, Callable[[], list[complex]]] = {}
+
+        def phase_of(tag: int) -> Callable[[], list[complex]]:
+            """The values of the line a phase starts from (its walk built once)."""
+            found = phases.get(tag)
+            if found is None:
+                found = phases[tag] = self._threshold_phase(
+                    tag, root, len(padded), first_of, memo, phase_of
+                )
+            return found
+
+        pairs = phase_of(0)()
+        memo.clear()  # the closures are a cycle, which the garbage collector frees late
+        values = [part for pair in reversed(pairs) for part in (pair.imag, pair.real)]
+        return values[len(values) - len(tried) :]
+
+    def _threshold_phase(
+        self,
+        tag: int,
+        root: int,
+        m: int,
+        first_of: list[int],
+        memo: dict[int, list[complex]],
+        phase_of: Callable[[int], Callable[[], list[complex]]],
+    ) -> Callable[[], list[complex]]:
+        """The walk of :meth:`_values_by_threshold` over the states after ``tag`` Unlucky 7
+        wipes: each state's hit values add its children's term by term, in the order
+        :meth:`_search` adds them, so that each is the very float that recursion gives.
+        ``m`` thresholds (an even count), ``first_of[s]`` of them at most the sum ``s``."""
+        pile = self._phase_pile(tag, root & LINE_MASK)
+        numbers = pile.numbers
+        f = _phase_scores(pile, self.rules, False, 0)[1]
+        bust = f[_BUST_AT]
+        draws = _phase_draws(pile, self.rules.flip7_distinct)
+        zero_forces, forced_of = self.rules.the_zero, self.forced
+        pairs = m >> 1
+        # Without an Unlucky 7 to draw a line holding The Zero hits to the end whatever the
+        # threshold, so its value is one float: one pair is worked out, and repeated.
+        zero_alike = not pile.wipes
+        after_wipe: list[list[complex]] = []
+
+        def values(key: int, s: int) -> list[complex]:
+            """State ``key``'s values by pairs of thresholds, highest first (its line's
+            number sum ``s``)."""
             line = key & LINE_MASK
-            stay = float((cached.get(key) or scores(key))[0])
-            if (zero_forces and line & 1) or (not line and forced_of(key)):
-                first = 0  # it must hit, whatever the threshold
+            left = numbers - (line & _VALUES_MASK).bit_count() - (line >> 16 & 1)
+            if zero_forces and line & 1:  # it must hit, whatever the threshold
+                if zero_alike and left:
+                    found = memo[key] = hits(key, line, s, 1, left) * pairs
+                    return found
+                stay, first = 0.0, 0
             else:
-                first = bisect_right(tried, _line_sum(line))  # the thresholds above its sum
-            if first == m or not total:
-                found = [stay] * m
+                stay = float(f[s])
+                first = 0 if not line and forced_of(key) else first_of[s]
+            k = m - first  # the thresholds above s: it hits under those
+            if not k or not left:
+                found = [complex(stay, stay)] * pairs
             else:
-                found = [stay] * first + hits(key, first, _line_sum(line))
+                found = hits(key, line, s, (k + 1) >> 1, left)
+                if k & 1:  # the last pair's lower threshold is at most s: it stays
+                    found[-1] = complex(found[-1].real, stay)
+                if k < m - 1:
+                    found += [complex(stay, stay)] * (pairs - ((k + 1) >> 1))
             memo[key] = found
             return found
 
-        def hits(key: int, first: int, s: int) -> list[float]:
-            """State ``key`` (number sum ``s``)'s hit value under each threshold from
-            ``tried[first]`` on."""
-            nonlocal total
-            line = key & LINE_MASK
+        def hits(key: int, line: int, s: int, k: int, left: int) -> list[complex]:
+            """State ``key``'s hit values under the ``k`` highest pairs of thresholds."""
             upper = key ^ line
-            table = _TRANSITIONS.get((line, distinct)) or _transitions(line, distinct)
             # The sum is one float for every threshold until a child's value depends on it:
             # up to there a list would only repeat it.
             head = 0.0
-            acc: list[float] | None = None
-            for slot, new, kind in table:
-                c = counts[slot]
-                if not c:
-                    continue
+            acc: list[complex] | None = None
+            for c, new, v, kind in draws(line):
                 if kind == _GO:
-                    counts[slot] = c - 1
-                    total -= 1
-                    got = memo.get(upper | new) or values(upper | new)
-                    counts[slot] = c
-                    total += 1
+                    nk = upper | new
+                    got = memo.get(nk) or values(nk, s + v)
                 elif kind == _WIPES:
-                    got = after_wipe(key)
+                    got = after_wipe[0] if after_wipe else wiped()
                 else:
                     # A bust or Flip 7 scores the same whatever the threshold; a bust's
                     # score of 0 leaves the sum as it is.
-                    if kind == _BUSTS:
-                        score = (cached.get(key) or scores(key))[2]
-                    else:
-                        # Without Modifiers a Flip 7 scores by its number sum and whether
-                        # a wipe came before (the line's own ÷2 and −N are gone then), so
-                        # one figure serves every line of that sum, as 7-card lines are many.
-                        at = (s + (_THIRTEEN if slot >= _THIRTEEN else slot)) << 1 | (upper > 0)
-                        flip = flip_scores.get(at)
-                        if flip is None:
-                            flip = flip_scores[at] = scores(upper | new)[1]
-                        score = flip
+                    score = c * (f[s + v] + FLIP7_BONUS) if kind == _FLIP else c * bust
                     if score:
-                        add = c * score
                         if acc is None:
-                            head += add
+                            head += score
                         else:
-                            acc = [a + add for a in acc]
+                            acc = list(map(add, acc, repeat(complex(score, score))))
                     continue
-                if acc is None:
-                    acc = [head + c * v for v in got[first:]]
-                else:
-                    acc = [a + c * v for a, v in zip(acc, got[first:], strict=False)]
+                times = map(complex(c).__mul__, got)
+                acc = list(map(add, repeat(complex(head, head), k) if acc is None else acc, times))
             if acc is None:
-                return [head / total] * (m - first)
-            return [a / total for a in acc]
+                return [complex(head / left, head / left)] * k
+            return list(map(truediv, acc, repeat(left)))
 
-        def after_wipe(key: int) -> list[float]:
-            """The values after an Unlucky 7 wipes ``key``'s line (§4.4): the same for every
-            line of a phase, as the wiped cards go back."""
-            nonlocal total
-            tag = key >> _TAG_SHIFT
-            found = wiped_values.get(tag)
-            if found is None:
-                saved, saved_total = counts[:], total
-                nk = wiped(key)
-                total = sum(counts)
-                found = wiped_values[tag] = values(nk)
-                counts[:] = saved
-                total = saved_total
-            return found
+        def wiped() -> list[complex]:
+            """The values after an Unlucky 7 wipe (§4.4): the same for every line of the
+            phase, as the wiped cards go back."""
+            after_wipe.append(phase_of(tag + 1)())
+            return after_wipe[0]
 
-        found = values(root)
-        memo.clear()  # the closures are a cycle, which the garbage collector frees late
-        return found
+        start = tag << _TAG_SHIFT | pile.start if tag else root
+        start_sum = _line_sum(pile.start)
+
+        def start_values() -> list[complex]:
+            """The values of the line the phase starts from."""
+            return memo.get(start) or values(start, start_sum)
+
+        return start_values
 
     def decisions(self) -> dict[int, bool]:
         """After :meth:`value`: for every state where Stay was allowed, whether to hit."""
@@ -1073,6 +1097,60 @@ def _phase_scores(
         return f, numbers - n + left_of[code]
 
     return scores, plain
+
+
+_Draws = tuple[tuple[int, int, int, int], ...]
+_THIRTEENS_HELD = ((1, 0), (0, 1), (1, 1), (0, 2))  # (regular 13s, Lucky 13s) by 13 code
+
+
+def _phase_draws(pile: _PhasePile, distinct: bool) -> Callable[[int], _Draws]:
+    """What the next card does to a line of a phase: for each slot the pile holds, in the
+    general recursion's order (0..12, 13, Unlucky 7, Lucky 13), (its copies, the new line,
+    the value it adds, go on / bust / Flip 7 / wipe), as :func:`_transitions` has them;
+    worked out once a line.
+
+    The copies are the phase's ``plus`` less the line's own cards, so no pile is kept up
+    to date: the walks of every threshold and of the outcomes read them from here."""
+    regular, plus, wipes = pile.regular, pile.plus, pile.wipes
+    known: dict[int, _Draws] = {}
+    one_short = FLIP7_CARDS - 1
+    bit13 = 1 << _THIRTEEN
+
+    def draws(line: int) -> _Draws:
+        """The draws of ``line`` (a key of the phase)."""
+        found = known.get(line)
+        if found is not None:
+            return found
+        n = (line & _VALUES_MASK).bit_count() + (line >> 16 & 1)
+        flips = ((line & _VALUES_MASK).bit_count() if distinct else n) >= one_short
+        out: list[tuple[int, int, int, int]] = []
+        for v, bit, c in regular:
+            if not line & bit:
+                out.append((c, line | bit, v, _FLIP if flips else _GO))
+            elif v == _SEVEN and line & _U7_FLAG:  # a regular 7 after Unlucky 7 (§4.4.3)
+                out.append((c, BUST, v, _BUSTS))
+            elif c > 1:
+                out.append((c - 1, BUST, v, _BUSTS))
+        # The 13s (§4.5): a regular 13 and Lucky 13 pair in either order, a third busts.
+        held13, held15 = _THIRTEENS_HELD[line >> _C13_SHIFT & 3] if line & bit13 else (0, 0)
+        thirteens = (_THIRTEEN, plus[_THIRTEEN] - held13), (_U7, wipes), (_L13, plus[_L13] - held15)
+        for slot, c in thirteens:
+            if not c:
+                continue
+            new = _add(line, slot)
+            if slot == _U7:
+                kind = _WIPES
+            elif new == BUST:
+                kind = _BUSTS
+            elif (_distinct(new) if distinct else n + 1) >= FLIP7_CARDS:
+                kind = _FLIP
+            else:
+                kind = _GO
+            out.append((c, new, 0 if kind == _WIPES else _THIRTEEN, kind))
+        found = known[line] = tuple(out)
+        return found
+
+    return draws
 
 
 def _wipe_value(
