@@ -255,6 +255,8 @@ class LineModel:
         self.count_modifiers = count_modifiers if self.keep_modifiers else None
         self._root = -1
         self._fast_root = -1
+        # The draws of each phase's lines, by (wipe tag, root line): see _phase_draws.
+        self._draws: dict[tuple[int, int], tuple[_PhasePile, Callable[[int], _Draws]]] = {}
 
     # -- state keys: line | Modifiers drawn since the last wipe << 17 | wipe tag << 29.
     # The wipe tag is 0 before any wipe; then the number of wipes (put-back model) or the
@@ -432,6 +434,18 @@ class LineModel:
         values = [part for pair in reversed(pairs) for part in (pair.imag, pair.real)]
         return values[len(values) - len(tried) :]
 
+    def _phase_draws(self, tag: int, root: int) -> tuple[_PhasePile, Callable[[int], _Draws]]:
+        """The pile of the phase after ``tag`` wipes from ``root`` (put back), and the draws
+        of its lines, kept for the next walk."""
+        found = self._draws.get((tag, root & LINE_MASK))
+        if found is None:
+            pile = self._phase_pile(tag, root & LINE_MASK)
+            found = self._draws[tag, root & LINE_MASK] = (
+                pile,
+                _phase_draws(pile, self.rules.flip7_distinct),
+            )
+        return found
+
     def _threshold_phase(
         self,
         tag: int,
@@ -445,11 +459,10 @@ class LineModel:
         wipes: each state's hit values add its children's term by term, in the order
         :meth:`_search` adds them, so that each is the very float that recursion gives.
         ``m`` thresholds (an even count), ``first_of[s]`` of them at most the sum ``s``."""
-        pile = self._phase_pile(tag, root & LINE_MASK)
+        pile, draws = self._phase_draws(tag, root)
         numbers = pile.numbers
         f = _phase_scores(pile, self.rules, False, 0)[1]
         bust = f[_BUST_AT]
-        draws = _phase_draws(pile, self.rules.flip7_distinct)
         zero_forces, forced_of = self.rules.the_zero, self.forced
         pairs = m >> 1
         # Without an Unlucky 7 to draw a line holding The Zero hits to the end whatever the
@@ -986,8 +999,55 @@ class LineModel:
             raise Flip7Error("outcomes need the Modifiers tracked, not counted")
         self._every_state()
         memo: dict[int, tuple[float, float]] = {}
+        if not self.exact_wipe and not self.keep_modifiers:
+            return self._put_back_outcomes(line, memo)
         self._counts[:] = self._base
         return self._outcomes(line, memo)
+
+    def _put_back_outcomes(
+        self, root: int, memo: dict[int, tuple[float, float]]
+    ) -> tuple[float, float]:
+        """:meth:`outcomes` with the wipes put back and no Modifiers, the draws read from
+        each phase's pile: the same sums as :meth:`_outcomes`, in its order."""
+        hits, forced_of, zero_forces = self._hits, self.forced, self.rules.the_zero
+
+        def phase(tag: int) -> tuple[float, float]:
+            """The outcomes from the line the phase after ``tag`` wipes starts from."""
+            pile, draws = self._phase_draws(tag, root)
+            numbers = pile.numbers
+            after_wipe: list[tuple[float, float]] = []
+
+            def outcome(key: int) -> tuple[float, float]:
+                line = key & LINE_MASK
+                left = numbers - (line & _VALUES_MASK).bit_count() - (line >> 16 & 1)
+                forced = (zero_forces and line & 1) or (not line and forced_of(key))
+                if not left or (not forced and not hits.get(key, True)):
+                    memo[key] = (0.0, 0.0)
+                    return 0.0, 0.0
+                upper = key ^ line
+                flip = bust = 0.0
+                for c, new, _, kind in draws(line):
+                    if kind == _GO:
+                        f, b = memo.get(upper | new) or outcome(upper | new)
+                    elif kind == _BUSTS:
+                        bust += c * 1.0
+                        continue
+                    elif kind == _FLIP:
+                        flip += c * 1.0
+                        continue
+                    else:
+                        if not after_wipe:
+                            after_wipe.append(phase(tag + 1))
+                        f, b = after_wipe[0]
+                    flip += c * f
+                    bust += c * b
+                found = memo[key] = (flip / left, bust / left)
+                return found
+
+            start = tag << _TAG_SHIFT | pile.start if tag else root
+            return memo.get(start) or outcome(start)
+
+        return phase(0)
 
     def _outcomes(self, key: int, memo: dict[int, tuple[float, float]]) -> tuple[float, float]:
         found = memo.get(key)
@@ -1099,8 +1159,10 @@ def _phase_scores(
     return scores, plain
 
 
-_Draws = tuple[tuple[int, int, int, int], ...]
+_Draw = tuple[int, int, int, int]
+_Draws = list[_Draw]
 _THIRTEENS_HELD = ((1, 0), (0, 1), (1, 1), (0, 2))  # (regular 13s, Lucky 13s) by 13 code
+_BITS13 = (1 << _THIRTEEN) | (3 << _C13_SHIFT)  # a line's 13s
 
 
 def _phase_draws(pile: _PhasePile, distinct: bool) -> Callable[[int], _Draws]:
@@ -1110,44 +1172,52 @@ def _phase_draws(pile: _PhasePile, distinct: bool) -> Callable[[int], _Draws]:
     worked out once a line.
 
     The copies are the phase's ``plus`` less the line's own cards, so no pile is kept up
-    to date: the walks of every threshold and of the outcomes read them from here."""
-    regular, plus, wipes = pile.regular, pile.plus, pile.wipes
-    known: dict[int, _Draws] = {}
+    to date: the walks of every threshold and of the outcomes read them from here.
+    A bust may come with no copies left (the line held the last): it adds nothing."""
+    regular, plus = pile.regular, pile.plus
     one_short = FLIP7_CARDS - 1
-    bit13 = 1 << _THIRTEEN
+    # The draws of slots 13, Unlucky 7 and Lucky 13 depend on the line only through its
+    # 13s and whether a new value flips it: (copies, the line's bits kept, bits set, value,
+    # kind) by 13 code (4: no 13) and whether it flips.
+    thirteens: dict[tuple[int, bool], list[tuple[int, int, int, int, int]]] = {}
+    for code in range(5):
+        line = 0 if code == 4 else (1 << _THIRTEEN) | code << _C13_SHIFT
+        held13, held15 = _THIRTEENS_HELD[code] if code < 4 else (0, 0)
+        copies = plus[_THIRTEEN] - held13, pile.wipes, plus[_L13] - held15
+        for flips in (False, True):
+            tail = []
+            for slot, c in zip((_THIRTEEN, _U7, _L13), copies, strict=True):
+                new = _add(line, slot)
+                if not c:
+                    continue
+                if slot == _U7:
+                    tail.append((c, 0, U7_LINE, 0, _WIPES))
+                elif new == BUST:
+                    tail.append((c, 0, BUST, _THIRTEEN, _BUSTS))
+                else:  # a first 13 is a new value; a pair's second 13 flips by count only
+                    kind = _FLIP if flips and not (distinct and line) else _GO
+                    tail.append((c, LINE_MASK ^ _BITS13, new, _THIRTEEN, kind))
+            thirteens[code, flips] = tail
+    known: dict[int, _Draws] = {}
 
     def draws(line: int) -> _Draws:
         """The draws of ``line`` (a key of the phase)."""
         found = known.get(line)
         if found is not None:
             return found
-        n = (line & _VALUES_MASK).bit_count() + (line >> 16 & 1)
-        flips = ((line & _VALUES_MASK).bit_count() if distinct else n) >= one_short
-        out: list[tuple[int, int, int, int]] = []
-        for v, bit, c in regular:
-            if not line & bit:
-                out.append((c, line | bit, v, _FLIP if flips else _GO))
-            elif v == _SEVEN and line & _U7_FLAG:  # a regular 7 after Unlucky 7 (§4.4.3)
-                out.append((c, BUST, v, _BUSTS))
-            elif c > 1:
-                out.append((c - 1, BUST, v, _BUSTS))
-        # The 13s (§4.5): a regular 13 and Lucky 13 pair in either order, a third busts.
-        held13, held15 = _THIRTEENS_HELD[line >> _C13_SHIFT & 3] if line & bit13 else (0, 0)
-        thirteens = (_THIRTEEN, plus[_THIRTEEN] - held13), (_U7, wipes), (_L13, plus[_L13] - held15)
-        for slot, c in thirteens:
-            if not c:
-                continue
-            new = _add(line, slot)
-            if slot == _U7:
-                kind = _WIPES
-            elif new == BUST:
-                kind = _BUSTS
-            elif (_distinct(new) if distinct else n + 1) >= FLIP7_CARDS:
-                kind = _FLIP
-            else:
-                kind = _GO
-            out.append((c, new, 0 if kind == _WIPES else _THIRTEEN, kind))
-        found = known[line] = tuple(out)
+        distinct_values = (line & _VALUES_MASK).bit_count()
+        flips = (distinct_values if distinct else distinct_values + (line >> 16 & 1)) >= one_short
+        go = _FLIP if flips else _GO
+        # A duplicate busts with the copies less the line's own, and a regular 7 after
+        # Unlucky 7 with every copy (§4.4.3): the line's 7 then is not one of them.
+        held = line ^ (1 << _SEVEN) if line & _U7_FLAG else line
+        found = [
+            (c - (held >> v & 1), BUST, v, _BUSTS) if line & bit else (c, line | bit, v, go)
+            for v, bit, c in regular
+        ]
+        tail = thirteens[line >> _C13_SHIFT & 3 if line & (1 << _THIRTEEN) else 4, flips]
+        found += [(c, line & kept | new, v, kind) for c, kept, new, v, kind in tail]
+        known[line] = found
         return found
 
     return draws
