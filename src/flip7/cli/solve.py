@@ -27,7 +27,6 @@ fixed thresholds (hit while the sum is below T):
 from __future__ import annotations
 
 import argparse
-import json
 
 from flip7.analysis.solver import DECKS, ExactSolution, Solution, exact_solution, solve
 from flip7.core.errors import Flip7Error
@@ -114,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         played[solution.best_threshold] = solution.threshold_exact_wipe
     exact = exact_solution(args.deck, recompute=args.exact_wipes, played=played)
     if args.json:
+        import json  # only here: the text needs none of it
+
         print(json.dumps({**solution.to_json(), "exact": exact.to_json()}))
     else:
         print(format_solution(solution, exact))

@@ -64,31 +64,63 @@ decks of :mod:`~flip7.analysis.solver.decks`.
 
 from __future__ import annotations
 
-from flip7.analysis.solver.decks import DECKS, Deck
-from flip7.analysis.solver.keep_hitting import always_hit_flip7
-from flip7.analysis.solver.line_model import LineModel, LineRules
-from flip7.analysis.solver.lines import (
-    BUST,
-    LINE_BITS,
-    LINE_MASK,
-    NUMBER_SLOTS,
-    U7_LINE,
-    flip7_reached,
-    key_cards,
-    line_key,
-    receive,
-)
-from flip7.analysis.solver.solitaire import (
-    VENGEANCE_EXACT,
-    ExactSolution,
-    PolicyRow,
-    Solution,
-    ThresholdResult,
-    exact_solution,
-    solve,
-    solve_exact,
-)
-from flip7.analysis.solver.wipes import ExactModel
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flip7.analysis.solver.decks import DECKS, Deck
+    from flip7.analysis.solver.keep_hitting import always_hit_flip7
+    from flip7.analysis.solver.line_model import LineModel, LineRules
+    from flip7.analysis.solver.lines import (
+        BUST,
+        LINE_BITS,
+        LINE_MASK,
+        NUMBER_SLOTS,
+        U7_LINE,
+        flip7_reached,
+        key_cards,
+        line_key,
+        receive,
+    )
+    from flip7.analysis.solver.solitaire import (
+        VENGEANCE_EXACT,
+        ExactSolution,
+        PolicyRow,
+        Solution,
+        ThresholdResult,
+        exact_solution,
+        solve,
+        solve_exact,
+    )
+    from flip7.analysis.solver.wipes import ExactModel
+
+# The names load their modules on first use (PEP 562), as the package ``flip7`` does: the
+# bots need the line keys, ``flip7 solve`` the solitaire, neither the other's modules.
+_PUBLIC = {
+    "decks": "DECKS Deck",
+    "keep_hitting": "always_hit_flip7",
+    "line_model": "LineModel LineRules",
+    "lines": "BUST LINE_BITS LINE_MASK NUMBER_SLOTS U7_LINE flip7_reached key_cards line_key "
+    "receive",
+    "solitaire": "VENGEANCE_EXACT ExactSolution PolicyRow Solution ThresholdResult "
+    "exact_solution solve solve_exact",
+    "wipes": "ExactModel",
+}
+_LAZY = {name: module for module, names in _PUBLIC.items() for name in names.split()}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "BUST",

@@ -12,7 +12,6 @@ from typing import Any
 from flip7.analysis.solver.decks import DECKS, Deck, _deck
 from flip7.analysis.solver.line_model import _TAG_SHIFT, LineModel, LineRules
 from flip7.analysis.solver.lines import _U7, _U7_FLAG, LINE_MASK, _count, _sum
-from flip7.analysis.solver.wipes import ExactModel, _WipeModel
 from flip7.core.errors import Flip7Error
 
 __all__ = [
@@ -203,6 +202,8 @@ def solve(
     policy_exact: float | None = None
     threshold_exact: float | None = None
     if check_wipes and not exact_wipe and deck.counts[_U7]:
+        from flip7.analysis.solver.wipes import _WipeModel  # only here: 20 s of work
+
         exact = _WipeModel(deck)
 
         def put_back_policy(line: int) -> bool:
@@ -323,6 +324,8 @@ def solve_exact(
     """
     deck = _deck(deck)
     began = time.perf_counter()
+    from flip7.analysis.solver.wipes import ExactModel  # `flip7 solve` prints VENGEANCE_EXACT
+
     model = ExactModel(deck)
     optimum, p_flip7, p_bust = model.optimum()
     states = model.states
