@@ -469,6 +469,8 @@ class LineModel:
         # threshold, so its value is one float: one pair is worked out, and repeated.
         zero_alike = not pile.wipes
         after_wipe: list[list[complex]] = []
+        # c * a pair, by c: the same as complex(c) * the pair, at one call
+        scale = [complex(c).__mul__ for c in range(max(pile.plus) + 1)]
 
         def values(key: int, s: int) -> list[complex]:
             """State ``key``'s values by pairs of thresholds, highest first (its line's
@@ -499,9 +501,10 @@ class LineModel:
             """State ``key``'s hit values under the ``k`` highest pairs of thresholds."""
             upper = key ^ line
             # The sum is one float for every threshold until a child's value depends on it:
-            # up to there a list would only repeat it.
+            # up to there a list would only repeat it. One pair is summed without lists.
             head = 0.0
             acc: list[complex] | None = None
+            pair = 0j
             for c, new, v, kind in draws(line):
                 if kind == _GO:
                     nk = upper | new
@@ -512,14 +515,22 @@ class LineModel:
                     # A bust or Flip 7 scores the same whatever the threshold; a bust's
                     # score of 0 leaves the sum as it is.
                     score = c * (f[s + v] + FLIP7_BONUS) if kind == _FLIP else c * bust
-                    if score:
-                        if acc is None:
-                            head += score
-                        else:
-                            acc = list(map(add, acc, repeat(complex(score, score))))
+                    if not score:
+                        continue
+                    if k == 1:
+                        pair += complex(score, score)
+                    elif acc is None:
+                        head += score
+                    else:
+                        acc = list(map(add, acc, repeat(complex(score, score))))
                     continue
-                times = map(complex(c).__mul__, got)
-                acc = list(map(add, repeat(complex(head, head), k) if acc is None else acc, times))
+                if k == 1:
+                    pair += c * got[0]
+                else:
+                    times = map(scale[c], got)
+                    acc = list(map(add, acc or repeat(complex(head, head), k), times))
+            if k == 1:
+                return [pair / left]
             if acc is None:
                 return [complex(head / left, head / left)] * k
             return list(map(truediv, acc, repeat(left)))

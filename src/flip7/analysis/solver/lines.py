@@ -97,8 +97,13 @@ def _distinct(key: int) -> int:
     return (key & _VALUES_MASK).bit_count()
 
 
+# The values' sum of seven bits of a key (values 0..6, then 7..13), by those bits.
+_LOW_SUMS = [sum(v for v in range(7) if bits >> v & 1) for bits in range(128)]
+_HIGH_SUMS = [sum(v + 7 for v in range(7) if bits >> v & 1) for bits in range(128)]
+
+
 def _sum(key: int) -> int:
-    total = sum(v for v in range(14) if key >> v & 1)
+    total = _LOW_SUMS[key & 127] + _HIGH_SUMS[key >> 7 & 127]
     return total + (13 if _pair(key) else 0)
 
 
