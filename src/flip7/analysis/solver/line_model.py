@@ -505,9 +505,13 @@ class LineModel:
             head = 0.0
             acc: list[complex] | None = None
             pair = 0j
-            for c, new, v, kind in draws(line):
+            for bit, c, held, v, kind, kept, added in draws(line):
+                if line & bit:
+                    if not bust:
+                        continue
+                    c, kind = held, _BUSTS
                 if kind == _GO:
-                    nk = upper | new
+                    nk = upper | line & kept | added
                     got = memo.get(nk) or values(nk, s + v)
                 elif kind == _WIPES:
                     got = after_wipe[0] if after_wipe else wiped()
@@ -527,8 +531,12 @@ class LineModel:
                 if k == 1:
                     pair += c * got[0]
                 else:
-                    times = map(scale[c], got)
-                    acc = list(map(add, acc or repeat(complex(head, head), k), times))
+                    if acc:
+                        acc = list(map(add, acc, map(scale[c], got)))
+                    elif head:
+                        acc = list(map(add, repeat(complex(head, head), k), map(scale[c], got)))
+                    else:  # 0.0 + a product is the product (no sum here is ever -0.0)
+                        acc = list(map(scale[c], got[:k]))
             if k == 1:
                 return [pair / left]
             if acc is None:
@@ -1037,9 +1045,12 @@ class LineModel:
                     return 0.0, 0.0
                 upper = key ^ line
                 flip = bust = 0.0
-                for c, new, _, kind in draws(line):
+                for bit, c, held, _, kind, kept, added in draws(line):
+                    if line & bit:
+                        c, kind = held, _BUSTS
                     if kind == _GO:
-                        f, b = memo.get(upper | new) or outcome(upper | new)
+                        nk = upper | line & kept | added
+                        f, b = memo.get(nk) or outcome(nk)
                     elif kind == _BUSTS:
                         bust += c * 1.0
                         continue
@@ -1170,66 +1181,58 @@ def _phase_scores(
     return scores, plain
 
 
-_Draw = tuple[int, int, int, int]
-_Draws = list[_Draw]
+# One slot's draw (see _phase_draws): its line bit (0: not a regular value), its copies,
+# its copies when the line holds that bit, its value, the kind of draw, and the new line's
+# bits kept from the line and bits added.
+_Draw = tuple[int, int, int, int, int, int, int]
+_Draws = tuple[_Draw, ...]
 _THIRTEENS_HELD = ((1, 0), (0, 1), (1, 1), (0, 2))  # (regular 13s, Lucky 13s) by 13 code
 _BITS13 = (1 << _THIRTEEN) | (3 << _C13_SHIFT)  # a line's 13s
 
 
 def _phase_draws(pile: _PhasePile, distinct: bool) -> Callable[[int], _Draws]:
-    """What the next card does to a line of a phase: for each slot the pile holds, in the
-    general recursion's order (0..12, 13, Unlucky 7, Lucky 13), (its copies, the new line,
-    the value it adds, go on / bust / Flip 7 / wipe), as :func:`_transitions` has them;
-    worked out once a line.
+    """What the next card does to a line of a phase, slot by slot in the general
+    recursion's order (0..12, 13, Unlucky 7, Lucky 13), as :func:`_transitions` has it.
 
-    The copies are the phase's ``plus`` less the line's own cards, so no pile is kept up
-    to date: the walks of every threshold and of the outcomes read them from here.
-    A bust may come with no copies left (the line held the last): it adds nothing."""
-    regular, plus = pile.regular, pile.plus
+    A slot's copies are the phase's ``plus`` less the line's own cards, so no pile is
+    kept up to date. Each line reads one of twenty tables, by its 13s, whether a new
+    value flips it and whether it holds Unlucky 7: a regular value whose bit the line
+    holds busts, with the copies of its entry's third field (a regular 7 after Unlucky 7
+    with every copy, §4.4.3; a bust with none left adds nothing); otherwise the kind
+    holds, and the new line is the line's bits kept, plus the bits added."""
     one_short = FLIP7_CARDS - 1
-    # The draws of slots 13, Unlucky 7 and Lucky 13 depend on the line only through its
-    # 13s and whether a new value flips it: (copies, the line's bits kept, bits set, value,
-    # kind) by 13 code (4: no 13) and whether it flips.
-    thirteens: dict[tuple[int, bool], list[tuple[int, int, int, int, int]]] = {}
-    for code in range(5):
-        line = 0 if code == 4 else (1 << _THIRTEEN) | code << _C13_SHIFT
+    tables: list[_Draws] = []
+    for code in range(5):  # 4: no 13
         held13, held15 = _THIRTEENS_HELD[code] if code < 4 else (0, 0)
-        copies = plus[_THIRTEEN] - held13, pile.wipes, plus[_L13] - held15
+        thirteens = 0 if code == 4 else (1 << _THIRTEEN) | code << _C13_SHIFT
+        copies = pile.plus[_THIRTEEN] - held13, pile.wipes, pile.plus[_L13] - held15
         for flips in (False, True):
-            tail = []
-            for slot, c in zip((_THIRTEEN, _U7, _L13), copies, strict=True):
-                new = _add(line, slot)
-                if not c:
-                    continue
-                if slot == _U7:
-                    tail.append((c, 0, U7_LINE, 0, _WIPES))
-                elif new == BUST:
-                    tail.append((c, 0, BUST, _THIRTEEN, _BUSTS))
-                else:  # a first 13 is a new value; a pair's second 13 flips by count only
-                    kind = _FLIP if flips and not (distinct and line) else _GO
-                    tail.append((c, LINE_MASK ^ _BITS13, new, _THIRTEEN, kind))
-            thirteens[code, flips] = tail
-    known: dict[int, _Draws] = {}
+            go = _FLIP if flips else _GO
+            for unlucky in (False, True):
+                table = [
+                    (bit, c, c if v == _SEVEN and unlucky else c - 1, v, go, LINE_MASK, bit)
+                    for v, bit, c in pile.regular
+                ]
+                for slot, c in zip((_THIRTEEN, _U7, _L13), copies, strict=True):
+                    new = _add(thirteens, slot)
+                    if not c:
+                        continue
+                    if slot == _U7:
+                        table.append((0, c, c, 0, _WIPES, 0, U7_LINE))
+                    elif new == BUST:
+                        table.append((0, c, c, _THIRTEEN, _BUSTS, 0, BUST))
+                    else:  # a first 13 is a new value; a pair's second flips by count only
+                        kind = _FLIP if flips and not (distinct and thirteens) else _GO
+                        table.append((0, c, c, _THIRTEEN, kind, LINE_MASK ^ _BITS13, new))
+                tables.append(tuple(table))
+    bit13 = 1 << _THIRTEEN
 
     def draws(line: int) -> _Draws:
         """The draws of ``line`` (a key of the phase)."""
-        found = known.get(line)
-        if found is not None:
-            return found
-        distinct_values = (line & _VALUES_MASK).bit_count()
-        flips = (distinct_values if distinct else distinct_values + (line >> 16 & 1)) >= one_short
-        go = _FLIP if flips else _GO
-        # A duplicate busts with the copies less the line's own, and a regular 7 after
-        # Unlucky 7 with every copy (§4.4.3): the line's 7 then is not one of them.
-        held = line ^ (1 << _SEVEN) if line & _U7_FLAG else line
-        found = [
-            (c - (held >> v & 1), BUST, v, _BUSTS) if line & bit else (c, line | bit, v, go)
-            for v, bit, c in regular
-        ]
-        tail = thirteens[line >> _C13_SHIFT & 3 if line & (1 << _THIRTEEN) else 4, flips]
-        found += [(c, line & kept | new, v, kind) for c, kept, new, v, kind in tail]
-        known[line] = found
-        return found
+        values = (line & _VALUES_MASK).bit_count()
+        flips = (values if distinct else values + (line >> 16 & 1)) >= one_short
+        code = line >> _C13_SHIFT & 3 if line & bit13 else 4
+        return tables[code << 2 | flips << 1 | (line >> 14 & 1)]
 
     return draws
 
