@@ -189,11 +189,12 @@ def solve(
     p_flip7, p_bust = model.outcomes(0)
     rows = _policy_rows(model)
     states = model.states()
+    check_wipes = check_wipes and not exact_wipe and bool(deck.counts[_U7])
     # The optimal decisions, before the thresholds replace them; keyed by line, and by
     # whether a wipe has happened.
     hits = {
         (key & LINE_MASK) | (1 << _TAG_SHIFT if key >> _TAG_SHIFT else 0): hit
-        for key, hit in model.decisions().items()
+        for key, hit in (model.decisions().items() if check_wipes else ())
     }
     wanted = list(thresholds)
     tried = tuple(map(ThresholdResult, wanted, model.threshold_values(0, wanted)))
@@ -201,7 +202,7 @@ def solve(
         raise Flip7Error("give at least one threshold to try")
     policy_exact: float | None = None
     threshold_exact: float | None = None
-    if check_wipes and not exact_wipe and deck.counts[_U7]:
+    if check_wipes:
         from flip7.analysis.solver.wipes import _WipeModel  # only here: 20 s of work
 
         exact = _WipeModel(deck)
