@@ -255,7 +255,7 @@ class LineModel:
         self.count_modifiers = count_modifiers if self.keep_modifiers else None
         self._root = -1
         self._fast_root = -1
-        # The draws of each phase's lines, by (wipe tag, root line): see _phase_draws.
+        # The draws of each phase's lines, by (wipe tag, root line): see _draws_of.
         self._draws: dict[tuple[int, int], tuple[_PhasePile, Callable[[int], _Draws]]] = {}
 
     # -- state keys: line | Modifiers drawn since the last wipe << 17 | wipe tag << 29.
@@ -434,7 +434,7 @@ class LineModel:
         values = [part for pair in reversed(pairs) for part in (pair.imag, pair.real)]
         return values[len(values) - len(tried) :]
 
-    def _phase_draws(self, tag: int, root: int) -> tuple[_PhasePile, Callable[[int], _Draws]]:
+    def _draws_of(self, tag: int, root: int) -> tuple[_PhasePile, Callable[[int], _Draws]]:
         """The pile of the phase after ``tag`` wipes from ``root`` (put back), and the draws
         of its lines, kept for the next walk."""
         found = self._draws.get((tag, root & LINE_MASK))
@@ -459,7 +459,7 @@ class LineModel:
         wipes: each state's hit values add its children's term by term, in the order
         :meth:`_search` adds them, so that each is the very float that recursion gives.
         ``m`` thresholds (an even count), ``first_of[s]`` of them at most the sum ``s``."""
-        pile, draws = self._phase_draws(tag, root)
+        pile, draws = self._draws_of(tag, root)
         numbers = pile.numbers
         f = _phase_scores(pile, self.rules, False, 0)[1]
         bust = f[_BUST_AT]
@@ -1032,7 +1032,7 @@ class LineModel:
 
         def phase(tag: int) -> tuple[float, float]:
             """The outcomes from the line the phase after ``tag`` wipes starts from."""
-            pile, draws = self._phase_draws(tag, root)
+            pile, draws = self._draws_of(tag, root)
             numbers = pile.numbers
             after_wipe: list[tuple[float, float]] = []
 
