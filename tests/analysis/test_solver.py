@@ -474,6 +474,20 @@ def test_the_fast_optimum_is_the_general_recursion() -> None:
             assert fast.outcomes(line) == pytest.approx(general.outcomes(line), abs=1e-12)
 
 
+def test_the_put_back_outcomes_are_the_general_recursions_sums() -> None:
+    # Without Modifiers the put-back outcomes read each phase's draws instead of keeping
+    # the pile up to date: the very floats of the recursion that keeps it, optimal play or
+    # a threshold's.
+    rng = random.Random(13)
+    for case in range(24):
+        counts, line, rules, _ = random_case(rng)
+        model = LineModel(counts, rules)
+        model.value(line, threshold=rng.randrange(50) if case % 3 == 0 else None)
+        got = model.outcomes(line)
+        model._counts[:] = model._base
+        assert got == model._outcomes(line, {}), (counts, line)
+
+
 def test_the_fast_optimum_matches_every_order() -> None:
     # Without Unlucky 7 the put-back model is exact: backward induction over every order.
     rng = random.Random(5)
