@@ -144,12 +144,6 @@ def remove_card(M, s, c):
 
 
 @jit_inline
-def discard_card(M, c):
-    M[np.uint64(DCNT + c)] += 1
-    M[S_NDISC] += 1
-
-
-@jit_inline
 def low_bit(m):
     """The index of the lowest set bit of ``m`` > 0 (one count-trailing-zeros instruction)."""
     return trailing_zeros(m)
@@ -168,21 +162,14 @@ def bit_count(m):
 
 @jit_inline
 def clear_line(M, s):
-    """Every card of seat ``s``'s line to the discard pile."""
-    if M[np.uint64(NNUM + s)] == 0 and M[np.uint64(NMOD + s)] == 0:
-        return
-    moved = 0
+    """Every card of seat ``s``'s line to the discard pile (which :func:`discards` counts)."""
     m = M[np.uint64(MASK + s)]
     row = U_CNT + U_NCODES * np.uint64(s)
     while m:
         c = np.uint64(low_bit(m))
         m &= m - 1
-        k = M[np.uint64(row + c)]
-        M[U_DCNT + c] += k
-        moved += k
         M[np.uint64(row + c)] = 0
     M[np.uint64(MASK + s)] = 0
-    M[S_NDISC] += moved
     M[np.uint64(NNUM + s)] = 0
     M[np.uint64(NMOD + s)] = 0
 
@@ -263,13 +250,50 @@ def draw_ahead(M, state, npile):
 
 
 @jit
+def discards(M):
+    """The discard pile, as a count of each code into M[DCNT:]; how many cards it holds.
+
+    It is what the game's cards leave once the draw pile, the lines and the cards set aside
+    on the stack (Resolve and Finish items, a Just One More's forced Stay, a Flip Four frame's
+    own card and draws) are taken out: worked out here, when a reshuffle or an empty pile's
+    odds read it, not counted card by card as cards leave play (the end of every round would
+    otherwise add each line to it, code by code)."""
+    n = np.uint64(M[S_N])
+    decks = M[RL + R_DECKS]
+    total = 0
+    for c in range(NCODES):
+        uc = np.uint64(c)
+        k = ONE_DECK[uc] * decks - M[U_PCNT + uc]
+        for s in range(n):
+            k -= M[U_CNT + U_NCODES * s + uc]
+        M[U_DCNT + uc] = k
+        total += k
+    for i in range(M[S_SP]):
+        t = M[np.uint64(STK + 4 * i)]
+        if t == T_RESOLVE or t == T_FINISH:
+            M[np.uint64(DCNT + M[np.uint64(STK + 4 * i + 1)])] -= 1
+            total -= 1
+        elif t == T_FORCE:
+            M[np.uint64(DCNT + M[np.uint64(STK + 4 * i + 2)])] -= 1
+            total -= 1
+        elif t == T_STEP:
+            f = M[np.uint64(STK + 4 * i + 1)]
+            M[np.uint64(DCNT + M[np.uint64(FR + 8 * f + 1)])] -= 1
+            k = M[np.uint64(FR + 8 * f + 3)]
+            for j in range(k):
+                M[np.uint64(DCNT + M[np.uint64(FR + 8 * f + 4 + j)])] -= 1
+            total -= 1 + k
+    return total
+
+
+@jit
 def take(M):
     """The next card off the draw pile (reshuffling the discard pile into it when empty,
     §3.5.1): its code, -1 when no card is left anywhere (§3.5.3), -2 when a scripted game
     has run out of draws (it halts there)."""
     npile = M[S_NPILE]
     if npile == 0:
-        if M[S_NDISC] == 0:
+        if discards(M) == 0:
             return -1
         one_deck = M[RL + R_DECKS] == 1
         for c in range(NCODES):
@@ -286,8 +310,6 @@ def take(M):
                     M[np.uint64(PILE + npile)] = c
                     npile += 1
             M[np.uint64(PCNT + c)] += k
-            M[np.uint64(DCNT + c)] = 0
-        M[S_NDISC] = 0
     if M[RL + R_SCRIPTED]:
         i = M[S_SDI]
         if i >= M[H_NSDRAWS]:
@@ -336,7 +358,8 @@ def push(M, t, a, b, c):
 @jit
 def drop_set_aside(M, seat):
     """§6.3.2, §11: a bust discards at once every card set aside for ``seat`` (its
-    Resolve items, its Flip Four frames with their own card and draws still due)."""
+    Resolve items, its Flip Four frames with their own card and draws still due): off the
+    stack, they are in the discard pile (:func:`discards`)."""
     sp = M[S_SP]
     out = 0
     for i in range(sp):
@@ -344,15 +367,10 @@ def drop_set_aside(M, seat):
         keep = True
         if t == T_RESOLVE:
             if M[np.uint64(STK + 4 * (i) + 2)] == seat:
-                discard_card(M, M[np.uint64(STK + 4 * (i) + 1)])
                 keep = False
         elif t == T_STEP:
             f = M[np.uint64(STK + 4 * (i) + 1)]
             if M[np.uint64(FR + 8 * (f) + 0)] == seat:
-                discard_card(M, M[np.uint64(FR + 8 * (f) + 1)])
-                for k in range(M[np.uint64(FR + 8 * (f) + 3)]):
-                    discard_card(M, M[np.uint64(FR + 8 * (f) + 4 + k)])
-                M[np.uint64(FR + 8 * (f) + 3)] = 0
                 keep = False
                 if f == M[S_FTOP] - 1:
                     M[S_FTOP] = f
@@ -419,19 +437,8 @@ def check_flip7(M, seat):
 @jit
 def end_round(M):
     """Flip 7, no Active player, or no cards left: drop every pending effect, then score
-    (after the Brutal Flip 7 choice)."""
-    for i in range(M[S_SP]):
-        t = M[np.uint64(STK + 4 * (i) + 0)]
-        if t == T_RESOLVE or t == T_FINISH:
-            discard_card(M, M[np.uint64(STK + 4 * (i) + 1)])
-        elif t == T_FORCE:
-            discard_card(M, M[np.uint64(STK + 4 * (i) + 2)])
-        elif t == T_STEP:
-            f = M[np.uint64(STK + 4 * (i) + 1)]
-            discard_card(M, M[np.uint64(FR + 8 * (f) + 1)])
-            for k in range(M[np.uint64(FR + 8 * (f) + 3)]):
-                discard_card(M, M[np.uint64(FR + 8 * (f) + 4 + k)])
-            M[np.uint64(FR + 8 * (f) + 3)] = 0
+    (after the Brutal Flip 7 choice). The cards set aside on the stack go to the discard
+    pile with it (:func:`discards`)."""
     M[S_SP] = 0
     M[S_FTOP] = 0
     seat = M[S_FLIP7]
@@ -533,23 +540,18 @@ def score_round(M, minus15):
 @jit_inline
 def next_round(M):
     n = np.uint64(M[S_N])
-    moved = 0
+    # clear_line for every seat: the lines' cards go to the discard pile, which discards()
+    # works out when it is read, so that only their counts are zeroed, every seat's row at
+    # once (one stretch of memory, a memset) rather than the codes each line holds (a loop
+    # that ends at a point the processor cannot foresee).
+    for i in range(U_NCODES * n):
+        M[U_CNT + i] = 0
     for s in range(n):
-        # clear_line for every seat, over every code a line may hold rather than the codes
-        # it does hold: a loop of fixed length (compiled to vector instructions), where a loop
-        # over the line's bits ends at a point the processor cannot foresee.
-        row = U_CNT + U_NCODES * s
-        moved += M[U_NNUM + s] + M[U_NMOD + s]
-        for c in range(FIRST_ACTION):
-            uc = np.uint64(c)
-            M[U_DCNT + uc] += M[row + uc]
-            M[row + uc] = 0
         M[U_MASK + s] = 0
         M[U_NNUM + s] = 0
         M[U_NMOD + s] = 0
         M[U_STATUS + s] = ACTIVE
         M[U_SUMS + s] = 0
-    M[S_NDISC] += moved
     # The next seat deals (no division: a modulo is the slowest instruction here).
     d = M[S_DEALER] + 1
     M[S_DEALER] = d if d < M[S_N] else 0
@@ -595,8 +597,7 @@ def arrive(M, purpose, seat, frame, c):
             M[np.uint64(FR + 8 * (frame) + 3)] = k + 1
         return
     if purpose == P_BURN:
-        discard_card(M, c)
-        return
+        return  # to the discard pile
     if c < FIRST_MOD:
         receive(M, seat, c, False, True)
     else:
@@ -625,8 +626,7 @@ def resolve(M, c, user):
                     k += 1
                     only = s
             if k == 0:
-                discard_card(M, c)
-                return
+                return  # to the discard pile
             if k == 1:
                 who = only
             else:
@@ -745,8 +745,7 @@ def use(M, c, user):
     """Steal, Swap or Discard used by ``user`` (engine ``_use``)."""
     count = count_moves(M, c, user, 2)
     if count == 0:
-        discard_card(M, c)  # §6.1.1
-        return
+        return  # to the discard pile (§6.1.1)
     if count == 1:
         s1, c1, s2, c2 = nth_move(M, c, user, 0)
     else:
@@ -758,13 +757,13 @@ def use(M, c, user):
 
 @jit
 def do_move(M, c, user, s1, c1, s2, c2):
-    discard_card(M, c)  # the used Action leaves play first (§6.1.5)
+    # The used Action leaves play first (§6.1.5), to the discard pile as the discarded
+    # card does: neither is in play any more, so discards() counts them.
     if c == STEAL:
         remove_card(M, s1, c1)
         receive(M, user, c1, True, True)
     elif c == DISCARD:
         remove_card(M, s1, c1)
-        discard_card(M, c1)
     else:
         remove_card(M, s1, c1)
         remove_card(M, s2, c2)
@@ -1011,13 +1010,23 @@ def choose_hit(M, seat):
     return hit
 
 
+@jit_inline
+def next_draws(M):
+    """Where the counts of the cards the next draws come from lie in M: the draw pile's, or
+    when it is empty the discard pile's (worked out here), which a reshuffle would make it."""
+    if M[S_NPILE] > 0:
+        return PCNT
+    discards(M)
+    return DCNT
+
+
 @jit
 def ev_hit(M, seat):
     """Hit when one more card's expected gain beats what a bust would lose: over the
     draw pile's exact contents (after a reshuffle when it is empty), the chance of each
     Number card, the value it adds (+15 for the seventh), and the line's round score that
     a busting card throws away. Modifiers and Actions count as adding nothing."""
-    base = PCNT if M[S_NPILE] > 0 else DCNT
+    base = next_draws(M)
     total = 0
     for c in range(NCODES):
         total += M[np.uint64(base + c)]
@@ -1240,7 +1249,7 @@ def learned_hit(M, seat):
                 alone = False
         if alone:
             return ev_hit(M, seat)
-    base = PCNT if M[S_NPILE] > 0 else DCNT
+    base = next_draws(M)
     numbers = 0
     for c in range(16):
         numbers += M[np.uint64(base + c)]
@@ -1699,13 +1708,12 @@ def run_game(M):
                     M[np.uint64(FR + 8 * (f) + 3)] = 0
                     M[S_FTOP] = f
             elif t == T_FORCE:
-                discard_card(M, b)
+                # Its Just One More card to the discard pile (off the stack: discards()).
                 if M[np.uint64(STATUS + a)] == ACTIVE:
                     M[np.uint64(STATUS + a)] = STAYED
             elif t == T_RESOLVE:
                 resolve(M, a, b)
-            else:
-                discard_card(M, a)
+            # (T_FINISH: the Flip Four card, off the stack, is in the discard pile.)
         else:
             ph = M[S_PHASE]
             if ph == PH_TURNS:
@@ -1729,7 +1737,6 @@ def new_game(M, dealer):
     for c in range(NCODES):
         m = ONE_DECK[c] * decks
         M[np.uint64(PCNT + c)] = m
-        M[np.uint64(DCNT + c)] = 0
         k += m
     if decks == 1:
         for i in range(k):
@@ -1744,7 +1751,6 @@ def new_game(M, dealer):
                 M[np.uint64(PILE + k)] = c
                 k += 1
     M[S_NPILE] = k
-    M[S_NDISC] = 0
     M[S_SP] = 0
     M[S_FTOP] = 0
     M[S_ROUND] = 0

@@ -50,7 +50,7 @@ K_STEAL, K_SWAP, K_DISCARD, K_BONUS, K_MINUS = 6, 7, 8, 9, 10
 POL_RANDOM, POL_THRESHOLD, POL_TARGETING, POL_EV = 0, 1, 2, 3
 
 # ------------------------------------------------------------------ scalar slots of sc
-S_N, S_NPILE, S_NDISC, S_SP, S_PHASE, S_DEALER, S_DEAL_I, S_TURN = 0, 1, 2, 3, 4, 5, 6, 7
+S_N, S_NPILE, S_SP, S_PHASE, S_DEALER, S_DEAL_I, S_TURN = 0, 1, 3, 4, 5, 6, 7  # 2: free
 S_FLIP7, S_ROUND, S_HALT, S_ND, S_NC, S_NR, S_SDI, S_SCI = 8, 9, 10, 11, 12, 13, 14, 15
 S_FTOP, S_OVERFLOW, S_ERROR, S_NLIVE, S_MINUS15 = 16, 17, 18, 19, 20
 RNG = 21  # the xorshift64* state (its bits, as an int64)
@@ -86,7 +86,7 @@ MASK = PPARAM + MAXP  # bit c set: the line holds card code c
 OPTS = MASK + MAXP  # scratch: the seats a decision may name
 PILE = OPTS + 64  # the draw pile's cards (in no order: draws pick at random)
 PCNT = PILE + 216  # the draw pile's count of each code
-DCNT = PCNT + 32  # the discard pile's count of each code
+DCNT = PCNT + 32  # the discard pile's count of each code, when worked out (discards())
 STK = DCNT + 32  # the stack: STACK_CAP items of (type, a, b, c)
 FR = STK + 4 * STACK_CAP  # Flip Four frames: target, card, left, set-aside count, 4 cards
 FIXED = FR + 8 * FRAME_CAP

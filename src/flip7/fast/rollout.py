@@ -2,13 +2,14 @@
 played by :mod:`flip7.fast`'s loop instead of the engine.
 
 :func:`prepare` loads a searched position (a game sampled from the searching seat's view:
-lines, totals, the draw and discard piles, the resolution stack with its Flip Four frames,
-whose turn, the pending decision) into the loop's state once, and returns a
-:class:`Position` whose :meth:`~Position.run` plays rollouts of every candidate in one call:
-the candidate made where the decision was asked, then the rest of the round by mcts's
-rollout players, compiled (``POL_MCTS`` in :mod:`flip7.fast._kernel`: the same choices,
-ties between uses of an Action broken by seat, then card code, as mcts's own are), valued
-at the end of the round as mcts values it (a share of the win, or ``_leaf``'s chance).
+lines, totals, the draw pile, the resolution stack with its Flip Four frames, whose turn,
+the pending decision; the discard pile is what these leave of the deck) into the loop's
+state once, and returns a :class:`Position` whose :meth:`~Position.run` plays rollouts of
+every candidate in one call: the candidate made where the decision was asked, then the rest
+of the round by mcts's rollout players, compiled (``POL_MCTS`` in
+:mod:`flip7.fast._kernel`: the same choices, ties between uses of an Action broken by seat,
+then card code, as mcts's own are), valued at the end of the round as mcts values it (a
+share of the win, or ``_leaf``'s chance).
 
 What differs from mcts's Python rollouts: the cards. Python shuffles a fresh order of the
 draw pile's public composition for each iteration (and seeds its reshuffles) with the bot's
@@ -103,9 +104,6 @@ def _load(M: Any, game: Game, seat: int) -> int:
     M[_l.PILE : _l.PILE + len(pile)] = pile
     M[_l.S_NPILE] = len(pile)
     M[_l.PCNT : _l.PCNT + _l.NCODES] = np.bincount(pile, minlength=_l.NCODES)
-    discard = np.array(game.discard_pile, dtype=np.int64)
-    M[_l.DCNT : _l.DCNT + _l.NCODES] = np.bincount(discard, minlength=_l.NCODES)
-    M[_l.S_NDISC] = len(discard)
     frames: dict[int, int] = {}
 
     def frame(f: FlipFour) -> int:
