@@ -460,20 +460,27 @@ def end_round(M):
 
 
 @jit_inline
-def line_score(M, s, flip7, bonus):
-    """RULES.md §8 / §10 for a line that has not busted (core.scoring.round_score)."""
-    total = M[np.uint64(SUMS + s)]
-    for _ in range(M[np.uint64(CNT + NCODES * (s) + DIV2)]):
-        total //= 2
+def penalties(M, s):
+    """The points the −N Modifiers of seat ``s``'s line take off."""
+    row = U_CNT + U_NCODES * np.uint64(s)
+    pen = 0
     for c in range(17, 22):
-        total -= PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * (s) + c)]
-    if total < 0 and not M[RL + R_BRUTAL]:
-        total = 0
+        pen += PENALTY[np.uint64(c)] * M[row + np.uint64(c)]
+    return pen
+
+
+@jit_inline
+def line_score(M, s, flip7, bonus):
+    """RULES.md §8 / §10 for a line that has not busted (core.scoring.round_score), by
+    selects rather than branches: what a line holds is a coin toss to the processor."""
+    row = U_CNT + U_NCODES * np.uint64(s)
+    # A number sum is never negative: each ÷2 (rounding down) is a shift.
+    total = (M[np.uint64(SUMS + s)] >> min(M[row + U_DIV2], 63)) - penalties(M, s)
+    if not M[RL + R_BRUTAL]:
+        total = max(total, 0)
     if flip7:
         return total + 15 if bonus else total
-    if M[np.uint64(CNT + NCODES * (s) + ZERO)] > 0:
-        return 0
-    return total
+    return 0 if M[row + U_ZERO] > 0 else total
 
 
 @jit_inline
@@ -494,23 +501,12 @@ def score_round(M, minus15):
             M[np.uint64(M[H_RLOG] + r0 + 2)] = minus15
     bmods = M[RL + R_BMODS] != 0
     for s in range(n):
-        # The common lines, a bust (0) or a line of numbers only (its sum), by a select:
-        # which of the two a seat has is a coin toss to the processor.
+        # Both scores worked out and one kept (a select): whether a seat busted is a coin
+        # toss to the processor.
         busted = M[np.uint64(STATUS + s)] == BUSTED
-        plain = (
-            (s != flip7)
-            & ((M[np.uint64(MASK + s)] >> FIRST_MOD) == 0)
-            & ((M[np.uint64(MASK + s)] & 1) == 0)
-        )
-        if (busted & bmods) | (not busted and not plain):
-            if busted:
-                score = 0
-                for c in range(17, 22):
-                    score -= PENALTY[np.uint64(c)] * M[np.uint64(CNT + NCODES * (s) + c)]
-            else:
-                score = line_score(M, s, s == flip7, minus15 < 0)
-        else:
-            score = 0 if busted else M[np.uint64(SUMS + s)]
+        live = line_score(M, s, s == flip7, minus15 < 0)
+        dead = -penalties(M, s) if bmods else 0
+        score = dead if busted else live
         M[np.uint64(TOTALS + s)] += score
         if log:
             M[np.uint64(M[H_RLOG] + r0 + 3 + s)] = score
@@ -540,13 +536,15 @@ def score_round(M, minus15):
 @jit_inline
 def next_round(M):
     n = np.uint64(M[S_N])
-    # clear_line for every seat: the lines' cards go to the discard pile, which discards()
-    # works out when it is read, so that only their counts are zeroed, every seat's row at
-    # once (one stretch of memory, a memset) rather than the codes each line holds (a loop
-    # that ends at a point the processor cannot foresee).
-    for i in range(U_NCODES * n):
-        M[U_CNT + i] = 0
     for s in range(n):
+        # clear_line for every seat: the lines' cards go to the discard pile, which
+        # discards() works out when it is read, so that only their counts are zeroed, every
+        # code a line may hold rather than those it does hold: a stretch of fixed length
+        # (a few vector stores), where a loop over the line's bits ends at a point the
+        # processor cannot foresee.
+        row = U_CNT + U_NCODES * s
+        for c in range(FIRST_ACTION):
+            M[row + np.uint64(c)] = 0
         M[U_MASK + s] = 0
         M[U_NNUM + s] = 0
         M[U_NMOD + s] = 0

@@ -108,7 +108,9 @@ U_SUMS, U_STATUS, U_PTYPE, U_PPARAM = (
     np.uint64(PPARAM),
 )
 U_MASK, U_PILE, U_PCNT, U_DCNT = np.uint64(MASK), np.uint64(PILE), np.uint64(PCNT), np.uint64(DCNT)
-U_ZERO, U_SEVEN, U_THIRTEEN, U_U7, U_L13 = (np.uint64(c) for c in (ZERO, SEVEN, THIRTEEN, U7, L13))
+U_ZERO, U_SEVEN, U_THIRTEEN, U_U7, U_L13, U_DIV2 = (
+    np.uint64(c) for c in (ZERO, SEVEN, THIRTEEN, U7, L13, DIV2)
+)
 
 
 def enc(kind: int, s1: int, c1: int, s2: int, c2: int) -> int:
