@@ -34,15 +34,16 @@ Policies, one per seat (a spec string; ``name:t=25`` or ``name:25`` sets ``t``):
   train`` network, ``learned:reach=50`` another reach (``learned:reach=50,weights=PATH``:
   both); a file is read once per process (``FLIP7_LEARNED_WEIGHTS`` is not read). Each
   endgame Hit/Stay values a dozen or so ends of round (about 1 µs each): one ``learned``
-  seat among three ``targeting`` plays about 10,000 games a second (docs/strength.md).
+  seat among three ``targeting`` plays 10,000–13,000 games a second (docs/strength.md).
 
 Each game is seeded from (``seed``, its index), so results do not depend on batching.
 :func:`play_record` runs a record's draws and decisions through the same compiled loop
 (a scripted game): the conformance scenarios check it against their expected results.
 
-Speed: about 130,000 games a second on one core of the project's 2-core VM for 4 players to
-200 with ``targeting`` (t = 27), records off, about 145,000 with ``threshold`` (the tests do
-not time it: read ``games_per_second``, or run ``flip7 bench --fast``).
+Speed: 269,000–278,000 games per CPU-second on one core of the project's 2-core machine for
+4 players to 200 with ``targeting`` (t = 27), records off, 304,000–333,000 with ``threshold``
+(2026-12-06, a fast day for that machine; the README's "flip7.fast" gives the peers beside
+it; the tests do not time it: read ``games_per_second``, or run ``flip7 bench --fast``).
 
 Start: the compiled loop is built once ahead of time (``numba.pycc``, for this CPU) into an
 extension module and cached: in ``__pycache__`` next to the sources when that is writable,
