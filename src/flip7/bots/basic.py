@@ -126,6 +126,45 @@ def _ranking(totals: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted(range(len(totals)), key=totals.__getitem__, reverse=True))
 
 
+def _gain(
+    line: Sequence[Card], total: int, out: Card | None, into: Card | None, wipe: bool, count: int
+) -> int:
+    """Roughly how the round score of a line (``line``, number sum ``total``) changes when
+    ``out`` leaves it and ``into`` arrives: card values, a Modifier's bite, a bust costing
+    the whole line. ``wipe``: whether Unlucky 7 wipes a line it reaches by Steal or Swap
+    (§4.4.5); ``count``: the rules' ``lucky13_pair_flip7_count``.
+
+    >>> _gain((Card.FIVE, Card.NINE), 14, Card.NINE, Card.FIVE, True, 2)
+    -14
+    >>> _gain((Card.FIVE, Card.NINE), 14, Card.DIVIDE_2, Card.TEN, True, 2)
+    17
+    """
+    numbers = line
+    if out is None:
+        gain = 0
+    elif out >= _FIRST_MODIFIER:
+        gain = total // 2 if out is _C_DIVIDE_2 else PENALTY[out]
+    elif into is None:
+        return -VALUE[out]
+    else:
+        rest = list(line)
+        rest.remove(out)
+        numbers = rest
+        gain = -VALUE[out]
+    if into is None:
+        return gain
+    if into >= _FIRST_MODIFIER:
+        return gain - (total // 2 if into is _C_DIVIDE_2 else PENALTY[into])
+    if into is _C_UNLUCKY_7 and wipe:
+        return VALUE[into] - total
+    if busts(numbers, into):
+        return -total
+    gain += VALUE[into]
+    if len(numbers) + 1 >= FLIP7_CARDS and is_flip7([*numbers, into], count):
+        gain += FLIP7_BONUS
+    return gain
+
+
 class _Judge:
     """Scores card moves for one decision; each line is read from the game once."""
 
@@ -135,42 +174,23 @@ class _Judge:
         self.leader = leader
         self.lines: dict[int, tuple[tuple[Card, ...], int]] = {}
         rules = game.rules
-        # Whether Unlucky 7 wipes a line it reaches by Steal or Swap (§4.4.5).
         self.wipe = wipes(_C_UNLUCKY_7, rules, transfer=True)
         self.flip7_count = rules.lucky13_pair_flip7_count
+
+    def line(self, seat: int) -> tuple[tuple[Card, ...], int]:
+        """``seat``'s Number cards and their sum."""
+        known = self.lines.get(seat)
+        if known is None:
+            known = self.lines[seat] = (self.game.line(seat), self.game.number_sum(seat))
+        return known
 
     def weight(self, seat: int) -> float:
         return 1.0 if seat == self.me else -1.0 if seat == self.leader else -0.5
 
     def gain(self, seat: int, out: Card | None, into: Card | None) -> int:
-        """Roughly how ``seat``'s round score changes when ``out`` leaves its line and
-        ``into`` arrives: card values, a Modifier's bite, a bust costing the whole line."""
-        known = self.lines.get(seat)
-        if known is None:
-            known = self.lines[seat] = (self.game.line(seat), self.game.number_sum(seat))
-        line, total = known
-        gain = 0
-        numbers: Sequence[Card] = line
-        if out is not None:
-            if out < _FIRST_MODIFIER:
-                rest = list(line)
-                rest.remove(out)
-                numbers = rest
-                gain -= VALUE[out]
-            else:
-                gain += total // 2 if out is _C_DIVIDE_2 else PENALTY[out]
-        if into is not None:
-            if into < _FIRST_MODIFIER:
-                if into is _C_UNLUCKY_7 and self.wipe:
-                    return VALUE[into] - total
-                if busts(numbers, into):
-                    return -total
-                gain += VALUE[into]
-                if len(numbers) + 1 >= FLIP7_CARDS and is_flip7([*numbers, into], self.flip7_count):
-                    gain += FLIP7_BONUS
-            else:
-                gain -= total // 2 if into is _C_DIVIDE_2 else PENALTY[into]
-        return gain
+        """:func:`_gain` of ``seat``'s line."""
+        line, total = self.line(seat)
+        return _gain(line, total, out, into, self.wipe, self.flip7_count)
 
 
 def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int | None) -> Decision:
@@ -178,50 +198,56 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
     gain and the leader's loss. Only when there is none are all legal moves weighed (other
     players counting half)."""
     judge = _Judge(game, me, leader)
-    gain = judge.gain
     if leader is not None:
-        theirs = dict.fromkeys(game.line(leader) + game.modifiers_of(leader))
-        mine = dict.fromkeys(game.line(me) + game.modifiers_of(me))
+        # The leader's lines, read once, and _gain called directly: this runs at every
+        # Steal, Swap and Discard of a simulation.
+        wipe, count = judge.wipe, judge.flip7_count
+        my_line, my_total = judge.line(me)
+        their_line, their_total = judge.line(leader)
+        theirs = dict.fromkeys(their_line + game.modifiers_of(leader))
         best: tuple[int, Card, Card | None] | None = None
         best_value: float = float("-inf")
         if kind is _K_STEAL:
             for card in theirs:
-                value = gain(me, None, card) - gain(leader, card, None)
+                value = _gain(my_line, my_total, None, card, wipe, count) - _gain(
+                    their_line, their_total, card, None, wipe, count
+                )
                 if value > best_value:
                     best, best_value = (leader, card, None), value
             if best is not None:
                 return Steal(best[0], best[1])
         elif kind is _K_DISCARD:
             for card in theirs:
-                value = -gain(leader, card, None)
+                value = -_gain(their_line, their_total, card, None, wipe, count)
                 if value > best_value:
                     best, best_value = (leader, card, None), value
-            for card in mine:
-                if card >= _FIRST_MODIFIER:
-                    value = gain(me, card, None)
-                    if value > best_value:
-                        best, best_value = (me, card, None), value
+            for card in dict.fromkeys(game.modifiers_of(me)):
+                value = _gain(my_line, my_total, card, None, wipe, count)
+                if value > best_value:
+                    best, best_value = (me, card, None), value
             if best is not None:
                 return Discard(best[0], best[1])
         else:
             # Worth giving: our Modifiers and lowest Number; worth taking: their highest
             # Numbers (their Modifiers only when they hold no Number).
             cross = game.rules.swap_allow_cross_type
-            ours = [c for c in mine if c >= _FIRST_MODIFIER]
-            ours += sorted((c for c in mine if c < _FIRST_MODIFIER), key=VALUE.__getitem__)[:1]
+            ours: list[Card] = list(dict.fromkeys(game.modifiers_of(me)))
+            if my_line:
+                ours.append(min(my_line, key=VALUE.__getitem__))  # the first of the lowest
             wanted = sorted(
                 (c for c in theirs if c < _FIRST_MODIFIER), key=VALUE.__getitem__, reverse=True
             )[:3] or list(theirs)
             for mine_card in ours:
                 for their_card in wanted:
                     if cross or (mine_card < _FIRST_MODIFIER) == (their_card < _FIRST_MODIFIER):
-                        value = gain(me, mine_card, their_card) - gain(
-                            leader, their_card, mine_card
-                        )
+                        value = _gain(
+                            my_line, my_total, mine_card, their_card, wipe, count
+                        ) - _gain(their_line, their_total, their_card, mine_card, wipe, count)
                         if value > best_value:
                             best, best_value = (me, mine_card, their_card), value
             if best is not None and best[2] is not None:
                 return Swap(me, best[1], leader, best[2])
+    gain = judge.gain
     weight = judge.weight
     options = game.options
     chosen, chosen_score = options[0], float("-inf")
