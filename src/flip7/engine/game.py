@@ -155,6 +155,12 @@ _RoundRow: TypeAlias = tuple[int, tuple[int, ...], tuple[int, ...], int | None, 
 _MUST_HIT = MUST_HIT_CARD
 _ZERO = Card.ZERO
 _U7 = Card.UNLUCKY_7
+# The 7 and the 13 with the other card of their value: as the first of its value in a line
+# (neither it nor its twin there), each is a Number card the line holds without a check
+# (§4.1, §4.4.3, §4.5), worth its code; the hot loop takes it then. None for every other card.
+_TWIN_OF: tuple[Card | None, ...] = tuple(
+    _U7 if card is Card.SEVEN else Card.LUCKY_13 if card is Card.THIRTEEN else None for card in Card
+)
 _FIRST_MODIFIER = Card.DIVIDE_2
 _FIRST_ACTION = Card.JUST_ONE_MORE
 _JOM = Card.JUST_ONE_MORE
@@ -745,8 +751,8 @@ class Game:
     def _threshold_turns(self, thresholds: list[int | None], seat: int) -> None:
         """Hit/Stay turns of threshold players, one after another, in one tight loop: the
         hot path of every simulation. A Stay, or a Hit that draws a plain Number card (one
-        the line can hold, or a copy that busts it), is done here; anything else goes to
-        the general machinery.
+        the line can hold, or a copy that busts it) or the first 7 or 13 of a line, is done
+        here; anything else goes to the general machinery.
 
         The pending decision, ``seat``'s Hit/Stay on entry, is None while the loop runs
         (the general machinery expects that) and set again only on the way out."""
@@ -761,6 +767,7 @@ class Game:
         left_of = self._left_of
         below_flip7 = _BELOW_FLIP7
         plain = _PLAIN
+        twin_of = _TWIN_OF
         active = status.count(_ACTIVE)
         self._pending = None
         while True:
@@ -784,8 +791,18 @@ class Game:
                 card = pile.pop()
                 line = numbers[seat]
                 # A card that may make a seventh is _receive's (the Flip 7 check); a copy
-                # of a card in the line busts it whatever its length.
-                if not plain[card] or (len(line) >= below_flip7 and card not in line):
+                # of a plain card in the line busts it whatever its length.
+                if plain[card]:
+                    here = len(line) < below_flip7 or card in line
+                else:
+                    twin = twin_of[card]
+                    here = (
+                        twin is not None
+                        and len(line) < below_flip7
+                        and card not in line
+                        and twin not in line
+                    )
+                if not here:
                     self._turn = seat
                     self._drawn(_HIT_DRAW[seat], card)
                     if self._stack or self._pending is not None or self._phase is not _PH_TURNS:
