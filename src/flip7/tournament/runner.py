@@ -22,10 +22,9 @@ import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flip7.bots import Bot, make_bot
 from flip7.core.decisions import Decision
@@ -36,6 +35,9 @@ from flip7.core.seeds import bot_seed, game_seed
 from flip7.engine.game import Game
 from flip7.tournament.attacks import attack_points
 from flip7.tournament.stats import Latency, wilson
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
 
 __all__ = [
     "FORMAT",
@@ -301,6 +303,11 @@ def _execute(
             if progress is not None:
                 progress(done, games)
     else:
+        # Imported here: concurrent.futures brings in logging and (for processes)
+        # multiprocessing, a sixth of the start-up of every command that imports this
+        # module (flip7 bench among them), and an inline run never uses it.
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
         own = executor is None
         if executor is None:
             workers = min(jobs, len(spans)) or 1
