@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from flip7.bots.base import LadderBot
 from flip7.bots.public import PublicView
@@ -249,6 +249,17 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
                 return Swap(me, best[1], leader, best[2])
     gain = judge.gain
     weight = judge.weight
+    if kind is _K_SWAP and leader is not None:
+        # Only the Swaps with the leader are weighed (below): listed by themselves, not
+        # picked out of every Swap of the table (thousands with 18 players).
+        best_swap: tuple[int, Card, int, Card] | None = None
+        best_score = float("-inf")
+        for s1, c1, s2, c2 in _leader_swaps(game, leader):
+            swap_score = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
+            if swap_score > best_score:
+                best_swap, best_score = (s1, c1, s2, c2), swap_score
+        if best_swap is not None:
+            return Swap(*best_swap)
     options = game.options
     chosen, chosen_score = options[0], float("-inf")
     for decision in options:
@@ -268,3 +279,28 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
         if score > chosen_score:
             chosen, chosen_score = decision, score
     return chosen
+
+
+def _leader_swaps(game: PublicView, leader: int) -> Iterator[tuple[int, Card, int, Card]]:
+    """The legal Swaps between ``leader`` and another non-busted seat, lower seat first, in
+    the order of ``game.options`` (by the lower seat, the higher, its card, the other's).
+
+    >>> from flip7.engine.game import Game
+    >>> game = Game.new(3, explicit=True)
+    >>> for code in ["5", "9", "11"]:  # seat 1 first: left of the dealer
+    ...     _ = game.draw(code)
+    >>> list(_leader_swaps(PublicView(game), 1))
+    [(0, Card.ELEVEN, 1, Card.FIVE), (1, Card.FIVE, 2, Card.NINE)]
+    """
+    cross = game.rules.swap_allow_cross_type
+    theirs = tuple(dict.fromkeys(game.line(leader) + game.modifiers_of(leader)))
+    for seat in game.live():
+        if seat == leader:
+            continue
+        mine = tuple(dict.fromkeys(game.line(seat) + game.modifiers_of(seat)))
+        first, second = (mine, theirs) if seat < leader else (theirs, mine)
+        s1, s2 = min(seat, leader), max(seat, leader)
+        for c1 in first:
+            for c2 in second:
+                if cross or (c1 < _FIRST_MODIFIER) == (c2 < _FIRST_MODIFIER):
+                    yield s1, c1, s2, c2
