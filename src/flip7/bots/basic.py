@@ -254,12 +254,14 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
         # picked out of every Swap of the table (thousands with 18 players).
         best_swap: tuple[int, Card, int, Card] | None = None
         best_score = float("-inf")
-        for s1, c1, s2, c2 in _leader_swaps(game, leader):
+        for s1, c1, s2, c2 in _swaps(game, leader):
             swap_score = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
             if swap_score > best_score:
                 best_swap, best_score = (s1, c1, s2, c2), swap_score
-        if best_swap is not None:
-            return Swap(*best_swap)
+        # None with the leader: the first legal Swap, as the loop below would keep.
+        if best_swap is None:
+            best_swap = next(_swaps(game, None))
+        return Swap(*best_swap)
     options = game.options
     chosen, chosen_score = options[0], float("-inf")
     for decision in options:
@@ -281,26 +283,34 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
     return chosen
 
 
-def _leader_swaps(game: PublicView, leader: int) -> Iterator[tuple[int, Card, int, Card]]:
-    """The legal Swaps between ``leader`` and another non-busted seat, lower seat first, in
-    the order of ``game.options`` (by the lower seat, the higher, its card, the other's).
+def _swaps(game: PublicView, leader: int | None) -> Iterator[tuple[int, Card, int, Card]]:
+    """The legal Swaps, lower seat first, in the order of ``game.options`` (by the lower
+    seat, the higher, its card, the other's); with ``leader``, only those it is part of.
 
     >>> from flip7.engine.game import Game
     >>> game = Game.new(3, explicit=True)
     >>> for code in ["5", "9", "11"]:  # seat 1 first: left of the dealer
     ...     _ = game.draw(code)
-    >>> list(_leader_swaps(PublicView(game), 1))
+    >>> list(_swaps(PublicView(game), 1))
     [(0, Card.ELEVEN, 1, Card.FIVE), (1, Card.FIVE, 2, Card.NINE)]
+    >>> next(_swaps(PublicView(game), None))
+    (0, Card.ELEVEN, 1, Card.FIVE)
     """
     cross = game.rules.swap_allow_cross_type
-    theirs = tuple(dict.fromkeys(game.line(leader) + game.modifiers_of(leader)))
-    for seat in game.live():
-        if seat == leader:
-            continue
-        mine = tuple(dict.fromkeys(game.line(seat) + game.modifiers_of(seat)))
-        first, second = (mine, theirs) if seat < leader else (theirs, mine)
-        s1, s2 = min(seat, leader), max(seat, leader)
-        for c1 in first:
-            for c2 in second:
-                if cross or (c1 < _FIRST_MODIFIER) == (c2 < _FIRST_MODIFIER):
-                    yield s1, c1, s2, c2
+    live = game.live()
+    faces: dict[int, tuple[Card, ...]] = {}  # each seat's distinct cards, read when needed
+
+    def face_up(seat: int) -> tuple[Card, ...]:
+        cards = faces.get(seat)
+        if cards is None:
+            cards = faces[seat] = tuple(dict.fromkeys(game.line(seat) + game.modifiers_of(seat)))
+        return cards
+
+    for i, s1 in enumerate(live):
+        for s2 in live[i + 1 :]:
+            if leader is not None and leader != s1 and leader != s2:
+                continue
+            for c1 in face_up(s1):
+                for c2 in face_up(s2):
+                    if cross or (c1 < _FIRST_MODIFIER) == (c2 < _FIRST_MODIFIER):
+                        yield s1, c1, s2, c2
