@@ -24,6 +24,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, cast
 
+from flip7.core.lazy import LazyNames
+
 if TYPE_CHECKING:
     import importlib.abc
 
@@ -78,20 +80,15 @@ _PUBLIC = {
     "flip7.engine.record": "Record ReplayResult replay replay_events replay_game",
     "flip7.engine.view": "GameView SeatView",
 }
-_LAZY = {name: module for module, names in _PUBLIC.items() for name in names.split()}
+_LAZY = LazyNames(globals(), _PUBLIC)
 
 
 def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'flip7' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _LAZY.attribute(name)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return _LAZY.dir()
 
 
 __version__ = "0.1.0"

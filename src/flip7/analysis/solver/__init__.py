@@ -64,8 +64,9 @@ decks of :mod:`~flip7.analysis.solver.decks`.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from flip7.core.lazy import LazyNames
 
 if TYPE_CHECKING:
     from flip7.analysis.solver.decks import DECKS, Deck
@@ -106,20 +107,15 @@ _PUBLIC = {
     "exact_solution solve solve_exact",
     "wipes": "ExactModel",
 }
-_LAZY = {name: module for module, names in _PUBLIC.items() for name in names.split()}
+_LAZY = LazyNames(globals(), {f"{__name__}.{module}": names for module, names in _PUBLIC.items()})
 
 
 def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+    return _LAZY.attribute(name)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return _LAZY.dir()
 
 
 __all__ = [
