@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from flip7.bots.base import LadderBot
 from flip7.bots.public import PublicView
@@ -252,16 +252,15 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
     if kind is _K_SWAP and leader is not None:
         # Only the Swaps with the leader are weighed (below): listed by themselves, not
         # picked out of every Swap of the table (thousands with 18 players).
-        best_swap: tuple[int, Card, int, Card] | None = None
+        best_swap: Swap | None = None
         best_score = float("-inf")
-        for s1, c1, s2, c2 in _swaps(game, leader):
+        for swap in game.swaps(leader):
+            s1, c1, s2, c2 = swap.seat1, swap.card1, swap.seat2, swap.card2
             swap_score = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
             if swap_score > best_score:
-                best_swap, best_score = (s1, c1, s2, c2), swap_score
+                best_swap, best_score = swap, swap_score
         # None with the leader: the first legal Swap, as the loop below would keep.
-        if best_swap is None:
-            best_swap = next(_swaps(game, None))
-        return Swap(*best_swap)
+        return best_swap if best_swap is not None else next(game.swaps())
     options = game.options
     chosen, chosen_score = options[0], float("-inf")
     for decision in options:
@@ -273,8 +272,6 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
             score = weight(decision.seat) * gain(decision.seat, decision.card, None)
         elif isinstance(decision, Swap):
             s1, c1, s2, c2 = decision.seat1, decision.card1, decision.seat2, decision.card2
-            if leader is not None and leader != s1 and leader != s2:
-                continue  # aim at the leader
             score = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
         else:
             continue
@@ -282,35 +279,3 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
             chosen, chosen_score = decision, score
     return chosen
 
-
-def _swaps(game: PublicView, leader: int | None) -> Iterator[tuple[int, Card, int, Card]]:
-    """The legal Swaps, lower seat first, in the order of ``game.options`` (by the lower
-    seat, the higher, its card, the other's); with ``leader``, only those it is part of.
-
-    >>> from flip7.engine.game import Game
-    >>> game = Game.new(3, explicit=True)
-    >>> for code in ["5", "9", "11"]:  # seat 1 first: left of the dealer
-    ...     _ = game.draw(code)
-    >>> list(_swaps(PublicView(game), 1))
-    [(0, Card.ELEVEN, 1, Card.FIVE), (1, Card.FIVE, 2, Card.NINE)]
-    >>> next(_swaps(PublicView(game), None))
-    (0, Card.ELEVEN, 1, Card.FIVE)
-    """
-    cross = game.rules.swap_allow_cross_type
-    live = game.live()
-    faces: dict[int, tuple[Card, ...]] = {}  # each seat's distinct cards, read when needed
-
-    def face_up(seat: int) -> tuple[Card, ...]:
-        cards = faces.get(seat)
-        if cards is None:
-            cards = faces[seat] = tuple(dict.fromkeys(game.line(seat) + game.modifiers_of(seat)))
-        return cards
-
-    for i, s1 in enumerate(live):
-        for s2 in live[i + 1 :]:
-            if leader is not None and leader != s1 and leader != s2:
-                continue
-            for c1 in face_up(s1):
-                for c2 in face_up(s2):
-                    if cross or (c1 < _FIRST_MODIFIER) == (c2 < _FIRST_MODIFIER):
-                        yield s1, c1, s2, c2

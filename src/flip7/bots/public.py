@@ -26,11 +26,11 @@ nothing of the real order or of the game's random state reaches it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from flip7.core.cards import Card, deck_counts
-from flip7.core.decisions import Decision, DecisionKind
+from flip7.core.decisions import Decision, DecisionKind, Swap
 from flip7.core.rules import Rules
 from flip7.core.scoring import busted_score, round_score
 from flip7.engine.game import Game, RoundResult, Status
@@ -234,6 +234,11 @@ class PublicView:
 
     def status(self, seat: int) -> Status:
         return self._game.status(seat)
+
+    def swaps(self, seat: int | None = None) -> Iterator[Swap]:
+        """The Swaps the table allows (:meth:`Game.legal_swaps`: public), with ``seat``
+        only those it is part of."""
+        return self._game.legal_swaps(seat)
 
     def live(self) -> list[int]:
         """The seats that have not busted."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from itertools import repeat
 from math import floor
@@ -213,7 +213,7 @@ def _move(kind: type[Steal] | type[Discard], seat: int, card: Card) -> Decision:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _swap(s1: int, c1: Card, s2: int, c2: Card) -> Decision:
+def _swap(s1: int, c1: Card, s2: int, c2: Card) -> Swap:
     return Swap(s1, c1, s2, c2)
 
 
@@ -1224,16 +1224,40 @@ class Game:
             return [_move(Steal, s, c) for s in live if s != user for c in self._face_up(s)]
         if card is _DISCARD:
             return [_move(Discard, s, c) for s in live for c in self._face_up(s)]
+        return list(self.legal_swaps())
+
+    def legal_swaps(self, seat: int | None = None) -> Iterator[Swap]:
+        """The Swaps the table allows as it stands, lower seat first, in the order of
+        :meth:`legal_decisions` at a Swap; with ``seat``, only those ``seat`` is part of (a
+        bot that weighs its Swaps with one player need not list the table's: thousands
+        with 18 players).
+
+        >>> game = Game.new(3, explicit=True)
+        >>> for code in ["5", "9", "11"]:  # seat 1 first: left of the dealer
+        ...     _ = game.draw(code)
+        >>> [str(swap) for swap in game.legal_swaps(1)]
+        ['swap 0 11 1 5', 'swap 1 5 2 9']
+        >>> next(game.legal_swaps()) == Swap(0, Card.ELEVEN, 1, Card.FIVE)
+        True
+        """
+        live = self._live()
         cross = self.rules.swap_allow_cross_type
-        options: list[Decision] = []
-        lines = {s: self._face_up(s) for s in live}
+        faces: dict[int, list[Card]] = {}  # each seat's distinct cards, read when needed
+
+        def face_up(s: int) -> list[Card]:
+            cards = faces.get(s)
+            if cards is None:
+                cards = faces[s] = self._face_up(s)
+            return cards
+
         for i, s1 in enumerate(live):
             for s2 in live[i + 1 :]:
-                for c1 in lines[s1]:
-                    for c2 in lines[s2]:
+                if seat is not None and seat != s1 and seat != s2:
+                    continue
+                for c1 in face_up(s1):
+                    for c2 in face_up(s2):
                         if cross or (c1 < _FIRST_MODIFIER) == (c2 < _FIRST_MODIFIER):
-                            options.append(_swap(s1, c1, s2, c2))
-        return options
+                            yield _swap(s1, c1, s2, c2)
 
     def _count_moves(self, card: Card, user: int) -> int:
         """How many legal options Steal, Swap or Discard has, counting no further than 2
