@@ -88,24 +88,28 @@ def per_move(before: Counters, after: Counters, moves: int) -> PerMove:
     """The differences of two readings divided by the moves applied between them (memory
     is the later reading's, in MiB)."""
     n = max(moves, 1)
+    totals: dict[str, int] = {
+        name: getattr(after, name) - getattr(before, name) for name in _COUNTED
+    }
 
-    def each(a: int, b: int) -> float:
-        return round((b - a) / n, 3)
+    def each(name: str) -> float:
+        return round(totals[name] / n, 3)
 
     return PerMove(
         moves,
-        each(before.pg_commits, after.pg_commits),
-        each(before.pg_rows, after.pg_rows),
-        each(before.pg_wal_bytes, after.pg_wal_bytes),
-        each(before.redis_commands, after.redis_commands),
-        each(before.redis_bytes_in, after.redis_bytes_in),
-        each(before.redis_bytes_out, after.redis_bytes_out),
+        each("pg_commits"),
+        each("pg_rows"),
+        each("pg_wal_bytes"),
+        each("redis_commands"),
+        each("redis_bytes_in"),
+        each("redis_bytes_out"),
         {name: round(kib / 1024, 1) for name, kib in after.rss_kib.items()},
         _busiest(before.redis_calls, after.redis_calls, n),
-        {name: getattr(after, name) - getattr(before, name) for name in _COUNTED},
+        totals,
     )
 
 
+# The running totals a window's PerMove counts.
 _COUNTED = ("pg_commits", "pg_rows", "pg_wal_bytes", "redis_commands", "redis_bytes_in",
             "redis_bytes_out")  # fmt: skip
 
