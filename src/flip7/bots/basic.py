@@ -12,7 +12,6 @@ True
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 from flip7.bots.base import LadderBot
@@ -28,6 +27,9 @@ from flip7.core.decisions import (
     Minus,
     Steal,
     Swap,
+    discard_of,
+    steal_of,
+    swap_of,
 )
 from flip7.core.lines import FLIP7_CARDS, busts, is_flip7, wipes
 from flip7.core.scoring import FLIP7_BONUS
@@ -52,6 +54,8 @@ _S_BUSTED = Status.BUSTED
 
 _FIRST_MODIFIER = _C_DIVIDE_2
 _CARD_MOVES = (_K_STEAL, _K_SWAP, _K_DISCARD)
+_NOTHING = float("-inf")
+_VALUE_OF = VALUE.__getitem__
 
 
 class BasicBot(LadderBot):
@@ -76,24 +80,26 @@ class BasicBot(LadderBot):
         kind = game.kind
         me = game.seat
         assert kind is not None
+        # The kinds by how often they come (Hit/Stay is the engine's, from hit_below).
+        if kind is _K_GIVE:
+            # Every Modifier of this deck hurts its holder.
+            victim = _leader(game, me, busted_too=game.rules.brutal)
+            return _pick(game.options, me if victim is None else victim)
+        if kind is _K_TARGET:
+            leader = _leader(game, me)
+            if (
+                game.pending_card is _C_JUST_ONE_MORE
+                and game.status(me) is _S_ACTIVE
+                and (game.number_sum(me) >= self.hit_below - 7 or leader is None)
+            ):
+                return _pick(game.options, me)
+            return _pick(game.options, me if leader is None else leader)
         if kind is _K_HIT_OR_STAY:
             return HIT if game.number_sum(me) < self.hit_below else STAY
         leader = _leader(game, me)
         if kind in _CARD_MOVES:
             return _best_card_move(game, kind, me, leader)
         options = game.options
-        if kind is _K_TARGET:
-            if (
-                game.pending_card is _C_JUST_ONE_MORE
-                and game.status(me) is _S_ACTIVE
-                and (game.number_sum(me) >= self.hit_below - 7 or leader is None)
-            ):
-                return _pick(options, me)
-            return _pick(options, me if leader is None else leader)
-        if kind is _K_GIVE:
-            # Every Modifier of this deck hurts its holder.
-            victim = _leader(game, me, busted_too=True) if game.rules.brutal else leader
-            return _pick(options, me if victim is None else victim)
         if kind is _K_PASS:
             return _pick(options, me)
         if kind is _K_FLIP7_CHOICE:
@@ -114,16 +120,13 @@ def _pick(options: Sequence[Decision], seat: int) -> Decision:
 
 def _leader(game: PublicView, me: int, *, busted_too: bool = False) -> int | None:
     """The other player with the highest running total (ties: the lowest seat)."""
-    for seat in _ranking(game.totals):
-        if seat != me and (busted_too or game.status(seat) is not _S_BUSTED):
-            return seat
-    return None
-
-
-@functools.lru_cache(maxsize=4096)
-def _ranking(totals: tuple[int, ...]) -> tuple[int, ...]:
-    """Seats from the highest running total down (the totals change once a round)."""
-    return tuple(sorted(range(len(totals)), key=totals.__getitem__, reverse=True))
+    totals = game.totals
+    best: int | None = None
+    top = 0
+    for seat in range(len(totals)) if busted_too else game.live():
+        if seat != me and (best is None or totals[seat] > top):
+            best, top = seat, totals[seat]
+    return best
 
 
 def _gain(
@@ -165,17 +168,53 @@ def _gain(
     return gain
 
 
+def _arrives(line: Sequence[Card], total: int, card: Card, wipe: bool, count: int) -> int:
+    """:func:`_gain` of a Number card ``card`` arriving at a line (nothing leaving it).
+
+    >>> _arrives((Card.FIVE, Card.NINE), 14, Card.TEN, True, 2)
+    10
+    >>> _arrives((Card.FIVE, Card.NINE), 14, Card.FIVE, True, 2)
+    -14
+    """
+    if card is _C_UNLUCKY_7 and wipe:
+        return VALUE[card] - total
+    if busts(line, card):
+        return -total
+    if len(line) + 1 >= FLIP7_CARDS and is_flip7([*line, card], count):
+        return VALUE[card] + FLIP7_BONUS
+    return VALUE[card]
+
+
+def _exchange(rest: list[Card], total: int, out: Card, into: Card, wipe: bool, count: int) -> int:
+    """:func:`_gain` of Number card ``out`` leaving a line (number sum ``total``) for Number
+    card ``into``, given ``rest``, the line's numbers without ``out``.
+
+    >>> _exchange([Card.NINE], 14, Card.FIVE, Card.TEN, True, 2)
+    5
+    >>> _exchange([Card.NINE], 14, Card.FIVE, Card.NINE, True, 2)
+    -14
+    """
+    if into is _C_UNLUCKY_7 and wipe:
+        return VALUE[into] - total
+    if busts(rest, into):
+        return -total
+    if len(rest) + 1 >= FLIP7_CARDS and is_flip7([*rest, into], count):
+        return VALUE[into] - VALUE[out] + FLIP7_BONUS
+    return VALUE[into] - VALUE[out]
+
+
 class _Judge:
     """Scores card moves for one decision; each line is read from the game once."""
 
-    def __init__(self, game: PublicView, me: int, leader: int | None) -> None:
+    def __init__(
+        self, game: PublicView, me: int, leader: int | None, wipe: bool, flip7_count: int
+    ) -> None:
         self.game = game
         self.me = me
         self.leader = leader
         self.lines: dict[int, tuple[tuple[Card, ...], int]] = {}
-        rules = game.rules
-        self.wipe = wipes(_C_UNLUCKY_7, rules, transfer=True)
-        self.flip7_count = rules.lucky13_pair_flip7_count
+        self.wipe = wipe
+        self.flip7_count = flip7_count
 
     def line(self, seat: int) -> tuple[tuple[Card, ...], int]:
         """``seat``'s Number cards and their sum."""
@@ -197,56 +236,87 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
     """Steal, Swap or Discard: the move between us and the leader with the best sum of our
     gain and the leader's loss. Only when there is none are all legal moves weighed (other
     players counting half)."""
-    judge = _Judge(game, me, leader)
+    rules = game.rules
+    wipe = wipes(_C_UNLUCKY_7, rules, transfer=True)
+    count = rules.lucky13_pair_flip7_count
     if leader is not None:
-        # The leader's lines, read once, and _gain called directly: this runs at every
-        # Steal, Swap and Discard of a simulation.
-        wipe, count = judge.wipe, judge.flip7_count
-        my_line, my_total = judge.line(me)
-        their_line, their_total = judge.line(leader)
-        theirs = dict.fromkeys(their_line + game.modifiers_of(leader))
-        best: tuple[int, Card, Card | None] | None = None
-        best_value: float = float("-inf")
+        # This runs at every Steal, Swap and Discard of a simulation: the lines are read
+        # once, and the gains of a card that only leaves or only arrives are worked out
+        # here (what _gain would give) instead of calling it.
+        my_line, my_total = game.line(me), game.number_sum(me)
+        their_line, their_total = game.line(leader), game.number_sum(leader)
+        their_mods = game.modifiers_of(leader)
+        theirs = dict.fromkeys(their_line + their_mods if their_mods else their_line)
+        best_card: Card | None = None
+        best_value = _NOTHING
         if kind is _K_STEAL:
             for card in theirs:
-                value = _gain(my_line, my_total, None, card, wipe, count) - _gain(
-                    their_line, their_total, card, None, wipe, count
-                )
+                if card >= _FIRST_MODIFIER:
+                    # Ours bites us as much as it stops biting them.
+                    bite = my_total // 2 if card is _C_DIVIDE_2 else PENALTY[card]
+                    value = -bite - (their_total // 2 if card is _C_DIVIDE_2 else PENALTY[card])
+                else:
+                    value = _arrives(my_line, my_total, card, wipe, count) + VALUE[card]
                 if value > best_value:
-                    best, best_value = (leader, card, None), value
-            if best is not None:
-                return Steal(best[0], best[1])
+                    best_card, best_value = card, value
+            if best_card is not None:
+                return steal_of(leader, best_card)
         elif kind is _K_DISCARD:
+            best_seat = leader
             for card in theirs:
-                value = -_gain(their_line, their_total, card, None, wipe, count)
+                if card >= _FIRST_MODIFIER:
+                    value = -(their_total // 2 if card is _C_DIVIDE_2 else PENALTY[card])
+                else:
+                    value = VALUE[card]
                 if value > best_value:
-                    best, best_value = (leader, card, None), value
-            for card in dict.fromkeys(game.modifiers_of(me)):
-                value = _gain(my_line, my_total, card, None, wipe, count)
+                    best_card, best_value = card, value
+            my_mods = game.modifiers_of(me)
+            for card in dict.fromkeys(my_mods) if my_mods else ():
+                value = my_total // 2 if card is _C_DIVIDE_2 else PENALTY[card]
                 if value > best_value:
-                    best, best_value = (me, card, None), value
-            if best is not None:
-                return Discard(best[0], best[1])
-        else:
+                    best_seat, best_card, best_value = me, card, value
+            if best_card is not None:
+                return discard_of(best_seat, best_card)
+        elif theirs:
             # Worth giving: our Modifiers and lowest Number; worth taking: their highest
             # Numbers (their Modifiers only when they hold no Number).
-            cross = game.rules.swap_allow_cross_type
-            ours: list[Card] = list(dict.fromkeys(game.modifiers_of(me)))
+            cross = rules.swap_allow_cross_type
+            my_mods = game.modifiers_of(me)
+            ours = list(dict.fromkeys(my_mods)) if my_mods else []
             if my_line:
-                ours.append(min(my_line, key=VALUE.__getitem__))  # the first of the lowest
-            wanted = sorted(
-                (c for c in theirs if c < _FIRST_MODIFIER), key=VALUE.__getitem__, reverse=True
-            )[:3] or list(theirs)
+                ours.append(min(my_line, key=_VALUE_OF))  # the first of the lowest
+            if their_line:
+                wanted = sorted(dict.fromkeys(their_line), key=_VALUE_OF, reverse=True)[:3]
+            else:
+                wanted = list(theirs)
+            best_pair: tuple[Card, Card] | None = None
             for mine_card in ours:
+                mine_is_number = mine_card < _FIRST_MODIFIER
+                if mine_is_number:
+                    my_rest = list(my_line)
+                    my_rest.remove(mine_card)
                 for their_card in wanted:
-                    if cross or (mine_card < _FIRST_MODIFIER) == (their_card < _FIRST_MODIFIER):
+                    if mine_is_number and their_card < _FIRST_MODIFIER:
+                        # Number for Number, the common Swap: _gain with the lines' rests.
+                        their_rest = list(their_line)
+                        their_rest.remove(their_card)
+                        value = _exchange(
+                            my_rest, my_total, mine_card, their_card, wipe, count
+                        ) - _exchange(their_rest, their_total, their_card, mine_card, wipe, count)
+                    elif cross or mine_is_number == (their_card < _FIRST_MODIFIER):
                         value = _gain(
                             my_line, my_total, mine_card, their_card, wipe, count
                         ) - _gain(their_line, their_total, their_card, mine_card, wipe, count)
-                        if value > best_value:
-                            best, best_value = (me, mine_card, their_card), value
-            if best is not None and best[2] is not None:
-                return Swap(me, best[1], leader, best[2])
+                    else:
+                        continue
+                    if value > best_value:
+                        best_pair, best_value = (mine_card, their_card), value
+            if best_pair is not None:
+                return swap_of(me, best_pair[0], leader, best_pair[1])
+        else:
+            # The leader holds nothing to swap: no Swap with the leader to weigh below.
+            return next(game.swaps())
+    judge = _Judge(game, me, leader, wipe, count)
     gain = judge.gain
     weight = judge.weight
     if kind is _K_SWAP and leader is not None:

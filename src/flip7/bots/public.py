@@ -77,10 +77,9 @@ class PublicView:
             seat = game.to_decide
         self.seat: int = 0 if seat is None else seat
         self.kind: DecisionKind | None = game.decision_kind
-
-    @_lazy
-    def rules(self) -> Rules:
-        return self._game.rules
+        # Read by nearly every decision, and cheaper to copy than to compute on demand.
+        self.rules: Rules = game.rules
+        self.totals: tuple[int, ...] = game.totals  # after the completed rounds
 
     @_lazy
     def decks(self) -> int:
@@ -89,11 +88,6 @@ class PublicView:
     @_lazy
     def n(self) -> int:
         return self._game.n
-
-    @_lazy
-    def totals(self) -> tuple[int, ...]:
-        """The running totals after the completed rounds."""
-        return self._game.totals
 
     # ------------------------------------------------------------------ the table
 
@@ -240,9 +234,9 @@ class PublicView:
         only those it is part of."""
         return self._game.legal_swaps(seat)
 
-    def live(self) -> list[int]:
-        """The seats that have not busted."""
-        return [s for s in range(self.n) if self.statuses[s] is not _BUSTED]
+    def live(self) -> tuple[int, ...]:
+        """The seats that have not busted, in seat order."""
+        return self._game.live_seats()
 
     def active(self) -> list[int]:
         return [s for s in range(self.n) if self.statuses[s] is _ACTIVE]

@@ -14,6 +14,7 @@ flip7.core.errors.DecisionError: unknown decision 'hold'; decisions are hit, sta
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar, TypeAlias
@@ -38,7 +39,10 @@ __all__ = [
     "Steal",
     "Swap",
     "Target",
+    "discard_of",
     "parse_decision",
+    "steal_of",
+    "swap_of",
 ]
 
 
@@ -270,6 +274,35 @@ Decision: TypeAlias = Hit | Stay | Target | Give | Pass | Steal | Swap | Discard
 HIT = Hit()
 STAY = Stay()
 BONUS = Bonus()
+
+
+# A frozen dataclass costs about a microsecond to build, and the engine lists these at every
+# Steal, Swap and Discard and bots return them as often: one shared value per move instead.
+@functools.lru_cache(maxsize=1 << 14)
+def steal_of(seat: int, card: Card) -> Steal:
+    """The one shared ``Steal(seat, card)`` (equal to a new one, cheaper to get).
+
+    >>> steal_of(2, Card.FIVE) is steal_of(2, Card.FIVE) == Steal(2, Card.FIVE)
+    True
+    """
+    return Steal(seat, card)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def discard_of(seat: int, card: Card) -> Discard:
+    """The one shared ``Discard(seat, card)``."""
+    return Discard(seat, card)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def swap_of(seat1: int, card1: Card, seat2: int, card2: Card) -> Swap:
+    """The one shared ``Swap(seat1, card1, seat2, card2)`` for these arguments (stored
+    lower seat first, as :class:`Swap` stores it).
+
+    >>> str(swap_of(2, Card.EIGHT, 0, Card.DIVIDE_2))
+    'swap 0 /2 2 8'
+    """
+    return Swap(seat1, card1, seat2, card2)
 
 _USAGE = (
     "decisions are hit, stay, target S, give S, pass S, steal S CARD, "

@@ -27,7 +27,6 @@ Explicit chance, as replay and a physical table use it:
 
 from __future__ import annotations
 
-import functools
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -52,7 +51,10 @@ from flip7.core.decisions import (
     Steal,
     Swap,
     Target,
+    discard_of,
     parse_decision,
+    steal_of,
+    swap_of,
 )
 from flip7.core.errors import CardError, DecisionError, GameStateError
 from flip7.core.events import (
@@ -205,16 +207,6 @@ _FORCE_STAY = tuple(
     tuple(ForceStay(target, _JOM, user) for user in range(MAX_PLAYERS))
     for target in range(MAX_PLAYERS)
 )
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _move(kind: type[Steal] | type[Discard], seat: int, card: Card) -> Decision:
-    return kind(seat, card)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _swap(s1: int, c1: Card, s2: int, c2: Card) -> Swap:
-    return Swap(s1, c1, s2, c2)
 
 
 def _shuffle(cards: list[Card], rng: random.Random) -> None:
@@ -553,6 +545,14 @@ class Game:
 
     def status(self, seat: int) -> Status:
         return _STATUSES[self._status[seat]]
+
+    def live_seats(self) -> tuple[int, ...]:
+        """The seats that have not busted this round, in seat order.
+
+        >>> Game.new(4, seed=3).live_seats()
+        (0, 1, 2, 3)
+        """
+        return tuple(self._live_seats)
 
     def statuses(self) -> tuple[Status, ...]:
         return tuple(map(_STATUSES.__getitem__, self._status))
@@ -1221,9 +1221,9 @@ class Game:
     def _options_for(self, card: Card, user: int) -> list[Decision]:
         live = self._live()
         if card is _STEAL:
-            return [_move(Steal, s, c) for s in live if s != user for c in self._face_up(s)]
+            return [steal_of(s, c) for s in live if s != user for c in self._face_up(s)]
         if card is _DISCARD:
-            return [_move(Discard, s, c) for s in live for c in self._face_up(s)]
+            return [discard_of(s, c) for s in live for c in self._face_up(s)]
         return list(self.legal_swaps())
 
     def legal_swaps(self, seat: int | None = None) -> Iterator[Swap]:
@@ -1257,7 +1257,7 @@ class Game:
                 for c1 in face_up(s1):
                     for c2 in face_up(s2):
                         if cross or (c1 < _FIRST_MODIFIER) == (c2 < _FIRST_MODIFIER):
-                            yield _swap(s1, c1, s2, c2)
+                            yield swap_of(s1, c1, s2, c2)
 
     def _count_moves(self, card: Card, user: int) -> int:
         """How many legal options Steal, Swap or Discard has, counting no further than 2
