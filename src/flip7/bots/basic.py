@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from flip7.bots.base import LadderBot
 from flip7.bots.public import PublicView
@@ -24,9 +25,12 @@ from flip7.core.decisions import (
     Decision,
     DecisionKind,
     Discard,
+    Give,
     Minus,
+    Pass,
     Steal,
     Swap,
+    Target,
     discard_of,
     steal_of,
     swap_of,
@@ -82,18 +86,21 @@ class BasicBot(LadderBot):
         assert kind is not None
         # The kinds by how often they come (Hit/Stay is the engine's, from hit_below).
         if kind is _K_GIVE:
-            # Every Modifier of this deck hurts its holder.
-            victim = _leader(game, me, busted_too=game.rules.brutal)
-            return _pick(game.options, me if victim is None else victim)
+            # Every Modifier of this deck hurts its holder. The options name every seat
+            # that may get it (§7.2: the players still in; Brutal: everyone), the seats
+            # the leader is looked for among.
+            aimed, mine = _aim(game.options, game.totals, me)
+            return aimed or mine or game.options[0]
         if kind is _K_TARGET:
-            leader = _leader(game, me)
+            # The options name the players still in: the leader is one of them.
+            aimed, mine = _aim(game.options, game.totals, me)
             if (
                 game.pending_card is _C_JUST_ONE_MORE
                 and game.status(me) is _S_ACTIVE
-                and (game.number_sum(me) >= self.hit_below - 7 or leader is None)
+                and (game.number_sum(me) >= self.hit_below - 7 or aimed is None)
             ):
-                return _pick(game.options, me)
-            return _pick(game.options, me if leader is None else leader)
+                return mine or game.options[0]
+            return aimed or mine or game.options[0]
         if kind is _K_HIT_OR_STAY:
             return HIT if game.number_sum(me) < self.hit_below else STAY
         leader = _leader(game, me)
@@ -116,6 +123,23 @@ def _pick(options: Sequence[Decision], seat: int) -> Decision:
         if getattr(option, "seat", None) == seat:
             return option
     return options[0]
+
+
+def _aim(
+    options: Sequence[Decision], totals: tuple[int, ...], me: int
+) -> tuple[Decision | None, Decision | None]:
+    """Of options that name a seat (Target, Give, Pass): the one naming the other seat with
+    the highest running total (ties: the lowest seat), and the one naming ``me``."""
+    leader: Decision | None = None
+    mine: Decision | None = None
+    top = 0
+    for option in cast("Sequence[Target | Give | Pass]", options):
+        seat = option.seat
+        if seat == me:
+            mine = option
+        elif leader is None or totals[seat] > top:
+            leader, top = option, totals[seat]
+    return leader, mine
 
 
 def _leader(game: PublicView, me: int, *, busted_too: bool = False) -> int | None:

@@ -314,12 +314,13 @@ class Game:
         when explicit). ``events=False`` skips building event objects (for simulations).
         """
         rules = rules if rules is not None else _DEFAULT_RULES
-        names = list(_DEFAULT_NAMES[:players]) if isinstance(players, int) else list(players)
+        default_names = isinstance(players, int)
+        names = _DEFAULT_NAMES[:players] if isinstance(players, int) else tuple(players)
         n = players if isinstance(players, int) else len(names)
         problem = players_problem(n, rules, decks)
         if problem is not None:
             raise GameStateError(problem)
-        for name in names:
+        for name in () if default_names else names:
             if not isinstance(name, str) or not name.strip():
                 raise GameStateError(f"player names must be non-empty strings, got {name!r}")
         if decks is None:
@@ -1184,9 +1185,9 @@ class Game:
         elif card < _FIRST_ACTION:
             # §7.2–7.3, §10.2: any non-busted player, or anyone in Brutal.
             seats = range(self._n) if self._brutal else self._live()
-            self._ask(_K_GIVE, user, [_GIVE[s] for s in seats], card)
+            self._ask(_K_GIVE, user, tuple(map(_GIVE.__getitem__, seats)), card)
         elif card is _JOM or card is _FLIP4:
-            self._ask(_K_TARGET, user, [_TARGET[s] for s in self._live()], card)
+            self._ask(_K_TARGET, user, tuple(map(_TARGET.__getitem__, self._live())), card)
         elif self.rules.pass_actions:
             users = [s for s in self._live() if self._has_use(card, s)]
             if not users:
@@ -1269,7 +1270,14 @@ class Game:
             numbers, modifiers = self._numbers[s], self._modifiers[s]
             if not (numbers or modifiers):
                 continue
-            a, b = len(set(numbers)), len(set(modifiers))
+            # Distinct cards, as far as a count capped at 2 needs: 0, 1 (all alike) or at
+            # least 2 (the length stands in for the exact number: no set to build).
+            a = len(numbers)
+            if a > 1 and numbers.count(numbers[0]) == a:
+                a = 1
+            b = len(modifiers)
+            if b > 1 and modifiers.count(modifiers[0]) == b:
+                b = 1
             if card is _SWAP:
                 for a0, b0 in seen:
                     count += (a + b) * (a0 + b0) if cross else a * a0 + b * b0
