@@ -4,6 +4,8 @@ decisions each rung should make in constructed situations."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +15,7 @@ from engine_helpers import play, reshuffled
 from flip7 import Card, Game
 from flip7.bots import (
     BOTS,
+    LADDER,
     Bot,
     MCTSBot,
     PublicView,
@@ -204,6 +207,21 @@ def test_names_and_specs() -> None:
     ).choose(Game.new(3, seed=1))
 
 
+def test_the_ladder_loads_each_bot_when_first_asked_for() -> None:
+    # Each name's class is the one it names, and the bots' package alone loads none of them
+    # (a benchmark of one bot does not pay for the others' modules).
+    assert all(LADDER[name].name == name for name in LADDER)
+    assert all(BOTS[name](1).name == name for name in LADDER)
+    script = (
+        "import sys, flip7.bots; "
+        "print(sorted(m for m in sys.modules if m.startswith('flip7.bots.')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "['flip7.bots.base', 'flip7.bots.levels', 'flip7.bots.public']"
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -261,7 +279,7 @@ def _choices(game: Game, specs: list[str]) -> dict[str, str]:
     return {spec: str(make_bot(spec, seed=1).choose(game)) for spec in specs}
 
 
-LADDER = ["targeting", "ev", "winprob", "mcts:iters=60"]
+STRONGER = ["targeting", "ev", "winprob", "mcts:iters=60"]
 
 
 def _round_two(*moves: str) -> Game:
@@ -276,17 +294,17 @@ def _round_two(*moves: str) -> Game:
 def test_flip_four_goes_to_the_leader() -> None:
     game = _round_two("FLIP4")
     assert game.to_decide == 2 and game.decision_kind is DecisionKind.TARGET
-    assert set(_choices(game, LADDER).values()) == {"target 1"}
+    assert set(_choices(game, STRONGER).values()) == {"target 1"}
 
 
 def test_the_best_card_is_stolen_from_the_leader() -> None:
     game = _round_two("STEAL")
-    assert set(_choices(game, LADDER).values()) == {"steal 1 11"}
+    assert set(_choices(game, STRONGER).values()) == {"steal 1 11"}
 
 
 def test_divide_by_two_goes_to_the_biggest_line() -> None:
     game = _round_two("/2")
-    assert set(_choices(game, LADDER).values()) == {"give 1"}
+    assert set(_choices(game, STRONGER).values()) == {"give 1"}
 
 
 def test_the_judge_weighs_a_flip_four() -> None:

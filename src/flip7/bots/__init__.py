@@ -38,22 +38,56 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from flip7.bots.base import LadderBot, Param
-from flip7.bots.basic import BasicBot
-from flip7.bots.ladder import EVBot, RandomBot, TargetingBot, ThresholdBot
-from flip7.bots.learned import LearnedBot
 from flip7.bots.levels import DEFAULT_LEVEL, LEVELS, Level, level_named
-from flip7.bots.mcts import MCTSBot
 from flip7.bots.public import PublicView
-from flip7.bots.winprob import WinProbBot
 from flip7.core.errors import Flip7Error
+from flip7.core.lazy import LazyNames
 from flip7.engine.game import Player
+
+if TYPE_CHECKING:
+    from flip7.bots.basic import BasicBot
+    from flip7.bots.ladder import EVBot, RandomBot, TargetingBot, ThresholdBot
+    from flip7.bots.learned import LearnedBot
+    from flip7.bots.mcts import MCTSBot
+    from flip7.bots.winprob import WinProbBot
+
+# Where each ladder bot lives, in ladder order. A bot's module is imported when the bot is
+# first made or its class asked for: a program that plays with one bot (a benchmark, a
+# game in the terminal) does not load the searches and tables of the others.
+_PLACES = {
+    "random": "flip7.bots.ladder:RandomBot",
+    "threshold": "flip7.bots.ladder:ThresholdBot",
+    "targeting": "flip7.bots.ladder:TargetingBot",
+    "ev": "flip7.bots.ladder:EVBot",
+    "winprob": "flip7.bots.winprob:WinProbBot",
+    "mcts": "flip7.bots.mcts:MCTSBot",
+    "learned": "flip7.bots.learned:LearnedBot",
+    "basic": "flip7.bots.basic:BasicBot",
+}
+_LAZY = LazyNames(globals(), {
+    "flip7.bots.basic": "BasicBot",
+    "flip7.bots.ladder": "EVBot RandomBot TargetingBot ThresholdBot",
+    "flip7.bots.learned": "LearnedBot",
+    "flip7.bots.mcts": "MCTSBot",
+    "flip7.bots.winprob": "WinProbBot",
+})  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    return _LAZY.attribute(name)
+
+
+def __dir__() -> list[str]:
+    return _LAZY.dir()
+
 
 __all__ = [
     "BOTS",
@@ -87,22 +121,34 @@ class Bot(Player, Protocol):
     name: str
 
 
-LADDER: dict[str, type[LadderBot]] = {
-    cls.name: cls
-    for cls in (
-        RandomBot,
-        ThresholdBot,
-        TargetingBot,
-        EVBot,
-        WinProbBot,
-        MCTSBot,
-        LearnedBot,
-        BasicBot,
-    )
-}
+class _Ladder(Mapping[str, type[LadderBot]]):
+    """The ladder's classes by name, in ladder order; each is imported when first asked
+    for (see ``_PLACES``)."""
+
+    def __getitem__(self, name: str) -> type[LadderBot]:
+        module, _, attr = _PLACES[name].partition(":")
+        cls: type[LadderBot] = getattr(importlib.import_module(module), attr)
+        return cls
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_PLACES)
+
+    def __len__(self) -> int:
+        return len(_PLACES)
+
+
+LADDER: Mapping[str, type[LadderBot]] = _Ladder()
+
+
+def _ladder_bot(name: str, seed: int | None = None) -> Bot:
+    bot: Bot = LADDER[name](seed)
+    return bot
+
 
 # Plain names only (the web server lists them); a spec adds parameters or names a class.
-BOTS: dict[str, Callable[[int | None], Bot]] = dict(LADDER)
+BOTS: dict[str, Callable[[int | None], Bot]] = {
+    name: functools.partial(_ladder_bot, name) for name in LADDER
+}
 
 
 def bot_names() -> list[str]:

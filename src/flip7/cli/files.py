@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from flip7.core.errors import Flip7Error, RecordError
 
@@ -19,7 +18,9 @@ def read_text(path: str) -> str:
     try:
         if path == "-":
             return sys.stdin.read()
-        return Path(path).read_text(encoding="utf-8")
+        # open(), not pathlib: every command loads this module, few read a file.
+        with open(path, encoding="utf-8") as file:
+            return file.read()
     except UnicodeDecodeError as exc:
         raise RecordError("record", None, f"not UTF-8 text: {exc}") from None
     except OSError as exc:

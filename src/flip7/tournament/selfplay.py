@@ -18,18 +18,22 @@ the same records, byte for byte.
 
 from __future__ import annotations
 
-import platform
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flip7.bots import BOTS, Bot, make_bot
 from flip7.core.errors import Flip7Error
 from flip7.core.rules import Rules
 from flip7.core.seeds import bot_seed, game_seed
 from flip7.engine.game import Game
-from flip7.engine.record import Record
+
+if TYPE_CHECKING:
+    from flip7.engine.record import Record
+
+_PYTHON = "{}.{}.{}".format(*sys.version_info[:3])  # platform.python_version(), unimported
 
 __all__ = [
     "BenchResult",
@@ -104,6 +108,9 @@ def selfplay_game(
         "game_seed": gseed,
         "bot_seeds": list(bseeds),
     }
+    # Imported here: a benchmark, which makes no records, need not load them.
+    from flip7.engine.record import Record
+
     return SelfplayGame(index, gseed, bseeds, game, Record.from_game(game, meta=meta))
 
 
@@ -216,4 +223,4 @@ def bench(
         game.play(bots)
         rounds += game.round
     seconds = time.perf_counter() - start
-    return BenchResult(games, players, bot, seconds, rounds, platform.python_version())
+    return BenchResult(games, players, bot, seconds, rounds, _PYTHON)
