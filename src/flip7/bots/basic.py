@@ -13,7 +13,6 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 from flip7.bots.base import LadderBot
 from flip7.bots.public import PublicView
@@ -25,12 +24,9 @@ from flip7.core.decisions import (
     Decision,
     DecisionKind,
     Discard,
-    Give,
     Minus,
-    Pass,
     Steal,
     Swap,
-    Target,
     discard_of,
     steal_of,
     swap_of,
@@ -133,8 +129,8 @@ def _aim(
     leader: Decision | None = None
     mine: Decision | None = None
     top = 0
-    for option in cast("Sequence[Target | Give | Pass]", options):
-        seat = option.seat
+    for option in options:
+        seat = option.seat  # type: ignore[union-attr]  # Target, Give and Pass name one
         if seat == me:
             mine = option
         elif leader is None or totals[seat] > top:

@@ -833,7 +833,8 @@ class Game:
                 self._turn = seat
                 self._stack.append(_HIT_DRAW[seat])
                 break
-        self._run()
+        if self._pending is None:  # else a decision is due already (most ways out)
+            self._run()
 
     def draw(self, card: Card | str) -> list[Event]:
         """Explicit chance: the next card off the draw pile is ``card``."""
