@@ -336,21 +336,28 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
         else:
             # The leader holds nothing to swap: no Swap with the leader to weigh below.
             return next(game.swaps())
-    judge = _Judge(game, me, leader, wipe, count)
-    gain = judge.gain
-    weight = judge.weight
     if kind is _K_SWAP and leader is not None:
         # Only the Swaps with the leader are weighed (below): listed by themselves, not
-        # picked out of every Swap of the table (thousands with 18 players).
+        # picked out of every Swap of the table (thousands with 18 players). Each line is
+        # read once; a seat weighs as _Judge.weight says.
+        lines = {seat: (game.line(seat), game.number_sum(seat)) for seat in game.live()}
+        weights = {me: 1.0, leader: -1.0}
         best_swap: Swap | None = None
-        best_score = float("-inf")
+        best_score = _NOTHING
         for swap in game.swaps(leader):
             s1, c1, s2, c2 = swap.seat1, swap.card1, swap.seat2, swap.card2
-            swap_score = weight(s1) * gain(s1, c1, c2) + weight(s2) * gain(s2, c2, c1)
+            line1, total1 = lines[s1]
+            line2, total2 = lines[s2]
+            swap_score = weights.get(s1, -0.5) * _gain(
+                line1, total1, c1, c2, wipe, count
+            ) + weights.get(s2, -0.5) * _gain(line2, total2, c2, c1, wipe, count)
             if swap_score > best_score:
                 best_swap, best_score = swap, swap_score
         # None with the leader: the first legal Swap, as the loop below would keep.
         return best_swap if best_swap is not None else next(game.swaps())
+    judge = _Judge(game, me, leader, wipe, count)
+    gain = judge.gain
+    weight = judge.weight
     options = game.options
     chosen, chosen_score = options[0], float("-inf")
     for decision in options:
