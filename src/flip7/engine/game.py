@@ -187,6 +187,8 @@ _KIND_OF_ACTION = {
 _DEFAULT_RULES = Rules()
 _DEFAULT_NAMES = tuple(f"Player {i + 1}" for i in range(MAX_PLAYERS + 1))
 _DECKS = {1: tuple(new_deck(1)), 2: tuple(new_deck(2))}
+# The seat to the left of each seat (clockwise), for each number of players.
+_LEFT_OF = tuple(tuple((s + 1) % n for s in range(n)) for n in range(MAX_PLAYERS + 1))
 
 
 # Options are built at every Action; sharing one object per option spares the
@@ -268,7 +270,7 @@ class Game:
         self._sums: list[int] = [0] * n
         self._status: list[int] = [_ACTIVE] * n
         self._live_seats: list[int] = list(range(n))
-        self._left_of: tuple[int, ...] = tuple((s + 1) % n for s in range(n))
+        self._left_of: tuple[int, ...] = _LEFT_OF[n]
         # A new tuple each round, so that readers can keep it (and compare by identity).
         self._totals: tuple[int, ...] = (0,) * n
         self._stack: list[Task] = []
