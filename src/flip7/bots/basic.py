@@ -188,39 +188,28 @@ def _gain(
     return gain
 
 
-def _arrives(line: Sequence[Card], total: int, card: Card, wipe: bool, count: int) -> int:
-    """:func:`_gain` of a Number card ``card`` arriving at a line (nothing leaving it).
+def _arrives(
+    line: Sequence[Card], total: int, card: Card, wipe: bool, count: int, out: Card | None = None
+) -> int:
+    """:func:`_gain` of Number card ``card`` arriving at a line of ``line`` (number sum
+    ``total``), where Number card ``out`` (if any) has just left it: ``line`` is then the
+    line without ``out``, and ``total`` still counts it.
 
     >>> _arrives((Card.FIVE, Card.NINE), 14, Card.TEN, True, 2)
     10
     >>> _arrives((Card.FIVE, Card.NINE), 14, Card.FIVE, True, 2)
     -14
+    >>> _arrives([Card.NINE], 14, Card.TEN, True, 2, out=Card.FIVE)
+    5
     """
     if card is _C_UNLUCKY_7 and wipe:
         return VALUE[card] - total
     if busts(line, card):
         return -total
+    gain = VALUE[card] if out is None else VALUE[card] - VALUE[out]
     if len(line) + 1 >= FLIP7_CARDS and is_flip7([*line, card], count):
-        return VALUE[card] + FLIP7_BONUS
-    return VALUE[card]
-
-
-def _exchange(rest: list[Card], total: int, out: Card, into: Card, wipe: bool, count: int) -> int:
-    """:func:`_gain` of Number card ``out`` leaving a line (number sum ``total``) for Number
-    card ``into``, given ``rest``, the line's numbers without ``out``.
-
-    >>> _exchange([Card.NINE], 14, Card.FIVE, Card.TEN, True, 2)
-    5
-    >>> _exchange([Card.NINE], 14, Card.FIVE, Card.NINE, True, 2)
-    -14
-    """
-    if into is _C_UNLUCKY_7 and wipe:
-        return VALUE[into] - total
-    if busts(rest, into):
-        return -total
-    if len(rest) + 1 >= FLIP7_CARDS and is_flip7([*rest, into], count):
-        return VALUE[into] - VALUE[out] + FLIP7_BONUS
-    return VALUE[into] - VALUE[out]
+        return gain + FLIP7_BONUS
+    return gain
 
 
 class _Judge:
@@ -317,12 +306,12 @@ def _best_card_move(game: PublicView, kind: DecisionKind, me: int, leader: int |
                     my_rest.remove(mine_card)
                 for their_card in wanted:
                     if mine_is_number and their_card < _FIRST_MODIFIER:
-                        # Number for Number, the common Swap: _gain with the lines' rests.
+                        # Number for Number, the common Swap: each line's rest receives a card.
                         their_rest = list(their_line)
                         their_rest.remove(their_card)
-                        value = _exchange(
-                            my_rest, my_total, mine_card, their_card, wipe, count
-                        ) - _exchange(their_rest, their_total, their_card, mine_card, wipe, count)
+                        value = _arrives(
+                            my_rest, my_total, their_card, wipe, count, mine_card
+                        ) - _arrives(their_rest, their_total, mine_card, wipe, count, their_card)
                     elif cross or mine_is_number == (their_card < _FIRST_MODIFIER):
                         value = _gain(
                             my_line, my_total, mine_card, their_card, wipe, count
