@@ -430,7 +430,7 @@ def test_mcts_plays_its_rollouts_where_an_engine_says() -> None:
     play(game, "9", "4", "8", "stay", "stay")
     batches: list[tuple[int, int]] = []
 
-    def engine(sample: Game, candidates: Any, seat: int) -> Any:
+    def engine(sample: Game, candidates: Any, seat: int, value: int) -> Any:
         assert seat == 0 and sample.totals == game.totals and len(candidates) == 2
         hit = 0 if str(candidates[0]) == "hit" else 1
 

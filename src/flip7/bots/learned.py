@@ -157,6 +157,10 @@ class ValueNet:
             p = np.where(done, (finals[:, seat] == top).astype(np.float64), p)
         return p
 
+    def chance_of(self, totals: Sequence[int], seat: int, target: int) -> float:
+        """``seat``'s chance to win from one table of totals (:meth:`chance` of one row)."""
+        return float(self.chance(_numpy().array([totals], dtype=float), seat, target)[0])
+
     def shifted(self, rows: Array, seat: int, target: int, xs: Array) -> Array:
         """``seat``'s chance to win from each row of totals ``rows`` with ``xs`` added to
         its own total: one row of the result per ``x``, one column per row of ``rows``. The

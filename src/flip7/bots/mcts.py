@@ -56,6 +56,7 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar, TypeAlias
 
 from flip7.bots.base import Param
+from flip7.bots.learned import ValueNet, load_net
 from flip7.bots.lines import BUST, hit_once, score, try_key
 from flip7.bots.public import PublicView
 from flip7.bots.winprob import WinProbBot, endgame, win_chance
@@ -103,9 +104,10 @@ RolloutRun: TypeAlias = Callable[[int, int, int], tuple[Sequence[float], Sequenc
 plays iterations ``start`` … ``stop - 1`` of every candidate and returns, per candidate,
 the sums of its paired differences to the first candidate's value and of their squares."""
 
-RolloutEngine: TypeAlias = Callable[[Game, Sequence[Decision], int], RolloutRun | None]
+RolloutEngine: TypeAlias = Callable[[Game, Sequence[Decision], int, int], RolloutRun | None]
 """Loads a position (a game sampled from the searching seat's view, the candidates, that
-seat) for :data:`RolloutRun`; ``None`` where it cannot play it."""
+seat, the bot's ``value``: how a rollout's end is valued) for :data:`RolloutRun`; ``None``
+where it cannot play it."""
 
 _ENGINE: list[RolloutEngine] = []
 
@@ -134,6 +136,8 @@ class MCTSBot(WinProbBot):
         Param("horizon", int, 150, 0, 1000, "search once a total is this near the target"),
         Param("depth", int, 3, 0, 6, "cards R4 looks ahead"),
         Param("compiled", int, 1, 0, 1, "rollouts by the compiled engine when one is given"),
+        Param("value", int, 0, 0, 1, "a rollout's end valued by 0: the calibrated normal "
+              "model, 1: R6's network"),
     )
 
     last_iterations = 0  # of the last search (0: the last decision was not searched)
@@ -192,9 +196,12 @@ class MCTSBot(WinProbBot):
         z = float(self.params["z"])
         done = 0
         clock = time.perf_counter
+        leaf = _net_leaf if self.params["value"] else _leaf
         run: RolloutRun | None = None
         if self.engine is not None and self.params["compiled"]:
-            run = self.engine(view.sample_games(rng, 1)[0], candidates, me)
+            run = self.engine(
+                view.sample_games(rng, 1)[0], candidates, me, int(self.params["value"])
+            )
             seed = rng.getrandbits(63)
         while done < iters:
             if run is not None:
@@ -208,7 +215,7 @@ class MCTSBot(WinProbBot):
             else:
                 games = view.sample_games(rng, k)
                 values = [
-                    _rollout(g, d, me, view.round, target)
+                    _rollout(g, d, me, view.round, target, leaf)
                     for g, d in zip(games, candidates, strict=True)
                 ]
                 base = values[0]
@@ -270,9 +277,16 @@ def _settled(diffs: list[float], squares: list[float], done: int, z: float) -> b
 # ---------------------------------------------------------------------------- rollouts
 
 
-def _rollout(game: Game, decision: Decision, me: int, round_: int, target: int) -> float:
+def _rollout(
+    game: Game,
+    decision: Decision,
+    me: int,
+    round_: int,
+    target: int,
+    leaf: Callable[[tuple[int, ...], int, int], float] | None = None,
+) -> float:
     """Play ``decision`` in ``game`` (a sampled copy), then the rest of the round; the
-    bot's chance to win at the end."""
+    bot's chance to win at the end (by ``leaf``, :func:`_leaf` unless given)."""
     try:
         game.apply(decision)
         if not game.over and game.round == round_:
@@ -291,7 +305,19 @@ def _rollout(game: Game, decision: Decision, me: int, round_: int, target: int) 
     if game.over:
         winners = game.winners
         return 1.0 / len(winners) if me in winners else 0.0
-    return _leaf(game.totals, me, target)
+    return (leaf or _leaf)(game.totals, me, target)
+
+
+def value_net() -> ValueNet:
+    """R6's network (:func:`flip7.bots.learned.load_net`), which values the ends of the
+    rollouts of an ``mcts`` with ``value=1``."""
+    return load_net()
+
+
+def _net_leaf(totals: tuple[int, ...], me: int, target: int) -> float:
+    """The bot's chance to win from the totals at the end of a rollout's round, by R6's
+    network (:meth:`~flip7.bots.learned.ValueNet.chance`, exact for a game won)."""
+    return value_net().chance_of(totals, me, target)
 
 
 def _leaf(totals: tuple[int, ...], me: int, target: int) -> float:

@@ -205,22 +205,26 @@ def _compile_rollouts(command: str) -> None:
     use_rollout_engine(_server_rollouts if command == "serve" else _compiled_rollouts)
 
 
-def _compiled_rollouts(game: Game, candidates: Sequence[Decision], seat: int) -> RolloutRun | None:
+def _compiled_rollouts(
+    game: Game, candidates: Sequence[Decision], seat: int, value: int
+) -> RolloutRun | None:
     """:func:`flip7.fast.rollout.prepare`, imported at the first search (a command that
     never searches never imports numpy; a bot pickled to a worker process brings this
     function's name, not numba's state); ``None`` without numba: the search stays in Python."""
-    return _rollouts(game, candidates, seat, wait=True)
+    return _rollouts(game, candidates, seat, value, wait=True)
 
 
-def _server_rollouts(game: Game, candidates: Sequence[Decision], seat: int) -> RolloutRun | None:
+def _server_rollouts(
+    game: Game, candidates: Sequence[Decision], seat: int, value: int
+) -> RolloutRun | None:
     """As :func:`_compiled_rollouts`, but a server's bot never waits for the loop's build
     (about 50 s on a fresh install): it is built in the background, this search and those
     until it is done staying in Python."""
-    return _rollouts(game, candidates, seat, wait=False)
+    return _rollouts(game, candidates, seat, value, wait=False)
 
 
 def _rollouts(
-    game: Game, candidates: Sequence[Decision], seat: int, *, wait: bool
+    game: Game, candidates: Sequence[Decision], seat: int, value: int, *, wait: bool
 ) -> RolloutRun | None:
     if _NO_FAST:
         return None
@@ -232,7 +236,7 @@ def _rollouts(
         return None
     if not wait and not ready(build=True):
         return None
-    return prepare(game, candidates, seat)
+    return prepare(game, candidates, seat, value)
 
 
 _NO_FAST: list[bool] = []

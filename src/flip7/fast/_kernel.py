@@ -2118,7 +2118,8 @@ def restore(M, M0):
 def value(M, me):
     """The searching seat's value at the end of a rollout's round (mcts's _rollout): its
     share of the win when the game is over, else its chance to win from the totals by
-    R4's normal model with mcts's spread (mcts's _leaf, winprob's win_chance)."""
+    R4's normal model with mcts's spread (mcts's _leaf, winprob's win_chance), or by R6's
+    network where the settings hold one (mcts's value=1)."""
     n = M[S_N]
     target = M[RL + R_TARGET]
     blob = M[RL + R_NETS]
@@ -2136,6 +2137,15 @@ def value(M, me):
         return 1.0 / leaders if mine == top else 0.0
     if top >= target and leaders == 1:
         return 1.0 if mine == top else 0.0
+    off = M[np.uint64(blob + MB_NET)]
+    if off > 0:
+        # R6's network (mcts's value=1): ValueNet.chance of these totals.
+        net = blob + off
+        for s in range(n):
+            M[np.uint64(OPTS + s)] = M[np.uint64(TOTALS + s)]
+        t1, t2, t3, k = top_others(M, me)
+        net_base(M, net, t1, t2, t3, k)
+        return net_chance(M, net, mine, t1, t2, k)
     need = target - top if top < target else 0
     spread = math.sqrt(
         (n - 1) * (F[np.uint64(blob + MB_SPREAD_END)] + F[np.uint64(blob + MB_SPREAD_POINT)] * need)

@@ -201,8 +201,9 @@ def net_blob(layers: Any, reach: int) -> Any:
 # end of the game first), or the searching bot itself (chasing, then one card of lookahead
 # over the draw pile). The policy's settings and the rollout's value model lie in M where
 # rule slot R_NETS points (as a learned seat's network would): MB_* slots, then the
-# quadrature of the value model as float64 bits. Rule slot R_ROUND stops the loop at the
-# end of the round.
+# quadrature of the value model as float64 bits, then (mcts's ``value=1``) R6's network,
+# which values the end of a rollout instead. Rule slot R_ROUND stops the loop at the end of
+# the round.
 POL_MCTS = 5
 MCTS_FAST, MCTS_CHASE, MCTS_SEARCH = 0, 1, 2
 R_ROUND = 15
@@ -215,4 +216,5 @@ MB_OWN_NUMBER = 5  # what discarding one of its own Number cards is worth
 MB_DIVIDE_COST = 6  # what a ÷2 costs a line (beyond its penalty of 0)
 MB_SPREAD_END = 7  # the value model's spread (float64 bits): its constant part
 MB_SPREAD_POINT = 8  # and its part per point the leader still needs
-MB_NODES = 9  # the quadrature: how many nodes, then the nodes and the weights (float64 bits)
+MB_NET = 9  # where a value network (net_blob) lies from these slots' start; 0: the normal model
+MB_NODES = 10  # the quadrature: how many nodes, then the nodes and the weights (float64 bits)

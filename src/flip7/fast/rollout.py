@@ -9,7 +9,7 @@ every candidate in one call: the candidate made where the decision was asked, th
 of the round by mcts's rollout players, compiled (``POL_MCTS`` in
 :mod:`flip7.fast._kernel`: the same choices, ties between uses of an Action broken by seat,
 then card code, as mcts's own are), valued at the end of the round as mcts values it (a
-share of the win, or ``_leaf``'s chance).
+share of the win, or ``_leaf``'s chance; with mcts's ``value=1``, R6's network's).
 
 What differs from mcts's Python rollouts: the cards. Python shuffles a fresh order of the
 draw pile's public composition for each iteration (and seeds its reshuffles) with the bot's
@@ -66,19 +66,24 @@ _PURPOSE = {Purpose.DEAL: _l.P_DEAL, Purpose.DEAL_BURN: _l.P_BURN, Purpose.HIT: 
             Purpose.JUST_ONE_MORE: _l.P_JOM, Purpose.FLIP_FOUR: _l.P_F4}  # fmt: skip
 
 
-def _blob(seat: int) -> Any:
+def _blob(seat: int, net: Any = None) -> Any:
     """The POL_MCTS settings (MB_* slots) and the value model's quadrature: mcts's and
-    winprob's own numbers, so that they are written down once."""
+    winprob's own numbers, so that they are written down once; then ``net`` (a value
+    network's layers, :meth:`flip7.bots.learned.ValueNet`'s) if the rollouts' ends are
+    valued by it."""
     nodes, weights = winprob._X, winprob._W
     head = [-1, seat, mcts._HIT_BELOW, mcts._JOM_SELF, mcts._LEAD_BONUS, mcts._OWN_NUMBER,
-            mcts._DIVIDE_COST, 0, 0, len(nodes)]  # fmt: skip
+            mcts._DIVIDE_COST, 0, 0, 0, len(nodes)]  # fmt: skip
     out = np.zeros(len(head) + 2 * len(nodes), dtype=np.int64)
     out[: len(head)] = head
     floats = out.view(np.float64)
     floats[_l.MB_SPREAD_END] = mcts._SPREAD_END
     floats[_l.MB_SPREAD_POINT] = mcts._SPREAD_PER_POINT
     floats[_l.MB_NODES + 1 :] = [*nodes, *weights]
-    return out
+    if net is None:
+        return out
+    out[_l.MB_NET] = len(out)
+    return np.concatenate([out, _l.net_blob(net, 0)])
 
 
 def _load(M: Any, game: Game, seat: int) -> int:
@@ -161,6 +166,7 @@ class Position:
         candidates: Sequence[Decision],
         seat: int,
         draws: Sequence[int] | None = None,
+        value: int = 0,
     ) -> None:
         n = game.n
         target = game.rules.target_score
@@ -176,7 +182,8 @@ class Position:
         )  # fmt: skip
         sdraws = np.array(list(draws) if draws is not None else [], dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
-        self._M0 = _l.make_state(n, rl, ptype, pparam, 1, 1, 1, sdraws, none, _blob(seat))
+        net = mcts.value_net().layers if value else None
+        self._M0 = _l.make_state(n, rl, ptype, pparam, 1, 1, 1, sdraws, none, _blob(seat, net))
         entry = _load(self._M0, game, seat)
         card = game.pending_card
         self._pend = np.array([entry, -1 if card is None else int(card), seat], dtype=np.int64)
@@ -205,12 +212,15 @@ class Position:
         return float(v), tuple(int(t) for t in self._M[_l.TOTALS : _l.TOTALS + n])
 
 
-def prepare(game: Game, candidates: Sequence[Decision], seat: int) -> RolloutRun | None:
+def prepare(
+    game: Game, candidates: Sequence[Decision], seat: int, value: int = 0
+) -> RolloutRun | None:
     """:data:`flip7.bots.mcts.RolloutEngine`: ``seat``'s position in ``game`` (sampled
-    from its view) with ``candidates`` to search, or ``None`` where the loop cannot hold it
-    (a resolution stack deeper than its own: the search stays in Python)."""
+    from its view) with ``candidates`` to search, the ends valued as mcts's ``value`` says,
+    or ``None`` where the loop cannot hold it (a resolution stack deeper than its own: the
+    search stays in Python)."""
     try:
-        return Position(game, candidates, seat).run
+        return Position(game, candidates, seat, value=value).run
     except FastError:
         return None
 
