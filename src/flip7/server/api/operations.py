@@ -12,6 +12,7 @@ from flip7.server.base.requests import (
     AddBot,
     Answer,
     Handover,
+    Invite,
     Join,
     Leave,
     Ready,
@@ -35,11 +36,13 @@ async def perform(lobby: Lobby, table: Table, request: Request) -> Answer:
     match request:
         case Join():
             seat, granted = await lobby.join(table, request.name, request.address,
-                                             request.player_id, token)
+                                             request.player_id, token, request.bot_account)
             return Answer(table=await state_of(table, table.seats[seat]), seat=seat,
                           token=granted)
         case ShowTable():
             pass
+        case Invite():
+            await lobby.may_invite(table, token)
         case AddBot():
             await lobby.add_bot(table, token, request.bot)
         case RemoveSeat():

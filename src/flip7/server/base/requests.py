@@ -25,6 +25,7 @@ __all__ = [
     "AddBot",
     "Answer",
     "Handover",
+    "Invite",
     "Join",
     "Leave",
     "Ready",
@@ -62,6 +63,16 @@ class Join(TableRequest):
     name: str
     address: str | None = None
     player_id: str | None = None
+    # A bot account taking the seat it was invited to (the bot API).
+    bot_account: bool = False
+
+
+class Invite(TableRequest):
+    """The host (``token``: the table's host seat) may invite a bot account: the table is
+    waiting for its players and has an empty seat. Nothing at the table changes; the
+    invitation goes to the bot (flip7.server.api.bots)."""
+
+    kind: Literal["invite"] = "invite"
 
 
 class AddBot(TableRequest):
@@ -102,7 +113,8 @@ class Handover(TableRequest):
 
 
 Request = Annotated[
-    ShowTable | Join | AddBot | RemoveSeat | Leave | Start | Ready | TutorialStep | Handover,
+    ShowTable | Join | Invite | AddBot | RemoveSeat | Leave | Start | Ready | TutorialStep
+    | Handover,
     Field(discriminator="kind"),
 ]
 

@@ -247,6 +247,11 @@ players = sa.Table(
     sa.Column("name", sa.String(80), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # A bot account (the bot API): the SHA-256 of its bot token (None: revoked), and
+    # whether it takes invitations now.
+    sa.Column("bot", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("bot_token_hash", sa.String(64), nullable=True),
+    sa.Column("bot_available", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 player_keys = sa.Table(
     "player_keys",

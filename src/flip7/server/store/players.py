@@ -39,11 +39,12 @@ from flip7.server.table.changes import AddBot, Join, Leave, Remove, change_from_
 from flip7.server.table.storage import StoredState
 
 __all__ = [
+    "BotAccount",
     "ClaimRefused",
     "Identity",
     "LeaderboardRows",
     "NewIdentity",
-        "PlayedGame",
+    "PlayedGame",
     "PlayerGameRow",
     "PlayerGamesPage",
     "ProfileRows",
@@ -52,14 +53,18 @@ __all__ = [
     "SeatedTable",
     "TransferCode",
     "add_player",
+    "available_bots",
+    "bot_account",
     "claim_code",
     "games_page",
     "key_hashes",
     "leaderboard_rows",
+    "make_bot_account",
     "profile_rows",
     "rename_player",
     "replace_code",
     "seated_tables",
+    "set_bot_available",
 ]
 
 
@@ -122,6 +127,61 @@ async def key_hashes(store: Store, player_id: str) -> list[str]:
     async with store.engine.connect() as conn:
         return [str(row.key_hash) for row in await conn.execute(
             sa.select(player_keys.c.key_hash).where(player_keys.c.player_id == player_id))]
+
+
+@dataclass(frozen=True, slots=True)
+class BotAccount:
+    """A bot account as the bot API reads it: its identity, the SHA-256 of its bot token
+    (None: revoked) and whether it takes invitations now."""
+
+    player_id: str
+    name: str
+    token_hash: str | None
+    available: bool
+
+
+def _bot_account(row: sa.Row[tuple[object, ...]]) -> BotAccount:
+    return BotAccount(str(row.id), str(row.name),
+                      None if row.bot_token_hash is None else str(row.bot_token_hash),
+                      bool(row.bot_available))
+
+
+async def bot_account(store: Store, player_id: str) -> BotAccount | None:
+    """The bot account ``player_id``; None for an unknown id or an identity that is no bot."""
+    async with store.engine.connect() as conn:
+        row = (await conn.execute(
+            players.select().where(players.c.id == player_id, players.c.bot.is_(True))
+        )).first()
+    return None if row is None else _bot_account(row)
+
+
+async def make_bot_account(
+    store: Store, player_id: str, token_hash: str | None, at: datetime
+) -> None:
+    """Make ``player_id`` a bot account (for good) with the bot token of ``token_hash``
+    (None: no token works until a new one is made), replacing any older token."""
+    async with store.engine.begin() as conn:
+        await conn.execute(players.update().where(players.c.id == player_id)
+                           .values(bot=True, bot_token_hash=token_hash, updated_at=at))
+
+
+async def set_bot_available(store: Store, player_id: str, available: bool) -> None:
+    async with store.engine.begin() as conn:
+        await conn.execute(players.update().where(players.c.id == player_id)
+                           .values(bot_available=available))
+
+
+async def available_bots(store: Store, limit: int) -> list[BotAccount]:
+    """The bot accounts that take invitations now (with a token), by name."""
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(
+            players.select()
+            .where(players.c.bot.is_(True), players.c.bot_available.is_(True),
+                   players.c.bot_token_hash.is_not(None))
+            .order_by(players.c.name, players.c.id)
+            .limit(limit)
+        )).all()  # fmt: skip
+    return [_bot_account(row) for row in rows]
 
 
 async def rename_player(store: Store, player_id: str, name: str, at: datetime) -> None:
@@ -208,6 +268,7 @@ class ProfileRows:
     created_at: datetime
     rating: RatingRow | None
     games: list[PlayedGame]
+    bot: bool
     history: list[RatingPoint]
 
 
@@ -254,6 +315,7 @@ async def profile_rows(
         created_at=row.created_at,
         rating=None if rated is None else _rating_row(rated),
         games=[PlayedGame(json_object(g.stats), bool(g.won)) for g in stored],
+        bot=bool(row.bot),
         history=[
             RatingPoint(h.game_id, h.at,
                         _change(h.mu_before, h.sigma_before, h.mu_after, h.sigma_after))
@@ -326,6 +388,7 @@ class RatedName:
 
     rating: RatingRow
     name: str
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,7 +406,7 @@ async def leaderboard_rows(store: Store, limit: int, settled_sigma: float) -> Le
     settled = sa.case((ratings.c.sigma <= settled_sigma, 0), else_=1)
     async with store.engine.connect() as conn:
         people = (await conn.execute(
-            sa.select(ratings, players.c.name)
+            sa.select(ratings, players.c.name, players.c.bot)
             .join(players, players.c.id == ratings.c.ref)
             .where(ratings.c.kind == "player", ratings.c.games > 0)
             .order_by(settled, ratings.c.mu.desc(), ratings.c.games.desc(), ratings.c.ref)
@@ -354,7 +417,7 @@ async def leaderboard_rows(store: Store, limit: int, settled_sigma: float) -> Le
             .order_by(settled, ratings.c.mu.desc(), ratings.c.ref)
         )).all()
     return LeaderboardRows(
-        players=[RatedName(_rating_row(r), r.name) for r in people],
+        players=[RatedName(_rating_row(r), r.name, bool(r.bot)) for r in people],
         bots=[_rating_row(r) for r in bots],
     )
 

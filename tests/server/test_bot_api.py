@@ -1,0 +1,185 @@
+"""The bot API (docs/bot-api.md): bot accounts and their tokens' scope, invitations, the
+bot's WebSocket stream and REST moves, at a table with a human seat and a built-in bot."""
+
+from __future__ import annotations
+
+import json
+import random
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from tests.server_helpers import (
+    SERVER_MESSAGE,
+    WsPlayer,
+    app_client,
+    auth,
+    choose,
+    connect,
+    human_to_decide_or_over,
+    join,
+    new_table,
+)
+
+
+def key(player: dict[str, Any]) -> dict[str, str]:
+    return {"X-Player-Key": player["key"]}
+
+
+def bot_account(client: Any, name: str = "Robo") -> tuple[dict[str, Any], str]:
+    """A new identity made a bot account: the identity and its bot token."""
+    player = client.post("/api/players", json={"name": name}).json()
+    made = client.post("/api/players/me/bot", headers=key(player))
+    assert made.status_code == 201, made.text
+    assert made.json()["bot_account"] is True
+    return player, made.json()["token"]
+
+
+class BotStream:
+    """A bot's WebSocket stream through the TestClient."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.states: dict[str, dict[str, Any]] = {}
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.ws.send_text(json.dumps({"v": 1, **message}))
+
+    def recv(self) -> dict[str, Any]:
+        frame: dict[str, Any] = json.loads(self.ws.receive_text())
+        table_id = frame.pop("table_id", None)
+        if frame["type"] in ("welcome", "update", "result", "error", "chat", "pong"):
+            SERVER_MESSAGE.validate_python(frame)  # a seat's frame exactly
+        if table_id is not None and frame["type"] in ("welcome", "update"):
+            self.states[table_id] = frame["table"]
+        frame["table_id"] = table_id
+        return frame
+
+    def recv_until(self, predicate: Any) -> dict[str, Any]:
+        for _ in range(5000):
+            frame = self.recv()
+            if predicate(frame):
+                return frame
+        raise AssertionError("no such frame")
+
+
+def bot_socket(client: Any, stack: ExitStack, token: str) -> BotStream:
+    return BotStream(stack.enter_context(client.websocket_connect("/api/bot/ws",
+                                                                   headers=auth(token))))
+
+
+def test_bot_account_token_scope(tmp_path: Path) -> None:
+    """A bot token is for the bot API only, a player key never is one, and a seat token
+    is neither."""
+    with app_client(tmp_path / "t.db") as client:
+        player, token = bot_account(client)
+        me = client.get("/api/bot/account", headers=auth(token))
+        assert me.status_code == 200 and me.json()["id"] == player["id"]
+        # The player key is no bot token, and the bot token no player key.
+        refused = client.get("/api/bot/account", headers=auth(player["key"]))
+        assert refused.status_code == 401
+        assert refused.json()["detail"]["code"] == "bad_bot_token"
+        as_key = client.get("/api/players/me", headers={"X-Player-Key": token})
+        assert as_key.status_code == 401
+        assert as_key.json()["detail"]["code"] == "bot_token"
+        # A seat token is not one either, nor is a bot token a seat's.
+        table_id, seat_token = new_table(client, seats=3)
+        assert client.get("/api/bot/account", headers=auth(seat_token)).status_code == 401
+        for path in ("start", "leave"):
+            r = client.post(f"/api/tables/{table_id}/{path}", headers=auth(token))
+            assert r.status_code in (401, 403, 404), r.text
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            ws.send_text(json.dumps({"v": 1, "type": "hello", "token": token}))
+            frame = json.loads(ws.receive_text())
+            assert frame["type"] == "error"
+        # The bot's stream refuses a player key.
+        with client.websocket_connect("/api/bot/ws", headers=auth(player["key"])) as ws:
+            frame = json.loads(ws.receive_text())
+            assert frame["code"] == "bad_bot_token"
+        # The profile says bot; a new token replaces the old; a revoked one works no more.
+        assert client.get(f"/api/players/{player['id']}").json()["bot_account"] is True
+        again = client.post("/api/players/me/bot", headers=key(player)).json()["token"]
+        assert client.get("/api/bot/account", headers=auth(token)).status_code == 401
+        assert client.get("/api/bot/account", headers=auth(again)).status_code == 200
+        assert client.delete("/api/players/me/bot/token", headers=key(player)).status_code == 200
+        assert client.get("/api/bot/account", headers=auth(again)).status_code == 401
+
+
+def test_invite_accept_and_play_a_game(tmp_path: Path) -> None:
+    """The host invites an available bot account; it accepts on its stream and plays a
+    whole game beside a human and a built-in bot, its moves judged as a human's (an illegal
+    one is an error frame and the game goes on), the others seeing it as a bot account."""
+    rng = random.Random(7)
+    with app_client(tmp_path / "t.db", seed=11) as client, ExitStack() as stack:
+        player, token = bot_account(client)
+        assert client.put("/api/bot/available", json={"available": True},
+                          headers=auth(token)).status_code == 200
+        listed = client.get("/api/bot-accounts").json()["bots"]
+        assert [b["id"] for b in listed] == [player["id"]]
+        table_id, host = new_table(client, seats=3)
+        bot = bot_socket(client, stack, token)
+        # Only the host may invite, and only a bot account.
+        _, other_token = join(client, table_id, "Zed")
+        r = client.post(f"/api/tables/{table_id}/invitations", json={"bot": player["id"]},
+                        headers=auth(other_token))
+        assert r.status_code == 403 and r.json()["detail"]["code"] == "not_host", r.text
+        assert client.post(f"/api/tables/{table_id}/leave",
+                           headers=auth(other_token)).status_code == 200
+        human = client.post("/api/players", json={"name": "Hum"}).json()
+        r = client.post(f"/api/tables/{table_id}/invitations", json={"bot": human["id"]},
+                        headers=auth(host))
+        assert r.status_code == 404 and r.json()["detail"]["code"] == "no_bot"
+        r = client.post(f"/api/tables/{table_id}/invitations", json={"bot": player["id"]},
+                        headers=auth(host))
+        assert r.status_code == 201, r.text
+        invitation = bot.recv_until(lambda f: f["type"] == "invitation")
+        assert invitation["table_id"] == table_id and invitation["host"] == "Ann"
+        bot.send({"type": "accept", "invitation": invitation["id"]})
+        welcome = bot.recv_until(lambda f: f["type"] == "welcome")
+        seat = welcome["seat"]
+        assert welcome["table_id"] == table_id and seat == 1
+        assert welcome["table"]["seats"][1]["bot_account"] is True
+        assert client.post(f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                           headers=auth(host)).status_code == 200
+        ann = connect(client, stack, table_id, host)
+        assert client.post(f"/api/tables/{table_id}/start", headers=auth(host)).status_code == 200
+        illegal_sent = False
+        for _ in range(3000):
+            state = settle_both(bot, table_id, ann)
+            game = state["game"]
+            if game["over"]:
+                break
+            if game["to_decide"] != seat:
+                assert ann.move(choose(ann.state["game"], rng))["type"] == "result"
+                continue
+            if not illegal_sent:
+                illegal_sent = True
+                bot.send({"type": "move", "table_id": table_id, "id": "bad",
+                          "version": state["version"], "decision": "target 9"})
+                error = bot.recv_until(lambda f: f["type"] == "error")
+                assert error["id"] == "bad" and error["code"] == "illegal_move"
+            bot.send({"type": "move", "table_id": table_id, "id": f"m{state['version']}",
+                      "version": state["version"], "decision": choose(game, rng)})
+            assert bot.recv_until(lambda f: f["type"] in ("result", "error"))["type"] == "result"
+        else:
+            raise AssertionError("the game did not end")
+        assert illegal_sent
+
+
+def settle_both(bot: BotStream, table_id: str, human: WsPlayer) -> dict[str, Any]:
+    """Both read up to the newest version either has seen, where the human or the bot
+    account must decide (or the game is over); the table then."""
+    def version(state: dict[str, Any]) -> int:
+        return int(state.get("version", -1))
+
+    def waits(state: dict[str, Any]) -> bool:
+        return state.get("game") is not None and human_to_decide_or_over(state)
+
+    while True:
+        newest = max(version(bot.states.get(table_id, {})), version(human.state))
+        while version(bot.states.get(table_id, {})) < newest or not waits(bot.states[table_id]):
+            bot.recv()
+        while version(human.state) < newest or not waits(human.state):
+            human.recv()
+        if version(human.state) == version(bot.states[table_id]):
+            return bot.states[table_id]
