@@ -183,3 +183,107 @@ def settle_both(bot: BotStream, table_id: str, human: WsPlayer) -> dict[str, Any
             human.recv()
         if version(human.state) == version(bot.states[table_id]):
             return bot.states[table_id]
+
+
+def seated_bot(client: Any, stack: ExitStack, token: str, player_id: str
+               ) -> tuple[str, str, BotStream, int]:
+    """A table (Ann the host, the bot account invited and seated, a built-in bot) not yet
+    started: its id, Ann's token, the bot's stream and its seat."""
+    table_id, host = new_table(client, seats=3)
+    bot = bot_socket(client, stack, token)
+    r = client.post(f"/api/tables/{table_id}/invitations", json={"bot": player_id},
+                    headers=auth(host))
+    assert r.status_code == 201, r.text
+    invitation = bot.recv_until(lambda f: f["type"] == "invitation")
+    accepted = client.post(f"/api/bot/invitations/{invitation['id']}/accept",
+                           headers=auth(token))
+    assert accepted.status_code == 200, accepted.text
+    assert client.post(f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                       headers=auth(host)).status_code == 200
+    welcome = bot.recv_until(lambda f: f["type"] == "welcome")
+    return table_id, host, bot, welcome["seat"]
+
+
+def play_human(human: WsPlayer, rng: random.Random, until: Any, limit: int = 20000) -> None:
+    """The human plays their turns (reading everything else) until ``until(state)``."""
+    for _ in range(limit):
+        state = human.state
+        game = state.get("game")
+        if until(state):
+            return
+        if (game is not None and not game["over"] and game["to_decide"] == human.seat
+                and game["legal_decisions"]):
+            human.move(choose(game, rng))
+        else:
+            human.recv()
+    raise AssertionError("never came")
+
+
+def game_over(state: dict[str, Any]) -> bool:
+    return state.get("game") is not None and bool(state["game"]["over"])
+
+
+def test_move_deadline_the_stand_in_moves(tmp_path: Path) -> None:
+    """A bot account that does not move within ``bot_move_seconds``: the stand-in bot
+    makes each of its decisions and the game finishes."""
+    rng = random.Random(3)
+    with app_client(tmp_path / "t.db", seed=5, bot_move_seconds=0.05) as client, \
+            ExitStack() as stack:
+        player, token = bot_account(client)
+        table_id, host, bot, seat = seated_bot(client, stack, token, player["id"])
+        ann = connect(client, stack, table_id, host)
+        assert client.post(f"/api/tables/{table_id}/start", headers=auth(host)).status_code == 200
+        seen_deadline = False
+
+        def until(state: dict[str, Any]) -> bool:
+            nonlocal seen_deadline
+            game = state.get("game")
+            if game is not None and not game["over"] and game["to_decide"] == seat:
+                seen_deadline |= state.get("turn_deadline") is not None
+            return game_over(state)
+
+        play_human(ann, rng, until)
+        assert seen_deadline
+
+
+def test_a_bot_that_goes_away_is_handed_over_and_comes_back(tmp_path: Path) -> None:
+    """The bot's stream closes: its seat is away, handed to the stand-in bot after
+    ``handover_auto``, and the game goes on; a new stream takes the seat back."""
+    rng = random.Random(5)
+    with app_client(tmp_path / "t.db", seed=9, handover_grace=0.05,
+                    handover_auto=0.1) as client, ExitStack() as stack:
+        player, token = bot_account(client)
+        inner = ExitStack()
+        table_id, host, bot, seat = seated_bot(client, inner, token, player["id"])
+        ann = connect(client, stack, table_id, host)
+        assert client.post(f"/api/tables/{table_id}/start", headers=auth(host)).status_code == 200
+        inner.close()  # the bot disappears
+        play_human(ann, rng, lambda s: bool(s.get("seats") and s["seats"][seat]["stand_in"]))
+        back = bot_socket(client, stack, token)
+        welcome = back.recv_until(lambda f: f["type"] == "welcome")
+        assert welcome["table_id"] == table_id and welcome["seat"] == seat
+        back_state = back.recv_until(
+            lambda f: f["type"] == "update" and not back.states[table_id]["seats"][seat]["stand_in"])
+        assert back_state["table_id"] == table_id
+        back.ws.close()
+        play_human(ann, rng, game_over)
+
+
+def test_a_flooding_bot_is_rate_limited(tmp_path: Path) -> None:
+    """Moves past the budgets are refused with rate_limited frames saying the limit (the
+    socket's, then the account's by REST: 429), and the game goes on."""
+    with app_client(tmp_path / "t.db", seed=9, rate_per_second=5.0, rate_burst=5,
+                    rate_strikes=1000) as client, ExitStack() as stack:
+        player, token = bot_account(client)
+        table_id, host, bot, seat = seated_bot(client, stack, token, player["id"])
+        for i in range(30):
+            bot.send({"type": "move", "table_id": table_id, "id": f"f{i}", "version": 0,
+                      "decision": "stay"})
+        limited = bot.recv_until(lambda f: f["type"] == "error" and f["code"] == "rate_limited")
+        assert "a second" in limited["message"]
+        codes = [client.post(f"/api/bot/tables/{table_id}/move", headers=auth(token),
+                             json={"id": f"r{i}", "version": 0, "decision": "stay"}).status_code
+                 for i in range(10)]
+        assert 429 in codes
+        # The table goes on: the host can start it and the seat is still the bot's.
+        assert client.post(f"/api/tables/{table_id}/start", headers=auth(host)).status_code == 200
