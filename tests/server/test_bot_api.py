@@ -9,7 +9,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from tests.server_helpers import (
+import pytest
+
+pytest.importorskip("fastapi")
+
+from server_helpers import (
     SERVER_MESSAGE,
     WsPlayer,
     app_client,
@@ -230,7 +234,7 @@ def test_move_deadline_the_stand_in_moves(tmp_path: Path) -> None:
     with app_client(tmp_path / "t.db", seed=5, bot_move_seconds=0.05) as client, \
             ExitStack() as stack:
         player, token = bot_account(client)
-        table_id, host, bot, seat = seated_bot(client, stack, token, player["id"])
+        table_id, host, _bot, seat = seated_bot(client, stack, token, player["id"])
         ann = connect(client, stack, table_id, host)
         assert client.post(f"/api/tables/{table_id}/start", headers=auth(host)).status_code == 200
         seen_deadline = False
@@ -254,7 +258,7 @@ def test_a_bot_that_goes_away_is_handed_over_and_comes_back(tmp_path: Path) -> N
                     handover_auto=0.1) as client, ExitStack() as stack:
         player, token = bot_account(client)
         inner = ExitStack()
-        table_id, host, bot, seat = seated_bot(client, inner, token, player["id"])
+        table_id, host, _bot, seat = seated_bot(client, inner, token, player["id"])
         ann = connect(client, stack, table_id, host)
         assert client.post(f"/api/tables/{table_id}/start", headers=auth(host)).status_code == 200
         inner.close()  # the bot disappears
@@ -262,8 +266,8 @@ def test_a_bot_that_goes_away_is_handed_over_and_comes_back(tmp_path: Path) -> N
         back = bot_socket(client, stack, token)
         welcome = back.recv_until(lambda f: f["type"] == "welcome")
         assert welcome["table_id"] == table_id and welcome["seat"] == seat
-        back_state = back.recv_until(
-            lambda f: f["type"] == "update" and not back.states[table_id]["seats"][seat]["stand_in"])
+        back_state = back.recv_until(lambda f: f["type"] == "update" and not (
+            back.states[table_id]["seats"][seat]["stand_in"]))
         assert back_state["table_id"] == table_id
         back.ws.close()
         play_human(ann, rng, game_over)
@@ -275,7 +279,7 @@ def test_a_flooding_bot_is_rate_limited(tmp_path: Path) -> None:
     with app_client(tmp_path / "t.db", seed=9, rate_per_second=5.0, rate_burst=5,
                     rate_strikes=1000) as client, ExitStack() as stack:
         player, token = bot_account(client)
-        table_id, host, bot, seat = seated_bot(client, stack, token, player["id"])
+        table_id, host, bot, _seat = seated_bot(client, stack, token, player["id"])
         for i in range(30):
             bot.send({"type": "move", "table_id": table_id, "id": f"f{i}", "version": 0,
                       "decision": "stay"})

@@ -115,6 +115,10 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
+        "bot", "flip7.cli.bot", "play at live tables as an outside bot (the bot API)",
+        needs=_SERVER_EXTRA,
+    ),
+    Command(
         "loadtest", "flip7.client.loadtest",
         "load-test the web app with many tables of WebSocket bot clients",
         description=(

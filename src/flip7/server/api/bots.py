@@ -46,7 +46,7 @@ from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import dumps
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.protocol import Chat, Hello, Move
-from flip7.server.base.requests import Invite, Join, Leave
+from flip7.server.base.requests import Invite, Join, Leave, PublicRecord
 from flip7.server.base.settings import Settings
 from flip7.server.cluster.link import Session
 from flip7.server.store.players import BotAccount
@@ -284,11 +284,7 @@ class BotHub:
     # ------------------------------------------------------------------ play
 
     def _seat(self, account: BotAccount, table_id: str) -> _Seat:
-        bot = self._bots.get(account.player_id)
-        seat = None if bot is None else bot.seats.get(table_id)
-        if seat is None:
-            raise BotError("no_seat", f"this bot account holds no seat at table "
-                           f"{table_id[:32]!r} (accept an invitation first)", 404)
+        seat = self._held(account, table_id)
         if seat.session is None:
             raise BotError("no_stream", "open the bot's stream first (GET /api/bot/stream or "
                            "the WebSocket /api/bot/ws): a seat plays while it is open", 409)
@@ -326,17 +322,28 @@ class BotHub:
         finally:
             seat.waiting.pop(move.id, None)
 
+    async def record(self, account: BotAccount, table_id: str) -> JSONObject:
+        """The public record of the game at the seat's table so far, with the table as the
+        seat sees it (the version it belongs to): ``{"table", "record"}``."""
+        seat = self._held(account, table_id)
+        answer = await owner.run(self.lobby, PublicRecord(table_id=table_id, token=seat.token))
+        return {"table": answer.table, "record": answer.record}
+
+    def _held(self, account: BotAccount, table_id: str) -> _Seat:
+        bot = self._bots.get(account.player_id)
+        seat = None if bot is None else bot.seats.get(table_id)
+        if seat is None:
+            raise BotError("no_seat", f"this bot account holds no seat at table "
+                           f"{table_id[:32]!r}", 404)
+        return seat
+
     async def leave(self, account: BotAccount, table_id: str) -> JSONObject:
         """Leave the seat at ``table_id``, as a human's leave: emptied before the start,
         played by the stand-in bot during a game. The hub forgets it."""
-        bot = self._bots.get(account.player_id)
-        seat = None if bot is None else bot.seats.get(table_id)
-        if bot is None or seat is None:
-            raise BotError("no_seat", f"this bot account holds no seat at table "
-                           f"{table_id[:32]!r}", 404)
+        seat = self._held(account, table_id)
         await owner.run(self.lobby, Leave(table_id=table_id, token=seat.token))
         await self._end(seat)
-        bot.seats.pop(table_id, None)
+        seat.bot.seats.pop(table_id, None)
         return {"table_id": table_id, "left": True}
 
     async def close(self) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
+from flip7.engine.record import Record
 from flip7.server.api.play import state_of
 from flip7.server.base.requests import (
     AddBot,
@@ -15,6 +16,7 @@ from flip7.server.base.requests import (
     Invite,
     Join,
     Leave,
+    PublicRecord,
     Ready,
     RemoveSeat,
     Request,
@@ -43,6 +45,12 @@ async def perform(lobby: Lobby, table: Table, request: Request) -> Answer:
             pass
         case Invite():
             await lobby.may_invite(table, token)
+        case PublicRecord():
+            async with table.lock:
+                place = table.place_of(token)
+                game = table.game
+                return Answer(table=table.state_json(place),
+                              record=None if game is None else Record.from_game(game).to_json())
         case AddBot():
             await lobby.add_bot(table, token, request.bot)
         case RemoveSeat():

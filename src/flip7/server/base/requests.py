@@ -28,6 +28,7 @@ __all__ = [
     "Invite",
     "Join",
     "Leave",
+    "PublicRecord",
     "Ready",
     "RemoveSeat",
     "Request",
@@ -75,6 +76,15 @@ class Invite(TableRequest):
     kind: Literal["invite"] = "invite"
 
 
+class PublicRecord(TableRequest):
+    """The current game's record so far (RECORD.md: the players, rules, dealer, every card
+    drawn and every decision: what every seat has seen, face up, and no draw pile order),
+    for the seat of ``token`` (a bot account's seat: ``flip7 bot connect`` replays it into
+    the game its bot decides in)."""
+
+    kind: Literal["record"] = "record"
+
+
 class AddBot(TableRequest):
     kind: Literal["add_bot"] = "add_bot"
     bot: str
@@ -113,8 +123,8 @@ class Handover(TableRequest):
 
 
 Request = Annotated[
-    ShowTable | Join | Invite | AddBot | RemoveSeat | Leave | Start | Ready | TutorialStep
-    | Handover,
+    ShowTable | Join | Invite | PublicRecord | AddBot | RemoveSeat | Leave | Start | Ready
+    | TutorialStep | Handover,
     Field(discriminator="kind"),
 ]
 
@@ -128,6 +138,8 @@ class Answer(BaseModel):
     table: dict[str, Any]
     seat: int | None = None
     token: str | None = None
+    # The current game's record so far, for PublicRecord (None between games).
+    record: dict[str, Any] | None = None
 
     def to_json(self) -> JSONObject:
         """The REST answer: ``{"table"}``, with ``seat`` and ``token`` for a join."""

@@ -182,6 +182,18 @@ def _error_code(frame: str) -> str | None:
     return str(data["code"]) if data.get("type") == "error" else None
 
 
+@router.get("/api/bot/tables/{table_id}/record", response_model=None)
+async def record(
+    table_id: str, services: Use, authorization: str | None = Header(None)
+) -> JSONObject:
+    """The current game's record so far at the seat's table (RECORD.md: players, rules,
+    dealer, every card drawn, every decision; what the seat has seen, never the draw
+    pile's order) and the table as the seat sees it, ``{"table", "record"}``: replayed
+    (``flip7.engine.record.replay_game``), it is the game a built-in bot decides in."""
+    bot = await services.players.bot_of(authorization)
+    return await services.bots.record(bot, table_id)
+
+
 @router.post("/api/bot/tables/{table_id}/leave", response_model=None)
 async def leave(
     table_id: str, services: Use, authorization: str | None = Header(None)
