@@ -215,6 +215,7 @@ def play_human(human: WsPlayer, rng: random.Random, until: Any, limit: int = 200
         game = state.get("game")
         if until(state):
             return
+        assert game is None or not game["over"], "the game ended first"
         if (game is not None and not game["over"] and game["to_decide"] == human.seat
                 and game["legal_decisions"]):
             human.move(choose(game, rng))

@@ -152,6 +152,8 @@ class BotHub:
         self.lobby = lobby
         self.settings = settings
         self._bots: dict[str, _Bot] = {}
+        # Disconnections being carried through (:meth:`gone`).
+        self._closing: set[asyncio.Future[None]] = set()
         # Every bot account's moves, per identity (its WebSocket and REST moves together),
         # at the rate and burst a socket's frames have.
         self.moves = AddressBudget(settings.rate_per_second * 60, settings.rate_burst)
@@ -249,6 +251,16 @@ class BotHub:
             stream.push(invitation.frame())
         for seat in list(bot.seats.values()):
             await self._open(seat)
+
+    async def gone(self, account: BotAccount, stream: Stream) -> None:
+        """:meth:`disconnect`, carried through even when the stream's own task is being
+        cancelled (a server that cancels a closed connection's handler): the seats must
+        be away, or the stand-in would never take them over."""
+        task = asyncio.ensure_future(self.disconnect(account, stream))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(task)
 
     async def disconnect(self, account: BotAccount, stream: Stream) -> None:
         """``stream`` closed: the account's seats are away until a stream opens again."""

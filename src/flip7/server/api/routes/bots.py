@@ -275,7 +275,7 @@ async def event_stream(services: Use, authorization: str | None = Header(None)) 
     await services.bots.connect(bot, stream)
 
     async def closed() -> None:
-        await services.bots.disconnect(bot, stream)
+        await services.bots.gone(bot, stream)
 
     return _EventResponse(stream, closed)
 
@@ -307,7 +307,7 @@ async def bot_socket(ws: WebSocket, services: Use) -> None:
             pass
         finally:
             if bot is not None:
-                await services.bots.disconnect(bot, client)
+                await services.bots.gone(bot, client)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(sender, 2)
             sender.cancel()
