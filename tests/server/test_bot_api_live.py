@@ -78,17 +78,29 @@ def play_human(url: str, table_id: str, token: str, rng: random.Random) -> dict[
         ann.ws.close()
 
 
-def test_flip7_bot_connect_plays_a_whole_game(tmp_path: Path) -> None:
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gym_policy_bot.py"
+COMMANDS = {
+    # flip7 bot connect with a built-in bot.
+    "flip7 bot connect": ["-m", "flip7", "bot", "connect", "{url}", "--token", "{token}",
+                          "--spec", "basic", "--games", "1", "--seed", "1"],
+    # The Gymnasium policy example (observation from the view, action to decision).
+    "gym policy example": [str(EXAMPLE), "{url}", "--token", "{token}", "--games", "1"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_an_outside_bot_process_plays_a_whole_game(tmp_path: Path, command: str) -> None:
     """The outside bot process takes the invitation and plays every one of its decisions
     (no stand-in), the human plays hers, the built-in bot its own; it leaves at the end
     and exits after its one game."""
+    if command == "gym policy example":
+        pytest.importorskip("numpy")
     with server(tmp_path) as url, httpx.Client(base_url=url, timeout=20) as http:
         player, token = bot_account(http)
         table_id, host = table_with_bot(http)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "flip7", "bot", "connect", url, "--token", token,
-             "--spec", "basic", "--games", "1", "--seed", "1"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        args = [a.format(url=url, token=token) for a in COMMANDS[command]]
+        process = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
         try:
             until(lambda: any(b["online"] for b in http.get("/api/bot-accounts").json()["bots"]))
             r = http.post(f"/api/tables/{table_id}/invitations", json={"bot": player["id"]},
