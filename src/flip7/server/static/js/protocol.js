@@ -90,6 +90,12 @@
  */
 
 /**
+ * `GET /api/bot-accounts`: the bot accounts that take invitations now (docs/bot-api.md).
+ * @typedef {object} BotAccountList
+ * @property {Array<{id: string, name: string, online: boolean}>} bots
+ */
+
+/**
  * A player as the game shows them (`flip7.GameView`).
  * @typedef {object} SeatView
  * @property {number} seat
