@@ -156,10 +156,12 @@ function waitingControls(S, { seated, free, rest, takeSeat }) {
 /**
  * The host's list of the bot accounts that take invitations (GET /api/bot-accounts), each
  * with "Invite": the bot account is asked on its stream and takes a seat if it accepts.
+ * Those already seated here are left out.
  * @param {Rest} rest
+ * @param {Set<string>} seated  the identities seated at the table
  * @returns {HTMLElement}
  */
-function botAccountsPanel(rest) {
+function botAccountsPanel(rest, seated) {
   const list = h("ul", { class: "bot-accounts", dataset: { testid: "bot-accounts" } });
   const section = h("section", { class: "panel bot-accounts-panel" },
     h("h2", { text: t("table.bot_accounts.title") }),
@@ -167,7 +169,7 @@ function botAccountsPanel(rest) {
   api("GET", "/api/bot-accounts").then((answer) => {
     const data = /** @type {import("./protocol.js").BotAccountList | null} */ (answer);
     clear(list);
-    const bots = data ? data.bots : [];
+    const bots = data ? data.bots.filter((b) => !seated.has(b.id)) : [];
     if (!bots.length) list.appendChild(h("li", { class: "muted", text: t("table.bot_accounts.none") }));
     for (const bot of bots) {
       const invite = h("button", {
@@ -230,5 +232,5 @@ export function renderWaiting(host, S, { rest, invite, copyInvite, takeSeat }) {
       badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null,
       list, waitingControls(S, { seated, free, rest, takeSeat })),
     invitePanel(invite, copyInvite),
-    hosting ? botAccountsPanel(rest) : null);
+    hosting ? botAccountsPanel(rest, new Set(tb.seats.map((s) => s.player_id || ""))) : null);
 }
