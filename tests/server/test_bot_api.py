@@ -100,6 +100,12 @@ def test_bot_account_token_scope(tmp_path: Path) -> None:
         with client.websocket_connect("/api/bot/ws", headers=auth(player["key"])) as ws:
             frame = json.loads(ws.receive_text())
             assert frame["code"] == "bad_bot_token"
+        # The bot account's player key takes no seat as a person.
+        r = client.post(f"/api/tables/{table_id}/join", json={"player": "Robo"},
+                        headers=key(player))
+        assert r.status_code == 403 and r.json()["detail"]["code"] == "bot_account", r.text
+        r = client.post("/api/tables", json={"player": "Robo", "seats": 3}, headers=key(player))
+        assert r.status_code == 403, r.text
         # The profile says bot; a new token replaces the old; a revoked one works no more.
         assert client.get(f"/api/players/{player['id']}").json()["bot_account"] is True
         again = client.post("/api/players/me/bot", headers=key(player)).json()["token"]

@@ -245,6 +245,17 @@ class Players:
             raise _bad_key()
         return player_id
 
+    async def person(self, key: str | None) -> str | None:
+        """The identity of ``key`` taking a seat as a person (:meth:`identify`); 403
+        ``bot_account`` for a bot account, which plays only through the bot API, seated by
+        an invitation, and is shown as a bot there."""
+        player_id = await self.identify(key)
+        if player_id is not None and await bot_account(self.store, player_id) is not None:
+            raise PlayerError("bot_account", "a bot account takes a seat only by an invitation "
+                              "and plays through the bot API (docs/bot-api.md), not as a "
+                              "person", 403)
+        return player_id
+
     async def rename(self, key: str | None, name: str, address: str | None) -> str:
         """A new display name for the identity of ``key`` (:meth:`me`), which it returns;
         ``address`` (the client's; None: not counted) is held to ``renames_per_minute``:

@@ -69,7 +69,7 @@ async def create_table(
     table, seat, token = await services.lobby.create_table(
         body.name, body.player, body.seats, body.rules, body.turn_timer,
         address=client_address(request.client), bust_odds=body.bust_odds,
-        rated=body.rated, player_id=await services.players.identify(x_player_key),
+        rated=body.rated, player_id=await services.players.person(x_player_key),
         pace=body.pace, move_hours=body.move_hours,
     )
     state = await play.state_of(table, table.seats[seat])
@@ -96,7 +96,7 @@ async def join(
     is 400 ``weak_token``; one already another seat's at the table, 409 ``token_taken``."""
     return await _act(services, requests.Join(
         table_id=table_id, name=body.player, address=client_address(request.client),
-        player_id=await services.players.identify(x_player_key), token=body.token))
+        player_id=await services.players.person(x_player_key), token=body.token))
 
 
 @router.post("/api/tables/{table_id}/bots", response_model=TableAnswer, responses=ERROR_ANSWERS)
