@@ -148,9 +148,15 @@ class _Bot:
 class BotHub:
     """This process's bot accounts: streams, invitations and seats."""
 
-    def __init__(self, lobby: Lobby, settings: Settings) -> None:
+    def __init__(
+        self, lobby: Lobby, settings: Settings, frames: AddressBudget | None = None
+    ) -> None:
         self.lobby = lobby
         self.settings = settings
+        # Every client's frames per address (the table sockets'): a REST move counts there
+        # as a socket's move frame does.
+        self.frames = frames if frames is not None else AddressBudget(
+            settings.frames_per_second_per_address * 60, settings.frames_burst_per_address)
         self._bots: dict[str, _Bot] = {}
         # Disconnections being carried through (:meth:`gone`).
         self._closing: set[asyncio.Future[None]] = set()
@@ -302,9 +308,15 @@ class BotHub:
                            "the WebSocket /api/bot/ws): a seat plays while it is open", 409)
         return seat
 
-    def spend_move(self, account: BotAccount) -> None:
-        """Take one of the account's moves (its WebSocket's and REST moves together);
-        429 ``rate_limited`` past it."""
+    def spend_move(self, account: BotAccount, address: str | None = None) -> None:
+        """Take one of the account's moves (its WebSocket's and REST moves together) and,
+        for a REST move, one of its address's frames (a WebSocket's frame has taken its
+        own); 429 ``rate_limited`` past either."""
+        if address is not None and not self.frames.take(address):
+            wait = max(1, round(self.frames.retry_after(address)))
+            raise BotError("rate_limited", "too many messages from your address: at most "
+                           f"{self.settings.frames_per_second_per_address:g} a second (limit "
+                           f"frames_per_second_per_address); try again in {wait} seconds", 429)
         if not self.moves.take(account.player_id):
             wait = max(1, round(self.moves.retry_after(account.player_id)))
             raise BotError("rate_limited", "too many moves from this bot account: at most "

@@ -149,14 +149,15 @@ async def decline(
 
 @router.post("/api/bot/tables/{table_id}/move", response_model=None)
 async def move(
-    table_id: str, body: MoveBody, services: Use, authorization: str | None = Header(None)
+    table_id: str, body: MoveBody, request: Request, services: Use,
+    authorization: str | None = Header(None),
 ) -> Response:
     """One move of the bot's seat at ``table_id``, judged as a human seat's: 200 with the
     table's ``result`` frame, or its ``error`` frame with 409 (``stale_version``,
     ``not_your_turn``...), 422 ``illegal_move``, 429 ``rate_limited``. Both go on the
     stream too. 404 ``no_seat``, 409 ``no_stream`` without an open stream."""
     bot = await services.players.bot_of(authorization)
-    services.bots.spend_move(bot)
+    services.bots.spend_move(bot, client_address(request.client))
     frame = await services.bots.move(bot, table_id, _move_of(body))
     code = _error_code(frame)
     status = 200 if code is None else _MOVE_STATUS.get(code, 409)
@@ -255,26 +256,40 @@ class _EventResponse(StreamingResponse):
         try:
             sending = asyncio.ensure_future(self.stream_response(send))
             hearing = asyncio.ensure_future(self.listen_for_disconnect(receive))
-            _, pending = await asyncio.wait((sending, hearing),
-                                            return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
+            await asyncio.wait((sending, hearing), return_when=asyncio.FIRST_COMPLETED)
+            for task in (sending, hearing):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                    await task  # its failure, if any (the bot went away), is read here
         finally:
             await self.on_close()
 
 
 @router.get("/api/bot/stream", response_model=None)
-async def event_stream(services: Use, authorization: str | None = Header(None)) -> Response:
+async def event_stream(
+    request: Request, services: Use, authorization: str | None = Header(None)
+) -> Response:
     """The bot's event stream (``text/event-stream``): one ``data:`` line per frame, as
     the WebSocket carries them (invitations, and each seat's frames with its
-    ``table_id``); answer and move by REST. A new stream replaces the old one."""
+    ``table_id``); answer and move by REST. A new stream replaces the old one. It counts
+    as one of its address's open connections (429 ``too_many_connections`` past
+    ``connections_per_address``)."""
     bot = await services.players.bot_of(authorization)
+    address = client_address(request.client)
+    opened = services.sockets.open_per_address
+    if not opened.acquire(address):
+        raise BotError("too_many_connections", "at most "
+                       f"{services.settings.connections_per_address} connections from one "
+                       "address at once", 429)
     stream = _EventStream(services.settings.send_queue_limit)
-    await services.bots.connect(bot, stream)
+    try:
+        await services.bots.connect(bot, stream)
+    except BaseException:
+        opened.release(address)
+        raise
 
     async def closed() -> None:
+        opened.release(address)
         await services.bots.gone(bot, stream)
 
     return _EventResponse(stream, closed)
