@@ -298,3 +298,43 @@ def test_a_flooding_bot_is_rate_limited(tmp_path: Path) -> None:
         assert 429 in codes
         # The table goes on: the host can start it and the seat is still the bot's.
         assert client.post(f"/api/tables/{table_id}/start", headers=auth(host)).status_code == 200
+
+
+def test_decline_replace_and_refusals(tmp_path: Path) -> None:
+    """A declined invitation is gone; a second stream replaces the first (closed 4409) and
+    its seat says hello again; moves for a table the bot holds no seat at are refused."""
+    with app_client(tmp_path / "t.db") as client, ExitStack() as stack:
+        player, token = bot_account(client)
+        table_id, _host, first, seat = seated_bot(client, stack, token, player["id"])
+        # Another invitation (a second table), declined on the WebSocket.
+        other_id, other_host = new_table(client, seats=3, player="Bea")
+        assert client.post(f"/api/tables/{other_id}/invitations", json={"bot": player["id"]},
+                           headers=auth(other_host)).status_code == 201
+        invitation = first.recv_until(lambda f: f["type"] == "invitation")
+        first.send({"type": "decline", "invitation": invitation["id"]})
+        first.send({"type": "ping"})
+        assert first.recv_until(lambda f: f["type"] == "pong")["type"] == "pong"
+        gone = client.post(f"/api/bot/invitations/{invitation['id']}/accept", headers=auth(token))
+        assert gone.status_code == 404 and gone.json()["detail"]["code"] == "no_invitation"
+        # No seat there: moves are refused, by REST and on the stream.
+        r = client.post(f"/api/bot/tables/{other_id}/move", headers=auth(token),
+                        json={"id": "a", "version": 1, "decision": "stay"})
+        assert r.status_code == 404 and r.json()["detail"]["code"] == "no_seat"
+        first.send({"type": "move", "table_id": other_id, "id": "b", "version": 1,
+                    "decision": "stay"})
+        refused = first.recv_until(lambda f: f["type"] == "error")
+        assert refused["code"] == "no_seat" and refused["id"] == "b"
+        # A second stream replaces the first.
+        second = bot_socket(client, stack, token)
+        welcome = second.recv_until(lambda f: f["type"] == "welcome")
+        assert welcome["table_id"] == table_id and welcome["seat"] == seat
+        from starlette.websockets import WebSocketDisconnect
+
+        with pytest.raises(WebSocketDisconnect) as closed:
+            first.recv_until(lambda f: False)
+        assert closed.value.code == 4409
+        # Leaving before the start empties the seat.
+        left = client.post(f"/api/bot/tables/{table_id}/leave", headers=auth(token))
+        assert left.status_code == 200, left.text
+        seats = client.get(f"/api/tables/{table_id}").json()["table"]["seats"]
+        assert not any(s.get("bot_account") for s in seats)
