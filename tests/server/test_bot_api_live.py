@@ -175,3 +175,14 @@ def test_the_event_stream_and_rest_moves_play_a_game(tmp_path: Path) -> None:
                             json={"id": "x", "version": 1, "decision": "fly"})
             assert bad.status_code == 422 and bad.json()["detail"]["code"] == "illegal_move"
         human.join(timeout=30)
+
+
+def test_flip7_bot_connect_with_a_token_the_server_does_not_know(tmp_path: Path) -> None:
+    """The stream is refused (4401) and the command says why, with status 2: opening it
+    again would not help."""
+    with server(tmp_path) as url:
+        done = subprocess.run(
+            [sys.executable, "-m", "flip7", "bot", "connect", url, "--token", "bot.nobody.x"],
+            capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "4401" in done.stderr and "does not know this bot token" in done.stderr

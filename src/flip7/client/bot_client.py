@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import logging
@@ -28,12 +29,14 @@ from typing import Any, Literal
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from flip7.client.table_client import KEEPALIVE_SECONDS, MAX_FRAME_BYTES, ws_url
+from flip7.core.errors import Flip7Error
 from flip7.engine.game import Game
 from flip7.engine.record import replay_game
 
-__all__ = ["Accept", "BotClient", "Policy"]
+__all__ = ["Accept", "BotClient", "BotStreamClosed", "Policy"]
 
 log = logging.getLogger("flip7.bot")
 
@@ -41,6 +44,21 @@ log = logging.getLogger("flip7.bot")
 Policy = Callable[[Game], str]
 # Which invitations the bot takes: every one, or none (it plays the seats it holds).
 Accept = Literal["any", "none"]
+
+
+# The close codes after which opening the stream again would not help (the server's
+# flip7.server.base.closecodes: the client layer does not import the server).
+_FINAL = {4401: "the server does not know this bot token",
+          4409: "another stream of this bot account replaced this one"}
+
+
+class BotStreamClosed(Flip7Error):
+    """The server closed the bot's stream for good: a token it does not know (4401), or
+    another stream of the account (4409)."""
+
+    def __init__(self, code: int, why: str) -> None:
+        super().__init__(f"the stream was closed ({code}): {why}")
+        self.code = code
 
 
 @dataclass
@@ -62,6 +80,7 @@ class BotClient:
     policy: Policy
     accept: Accept = "any"
     games: int | None = None
+    retry_seconds: float = 2.0
     played: int = 0
     _seats: dict[str, _Seat] = field(default_factory=dict)
     _ids: itertools.count[int] = field(default_factory=itertools.count)
@@ -79,7 +98,26 @@ class BotClient:
         return self.accept == "any"
 
     async def run(self) -> int:
-        """Play until ``games`` games are over (or the stream closes); the games played."""
+        """Play until ``games`` games are over; the games played. A stream that breaks (the
+        server restarts, the network goes) is opened again after ``retry_seconds``, and
+        the server gives the bot's seats back; a token refused (4401) or another stream of
+        the account (4409) ends it."""
+        while True:
+            code: int | None = None
+            try:
+                if await self._stream():
+                    return self.played
+            except ConnectionClosed as exc:
+                code = exc.rcvd.code if exc.rcvd is not None else None
+            except OSError as exc:
+                log.warning("cannot reach %s: %s", self.url, exc)
+            if code in _FINAL:
+                raise BotStreamClosed(code, _FINAL[code])
+            log.info("the stream closed (%s); opening it again in %gs", code, self.retry_seconds)
+            await asyncio.sleep(self.retry_seconds)
+
+    async def _stream(self) -> bool:
+        """One stream, read to its end; whether every game asked for was played."""
         async with (
             connect(self.stream_url, additional_headers=self.headers,
                     max_size=MAX_FRAME_BYTES) as ws,
@@ -90,8 +128,10 @@ class BotClient:
             async for raw in ws:
                 frame = json.loads(raw)
                 if await self._read(ws, http, frame):
-                    break
-        return self.played
+                    return True
+            if ws.close_code in _FINAL:
+                raise BotStreamClosed(ws.close_code, _FINAL[ws.close_code])
+        return False
 
     async def _read(self, ws: ClientConnection, http: httpx.AsyncClient,
                     frame: dict[str, Any]) -> bool:
