@@ -280,7 +280,7 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         stop.push_async_callback(_close_sockets, wiring.sockets)
         stop.push_async_callback(lobby.close)
         scorecards = Scorecards(store, wiring.settings)
-        bots = BotHub(lobby, wiring.settings, wiring.sockets.frames)
+        bots = BotHub(lobby, wiring.settings, wiring.sockets.frames, store)
         stop.push_async_callback(bots.close)
         shared = await _share_budgets(wiring, lobby, scorecards, bots)
         if shared is not None:

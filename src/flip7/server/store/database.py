@@ -260,6 +260,17 @@ player_keys = sa.Table(
     sa.Column("key_hash", sa.String(64), primary_key=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
 )
+# A host's invitation of a bot account to a seat (the bot API), until answered or expired.
+bot_invitations = sa.Table(
+    "bot_invitations",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("bot_id", sa.String(16), nullable=False, index=True),
+    sa.Column("table_id", sa.String(16), nullable=False),
+    sa.Column("table_name", sa.String(80), nullable=False),
+    sa.Column("host", sa.String(80), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
 player_codes = sa.Table(
     "player_codes",
     metadata,

@@ -11,13 +11,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.store.database import (
     Store,
+    bot_invitations,
     json_object,
     player_codes,
     player_games,
@@ -40,6 +41,7 @@ from flip7.server.table.storage import StoredState
 
 __all__ = [
     "BotAccount",
+    "BotInvitation",
     "ClaimRefused",
     "Identity",
     "LeaderboardRows",
@@ -52,11 +54,13 @@ __all__ = [
     "RatingPoint",
     "SeatedTable",
     "TransferCode",
+    "add_invitation",
     "add_player",
     "available_bots",
     "bot_account",
     "claim_code",
     "games_page",
+    "invitations_of",
     "key_hashes",
     "leaderboard_rows",
     "make_bot_account",
@@ -65,6 +69,7 @@ __all__ = [
     "replace_code",
     "seated_tables",
     "set_bot_available",
+    "take_invitation",
 ]
 
 
@@ -182,6 +187,72 @@ async def available_bots(store: Store, limit: int) -> list[BotAccount]:
             .limit(limit)
         )).all()  # fmt: skip
     return [_bot_account(row) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class BotInvitation:
+    """A host's invitation of the bot account ``bot_id`` to a seat at ``table_id``."""
+
+    id: str
+    bot_id: str
+    table_id: str
+    table_name: str
+    host: str
+    expires_at: datetime
+
+
+def _invitation(row: sa.Row[tuple[object, ...]]) -> BotInvitation:
+    return BotInvitation(str(row.id), str(row.bot_id), str(row.table_id), str(row.table_name),
+                         str(row.host), _aware(row.expires_at))
+
+
+def _aware(at: object) -> datetime:
+    """A stored moment as UTC (SQLite gives it back without its zone)."""
+    assert isinstance(at, datetime)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+async def add_invitation(store: Store, invitation: BotInvitation, keep: int) -> None:
+    """Store ``invitation``; the bot's oldest beyond ``keep`` go."""
+    async with store.engine.begin() as conn:
+        await conn.execute(bot_invitations.insert().values(
+            id=invitation.id, bot_id=invitation.bot_id, table_id=invitation.table_id,
+            table_name=invitation.table_name, host=invitation.host,
+            expires_at=invitation.expires_at))
+        old = (await conn.execute(
+            sa.select(bot_invitations.c.id).where(bot_invitations.c.bot_id == invitation.bot_id)
+            .order_by(bot_invitations.c.expires_at.desc(), bot_invitations.c.id).offset(keep)
+        )).all()  # fmt: skip
+        if old:
+            await conn.execute(bot_invitations.delete().where(
+                bot_invitations.c.id.in_([r.id for r in old])))
+
+
+async def invitations_of(store: Store, bot_id: str, now: datetime) -> list[BotInvitation]:
+    """The bot's invitations still standing (the expired ones are dropped), oldest first."""
+    async with store.engine.begin() as conn:
+        await conn.execute(bot_invitations.delete().where(
+            bot_invitations.c.bot_id == bot_id, bot_invitations.c.expires_at <= now))
+        rows = (await conn.execute(
+            bot_invitations.select().where(bot_invitations.c.bot_id == bot_id)
+            .order_by(bot_invitations.c.expires_at, bot_invitations.c.id))).all()
+    return [_invitation(r) for r in rows]
+
+
+async def take_invitation(
+    store: Store, bot_id: str, invitation_id: str, now: datetime
+) -> BotInvitation | None:
+    """The bot's standing invitation ``invitation_id``, taken (answered: gone); None when
+    there is none, or it expired."""
+    async with store.engine.begin() as conn:
+        row = (await conn.execute(bot_invitations.select().where(
+            bot_invitations.c.id == invitation_id, bot_invitations.c.bot_id == bot_id))).first()
+        if row is None:
+            return None
+        deleted = await conn.execute(bot_invitations.delete().where(
+            bot_invitations.c.id == invitation_id))
+    found = _invitation(row)
+    return found if deleted.rowcount == 1 and found.expires_at > now else None
 
 
 async def rename_player(store: Store, player_id: str, name: str, at: datetime) -> None:

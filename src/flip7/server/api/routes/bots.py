@@ -144,7 +144,7 @@ async def decline(
     invitation_id: str, services: Use, authorization: str | None = Header(None)
 ) -> JSONObject:
     bot = await services.players.bot_of(authorization)
-    return services.bots.decline(bot, invitation_id)
+    return await services.bots.decline(bot, invitation_id)
 
 
 @router.post("/api/bot/tables/{table_id}/move", response_model=None)
@@ -348,7 +348,7 @@ async def _serve(ws: WebSocket, client: SocketClient, bot: BotAccount, services:
                 case BotAccept():
                     await services.bots.accept(bot, parsed.invitation)
                 case BotDecline():
-                    services.bots.decline(bot, parsed.invitation)
+                    await services.bots.decline(bot, parsed.invitation)
                 case BotMove():
                     services.bots.spend_move(bot)
                     # The seat's own move (parsed: constructed, not validated again).

@@ -2,6 +2,8 @@
 bot (``players.bot``) plays only through the bot API, with a bot token of which the server
 keeps the SHA-256 (``players.bot_token_hash``; None: no token works, it was revoked), and
 says whether it takes invitations now (``players.bot_available``: the lobby lists it).
+A host's invitations of a bot account wait in ``bot_invitations`` until answered or
+expired, whichever process the bot's stream is on.
 
 Revision ID: 0010
 Revises: 0009
@@ -30,9 +32,19 @@ def upgrade() -> None:
         "players",
         sa.Column("bot_available", sa.Boolean, nullable=False, server_default=sa.false()),
     )
+    op.create_table(
+        "bot_invitations",
+        sa.Column("id", sa.String(16), primary_key=True),
+        sa.Column("bot_id", sa.String(16), nullable=False, index=True),
+        sa.Column("table_id", sa.String(16), nullable=False),
+        sa.Column("table_name", sa.String(80), nullable=False),
+        sa.Column("host", sa.String(80), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("bot_invitations")
     with op.batch_alter_table("players") as batch:
         batch.drop_column("bot_available")
         batch.drop_column("bot_token_hash")
