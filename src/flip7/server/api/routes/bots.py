@@ -155,7 +155,7 @@ async def move(
     """One move of the bot's seat at ``table_id``, judged as a human seat's: 200 with the
     table's ``result`` frame, or its ``error`` frame with 409 (``stale_version``,
     ``not_your_turn``...), 422 ``illegal_move``, 429 ``rate_limited``. Both go on the
-    stream too. 404 ``no_seat``, 409 ``no_stream`` without an open stream."""
+    stream too (when it is open). 404 ``no_seat``."""
     bot = await services.players.bot_of(authorization)
     services.bots.spend_move(bot, client_address(request.client))
     frame = await services.bots.move(bot, table_id, _move_of(body))
