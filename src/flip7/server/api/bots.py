@@ -4,9 +4,9 @@ A bot account (flip7.server.services.players) plays at live tables as a program,
 browser. A table's host invites it (:meth:`BotHub.invite`); the invitation goes to its
 **stream** (a WebSocket, ``/api/bot/ws``, or an event stream, ``GET /api/bot/stream``:
 flip7.server.api.routes.bots), where the bot accepts or declines it. Accepted, the hub
-takes a seat for it (a ``join`` with the account's identity, marked ``bot_account``) and
-keeps the seat's token itself: the bot never holds it, so its bot token acts for the seats
-its account holds and for nothing else.
+takes a seat for it (a ``join`` with the account's identity, marked ``bot_account``) with a
+seat token of the server's own making (:meth:`BotHub.seat_token`): the bot never holds it,
+so its bot token acts for the seats its account holds and for nothing else.
 
 Each seat is played through the very session a human's table socket has
 (:func:`flip7.server.api.owner.session`, here or at the process running the table): the
