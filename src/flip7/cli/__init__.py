@@ -198,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # The commands whose bots may search (R5, mcts): their rollouts run compiled where
 # flip7[fast] is installed. The bots' layer may not import flip7.fast; this one hands it over.
-_SEARCHING = frozenset({"selfplay", "play", "analyse", "tournament", "ladder", "serve"})
+_SEARCHING = frozenset({"selfplay", "play", "analyse", "tournament", "ladder", "serve", "bot"})
 
 
 def _compile_rollouts(command: str) -> None:
