@@ -36,7 +36,21 @@ __all__ = [
     "Start",
     "TableRequest",
     "TutorialStep",
+    "bearer",
 ]
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The token of ``Authorization: Bearer <token>`` (a seat's, or a bot's), None without
+    one.
+
+    >>> bearer("Bearer abc"), bearer("bearer  abc "), bearer("Basic abc"), bearer(None)
+    ('abc', 'abc', None, None)
+    """
+    if authorization is None:
+        return None
+    scheme, _, value = authorization.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
 class TableRequest(BaseModel):

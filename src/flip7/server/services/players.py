@@ -50,6 +50,7 @@ from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import iso, utcnow
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.protocol import Text
+from flip7.server.base.requests import bearer
 from flip7.server.base.settings import Settings
 from flip7.server.services.ratings import SETTLED_SIGMA, display, entrants_of, provisional, stats_of
 from flip7.server.store.database import Store
@@ -335,9 +336,8 @@ class Players:
         """The bot account of ``authorization`` (``Bearer bot.<id>.<secret>``); 401
         ``no_bot_token`` without one, ``bad_bot_token`` for one this server does not know
         (a revoked one, a player key, a seat token)."""
-        scheme, _, token = (authorization or "").strip().partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
+        token = bearer(authorization)
+        if token is None:
             raise PlayerError("no_bot_token", "this needs your bot token "
                               "(Authorization: Bearer bot.<id>.<secret>)", 401)
         player_id, dot, secret = token.removeprefix(BOT_TOKEN_PREFIX).partition(".")

@@ -41,6 +41,7 @@ from flip7.server.base.protocol import (
     parse_bot_message,
     parse_client_message,
 )
+from flip7.server.base.requests import bearer
 from flip7.server.base.sockets import PONG, error_frame
 from flip7.server.services.players import BotAvailability
 from flip7.server.store.players import BotAccount
@@ -98,14 +99,9 @@ async def invite(
     409 ``started`` / ``table_full``, 429 past ``joins_per_minute`` from one address."""
     account = await services.players.bot_named(body.bot)
     invitation = await services.bots.invite(
-        table_id, _seat_token(authorization), account, client_address(request.client))
+        table_id, bearer(authorization), account, client_address(request.client))
     return JSONResponse({"id": invitation.id, "table_id": table_id, "bot": account.player_id},
                         status_code=201)
-
-
-def _seat_token(authorization: str | None) -> str | None:
-    scheme, _, token = (authorization or "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
 
 
 # ---------------------------------------------------------------------- the bot's side
