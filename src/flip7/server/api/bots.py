@@ -41,6 +41,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import math
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -66,7 +67,7 @@ from flip7.server.store.players import (
     take_invitation,
 )
 from flip7.server.store.pushes import secret
-from flip7.server.table.errors import TableError
+from flip7.server.table.errors import TableError, spend
 from flip7.server.table.lobby import Lobby
 from flip7.server.table.seat import Seat
 
@@ -221,11 +222,7 @@ class BotHub:
         wait for its players with an empty seat (flip7.server.table.lobby.Lobby.may_invite).
         Stored for the bot, whose stream is told at once when it is here, else within
         ``BOT_SYNC_SECONDS`` by the process that has it."""
-        if not self.invitations.take(address):
-            wait = max(1, round(self.invitations.retry_after(address)))
-            raise BotError("rate_limited", "too many invitations from your address: at most "
-                           f"{self.settings.joins_per_minute:g} a minute (limit "
-                           f"joins_per_minute); try again in {wait} seconds", 429)
+        spend(self.invitations, address, "invitations", "joins_per_minute")
         answer = await owner.run(self.lobby, Invite(table_id=table_id, token=host_token))
         table = answer.table
         host_seat = table.get("chat", {}).get("host")
@@ -380,16 +377,13 @@ class BotHub:
         """Take one of the account's moves (its WebSocket's and REST moves together) and,
         for a REST move, one of its address's frames (a WebSocket's frame has taken its
         own); 429 ``rate_limited`` past either."""
-        if address is not None and not self.frames.take(address):
-            wait = max(1, round(self.frames.retry_after(address)))
-            raise BotError("rate_limited", "too many messages from your address: at most "
-                           f"{self.settings.frames_per_second_per_address:g} a second (limit "
-                           f"frames_per_second_per_address); try again in {wait} seconds", 429)
+        spend(self.frames, address, "messages", "frames_per_second_per_address")
         if not self.moves.take(account.player_id):
-            wait = max(1, round(self.moves.retry_after(account.player_id)))
+            wait = self.moves.retry_after(account.player_id)
             raise BotError("rate_limited", "too many moves from this bot account: at most "
                            f"{self.settings.rate_per_second:g} a second (limit "
-                           f"rate_per_second); try again in {wait} seconds", 429)
+                           f"rate_per_second); try again in {max(1, math.ceil(wait))} seconds",
+                           429, retry_after=wait)
 
     async def play(self, account: BotAccount, table_id: str, message: Move | Chat) -> None:
         """A seat's move or chat message from the bot's WebSocket: its answer comes back
