@@ -66,6 +66,9 @@ ADDED_KEYS["rest"] |= {"suspended_table_ttl", "pace", "move_hours", "email",
                        "email_codes_per_minute", "email_codes_burst"}
 for _kind in ("welcome", "update", "error"):
     ADDED_KEYS[_kind] |= {"pace", "move_hours"}
+# The bot API (docs/bot-api.md): a seat says whether a bot account holds it.
+for _kind in ("welcome", "update", "error", "rest"):
+    ADDED_KEYS[_kind] |= {"bot_account"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60

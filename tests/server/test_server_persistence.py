@@ -142,7 +142,7 @@ def test_migrations_build_exactly_the_schema_the_code_uses(db_url: str) -> None:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
         version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
     engine.dispose()
-    assert diff == [] and version == "0009"
+    assert diff == [] and version == "0010"
 
 
 # ---------------------------------------------------------------------- hidden information
@@ -153,6 +153,7 @@ _ALLOWED_KEYS = {
     # table
     "name", "state", "seats", "kind", "bot", "left", "connected", "rules", "turn_timer",
     "bust_odds",  # the table option: whether the seat to decide is told its bust risk
+    "bot_account",  # a seat of a bot account (the bot API)
     "created_at", "game_number", "game", "game_id", "turn_deadline", "finished_games",
     "tutorial",  # a guided first game's lessons (flip7.server.table.tutorial); null at others
     # players and ratings (flip7.server.services.players): a seat's identity (public, as on its

@@ -133,8 +133,10 @@ def _copy_rows(path: Path, stored: dict[str, Any]) -> None:
 
 
 def _without_connections(seats: list[dict[str, Any] | None]) -> list[dict[str, Any] | None]:
-    """Seats as a table rebuilt without clients shows them: nobody is connected."""
-    return [None if s is None else {k: v for k, v in s.items() if k != "connected"}
+    """Seats as a table rebuilt without clients shows them: nobody is connected (and
+    ``bot_account``, added since, is left out)."""
+    return [None if s is None else {k: v for k, v in s.items()
+                                    if k not in ("connected", "bot_account")}
             for s in seats]
 
 

@@ -115,6 +115,10 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     Command(
+        "bot", "flip7.cli.bot", "play at live tables as an outside bot (the bot API)",
+        needs=_SERVER_EXTRA,
+    ),
+    Command(
         "loadtest", "flip7.client.loadtest",
         "load-test the web app with many tables of WebSocket bot clients",
         description=(
@@ -194,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # The commands whose bots may search (R5, mcts): their rollouts run compiled where
 # flip7[fast] is installed. The bots' layer may not import flip7.fast; this one hands it over.
-_SEARCHING = frozenset({"selfplay", "play", "analyse", "tournament", "ladder", "serve"})
+_SEARCHING = frozenset({"selfplay", "play", "analyse", "tournament", "ladder", "serve", "bot"})
 
 
 def _compile_rollouts(command: str) -> None:

@@ -24,7 +24,17 @@ from fastapi.middleware.gzip import GZipMiddleware
 from flip7 import __version__
 from flip7.server.api import guard
 from flip7.server.api.errors import HANDLERS
-from flip7.server.api.routes import coach, info, pages, players, replays, scorecards, socket, tables
+from flip7.server.api.routes import (
+    bots,
+    coach,
+    info,
+    pages,
+    players,
+    replays,
+    scorecards,
+    socket,
+    tables,
+)
 from flip7.server.api.wiring import Services, run, wire
 from flip7.server.base.settings import Settings, database_url
 from flip7.server.services.scorecards import MAX_LIVE_BODY, PREFIX
@@ -40,6 +50,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     players.router,
     scorecards.router,
     socket.router,
+    bots.router,
     pages.router,
 )
 # The most bytes of a request body, but where :func:`body_limit` says otherwise.

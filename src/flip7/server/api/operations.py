@@ -7,13 +7,16 @@ from __future__ import annotations
 
 from typing import assert_never
 
+from flip7.engine.record import Record
 from flip7.server.api.play import state_of
 from flip7.server.base.requests import (
     AddBot,
     Answer,
     Handover,
+    Invite,
     Join,
     Leave,
+    PublicRecord,
     Ready,
     RemoveSeat,
     Request,
@@ -35,11 +38,19 @@ async def perform(lobby: Lobby, table: Table, request: Request) -> Answer:
     match request:
         case Join():
             seat, granted = await lobby.join(table, request.name, request.address,
-                                             request.player_id, token)
+                                             request.player_id, token, request.bot_account)
             return Answer(table=await state_of(table, table.seats[seat]), seat=seat,
                           token=granted)
         case ShowTable():
             pass
+        case Invite():
+            await lobby.may_invite(table, token)
+        case PublicRecord():
+            async with table.lock:
+                place = table.place_of(token)
+                game = table.game
+                return Answer(table=table.state_json(place),
+                              record=None if game is None else Record.from_game(game).to_json())
         case AddBot():
             await lobby.add_bot(table, token, request.bot)
         case RemoveSeat():

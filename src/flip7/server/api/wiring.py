@@ -23,6 +23,7 @@ from fastapi import Depends, WebSocket
 from starlette.requests import HTTPConnection
 
 from flip7.server.api import owner
+from flip7.server.api.bots import BotHub
 from flip7.server.api.guard import HandshakeGate
 from flip7.server.api.metrics import Metrics, Reading
 from flip7.server.api.startup import is_loopback
@@ -121,6 +122,8 @@ class Services(Wiring):
     # Each finished game's results for its identities and ratings (flip7.server.services.ratings).
     results: Results
     scorecards: Scorecards
+    # Bot accounts' streams, invitations and seats (the bot API).
+    bots: BotHub
 
 
 def wire(settings: Settings) -> Wiring:
@@ -147,7 +150,7 @@ def wire(settings: Settings) -> Wiring:
 
 
 def budgets(
-    wiring: Wiring, lobby: Lobby, scorecards: Scorecards
+    wiring: Wiring, lobby: Lobby, scorecards: Scorecards, bots: BotHub
 ) -> Mapping[str, AddressBudget]:
     """Every per-address budget of the server, by a stable name: its key in Redis, where
     many processes keep them as one (flip7.server.cluster.budgets). A new budget is one
@@ -155,11 +158,14 @@ def budgets(
 
     >>> from flip7.server.base.settings import Settings
     >>> settings = Settings()
-    >>> sorted(budgets(wire(settings), Lobby(None, settings), Scorecards(None, settings)))
+    >>> lobby = Lobby(None, settings)
+    >>> sorted(budgets(wire(settings), lobby, Scorecards(None, settings),
+    ...                BotHub(lobby, settings)))
     ... # doctest: +NORMALIZE_WHITESPACE
-    ['bytes_sent', 'chats', 'claims', 'coach', 'email_codes', 'email_codes_per_identity',
-     'frames', 'handshakes', 'joins', 'players', 'renames', 'replay_pages', 'scorecard_rounds',
-     'scorecards', 'strikes', 'tables', 'tables_all', 'transfer_codes', 'uploads']
+    ['bot_invitations', 'bot_moves', 'bytes_sent', 'chats', 'claims', 'coach', 'email_codes',
+     'email_codes_per_identity', 'frames', 'handshakes', 'joins', 'players', 'renames',
+     'replay_pages', 'scorecard_rounds', 'scorecards', 'strikes', 'tables', 'tables_all',
+     'transfer_codes', 'uploads']
     """
     return {
         "tables": lobby.creations,
@@ -181,17 +187,19 @@ def budgets(
         "email_codes_per_identity": wiring.emails.codes_per_identity,
         "scorecards": scorecards.creations,
         "scorecard_rounds": scorecards.rounds,
+        "bot_moves": bots.moves,
+        "bot_invitations": bots.invitations,
     }
 
 
 async def _share_budgets(
-    wiring: Wiring, lobby: Lobby, scorecards: Scorecards
+    wiring: Wiring, lobby: Lobby, scorecards: Scorecards, bots: BotHub
 ) -> SharedBudgets | None:
     """With many processes (a Redis URL), every budget kept with theirs in Redis."""
     if wiring.settings.redis_url is None:
         return None
     shared = SharedBudgets(wiring.settings.redis_url)
-    shared.attach(budgets(wiring, lobby, scorecards))
+    shared.attach(budgets(wiring, lobby, scorecards, bots))
     await shared.start()
     return shared
 
@@ -272,7 +280,9 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
         stop.push_async_callback(_close_sockets, wiring.sockets)
         stop.push_async_callback(lobby.close)
         scorecards = Scorecards(store, wiring.settings)
-        shared = await _share_budgets(wiring, lobby, scorecards)
+        bots = BotHub(lobby, wiring.settings, wiring.sockets.frames, store)
+        stop.push_async_callback(bots.close)
+        shared = await _share_budgets(wiring, lobby, scorecards, bots)
         if shared is not None:
             stop.push_async_callback(shared.close)
         wiring.players.store = store
@@ -298,7 +308,7 @@ async def run(wiring: Wiring) -> AsyncIterator[Services]:
             settings=wiring.settings, sockets=wiring.sockets, limits=wiring.limits,
             server=wiring.server, replays=wiring.replays, players=wiring.players,
             coach=wiring.coach, emails=wiring.emails, pushes=wiring.pushes, lobby=lobby,
-            store=store, results=results, scorecards=scorecards,
+            store=store, results=results, scorecards=scorecards, bots=bots,
         )
 
 

@@ -30,10 +30,14 @@ class CloseCode(IntEnum):
     # The server cannot serve the socket now (its database or Redis does not answer, it
     # makes room for others, the socket does not read its frames): reconnect later.
     TRY_AGAIN_LATER = 1013
+    # A bot's stream without a bot token this server knows (the bot API).
+    UNAUTHORIZED = 4401
     # There is no table of that id.
     NO_TABLE = 4404
     # No hello within ``hello_timeout`` of connecting.
     HELLO_TIMEOUT = 4408
+    # Another stream of the same bot account opened: it replaces this one.
+    REPLACED = 4409
     # The table was closed for lack of players (flip7.server.table.expiry).
     CLOSED = 4410
 

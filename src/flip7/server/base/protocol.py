@@ -40,6 +40,10 @@ from flip7.server.base.errors import ServerError
 __all__ = [
     "PROTOCOL_VERSION",
     "AddBot",
+    "BotAccept",
+    "BotChat",
+    "BotDecline",
+    "BotMove",
     "CardDecisionModel",
     "Chat",
     "ChatEntryModel",
@@ -68,6 +72,7 @@ __all__ = [
     "TableStateModel",
     "TutorialModel",
     "TutorialStep",
+    "parse_bot_message",
     "parse_client_message",
     "protocol_schema",
 ]
@@ -207,6 +212,14 @@ def parse_client_message(text: str) -> Hello | Move | Ping | Chat | SpectatorCha
     ...
     flip7.server.base.protocol.ProtocolError: unknown message type 'dance'; ...
     """
+    parsed = _parse(text, _CLIENT, _CLIENT_TYPES)
+    assert isinstance(parsed, Hello | Move | Ping | Chat | SpectatorChat)
+    return parsed
+
+
+def _parse(text: str, adapter: TypeAdapter[Any], types: tuple[str, ...]) -> BaseModel:
+    """One frame of a client (a seat's socket, or a bot's stream) by ``adapter``, whose
+    message types are ``types``; every refusal a ProtocolError saying what was wrong."""
     try:
         data = json.loads(text)
     except ValueError:
@@ -219,12 +232,13 @@ def parse_client_message(text: str) -> Hello | Move | Ping | Chat | SpectatorCha
             "bad_message", f"unsupported protocol version {data.get('v')!r}; this server speaks 1"
         )
     kind = data.get("type")
-    if kind not in _CLIENT_TYPES:
+    if kind not in types:
         raise ProtocolError(
-            "unknown_type", f"unknown message type {kind!r}; types are {', '.join(_CLIENT_TYPES)}"
+            "unknown_type", f"unknown message type {kind!r}; types are {', '.join(types)}"
         )
     try:
-        return _CLIENT.validate_python(data)
+        parsed: BaseModel = adapter.validate_python(data)
+        return parsed
     except ValidationError as exc:
         errors = exc.errors()
         if all(e["type"] == _BAD_DECISION for e in errors):
@@ -235,6 +249,62 @@ def parse_client_message(text: str) -> Hello | Move | Ping | Chat | SpectatorCha
             for e in errors
         )
         raise ProtocolError("bad_message", f"bad {kind} message: {problems}") from None
+
+
+# ---------------------------------------------------------------------- bot -> server
+# A bot account's stream (the bot API, flip7.server.api.bots) carries the seat messages of
+# all its games, each naming its table (``table_id``), and its answers to invitations.
+
+TableId = Annotated[Text, Field(min_length=1, max_length=32)]
+InvitationId = Annotated[Text, Field(min_length=1, max_length=32)]
+
+
+class BotAccept(_Strict):
+    """Take the seat an invitation offers."""
+
+    v: Literal[1]
+    type: Literal["accept"]
+    invitation: InvitationId
+
+
+class BotDecline(_Strict):
+    v: Literal[1]
+    type: Literal["decline"]
+    invitation: InvitationId
+
+
+class BotMove(Move):
+    """A seat's ``move`` at the bot's table ``table_id``: judged as a human seat's."""
+
+    table_id: TableId
+
+
+class BotChat(Chat):
+    table_id: TableId
+
+
+BotMessage = Annotated[
+    BotAccept | BotDecline | BotMove | BotChat | Ping, Field(discriminator="type")
+]
+_BOT = TypeAdapter(BotMessage)
+_BOT_TYPES = ("accept", "decline", "move", "chat", "ping")
+
+
+def parse_bot_message(text: str) -> BotAccept | BotDecline | BotMove | BotChat | Ping:
+    """Parse one frame of a bot's stream: a seat's move or chat with its ``table_id``, an
+    answer to an invitation, a ping; refused as a seat's frame would be.
+
+    >>> parse_bot_message('{"v":1,"type":"move","table_id":"t1","id":"a","version":3,'
+    ...                   '"decision":"stay"}')
+    BotMove(v=1, type='move', id='a', version=3, decision=Stay(), table_id='t1')
+    >>> parse_bot_message('{"v":1,"type":"hello"}')
+    Traceback (most recent call last):
+    ...
+    flip7.server.base.protocol.ProtocolError: unknown message type 'hello'; types are accept, ...
+    """
+    parsed = _parse(text, _BOT, _BOT_TYPES)
+    assert isinstance(parsed, BotAccept | BotDecline | BotMove | BotChat | Ping)
+    return parsed
 
 
 # ---------------------------------------------------------------------- the table
@@ -255,6 +325,8 @@ class SeatModel(_Strict):
     bot: str | None
     # The identity the seat was taken with (flip7.server.services.players); None: anonymous.
     player_id: str | None = None
+    # A bot account's seat (the bot API: an outside program plays it).
+    bot_account: bool = False
     left: bool
     connected: bool
     stand_in: bool = False

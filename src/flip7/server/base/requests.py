@@ -25,8 +25,10 @@ __all__ = [
     "AddBot",
     "Answer",
     "Handover",
+    "Invite",
     "Join",
     "Leave",
+    "PublicRecord",
     "Ready",
     "RemoveSeat",
     "Request",
@@ -34,7 +36,21 @@ __all__ = [
     "Start",
     "TableRequest",
     "TutorialStep",
+    "bearer",
 ]
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The token of ``Authorization: Bearer <token>`` (a seat's, or a bot's), None without
+    one.
+
+    >>> bearer("Bearer abc"), bearer("bearer  abc "), bearer("Basic abc"), bearer(None)
+    ('abc', 'abc', None, None)
+    """
+    if authorization is None:
+        return None
+    scheme, _, value = authorization.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
 class TableRequest(BaseModel):
@@ -62,6 +78,25 @@ class Join(TableRequest):
     name: str
     address: str | None = None
     player_id: str | None = None
+    # A bot account taking the seat it was invited to (the bot API).
+    bot_account: bool = False
+
+
+class Invite(TableRequest):
+    """The host (``token``: the table's host seat) may invite a bot account: the table is
+    waiting for its players and has an empty seat. Nothing at the table changes; the
+    invitation goes to the bot (flip7.server.api.bots)."""
+
+    kind: Literal["invite"] = "invite"
+
+
+class PublicRecord(TableRequest):
+    """The current game's record so far (RECORD.md: the players, rules, dealer, every card
+    drawn and every decision: what every seat has seen, face up, and no draw pile order),
+    for the seat of ``token`` (a bot account's seat: ``flip7 bot connect`` replays it into
+    the game its bot decides in)."""
+
+    kind: Literal["record"] = "record"
 
 
 class AddBot(TableRequest):
@@ -102,7 +137,8 @@ class Handover(TableRequest):
 
 
 Request = Annotated[
-    ShowTable | Join | AddBot | RemoveSeat | Leave | Start | Ready | TutorialStep | Handover,
+    ShowTable | Join | Invite | PublicRecord | AddBot | RemoveSeat | Leave | Start | Ready
+    | TutorialStep | Handover,
     Field(discriminator="kind"),
 ]
 
@@ -116,6 +152,8 @@ class Answer(BaseModel):
     table: dict[str, Any]
     seat: int | None = None
     token: str | None = None
+    # The current game's record so far, for PublicRecord (None between games).
+    record: dict[str, Any] | None = None
 
     def to_json(self) -> JSONObject:
         """The REST answer: ``{"table"}``, with ``seat`` and ``token`` for a join."""

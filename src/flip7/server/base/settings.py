@@ -232,6 +232,9 @@ class Settings:
     ipv6_block_prefix: int = 64
     # Seconds a bot waits before deciding, so that people can follow what it does.
     bot_delay: float = 0.8
+    # Seconds a bot account (the bot API) has for each decision of its seat, as a turn
+    # timer: then the table's stand-in bot makes it.
+    bot_move_seconds: float = 30.0
     # A fixed seed makes every game's shuffle reproducible (tests, demos); None = secrets.
     seed: int | None = None
     max_message_bytes: int = 4096
@@ -446,6 +449,7 @@ LIMITS: tuple[str, ...] = (
     "send_queue_limit",
     "max_tables",
     "min_turn_timer",
+    "bot_move_seconds",
     "tables_per_minute",
     "tables_burst",
     "joins_per_minute",

@@ -20,6 +20,13 @@ and codes tried, and renames, are budgets per address (``players_per_minute``,
 ``transfer_codes_per_minute``, ``claims_per_minute``, ``renames_per_minute``: 429
 ``rate_limited``).
 
+A **bot account** (the bot API, ``docs/bot-api.md``) is an identity its owner made a bot
+(``POST /api/players/me/bot``): it plays only through the bot API, with a **bot token**
+(``Authorization: Bearer bot.<id>.<secret>``, shown once, stored as its SHA-256 like the
+keys; a new one replaces it, ``DELETE /api/players/me/bot/token`` revokes it). A bot token
+is no player key (401 ``bot_token`` where a key is asked for) and a key is no bot token
+(401 ``bad_bot_token``), so neither can act as the other.
+
 >>> code = new_code()
 >>> len(code), set(code) <= set(CODE_ALPHABET), clean_code(" ab2cd-ef3gh ")
 (10, True, 'AB2CDEF3GH')
@@ -43,30 +50,36 @@ from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import iso, utcnow
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.protocol import Text
+from flip7.server.base.requests import bearer
 from flip7.server.base.settings import Settings
 from flip7.server.services.ratings import SETTLED_SIGMA, display, entrants_of, provisional, stats_of
 from flip7.server.store.database import Store
 from flip7.server.store.players import (
+    BotAccount,
     ClaimRefused,
     NewIdentity,
     TransferCode,
     add_player,
+    available_bots,
+    bot_account,
     claim_code,
     games_page,
     key_hashes,
     leaderboard_rows,
+    make_bot_account,
     profile_rows,
     rename_player,
     replace_code,
     seated_tables,
+    set_bot_available,
 )
 from flip7.server.store.ratings import RatingRow, SkillChange, results_of
 from flip7.server.table.errors import clean_name, spend
 from flip7.server.table.options import pace_of
 
-__all__ = ["CODE_ALPHABET", "CODE_SECONDS", "GAMES_PAGE", "LEADERBOARD", "MAX_GAMES_PAGE",
-           "MAX_KEYS", "MAX_LEADERBOARD", "Claim", "NewPlayer", "PlayerError", "Players",
-           "Rename", "clean_code", "new_code"]
+__all__ = ["BOT_TOKEN_PREFIX", "CODE_ALPHABET", "CODE_SECONDS", "GAMES_PAGE", "LEADERBOARD",
+           "MAX_GAMES_PAGE", "MAX_KEYS", "MAX_LEADERBOARD", "BotAvailability", "Claim",
+           "NewPlayer", "PlayerError", "Players", "Rename", "clean_code", "new_code"]
 
 # Transfer codes: ten characters of thirty (no 0/O, 1/I/L, U), about 2^49 codes; each
 # lives 15 minutes and is used once. A device count per identity keeps keys bounded.
@@ -76,6 +89,10 @@ CODE_SECONDS = 15 * 60
 MAX_KEYS = 20
 # A key is "<id>.<secret>": an id of 12 characters, a secret of 43 (256 bits).
 MAX_KEY_CHARS = 128
+# A bot token is "bot.<id>.<secret>": never a key's shape "<id>.<secret>" (an id has no dot).
+BOT_TOKEN_PREFIX = "bot."
+# The lobby lists at most this many available bot accounts.
+AVAILABLE_BOTS = 100
 # Pages of a player's games, and the leaderboard.
 GAMES_PAGE = 20
 MAX_GAMES_PAGE = 50
@@ -114,6 +131,14 @@ def _bad_key() -> PlayerError:
         "bad_player_key", "the player key is not one this server knows: the identity is not "
         "on this device any more (a transfer code from a device that has it brings it back)",
         401,
+    )
+
+
+def _bad_bot_token() -> PlayerError:
+    return PlayerError(
+        "bad_bot_token", "this is not a bot token this server knows (a bot token is "
+        "'bot.<id>.<secret>', from POST /api/players/me/bot; a player key is not one): "
+        "make a new one with the bot account's player key", 401,
     )
 
 
@@ -205,6 +230,11 @@ class Players:
         if key is None or not key.strip():
             return None
         key = key.strip()
+        if key.startswith(BOT_TOKEN_PREFIX):
+            raise PlayerError(
+                "bot_token", "a bot token works only with the bot API (Authorization: Bearer "
+                "on /api/bot/...), not as a player key (X-Player-Key)", 401,
+            )
         player_id, dot, secret = key.partition(".")
         if not dot or not secret or not 1 <= len(player_id) <= 16 or len(key) > MAX_KEY_CHARS:
             raise _bad_key()
@@ -214,6 +244,17 @@ class Players:
             known |= secrets.compare_digest(stored, digest)  # every one, in constant time
         if not known:
             raise _bad_key()
+        return player_id
+
+    async def person(self, key: str | None) -> str | None:
+        """The identity of ``key`` taking a seat as a person (:meth:`identify`); 403
+        ``bot_account`` for a bot account, which plays only through the bot API, seated by
+        an invitation, and is shown as a bot there."""
+        player_id = await self.identify(key)
+        if player_id is not None and await bot_account(self.store, player_id) is not None:
+            raise PlayerError("bot_account", "a bot account takes a seat only by an invitation "
+                              "and plays through the bot API (docs/bot-api.md), not as a "
+                              "person", 403)
         return player_id
 
     async def rename(self, key: str | None, name: str, address: str | None) -> str:
@@ -264,6 +305,69 @@ class Players:
             raise PlayerError("no_player_key", "this needs your player key (X-Player-Key)", 401)
         return player_id
 
+    # ------------------------------------------------------------------ bot accounts
+
+    async def make_bot(self, player_id: str) -> JSONObject:
+        """Make ``player_id`` a bot account (for good), with a new bot token: shown in
+        this answer only; any older token stops working."""
+        spend(self.codes, player_id, "bot tokens made", "transfer_codes_per_minute")
+        token = f"{BOT_TOKEN_PREFIX}{player_id}.{secrets.token_urlsafe(32)}"
+        await make_bot_account(self.store, player_id, _hash(token), self.now())
+        account = await bot_account(self.store, player_id)
+        assert account is not None
+        return {"id": player_id, "name": account.name, "bot_account": True, "token": token}
+
+    async def revoke_bot_token(self, player_id: str) -> JSONObject:
+        """No bot token of ``player_id`` works any more (404 ``not_a_bot`` for an identity
+        that is no bot account); a new one can be made."""
+        account = await self._bot(player_id)
+        await make_bot_account(self.store, player_id, None, self.now())
+        await set_bot_available(self.store, player_id, False)
+        return {"id": player_id, "name": account.name, "bot_account": True, "token": None}
+
+    async def _bot(self, player_id: str) -> BotAccount:
+        account = await bot_account(self.store, player_id)
+        if account is None:
+            raise PlayerError("not_a_bot", "this identity is not a bot account; make it one "
+                              "with POST /api/players/me/bot", 404)
+        return account
+
+    async def bot_of(self, authorization: str | None) -> BotAccount:
+        """The bot account of ``authorization`` (``Bearer bot.<id>.<secret>``); 401
+        ``no_bot_token`` without one, ``bad_bot_token`` for one this server does not know
+        (a revoked one, a player key, a seat token)."""
+        token = bearer(authorization)
+        if token is None:
+            raise PlayerError("no_bot_token", "this needs your bot token "
+                              "(Authorization: Bearer bot.<id>.<secret>)", 401)
+        player_id, dot, secret = token.removeprefix(BOT_TOKEN_PREFIX).partition(".")
+        if (not token.startswith(BOT_TOKEN_PREFIX) or not dot or not secret
+                or not 1 <= len(player_id) <= 16 or len(token) > MAX_KEY_CHARS):
+            raise _bad_bot_token()
+        account = await bot_account(self.store, player_id)
+        stored = account.token_hash if account is not None else None
+        if account is None or not secrets.compare_digest(stored or "", _hash(token)):
+            raise _bad_bot_token()
+        return account
+
+    async def bot_named(self, player_id: str) -> BotAccount:
+        """The bot account ``player_id`` a host invites; 404 ``no_bot`` for an identity
+        that is none, or whose token was revoked."""
+        account = await bot_account(self.store, player_id) if len(player_id) <= 16 else None
+        if account is None or account.token_hash is None:
+            shown = player_id if len(player_id) <= 20 else player_id[:20] + "…"
+            raise PlayerError("no_bot", f"there is no bot account {shown!r} (GET /api/bot-accounts "
+                              "lists those that take invitations)", 404)
+        return account
+
+    async def set_available(self, account: BotAccount, available: bool) -> JSONObject:
+        """Whether the lobby lists the bot account as taking invitations."""
+        await set_bot_available(self.store, account.player_id, available)
+        return {"id": account.player_id, "name": account.name, "available": available}
+
+    async def available(self) -> list[BotAccount]:
+        return await available_bots(self.store, AVAILABLE_BOTS)
+
     # ------------------------------------------------------------------ reading
 
     async def profile(self, player_id: str) -> JSONObject:
@@ -296,6 +400,7 @@ class Players:
         return {
             "id": rows.player_id,
             "name": rows.name,
+            "bot_account": rows.bot,
             "created_at": iso(rows.created_at),
             "rating": None if rating is None else {
                 **_rating(rating), "games": rating.games, "wins": rating.wins},
@@ -359,7 +464,8 @@ class Players:
         board = await leaderboard_rows(self.store, limit, SETTLED_SIGMA)
         return {
             "players": [
-                {"rank": i + 1, "id": r.rating.key.ref, "name": r.name, **_rating(r.rating),
+                {"rank": i + 1, "id": r.rating.key.ref, "name": r.name, "bot_account": r.bot,
+                 **_rating(r.rating),
                  "games": r.rating.games, "wins": r.rating.wins}
                 for i, r in enumerate(board.players)
             ],
@@ -424,6 +530,12 @@ class NewPlayer(_Body):
 
 class Rename(_Body):
     name: Annotated[Text, Field(max_length=200)]
+
+
+class BotAvailability(_Body):
+    """Whether a bot account takes invitations now (the lobby lists it)."""
+
+    available: bool
 
 
 class Claim(_Body):

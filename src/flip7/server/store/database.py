@@ -247,6 +247,11 @@ players = sa.Table(
     sa.Column("name", sa.String(80), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # A bot account (the bot API): the SHA-256 of its bot token (None: revoked), and
+    # whether it takes invitations now.
+    sa.Column("bot", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("bot_token_hash", sa.String(64), nullable=True),
+    sa.Column("bot_available", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 player_keys = sa.Table(
     "player_keys",
@@ -254,6 +259,17 @@ player_keys = sa.Table(
     sa.Column("player_id", sa.String(16), sa.ForeignKey("players.id"), primary_key=True),
     sa.Column("key_hash", sa.String(64), primary_key=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+# A host's invitation of a bot account to a seat (the bot API), until answered or expired.
+bot_invitations = sa.Table(
+    "bot_invitations",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("bot_id", sa.String(16), nullable=False, index=True),
+    sa.Column("table_id", sa.String(16), nullable=False),
+    sa.Column("table_name", sa.String(80), nullable=False),
+    sa.Column("host", sa.String(80), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
 )
 player_codes = sa.Table(
     "player_codes",

@@ -11,13 +11,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.store.database import (
     Store,
+    bot_invitations,
     json_object,
     player_codes,
     player_games,
@@ -39,11 +40,13 @@ from flip7.server.table.changes import AddBot, Join, Leave, Remove, change_from_
 from flip7.server.table.storage import StoredState
 
 __all__ = [
+    "BotAccount",
+    "BotInvitation",
     "ClaimRefused",
     "Identity",
     "LeaderboardRows",
     "NewIdentity",
-        "PlayedGame",
+    "PlayedGame",
     "PlayerGameRow",
     "PlayerGamesPage",
     "ProfileRows",
@@ -51,15 +54,22 @@ __all__ = [
     "RatingPoint",
     "SeatedTable",
     "TransferCode",
+    "add_invitation",
     "add_player",
+    "available_bots",
+    "bot_account",
     "claim_code",
     "games_page",
+    "invitations_of",
     "key_hashes",
     "leaderboard_rows",
+    "make_bot_account",
     "profile_rows",
     "rename_player",
     "replace_code",
     "seated_tables",
+    "set_bot_available",
+    "take_invitation",
 ]
 
 
@@ -122,6 +132,127 @@ async def key_hashes(store: Store, player_id: str) -> list[str]:
     async with store.engine.connect() as conn:
         return [str(row.key_hash) for row in await conn.execute(
             sa.select(player_keys.c.key_hash).where(player_keys.c.player_id == player_id))]
+
+
+@dataclass(frozen=True, slots=True)
+class BotAccount:
+    """A bot account as the bot API reads it: its identity, the SHA-256 of its bot token
+    (None: revoked) and whether it takes invitations now."""
+
+    player_id: str
+    name: str
+    token_hash: str | None
+    available: bool
+
+
+def _bot_account(row: sa.Row[tuple[object, ...]]) -> BotAccount:
+    return BotAccount(str(row.id), str(row.name),
+                      None if row.bot_token_hash is None else str(row.bot_token_hash),
+                      bool(row.bot_available))
+
+
+async def bot_account(store: Store, player_id: str) -> BotAccount | None:
+    """The bot account ``player_id``; None for an unknown id or an identity that is no bot."""
+    async with store.engine.connect() as conn:
+        row = (await conn.execute(
+            players.select().where(players.c.id == player_id, players.c.bot.is_(True))
+        )).first()
+    return None if row is None else _bot_account(row)
+
+
+async def make_bot_account(
+    store: Store, player_id: str, token_hash: str | None, at: datetime
+) -> None:
+    """Make ``player_id`` a bot account (for good) with the bot token of ``token_hash``
+    (None: no token works until a new one is made), replacing any older token."""
+    async with store.engine.begin() as conn:
+        await conn.execute(players.update().where(players.c.id == player_id)
+                           .values(bot=True, bot_token_hash=token_hash, updated_at=at))
+
+
+async def set_bot_available(store: Store, player_id: str, available: bool) -> None:
+    async with store.engine.begin() as conn:
+        await conn.execute(players.update().where(players.c.id == player_id)
+                           .values(bot_available=available))
+
+
+async def available_bots(store: Store, limit: int) -> list[BotAccount]:
+    """The bot accounts that take invitations now (with a token), by name."""
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(
+            players.select()
+            .where(players.c.bot.is_(True), players.c.bot_available.is_(True),
+                   players.c.bot_token_hash.is_not(None))
+            .order_by(players.c.name, players.c.id)
+            .limit(limit)
+        )).all()  # fmt: skip
+    return [_bot_account(row) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class BotInvitation:
+    """A host's invitation of the bot account ``bot_id`` to a seat at ``table_id``."""
+
+    id: str
+    bot_id: str
+    table_id: str
+    table_name: str
+    host: str
+    expires_at: datetime
+
+
+def _invitation(row: sa.Row[tuple[object, ...]]) -> BotInvitation:
+    return BotInvitation(str(row.id), str(row.bot_id), str(row.table_id), str(row.table_name),
+                         str(row.host), _aware(row.expires_at))
+
+
+def _aware(at: object) -> datetime:
+    """A stored moment as UTC (SQLite gives it back without its zone)."""
+    assert isinstance(at, datetime)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+async def add_invitation(store: Store, invitation: BotInvitation, keep: int) -> None:
+    """Store ``invitation``; the bot's oldest beyond ``keep`` go."""
+    async with store.engine.begin() as conn:
+        await conn.execute(bot_invitations.insert().values(
+            id=invitation.id, bot_id=invitation.bot_id, table_id=invitation.table_id,
+            table_name=invitation.table_name, host=invitation.host,
+            expires_at=invitation.expires_at))
+        old = (await conn.execute(
+            sa.select(bot_invitations.c.id).where(bot_invitations.c.bot_id == invitation.bot_id)
+            .order_by(bot_invitations.c.expires_at.desc(), bot_invitations.c.id).offset(keep)
+        )).all()  # fmt: skip
+        if old:
+            await conn.execute(bot_invitations.delete().where(
+                bot_invitations.c.id.in_([r.id for r in old])))
+
+
+async def invitations_of(store: Store, bot_id: str, now: datetime) -> list[BotInvitation]:
+    """The bot's invitations still standing (the expired ones are dropped), oldest first."""
+    async with store.engine.begin() as conn:
+        await conn.execute(bot_invitations.delete().where(
+            bot_invitations.c.bot_id == bot_id, bot_invitations.c.expires_at <= now))
+        rows = (await conn.execute(
+            bot_invitations.select().where(bot_invitations.c.bot_id == bot_id)
+            .order_by(bot_invitations.c.expires_at, bot_invitations.c.id))).all()
+    return [_invitation(r) for r in rows]
+
+
+async def take_invitation(
+    store: Store, bot_id: str, invitation_id: str, now: datetime
+) -> BotInvitation | None:
+    """The bot's standing invitation ``invitation_id``, taken (answered: gone); None when
+    there is none, or it expired."""
+    async with store.engine.begin() as conn:
+        row = (await conn.execute(bot_invitations.select().where(
+            bot_invitations.c.id == invitation_id, bot_invitations.c.bot_id == bot_id))).first()
+        if row is None:
+            return None
+        deleted = await conn.execute(bot_invitations.delete().where(
+            bot_invitations.c.id == invitation_id))
+    found = _invitation(row)
+    return found if deleted.rowcount == 1 and found.expires_at > now else None
 
 
 async def rename_player(store: Store, player_id: str, name: str, at: datetime) -> None:
@@ -208,6 +339,7 @@ class ProfileRows:
     created_at: datetime
     rating: RatingRow | None
     games: list[PlayedGame]
+    bot: bool
     history: list[RatingPoint]
 
 
@@ -254,6 +386,7 @@ async def profile_rows(
         created_at=row.created_at,
         rating=None if rated is None else _rating_row(rated),
         games=[PlayedGame(json_object(g.stats), bool(g.won)) for g in stored],
+        bot=bool(row.bot),
         history=[
             RatingPoint(h.game_id, h.at,
                         _change(h.mu_before, h.sigma_before, h.mu_after, h.sigma_after))
@@ -326,6 +459,7 @@ class RatedName:
 
     rating: RatingRow
     name: str
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,7 +477,7 @@ async def leaderboard_rows(store: Store, limit: int, settled_sigma: float) -> Le
     settled = sa.case((ratings.c.sigma <= settled_sigma, 0), else_=1)
     async with store.engine.connect() as conn:
         people = (await conn.execute(
-            sa.select(ratings, players.c.name)
+            sa.select(ratings, players.c.name, players.c.bot)
             .join(players, players.c.id == ratings.c.ref)
             .where(ratings.c.kind == "player", ratings.c.games > 0)
             .order_by(settled, ratings.c.mu.desc(), ratings.c.games.desc(), ratings.c.ref)
@@ -354,7 +488,7 @@ async def leaderboard_rows(store: Store, limit: int, settled_sigma: float) -> Le
             .order_by(settled, ratings.c.mu.desc(), ratings.c.ref)
         )).all()
     return LeaderboardRows(
-        players=[RatedName(_rating_row(r), r.name) for r in people],
+        players=[RatedName(_rating_row(r), r.name, bool(r.bot)) for r in people],
         bots=[_rating_row(r) for r in bots],
     )
 

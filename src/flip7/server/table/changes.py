@@ -107,7 +107,9 @@ class Join:
     None: anonymous). ``private``: the first seat of a table kept out of the lobby's list
     (a tutorial's). ``network``: an opaque label of the address block the seat was taken
     from (:meth:`flip7.server.table.lobby.Lobby.network_of`; None: unknown), which two
-    seats share when they came from one block: such identities do not rate each other."""
+    seats share when they came from one block: such identities do not rate each other.
+    ``bot_account``: the identity is a bot account, seated by its invitation (the bot API):
+    shown as a bot, its decisions held to ``bot_move_seconds``."""
 
     kind: ClassVar[str] = "join"
     seat: int
@@ -116,9 +118,12 @@ class Join:
     player_id: str | None = None
     private: bool = False
     network: str | None = None
+    bot_account: bool = False
 
     def to_json(self) -> JSONObject:
         data: JSONObject = {"seat": self.seat, "name": self.name, "token": self.token_hash}
+        if self.bot_account:
+            data["bot_account"] = True
         if self.player_id is not None:
             data["player"] = self.player_id
         if self.private:
@@ -131,7 +136,7 @@ class Join:
     def from_json(cls, data: JSONObject) -> Join:
         return cls(_int(data, "seat"), _str(data, "name"), _str(data, "token"),
                    _optional_str(data, "player"), bool(data.get("private")),
-                   _optional_str(data, "network"))
+                   _optional_str(data, "network"), bool(data.get("bot_account")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -459,7 +459,7 @@ class Lobby:
 
     async def join(
         self, table: Table, name: str, address: str | None = None,
-        player_id: str | None = None, token: str | None = None,
+        player_id: str | None = None, token: str | None = None, bot_account: bool = False,
     ) -> tuple[int, str]:
         """Seat the player called ``name`` in the lowest empty seat; ``address`` is held to
         ``joins_per_minute`` (every attempt counts; None is not counted). ``player_id``: the
@@ -490,8 +490,23 @@ class Lobby:
             else:
                 self._check_token(table, token)
             await table.change(Join(seat, name, hash_token(token), player_id,
-                                    network=self.network_of(address)))
+                                    network=self.network_of(address), bot_account=bot_account))
         return seat, token
+
+    async def may_invite(self, table: Table, token: str | None) -> None:
+        """Whether the holder of ``token`` may invite a bot account to ``table``: it is the
+        table's host (403 ``not_host``), and the table waits for its players with an empty
+        seat (409 ``started``, ``table_full``)."""
+        async with table.lock:
+            place = self._human(table, token)
+            if table.seat_or_none(place) != table.talk.host:
+                raise TableError("not_host", "only the table's host, the first seated player, "
+                                 "can invite a bot account", 403)
+            if table.state != "waiting":
+                raise TableError("started", "the game has started: seats can be taken only "
+                                 "before", 409)
+            if all(p is not None for p in table.seats):
+                raise TableError("table_full", "every seat at this table is taken", 409)
 
     @staticmethod
     def _check_token(table: Table, token: str) -> None:

@@ -87,6 +87,8 @@ class Seat:
     player_id: str | None = None
     # The label of the address block the seat was taken from (changes.Join.network).
     network: str | None = None
+    # A bot account's seat (the bot API): a human seat played by an outside program.
+    bot_account: bool = False
     left: bool = False  # a human who left mid-game; a bot plays the seat
     connections: int = 0
     # The stand-in bot plays the seat while its player is away (handed over by another
@@ -120,6 +122,7 @@ class Seat:
             "kind": self.kind,
             "bot": self.bot,
             "player_id": self.player_id,
+            "bot_account": self.bot_account,
             "left": self.left,
             "connected": self.connected,
             "stand_in": self.stand_in,

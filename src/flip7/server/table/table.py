@@ -486,7 +486,7 @@ class Table:
                 self.seats[change.seat] = Seat(
                     name=change.name, kind="human", token_hash=change.token_hash,
                     player_id=change.player_id, network=change.network,
-                    away_from=self.lobby.clock(),
+                    bot_account=change.bot_account, away_from=self.lobby.clock(),
                 )
                 self.private = self.private or change.private
                 if self.version == 0 and self.owner == Owner():  # its creator, rebuilt

@@ -74,10 +74,12 @@ class Talk:
 
     @property
     def host(self) -> int | None:
-        """The seat that may switch spectators' chat off and on: the first seat of a
-        human who has not left (None when there is none)."""
+        """The table's host, who may switch spectators' chat off and on and invite bot
+        accounts: the first seat of a human (not a bot account) who has not left (None when
+        there is none)."""
         for seat, place in enumerate(self.table.seats):
-            if place is not None and place.kind == "human" and not place.left:
+            if (place is not None and place.kind == "human" and not place.bot_account
+                    and not place.left):
                 return seat
         return None
 

@@ -3,8 +3,9 @@
 After every change the table asks whose turn it is. A seat a bot plays (a bot's own, a
 player who left, one handed to the stand-in bot) decides after ``bot_delay`` seconds; a
 human's turn at a table with a turn timer is decided by the stand-in bot when the timer
-runs out. Bots think only while some human is connected: a table its humans have all left
-pauses (``bots_paused``) until one comes back. Searching bots think in worker processes
+runs out, and so is a bot account's (the bot API) after ``bot_move_seconds``. Bots
+think only while some human is connected: a table its humans have all left pauses
+(``bots_paused``) until one comes back. Searching bots think in worker processes
 (flip7.server.table.thinking) within the table's CPU budget and its owner's.
 
 A turn-based table (``move_hours``) is played by people who come and go: its bots move at
@@ -140,9 +141,13 @@ class Turns:
                 return None
             self.deadline = deadline
             return _Turn(table.version, max(0.0, deadline - time.time()), "timer")
-        if table.turn_timer is not None:
-            self.deadline = round(time.time() + table.turn_timer, 3)
-            return _Turn(table.version, float(table.turn_timer), "timer")
+        timer: float | None = table.turn_timer
+        if place.bot_account:  # an outside program's seat: its move deadline
+            seconds = self.settings.bot_move_seconds
+            timer = seconds if timer is None else min(timer, seconds)
+        if timer is not None:
+            self.deadline = round(time.time() + timer, 3)
+            return _Turn(table.version, float(timer), "timer")
         return None
 
     async def _take(self, turn: _Turn) -> None:

@@ -45,6 +45,22 @@ async def get_me(services: Use, x_player_key: str | None = Header(None)) -> JSON
             "self": True}
 
 
+@router.post("/api/players/me/bot", status_code=201, response_model=None)
+async def make_bot_account(services: Use, x_player_key: str | None = Header(None)) -> Response:
+    """Make your identity a **bot account** (for good: it then plays only through the bot
+    API, ``docs/bot-api.md``) and give it a new bot token, ``{id, name, bot_account, token}``:
+    shown here only; any older token stops working."""
+    player_id = await services.players.me(x_player_key)
+    return JSONResponse(await services.players.make_bot(player_id), status_code=201)
+
+
+@router.delete("/api/players/me/bot/token", response_model=None)
+async def revoke_bot_token(services: Use, x_player_key: str | None = Header(None)) -> JSONObject:
+    """No token of your bot account works any more (it is no longer listed as available);
+    ``POST /api/players/me/bot`` makes a new one."""
+    return await services.players.revoke_bot_token(await services.players.me(x_player_key))
+
+
 @router.get("/api/players/me/tables", response_model=None)
 async def get_my_tables(services: Use, x_player_key: str | None = Header(None)) -> JSONObject:
     """Your games: the tables you hold a seat at and have not left (waiting, playing,

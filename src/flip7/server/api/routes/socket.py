@@ -2,7 +2,7 @@
 
 A socket is admitted (the handshake gate, its address's open sockets), waits for hello
 (``hello_timeout``), then carries the client's frames to the table, each within this socket's
-and its address's budgets (:class:`_Client`), each parsed once, here. Its session
+and its address's budgets (:class:`SocketClient`), each parsed once, here. Its session
 (flip7.server.api.owner.session) takes them on: at the table, when this process runs it, else
 at the process that does.
 
@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import math
 import time
+from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.types import Message
@@ -41,7 +42,7 @@ from flip7.server.cluster.link import Session
 from flip7.server.table.errors import TableError
 from flip7.server.table.seat import Seat
 
-__all__ = ["router"]
+__all__ = ["SocketClient", "router"]
 
 router = APIRouter()
 
@@ -53,6 +54,16 @@ _SPECTATOR_WELCOME = _WELCOME + '"seat":null,'
 
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
+    async with admitted(ws, services) as client:
+        if client is not None:
+            await _serve(ws, table_id, client, services)
+
+
+@contextlib.asynccontextmanager
+async def admitted(ws: WebSocket, services: Services) -> AsyncIterator[SocketClient | None]:
+    """A new WebSocket (a table's, or a bot's stream) past the handshake gate and its
+    address's open sockets, accepted, as a :class:`SocketClient` with its address's
+    budgets; None when refused (the client was told). Counted open for the block."""
     settings, sockets = services.settings, services.sockets
     address = client_address(ws.client)
     handle = guard.connection_handle(ws.scope)
@@ -61,6 +72,7 @@ async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
         if refusal is not None:
             with contextlib.suppress(Exception):
                 await ws.send_denial_response(refusal.response())
+            yield None
             return
     await ws.accept()
     if not sockets.open_per_address.acquire(address):
@@ -70,16 +82,16 @@ async def table_socket(ws: WebSocket, table_id: str, services: Use) -> None:
                 "too_many_connections", f"at most {limit} connections from one address at once"))
             await ws.close(code=CloseCode.POLICY_VIOLATION,
                            reason="too many connections from this address")
+        yield None
         return
     try:
-        client = _Client(ws, settings, address, sockets.frames, sockets.strikes,
-                         sockets.handshakes, handle, sockets.chats, sockets.sent)
-        await _serve(ws, table_id, client, services)
+        yield SocketClient(ws, settings, address, sockets.frames, sockets.strikes,
+                           sockets.handshakes, handle, sockets.chats, sockets.sent)
     finally:
         sockets.open_per_address.release(address)
 
 
-async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Services) -> None:
+async def _serve(ws: WebSocket, table_id: str, client: SocketClient, services: Services) -> None:
     lobby, settings = services.lobby, services.settings
     services.sockets.open.add(ws)
     sender = asyncio.create_task(client.send_loop())
@@ -145,7 +157,7 @@ async def _serve(ws: WebSocket, table_id: str, client: _Client, services: Servic
             await sender
 
 
-class _Client:
+class SocketClient:
     """One WebSocket: its seat, its send queue and its rate limits."""
 
     def __init__(
@@ -236,6 +248,7 @@ class _Client:
         return False
 
     def close(self, code: int, reason: str = "") -> None:
+        """Close the socket with ``code`` once what is queued has been sent."""
         if not self.closing:
             self.closing = True
             self._queue.put_nowait((code, reason))
@@ -248,6 +261,21 @@ class _Client:
     ) -> Hello | Move | Ping | Chat | SpectatorChat | None:
         """A frame's message, parsed; None when the frame is refused (over this socket's
         or its address's budget, binary, too large, or no message: the client is told)."""
+        text = self.text_of(message)
+        if text is None:
+            return None
+        try:
+            return parse_client_message(text)
+        except ProtocolError as exc:
+            # A move whose decision does not parse is refused here, at the edge, as
+            # illegal_move (with its id and, after hello, the table where it runs here).
+            state = await session.state() if exc.code == "illegal_move" else None
+            self.push(error_frame(exc.code, exc.message, exc.move_id, state))
+            return None
+
+    def text_of(self, message: Message) -> str | None:
+        """A frame's text, once admitted (:meth:`admit`); None when it is refused (over a
+        budget, binary, too large: the client is told). A bot's stream reads it too."""
         if not self.admit(message):
             return None
         text = message.get("text")
@@ -258,14 +286,7 @@ class _Client:
         if len(text) > limit or len(text.encode()) > limit:
             self.error("too_large", f"a message may be at most {limit} bytes")
             return None
-        try:
-            return parse_client_message(text)
-        except ProtocolError as exc:
-            # A move whose decision does not parse is refused here, at the edge, as
-            # illegal_move (with its id and, after hello, the table where it runs here).
-            state = await session.state() if exc.code == "illegal_move" else None
-            self.push(error_frame(exc.code, exc.message, exc.move_id, state))
-            return None
+        return str(text)
 
     def admit(self, message: Message) -> bool:
         """Whether a frame (of any kind: text, binary, too large, malformed) may be handled:

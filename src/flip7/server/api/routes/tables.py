@@ -24,24 +24,13 @@ from flip7.server.base.protocol import (
     TableList,
     TutorialStep,
 )
+from flip7.server.base.requests import bearer
 from flip7.server.cluster.node import of as cluster_of
 from flip7.server.table.tutorial import FIRST_GAME
 
 __all__ = ["router"]
 
 router = APIRouter(tags=["lobby"])
-
-
-def _token(authorization: str | None) -> str | None:
-    """The seat token of ``Authorization: Bearer <token>``, None without one.
-
-    >>> _token("Bearer abc"), _token("bearer  abc "), _token("Basic abc"), _token(None)
-    ('abc', 'abc', None, None)
-    """
-    if authorization is None:
-        return None
-    scheme, _, value = authorization.partition(" ")
-    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
 async def _act(services: Services, asked: requests.Request) -> JSONObject:
@@ -69,7 +58,7 @@ async def create_table(
     table, seat, token = await services.lobby.create_table(
         body.name, body.player, body.seats, body.rules, body.turn_timer,
         address=client_address(request.client), bust_odds=body.bust_odds,
-        rated=body.rated, player_id=await services.players.identify(x_player_key),
+        rated=body.rated, player_id=await services.players.person(x_player_key),
         pace=body.pace, move_hours=body.move_hours,
     )
     state = await play.state_of(table, table.seats[seat])
@@ -96,7 +85,7 @@ async def join(
     is 400 ``weak_token``; one already another seat's at the table, 409 ``token_taken``."""
     return await _act(services, requests.Join(
         table_id=table_id, name=body.player, address=client_address(request.client),
-        player_id=await services.players.identify(x_player_key), token=body.token))
+        player_id=await services.players.person(x_player_key), token=body.token))
 
 
 @router.post("/api/tables/{table_id}/bots", response_model=TableAnswer, responses=ERROR_ANSWERS)
@@ -105,7 +94,7 @@ async def add_bot(
 ) -> JSONObject:
     """Seat a bot in the lowest empty seat (any seated player may)."""
     return await _act(services, requests.AddBot(
-        table_id=table_id, token=_token(authorization), bot=body.bot))
+        table_id=table_id, token=bearer(authorization), bot=body.bot))
 
 
 @router.delete("/api/tables/{table_id}/seats/{seat}", response_model=TableAnswer,
@@ -115,7 +104,7 @@ async def remove_seat(
 ) -> JSONObject:
     """Remove a bot, or yourself, before the game starts."""
     return await _act(services, requests.RemoveSeat(
-        table_id=table_id, token=_token(authorization), seat=seat))
+        table_id=table_id, token=bearer(authorization), seat=seat))
 
 
 @router.post("/api/tables/{table_id}/leave", response_model=TableAnswer,
@@ -124,7 +113,7 @@ async def leave(
     table_id: str, services: Use, authorization: str | None = Header(None)
 ) -> JSONObject:
     """Leave your seat: emptied before the start, played by a bot during a game."""
-    return await _act(services, requests.Leave(table_id=table_id, token=_token(authorization)))
+    return await _act(services, requests.Leave(table_id=table_id, token=bearer(authorization)))
 
 
 @router.post("/api/tables/{table_id}/start", response_model=TableAnswer,
@@ -133,7 +122,7 @@ async def start(
     table_id: str, services: Use, authorization: str | None = Header(None)
 ) -> JSONObject:
     """Start the game with the seated players (empty seats are dropped)."""
-    return await _act(services, requests.Start(table_id=table_id, token=_token(authorization)))
+    return await _act(services, requests.Start(table_id=table_id, token=bearer(authorization)))
 
 
 @router.post("/api/tables/{table_id}/rematch", response_model=TableAnswer,
@@ -145,7 +134,7 @@ async def rematch(
     .../ready`` with ``{"ready": true}``): it starts with the same options once every
     player staying is ready."""
     return await _act(services, requests.Start(
-        table_id=table_id, token=_token(authorization), rematch=True))
+        table_id=table_id, token=bearer(authorization), rematch=True))
 
 
 @router.post("/api/tables/{table_id}/ready", response_model=TableAnswer,
@@ -157,7 +146,7 @@ async def ready(
     every human staying is ready (bots are); players who left, or have been away
     from the end screen for ``rematch_wait`` seconds, are dropped from it."""
     return await _act(services, requests.Ready(
-        table_id=table_id, token=_token(authorization), ready=body.ready))
+        table_id=table_id, token=bearer(authorization), ready=body.ready))
 
 
 @router.post("/api/tutorial", response_model=SeatGranted, status_code=201,
@@ -184,7 +173,7 @@ async def tutorial_step(
     play on as a normal game against the bots. 409 ``stale_lesson`` for a lesson not on
     screen, ``tutorial_over`` once skipped or ended, ``no_tutorial`` at another game."""
     return await _act(services, requests.TutorialStep(
-        table_id=table_id, token=_token(authorization), skip=body.skip, read=body.read))
+        table_id=table_id, token=bearer(authorization), skip=body.skip, read=body.read))
 
 
 @router.post("/api/tables/{table_id}/seats/{seat}/handover", response_model=TableAnswer,
@@ -197,4 +186,4 @@ async def handover(
     ``Retry-After``); the server does it itself after ``handover_auto``. The seat is
     theirs again when they reconnect."""
     return await _act(services, requests.Handover(
-        table_id=table_id, token=_token(authorization), seat=seat))
+        table_id=table_id, token=bearer(authorization), seat=seat))

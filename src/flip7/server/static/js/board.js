@@ -1,7 +1,7 @@
 // The game board: piles, every player's line, scores and the score sheet.
 // Used live (table.js) and in replays (replay.js). Pure rendering from a GameView
 // (flip7.view.GameView.to_json()); interaction comes in through `picks`.
-import { botBadge } from "./botlevels.js";
+import { botAccountBadge, botBadge } from "./botlevels.js";
 import { cardBack, cardEl, cardName, kindPrompt, tparts } from "./cards.js";
 import { formatDate, formatNumber, t } from "./i18n.js";
 import { flip7Bonus, flip7Cards, ruleValue } from "./rules.js";
@@ -111,6 +111,7 @@ export function tickCountdowns(root = document) {
  * @property {string | null} [bot]
  * @property {boolean} [connected]
  * @property {boolean} [left]
+ * @property {boolean} [bot_account] a bot account's seat (the bot API)
  */
 
 /**
@@ -218,6 +219,8 @@ function seatPanel(game, s, { me, picks, meta, deadline }) {
   if (s === me) badges.push(h("span", { class: "badge badge--you", text: t("table.you") }));
   if (game.dealer === s) badges.push(h("span", { class: "badge badge--dealer", title: t("table.board.dealer_title"), "aria-label": t("table.board.dealer_title"), text: t("table.board.dealer_mark") }));
   if (meta && meta.kind === "bot") badges.push(h("span", { class: "badge badge--bot", title: meta.bot || undefined, text: botBadge(meta.bot || null) }));
+  const account = botAccountBadge(meta ? meta.bot_account : false);
+  if (account) badges.push(account);
   if (meta && meta.left) badges.push(h("span", { class: "badge badge--bot", text: t("table.board.left_bot_plays") }));
   else if (meta && meta.connected === false && meta.kind === "human") badges.push(h("span", { class: "badge badge--offline", text: t("table.offline") }));
 

@@ -23,6 +23,22 @@ export function levelBlurb(level) {
   return has(`table.bots.blurb.${level.name}`) ? t(`table.bots.blurb.${level.name}`) : level.blurb;
 }
 
+/**
+ * The badge of a bot account (the bot API): a program plays as this identity, at a seat,
+ * on the leaderboard, on its profile. Null for a person.
+ * @param {boolean | undefined} botAccount
+ * @returns {HTMLElement | null}
+ */
+export function botAccountBadge(botAccount) {
+  if (!botAccount) return null;
+  const badge = document.createElement("span");
+  badge.className = "badge badge--bot badge--bot-account";
+  badge.dataset.testid = "bot-account";
+  badge.textContent = t("common.bot_account");
+  badge.title = t("common.bot_account_title");
+  return badge;
+}
+
 // The bots a seat can be filled with (GET /api/bots): the levels by name, weakest first,
 // with the server's default, and the technical specs for those who want them.
 /** @typedef {{bots: string[], levels: import("./protocol.js").BotLevel[], default: string|null}} Bots */

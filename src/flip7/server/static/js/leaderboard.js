@@ -2,7 +2,7 @@
 // levels, by rating (GET /api/leaderboard): rank, name, rating, games, wins. The server lists
 // settled ratings first; a provisional one carries its mark.
 import { api } from "./api.js";
-import { levelName } from "./botlevels.js";
+import { botAccountBadge, levelName } from "./botlevels.js";
 import { errorText, formatNumber, t } from "./i18n.js";
 import { provisionalMark, ratingText } from "./history.js";
 import { getIdentity, profilePath } from "./identity.js";
@@ -31,7 +31,8 @@ function board({ id, title, rows, kind, me }) {
       h("td", { class: "standings-rank", text: formatNumber(r.rank) }),
       h("th", { scope: "row", class: "standings-who" },
         h("span", { class: `avatar avatar--small${kind === "bots" ? " avatar--bot" : ""}`, "aria-hidden": "true" }, player ? initial(player.name) : icon("bot")),
-        name, mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
+        name, mine ? h("span", { class: "badge badge--you", text: t("players.you") }) : null,
+        player && "bot_account" in player ? botAccountBadge(player.bot_account) : null),
       h("td", { class: "standings-num standings-rating" },
         h("span", { dataset: { testid: "board-rating" }, text: ratingText(r.display) }), provisionalMark(r)),
       h("td", { class: "standings-num", text: formatNumber(r.games) }),

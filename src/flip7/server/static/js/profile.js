@@ -4,6 +4,7 @@
 // history (a chart), games, wins, round score average, bust rate, Flip 7s, attack points
 // given and received, favourite targets; then the finished games (history.js).
 import { api } from "./api.js";
+import { botAccountBadge } from "./botlevels.js";
 import { niceStep, playerColor, svg } from "./chart.js";
 import { historyPanel, num, percent, provisionalMark, ratingText } from "./history.js";
 import { errorText, formatDate, formatNumber, t } from "./i18n.js";
@@ -139,7 +140,8 @@ export function mountProfile(root, { id = null, me = false }) {
       h("span", { class: "avatar avatar--big", "aria-hidden": "true", text: initial(p.name) }),
       h("div", { class: "profile-who" },
         h("h1", { class: "profile-name", dataset: { testid: "profile-name" } }, h("span", { text: p.name }),
-          self ? h("span", { class: "badge badge--you", text: t("players.you") }) : null),
+          self ? h("span", { class: "badge badge--you", text: t("players.you") }) : null,
+          botAccountBadge(p.bot_account)),
         p.created_at ? h("p", { class: "muted", text: t("players.profile.since", { date: formatDate(p.created_at, { dateStyle: "long" }) }) }) : null),
       h("div", { class: "profile-rating", dataset: { testid: "profile-rating" } },
         h("span", { class: "rating-with-mark" },

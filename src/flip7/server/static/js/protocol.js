@@ -79,6 +79,7 @@
  * @property {"human" | "bot" | "empty"} kind
  * @property {string | null} bot the bot's spec
  * @property {string | null} [player_id] the identity the seat was taken with
+ * @property {boolean} [bot_account] a bot account's seat (the bot API): an outside program plays it
  * @property {boolean} left
  * @property {boolean} connected
  * @property {boolean} [stand_in] the stand-in bot plays it while its player is away
@@ -86,6 +87,12 @@
  * @property {number | null} [handover_at] epoch seconds
  * @property {boolean | null} [ready] at the end screen
  * @property {boolean} [gone] at the end screen: the next game starts without them
+ */
+
+/**
+ * `GET /api/bot-accounts`: the bot accounts that take invitations now (docs/bot-api.md).
+ * @typedef {object} BotAccountList
+ * @property {Array<{id: string, name: string, online: boolean}>} bots
  */
 
 /**
@@ -1072,6 +1079,7 @@
  * @typedef {object} Profile
  * @property {string} id
  * @property {string} name
+ * @property {boolean} bot_account a bot account (the bot API): a program, not a person
  * @property {string} created_at
  * @property {(Rating & {games: number, wins: number}) | null} rating
  * @property {PlayerStats} stats
@@ -1147,6 +1155,7 @@
  * @property {number} rank
  * @property {string} id
  * @property {string} name
+ * @property {boolean} bot_account a bot account (the bot API)
  * @property {number} mu
  * @property {number} sigma
  * @property {number} display

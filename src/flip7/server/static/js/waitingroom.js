@@ -1,6 +1,7 @@
 // The waiting room of a table: its seats, the bots that can fill them, Start and Leave
 // for the seated, "Take a seat" for a spectator, and the invite link.
-import { botBadge, levelBlurb, levelName, loadBots } from "./botlevels.js";
+import { api } from "./api.js";
+import { botAccountBadge, botBadge, levelBlurb, levelName, loadBots } from "./botlevels.js";
 import { seatHue } from "./board.js";
 import { formatNumber, t } from "./i18n.js";
 import { navigate } from "./router.js";
@@ -102,6 +103,7 @@ function seatRow(S, seat, me, rest) {
     h("span", { class: "seat-row-name" },
       seat.kind === "empty" ? h("span", { class: "muted", text: t("table.waiting.empty_seat") }) : h("span", { text: seat.name }),
       mine ? h("span", { class: "badge badge--you", text: t("table.you") }) : null,
+      botAccountBadge(seat.bot_account),
       seat.kind === "bot" ? h("span", { class: "badge badge--bot", title: seat.bot || undefined, text: seat.bot ? botBadge(seat.bot) : t("table.bot_level", { level: t("table.waiting.basic") }) }) : null,
       seat.kind === "human" && !seat.connected ? h("span", { class: "badge badge--offline", text: t("table.offline") }) : null),
     remove);
@@ -152,6 +154,42 @@ function waitingControls(S, { seated, free, rest, takeSeat }) {
 }
 
 /**
+ * The host's list of the bot accounts that take invitations (GET /api/bot-accounts), each
+ * with "Invite": the bot account is asked on its stream and takes a seat if it accepts.
+ * Those already seated here are left out.
+ * @param {Rest} rest
+ * @param {Set<string>} seated  the identities seated at the table
+ * @returns {HTMLElement}
+ */
+function botAccountsPanel(rest, seated) {
+  const list = h("ul", { class: "bot-accounts", dataset: { testid: "bot-accounts" } });
+  const section = h("section", { class: "panel bot-accounts-panel" },
+    h("h2", { text: t("table.bot_accounts.title") }),
+    h("p", { class: "muted", text: t("table.bot_accounts.text") }), list);
+  api("GET", "/api/bot-accounts").then((answer) => {
+    const data = /** @type {import("./protocol.js").BotAccountList | null} */ (answer);
+    clear(list);
+    const bots = data ? data.bots.filter((b) => !seated.has(b.id)) : [];
+    if (!bots.length) list.appendChild(h("li", { class: "muted", text: t("table.bot_accounts.none") }));
+    for (const bot of bots) {
+      const invite = h("button", {
+        type: "button", class: "btn btn--secondary btn--small", dataset: { testid: "invite-bot", focusKey: `invite:${bot.id}` },
+        onclick: async () => {
+          invite.disabled = true;
+          const ok = await rest("POST", "/invitations", { bot: bot.id });
+          invite.textContent = ok ? t("table.bot_accounts.invited") : t("table.bot_accounts.invite");
+          if (!ok) invite.disabled = false;
+        },
+      }, t("table.bot_accounts.invite"));
+      list.appendChild(h("li", { class: "bot-account-row" },
+        h("span", { text: bot.name }), botAccountBadge(true),
+        bot.online ? null : h("span", { class: "badge badge--offline", text: t("table.offline") }), invite));
+    }
+  });
+  return section;
+}
+
+/**
  * The invite link, to copy and send to friends.
  * @param {Invite} invite
  * @param {() => void} copyInvite
@@ -185,6 +223,7 @@ export function renderWaiting(host, S, { rest, invite, copyInvite, takeSeat }) {
   const me = S.token ? S.mySeat : null;
   const list = h("ol", { class: "seat-list", "aria-label": t("table.waiting.seats") }, tb.seats.map((seat) => seatRow(S, seat, me, rest)));
   const badges = ruleBadges(tb.rules, tb.turn_timer);
+  const hosting = isSeated(S) && free && tb.chat !== undefined && tb.chat.host === S.mySeat;
   add(host,
     h("section", { class: "panel waiting" },
       h("div", { class: "waiting-head" },
@@ -192,5 +231,6 @@ export function renderWaiting(host, S, { rest, invite, copyInvite, takeSeat }) {
         h("span", { class: "chip", text: t("table.waiting.seated", { n: seated, count: tb.seats.length }) })),
       badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null,
       list, waitingControls(S, { seated, free, rest, takeSeat })),
-    invitePanel(invite, copyInvite));
+    invitePanel(invite, copyInvite),
+    hosting ? botAccountsPanel(rest, new Set(tb.seats.map((s) => s.player_id || ""))) : null);
 }

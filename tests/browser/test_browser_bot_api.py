@@ -1,0 +1,84 @@
+"""The bot API in the browser: the host sees the bot accounts that take invitations and
+invites one with a click; ``flip7 bot connect`` (its own process) takes the seat, which the
+waiting room and the board show with a "bot account" badge, and plays a whole game beside
+the browser's human (whose moves a socket of the same seat makes) and a built-in bot."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from browser_helpers import browser_server, new_page, shot
+
+
+def test_the_host_invites_a_bot_account_that_plays_a_game(
+    tmp_path_factory: pytest.TempPathFactory, chromium_browser: Any
+) -> None:
+    import httpx
+    from playwright.sync_api import expect
+    from server_helpers import SyncSocket, WsPlayer, choose
+
+    from flip7.client.table_client import ws_url
+
+    with browser_server(tmp_path_factory, "bot-api") as base, \
+            httpx.Client(base_url=base, timeout=20) as http:
+        player = http.post("/api/players", json={"name": "Outsider"}).json()
+        token = http.post("/api/players/me/bot",
+                          headers={"X-Player-Key": player["key"]}).json()["token"]
+        bearer = {"Authorization": f"Bearer {token}"}
+        assert http.put("/api/bot/available", json={"available": True},
+                        headers=bearer).status_code == 200
+        process = subprocess.Popen(
+            [sys.executable, "-m", "flip7", "bot", "connect", base, "--token", token,
+             "--games", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 20
+            while not http.get("/api/bot/account", headers=bearer).json()["online"]:
+                assert time.monotonic() < deadline, "the bot never connected"
+                time.sleep(0.05)
+            page, errors = new_page(chromium_browser)
+            page.goto(base + "/")
+            page.fill("#create-player", "Ann")
+            page.fill("#create-name", "Friday")
+            page.click("[data-testid=create]")
+            page.wait_for_url(re.compile(r"/t/[^/]+$"))
+            table_id = page.url.rsplit("/", 1)[1]
+            invite = page.locator("[data-testid=bot-accounts] [data-testid=invite-bot]")
+            expect(invite).to_have_count(1)
+            invite.click()
+            seat = page.locator('.seat-row[data-seat="1"]')
+            expect(seat).to_contain_text("Outsider")
+            expect(seat.locator("[data-testid=bot-account]")).to_have_text("bot account")
+            shot(page, "bot-api-waiting-room.png")
+            seat_token = page.evaluate(f"localStorage.getItem('flip7.token.{table_id}')")
+            host = {"Authorization": f"Bearer {seat_token}"}
+            assert http.post(f"/api/tables/{table_id}/bots", json={"bot": "basic"},
+                             headers=host).status_code == 200
+            page.click("[data-testid=start]")
+            expect(page.locator(".seat [data-testid=bot-account]")).to_have_count(1)
+            shot(page, "bot-api-board.png")
+            # The human's moves: a second socket of the same seat plays them.
+            ann = WsPlayer(SyncSocket(f"{ws_url(base)}/ws/tables/{table_id}"), None, seat_token)
+            ann.hello()
+            rng = random.Random(1)
+            while not (ann.state.get("game") or {}).get("over"):
+                game = ann.state.get("game")
+                if game and game["to_decide"] == game["viewer"] and game["legal_decisions"]:
+                    ann.move(choose(game, rng))
+                else:
+                    ann.recv()
+            ann.ws.close()
+            out, err = process.communicate(timeout=60)
+            assert process.returncode == 0, err
+            assert "1 game(s) played" in out
+            expect(page.locator(".turn-winner")).to_be_visible()
+            assert not errors, errors
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
