@@ -23,6 +23,7 @@ from server_helpers import (
     human_to_decide_or_over,
     join,
     new_table,
+    services_of,
 )
 
 
@@ -338,3 +339,45 @@ def test_decline_replace_and_refusals(tmp_path: Path) -> None:
         assert left.status_code == 200, left.text
         seats = client.get(f"/api/tables/{table_id}").json()["table"]["seats"]
         assert not any(s.get("bot_account") for s in seats)
+
+
+def test_an_invitation_gone_is_told(tmp_path: Path) -> None:
+    """An invitation the bot was told of and has not answered: when its table fills, its
+    table starts or it expires (the hub's clock moved past its 15 minutes), the stream
+    says so (``invitation_gone`` with the reason) and accepting it is 404."""
+    from datetime import timedelta
+
+    from flip7.server.base.formats import utcnow
+
+    with app_client(tmp_path / "t.db") as client, ExitStack() as stack:
+        player, token = bot_account(client)
+        bot = bot_socket(client, stack, token)
+
+        def invited(seats: int, host_name: str) -> tuple[str, str, dict[str, Any]]:
+            table_id, host = new_table(client, seats=seats, player=host_name)
+            r = client.post(f"/api/tables/{table_id}/invitations", json={"bot": player["id"]},
+                            headers=auth(host))
+            assert r.status_code == 201, r.text
+            return table_id, host, bot.recv_until(lambda f: f["type"] == "invitation")
+
+        def gone(invitation: dict[str, Any], reason: str) -> None:
+            frame = bot.recv_until(lambda f: f["type"] == "invitation_gone")
+            assert frame == {"v": 1, "type": "invitation_gone", "id": invitation["id"],
+                             "table_id": invitation["table_id"], "reason": reason}
+            r = client.post(f"/api/bot/invitations/{invitation['id']}/accept",
+                            headers=auth(token))
+            assert r.status_code == 404 and r.json()["detail"]["code"] == "no_invitation"
+
+        full_id, _host, invitation = invited(3, "Ann")
+        join(client, full_id, "Zed")
+        join(client, full_id, "Yan")
+        gone(invitation, "table_full")
+        started_id, host, invitation = invited(4, "Bea")
+        for _ in range(2):
+            assert client.post(f"/api/tables/{started_id}/bots", json={"bot": "basic"},
+                               headers=auth(host)).status_code == 200
+        assert client.post(f"/api/tables/{started_id}/start", headers=auth(host)).status_code == 200
+        gone(invitation, "table_started")
+        _table_id, _host, invitation = invited(3, "Cid")
+        services_of(client).bots.now = lambda: utcnow() + timedelta(minutes=16)
+        gone(invitation, "expired")

@@ -43,9 +43,10 @@ import hmac
 import json
 import math
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Literal, Protocol
 
 from flip7.core.jsontypes import JSONObject
 from flip7.server.api import owner
@@ -54,9 +55,10 @@ from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import dumps, utcnow
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.protocol import Chat, Hello, Move
-from flip7.server.base.requests import Invite, Join, Leave, PublicRecord
+from flip7.server.base.requests import Invite, Join, Leave, PublicRecord, ShowTable
 from flip7.server.base.settings import Settings
 from flip7.server.cluster.link import Session
+from flip7.server.cluster.node import of as cluster_of
 from flip7.server.store.database import Store
 from flip7.server.store.players import (
     BotAccount,
@@ -71,8 +73,8 @@ from flip7.server.table.errors import TableError, spend
 from flip7.server.table.lobby import Lobby
 from flip7.server.table.seat import Seat
 
-__all__ = ["BOT_SYNC_SECONDS", "BotError", "BotHub", "Stream", "invitation_frame",
-           "with_table"]
+__all__ = ["BOT_SYNC_SECONDS", "BotError", "BotHub", "GoneReason", "Stream",
+           "invitation_frame", "invitation_gone_frame", "with_table"]
 
 # Invitations a bot account holds at once (the oldest go first), and how long each lasts.
 MAX_INVITATIONS = 50
@@ -117,6 +119,23 @@ def invitation_frame(invitation: BotInvitation, now: datetime) -> str:
                   "expires_in": max(0, round((invitation.expires_at - now).total_seconds()))})
 
 
+# Why an invitation the bot was told of can no longer be accepted.
+GoneReason = Literal["expired", "table_started", "table_full"]
+
+
+def invitation_gone_frame(invitation: BotInvitation, reason: GoneReason) -> str:
+    """The ``invitation_gone`` frame of a bot's stream: the invitation it was told of and
+    has not answered can no longer be accepted, and why.
+
+    >>> from datetime import UTC
+    >>> gone = BotInvitation("i1", "b1", "t1", "Flip 7 table", "Ann", datetime.now(UTC))
+    >>> invitation_gone_frame(gone, "expired")
+    '{"v":1,"type":"invitation_gone","id":"i1","table_id":"t1","reason":"expired"}'
+    """
+    return dumps({"v": 1, "type": "invitation_gone", "id": invitation.id,
+                  "table_id": invitation.table_id, "reason": reason})
+
+
 class _Seat:
     """One seat a bot account holds: the client its table sees (frames go on to the
     account's stream) and the session its moves go through while a stream is open."""
@@ -156,8 +175,8 @@ class _Bot:
     stream: Stream | None = None
     # The seats whose sessions this process holds for the stream.
     seats: dict[str, _Seat] = field(default_factory=dict)
-    # The invitations the stream has been told of.
-    told: set[str] = field(default_factory=set)
+    # The invitations the stream has been told of and the bot has not answered, by id.
+    told: dict[str, BotInvitation] = field(default_factory=dict)
     # The seats whose sessions are being opened (one session a seat per stream).
     opening: set[str] = field(default_factory=set)
 
@@ -178,6 +197,8 @@ class BotHub:
         self._closing: set[asyncio.Future[None]] = set()
         self._secret: bytes | None = None
         self._sync: asyncio.Task[None] | None = None
+        # The hub's clock (a test moves it).
+        self.now: Callable[[], datetime] = utcnow
         # Every bot account's moves, per identity (its WebSocket and REST moves together),
         # at the rate and burst a socket's frames have.
         self.moves = AddressBudget(settings.rate_per_second * 60, settings.rate_burst)
@@ -228,20 +249,23 @@ class BotHub:
         host_seat = table.get("chat", {}).get("host")
         seats = table.get("seats", [])
         host = next((str(s.get("name")) for s in seats if s.get("seat") == host_seat), "?")
-        now = utcnow()
-        invitation = BotInvitation(secrets.token_urlsafe(9), account.player_id, table_id,
-                                   str(table.get("name")), host,
-                                   now + timedelta(seconds=INVITATION_SECONDS))
+        now = self.now()
+        invitation = BotInvitation(
+            secrets.token_urlsafe(9), account.player_id, table_id, str(table.get("name")),
+            host, now + timedelta(seconds=INVITATION_SECONDS))
         await add_invitation(self._store(), invitation, MAX_INVITATIONS)
         bot = self._bots.get(account.player_id)
         if bot is not None and bot.stream is not None:
-            bot.told.add(invitation.id)
+            bot.told[invitation.id] = invitation
             bot.stream.push(invitation_frame(invitation, now))
         return invitation
 
     async def _taken(self, account: BotAccount, invitation_id: str) -> BotInvitation:
+        bot = self._bots.get(account.player_id)
+        if bot is not None:  # answered: nothing more to say of it
+            bot.told.pop(invitation_id, None)
         found = await take_invitation(self._store(), account.player_id, invitation_id[:32],
-                                      utcnow())  # fmt: skip
+                                      self.now())  # fmt: skip
         if found is None:
             raise BotError("no_invitation", f"there is no invitation {invitation_id[:32]!r} for "
                            "this bot account (answered, expired, or never made)", 404)
@@ -284,15 +308,47 @@ class BotHub:
 
     async def _catch_up(self, bot: _Bot) -> None:
         """Tell the stream of ``bot`` the invitations and open the seats it has not had:
-        those that came here while it was away, or by another process."""
-        store, now = self._store(), utcnow()
-        for invitation in await invitations_of(store, bot.account.player_id, now):
-            if invitation.id not in bot.told and bot.stream is not None:
-                bot.told.add(invitation.id)
+        those that came here while it was away, or by another process. An invitation it
+        was told of and can no longer accept (expired, or its table started or filled)
+        is gone from the database, and the stream is told so (``invitation_gone``)."""
+        store, now = self._store(), self.now()
+        standing = await invitations_of(store, bot.account.player_id, now)
+        ids = {invitation.id for invitation in standing}
+        for told in [i for i in bot.told.values() if i.id not in ids]:
+            # Not standing: expired, else answered by another process (or pushed out by
+            # MAX_INVITATIONS newer ones), which the bot knows of.
+            del bot.told[told.id]
+            if told.expires_at <= now and bot.stream is not None:
+                bot.stream.push(invitation_gone_frame(told, "expired"))
+        for invitation in standing:
+            reason = await self._closed_to_bots(invitation.table_id)
+            if reason is not None:
+                await take_invitation(store, bot.account.player_id, invitation.id, now)
+                if bot.told.pop(invitation.id, None) is not None and bot.stream is not None:
+                    bot.stream.push(invitation_gone_frame(invitation, reason))
+            elif invitation.id not in bot.told and bot.stream is not None:
+                bot.told[invitation.id] = invitation
                 bot.stream.push(invitation_frame(invitation, now))
         for held in await seated_tables(store, bot.account.player_id, MAX_SEATS):
             if held.id not in bot.seats and bot.stream is not None:
                 await self._open(bot, held.id)
+
+    async def _closed_to_bots(self, table_id: str) -> GoneReason | None:
+        """Why an invitation to ``table_id`` can no longer be accepted: its table started
+        or has no empty seat; None while it may be (or when this cannot be told now). A
+        table this process alone would have to wake (suspended, still waiting) is not
+        woken for it: its invitations expire."""
+        if cluster_of(self.lobby) is None and table_id not in self.lobby.tables:
+            return None
+        try:
+            table = (await owner.run(self.lobby, ShowTable(table_id=table_id))).table
+        except TableError:
+            return None  # closed, or not reachable now: the invitation expires
+        if table.get("state") != "waiting":
+            return "table_started"
+        if all(seat.get("kind") != "empty" for seat in table.get("seats", [])):
+            return "table_full"
+        return None
 
     async def _sync_loop(self) -> None:
         """While a stream is open here: every ``BOT_SYNC_SECONDS``, what came by another
