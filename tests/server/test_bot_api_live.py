@@ -25,9 +25,9 @@ from flip7.client.table_client import ws_url
 from flip7.server.base.settings import Settings, database_url
 
 
-def server(tmp_path: Path) -> Any:
+def server(tmp_path: Path, **settings: Any) -> Any:
     return threaded_server(Settings(database_url=database_url(str(tmp_path / "t.db")),
-                                    bot_delay=0.0, seed=21))
+                                    bot_delay=0.0, seed=21, **settings))
 
 
 def bot_account(http: httpx.Client) -> tuple[dict[str, Any], str]:
@@ -122,6 +122,46 @@ def test_an_outside_bot_process_plays_a_whole_game(tmp_path: Path, command: str)
         assert final["game"]["over"]
         replay = http.get(f"/api/tables/{table_id}").json()["table"]
         assert not any(s.get("stand_in") for s in replay["seats"] if s.get("bot_account"))
+
+
+def test_flip7_bot_connect_rematch_plays_two_games_in_a_row(tmp_path: Path) -> None:
+    """``--rematch``: at the end screen the outside bot stays and says ready, as the host
+    does, and the next game starts with it; after its two games it leaves and exits. A
+    ready before the game is over is refused, 409 ``not_over``. (Two games at a test's
+    pace are more moves than a socket's burst allows: the burst is raised.)"""
+    with server(tmp_path, rate_burst=1000) as url, httpx.Client(base_url=url, timeout=20) as http:
+        player, token = bot_account(http)
+        table_id, host = table_with_bot(http)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "flip7", "bot", "connect", url, "--token", token,
+             "--games", "2", "--rematch", "--seed", "1"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            until(lambda: any(b["online"] for b in http.get("/api/bot-accounts").json()["bots"]))
+            assert http.post(f"/api/tables/{table_id}/invitations", json={"bot": player["id"]},
+                             headers=auth(host)).status_code == 201
+            until(lambda: any(s.get("bot_account") for s in
+                              http.get(f"/api/tables/{table_id}").json()["table"]["seats"]))
+            early = http.post(f"/api/bot/tables/{table_id}/ready", json={}, headers=auth(token))
+            assert early.status_code == 409 and early.json()["detail"]["code"] == "not_over"
+            assert http.post(f"/api/tables/{table_id}/start",
+                             headers=auth(host)).status_code == 200
+            play_human(url, table_id, host, random.Random(4))
+            assert http.post(f"/api/tables/{table_id}/ready", json={"ready": True},
+                             headers=auth(host)).status_code == 200
+            until(lambda: http.get(f"/api/tables/{table_id}").json()["table"]["state"]
+                  == "playing")
+            final = play_human(url, table_id, host, random.Random(5))
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+        assert process.returncode == 0, err
+        assert "2 game(s) played" in out
+        assert final["game"]["over"]
+        seats = http.get(f"/api/tables/{table_id}").json()["table"]["seats"]
+        assert not any(s.get("stand_in") for s in seats if s.get("bot_account"))
 
 
 def sse_frames(response: httpx.Response) -> Iterator[dict[str, Any]]:

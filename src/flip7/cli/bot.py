@@ -5,7 +5,9 @@ invitations (``--accept any``; ``none`` plays only the seats it already holds) a
 each game with the bot of SPEC (``basic``, ``winprob``, a level such as ``Expert``, or
 ``module:Class``): at each of its decisions the game's public record is replayed into the
 game itself (flip7.client.bot_client) and the bot chooses in it, as it would at a table of
-the server's own. ``--games N`` stops after N games.
+the server's own. ``--games N`` stops after N games; ``--rematch`` stays at each table
+after its game and says ready for the next one (as a person at the end screen) instead of
+leaving.
 
 The client needs the ``server`` extra (websockets, httpx), imported when the command runs.
 """
@@ -40,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          help="which invitations to take (default any)")
     connect.add_argument("--games", type=int, default=None, metavar="N",
                          help="stop after N games (default: play on until stopped)")
+    connect.add_argument("--rematch", action="store_true",
+                         help="stay at the table after each game and say ready for the next "
+                         "one (default: leave)")
     connect.add_argument("--seed", type=int, default=None, help="the bot's seed")
 
 
@@ -55,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise Flip7Error(f"flip7 bot needs the 'server' extra: {exc}") from None
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
     client = BotClient(args.url, args.token, lambda game: str(bot.choose(game)),
-                       accept=args.accept, games=args.games)
+                       accept=args.accept, games=args.games, rematch=args.rematch)
     played = asyncio.run(client.run())
     print(f"{played} game(s) played")
     return 0

@@ -63,23 +63,27 @@ class BotStreamClosed(Flip7Error):
 
 @dataclass
 class _Seat:
-    """A seat the bot holds: its number at the table and the last version it moved at."""
+    """A seat the bot holds: its number at the table, the last version it moved at, and
+    whether its game is over (counted, and the seat said ready when it stays)."""
 
     seat: int
     moved_at: int = -1
+    over: bool = False
 
 
 @dataclass
 class BotClient:
     """One bot account's stream at ``url``: it accepts invitations (``accept``), plays
-    every seat it holds with ``policy``, leaves each table when its game is over, and
-    stops after ``games`` games (None: never)."""
+    every seat it holds with ``policy``, leaves each table when its game is over (or,
+    ``rematch``, stays and says ready for the next game there), and stops after ``games``
+    games (None: never)."""
 
     url: str
     token: str
     policy: Policy
     accept: Accept = "any"
     games: int | None = None
+    rematch: bool = False
     retry_seconds: float = 2.0
     played: int = 0
     _seats: dict[str, _Seat] = field(default_factory=dict)
@@ -159,7 +163,8 @@ class BotClient:
         if not isinstance(game, dict):
             return False
         if game["over"]:
-            return await self._over(http, table_id)
+            return await self._over(ws, http, table_id, seat)
+        seat.over = False  # a game goes on (the next one, after a rematch)
         if (game["to_decide"] is not None and game["to_decide"] == game["viewer"]
                 and game["legal_decisions"] and state["version"] > seat.moved_at):
             await self._move(ws, http, table_id, seat)
@@ -185,11 +190,20 @@ class BotClient:
                                   "id": f"b{next(self._ids)}", "version": version,
                                   "decision": decision}))
 
-    async def _over(self, http: httpx.AsyncClient, table_id: str) -> bool:
-        """The game at ``table_id`` is over: leave the table; whether that was the last."""
-        if self._seats.pop(table_id, None) is None:
+    async def _over(self, ws: ClientConnection, http: httpx.AsyncClient, table_id: str,
+                    seat: _Seat) -> bool:
+        """The game at ``table_id`` is over: leave the table, or (``rematch``, and more
+        games to play) say ready for the next one there; whether that was the last."""
+        if seat.over:  # said once for this game
             return False
-        await http.post(f"/api/bot/tables/{table_id}/leave")
+        seat.over = True
         self.played += 1
         log.info("game over at %s (%d played)", table_id, self.played)
-        return self.games is not None and self.played >= self.games
+        last = self.games is not None and self.played >= self.games
+        if self.rematch and not last:
+            await ws.send(json.dumps({"v": 1, "type": "ready", "table_id": table_id,
+                                      "ready": True}))
+            return False
+        del self._seats[table_id]
+        await http.post(f"/api/bot/tables/{table_id}/leave")
+        return last

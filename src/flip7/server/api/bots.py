@@ -55,7 +55,15 @@ from flip7.server.base.errors import ServerError
 from flip7.server.base.formats import dumps, utcnow
 from flip7.server.base.limits import AddressBudget
 from flip7.server.base.protocol import Chat, Hello, Move
-from flip7.server.base.requests import Invite, Join, Leave, PublicRecord, ShowTable
+from flip7.server.base.requests import (
+    Answer,
+    Invite,
+    Join,
+    Leave,
+    PublicRecord,
+    Ready,
+    ShowTable,
+)
 from flip7.server.base.settings import Settings
 from flip7.server.cluster.link import Session
 from flip7.server.cluster.node import of as cluster_of
@@ -474,25 +482,36 @@ class BotHub:
                 await self._end(seat)
 
     async def _run(self, account: BotAccount, table_id: str,
-                   make: type[PublicRecord] | type[Leave]) -> JSONObject:
+                   make: Callable[[str], PublicRecord | Leave | Ready]) -> Answer:
+        """The table's answer to the request ``make`` builds with the seat's token."""
         token = await self.seat_token(account.player_id, table_id)
         try:
-            answer = await owner.run(self.lobby, make(table_id=table_id, token=token))
+            return await owner.run(self.lobby, make(token))
         except TableError as exc:
             if exc.code == "unauthorized":
                 raise _no_seat(table_id) from None
             raise
-        return {"table": answer.table, "record": answer.record}
 
     async def record(self, account: BotAccount, table_id: str) -> JSONObject:
         """The public record of the game at the seat's table so far, with the table as the
         seat sees it (the version it belongs to): ``{"table", "record"}``."""
-        return await self._run(account, table_id, PublicRecord)
+        answer = await self._run(account, table_id,
+                                 lambda token: PublicRecord(table_id=table_id, token=token))
+        return {"table": answer.table, "record": answer.record}
+
+    async def ready(self, account: BotAccount, table_id: str, ready: bool) -> JSONObject:
+        """At the end screen, whether the seat at ``table_id`` is ready for the next game,
+        as a human's ready (flip7.server.table.lobby.Lobby.ready: the next game starts
+        once every human seat staying is ready): ``{"table"}``. 409 ``not_over`` before
+        the end screen, ``not_enough_players`` when too few stay."""
+        answer = await self._run(account, table_id, lambda token: Ready(
+            table_id=table_id, token=token, ready=ready))
+        return {"table": answer.table}
 
     async def leave(self, account: BotAccount, table_id: str) -> JSONObject:
         """Leave the seat at ``table_id``, as a human's leave: emptied before the start,
         played by the stand-in bot during a game."""
-        await self._run(account, table_id, Leave)
+        await self._run(account, table_id, lambda token: Leave(table_id=table_id, token=token))
         bot = self._bots.get(account.player_id)
         seat = None if bot is None else bot.seats.pop(table_id, None)
         if seat is not None:

@@ -44,6 +44,7 @@ __all__ = [
     "BotChat",
     "BotDecline",
     "BotMove",
+    "BotReady",
     "CardDecisionModel",
     "Chat",
     "ChatEntryModel",
@@ -283,14 +284,26 @@ class BotChat(Chat):
     table_id: TableId
 
 
+class BotReady(_Strict):
+    """At the end screen of the bot's table ``table_id``: whether its seat is ready for
+    the next game (a human seat's ``POST /api/tables/{id}/ready``, the same rule)."""
+
+    v: Literal[1]
+    type: Literal["ready"]
+    table_id: TableId
+    ready: StrictBool = True
+
+
 BotMessage = Annotated[
-    BotAccept | BotDecline | BotMove | BotChat | Ping, Field(discriminator="type")
+    BotAccept | BotDecline | BotMove | BotChat | BotReady | Ping, Field(discriminator="type")
 ]
 _BOT = TypeAdapter(BotMessage)
-_BOT_TYPES = ("accept", "decline", "move", "chat", "ping")
+_BOT_TYPES = ("accept", "decline", "move", "chat", "ready", "ping")
 
 
-def parse_bot_message(text: str) -> BotAccept | BotDecline | BotMove | BotChat | Ping:
+def parse_bot_message(
+    text: str,
+) -> BotAccept | BotDecline | BotMove | BotChat | BotReady | Ping:
     """Parse one frame of a bot's stream: a seat's move or chat with its ``table_id``, an
     answer to an invitation, a ping; refused as a seat's frame would be.
 
@@ -303,7 +316,7 @@ def parse_bot_message(text: str) -> BotAccept | BotDecline | BotMove | BotChat |
     flip7.server.base.protocol.ProtocolError: unknown message type 'hello'; types are accept, ...
     """
     parsed = _parse(text, _BOT, _BOT_TYPES)
-    assert isinstance(parsed, BotAccept | BotDecline | BotMove | BotChat | Ping)
+    assert isinstance(parsed, BotAccept | BotDecline | BotMove | BotChat | BotReady | Ping)
     return parsed
 
 

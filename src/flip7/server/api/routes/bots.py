@@ -34,9 +34,11 @@ from flip7.server.base.protocol import (
     BotChat,
     BotDecline,
     BotMove,
+    BotReady,
     Chat,
     Move,
     ProtocolError,
+    Ready,
     Text,
     parse_bot_message,
     parse_client_message,
@@ -191,6 +193,18 @@ async def record(
     return await services.bots.record(bot, table_id)
 
 
+@router.post("/api/bot/tables/{table_id}/ready", response_model=None)
+async def ready(
+    table_id: str, body: Ready, services: Use, authorization: str | None = Header(None)
+) -> JSONObject:
+    """At the end screen, whether the seat at ``table_id`` is ready for the next game
+    (``{"ready": true}``, the default), as a human seat's ``POST /api/tables/{id}/ready``:
+    ``{"table"}``. It starts once every human seat staying is ready. 409 ``not_over``,
+    ``not_enough_players``; 404 ``no_seat``."""
+    bot = await services.players.bot_of(authorization)
+    return await services.bots.ready(bot, table_id, body.ready)
+
+
 @router.post("/api/bot/tables/{table_id}/leave", response_model=None)
 async def leave(
     table_id: str, services: Use, authorization: str | None = Header(None)
@@ -297,7 +311,8 @@ async def event_stream(
 @router.websocket("/api/bot/ws")
 async def bot_socket(ws: WebSocket, services: Use) -> None:
     """The bot's WebSocket: frames as the event stream's, and the bot's messages
-    (``accept``, ``decline``, ``move`` and ``chat`` with their ``table_id``, ``ping``),
+    (``accept``, ``decline``, ``move``, ``chat`` and ``ready`` with their ``table_id``,
+    ``ping``),
     each within the budgets of any socket and the account's moves."""
     async with admitted(ws, services) as client:
         if client is None:
@@ -354,6 +369,8 @@ async def _serve(ws: WebSocket, client: SocketClient, bot: BotAccount, services:
                 case BotChat():
                     await services.bots.play(bot, parsed.table_id, Chat.model_construct(
                         v=1, type="chat", text=parsed.text))
+                case BotReady():  # the table's update says it
+                    await services.bots.ready(bot, parsed.table_id, parsed.ready)
                 case _:
                     client.push(PONG)
         except (ServerError, TableError) as exc:
