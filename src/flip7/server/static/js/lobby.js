@@ -2,6 +2,7 @@
 // the scorekeeper.
 import { api, joinTable, messageOf } from "./api.js";
 import { formatDate, formatNumber, lang, t } from "./i18n.js";
+import { botAccountsList, offersBotInvites } from "./botinvites.js";
 import { localName } from "./botlevels.js";
 import { cardEl } from "./cards.js";
 import { navigate } from "./router.js";
@@ -308,6 +309,42 @@ function openTables(alive, alsoRefresh) {
       tablesList, tablesEmpty),
     slowPanel);
 
+  // The tables whose bot invitations are open, kept open when the list is drawn again.
+  /** @type {Set<string>} */
+  const invitesOpen = new Set();
+
+  /**
+   * The host's bot invitations at a table of the list (the waiting room's list, with the
+   * seat's token this browser holds): loaded when opened.
+   * @param {TableSummary} tbl
+   * @param {string} token
+   */
+  function botInvites(tbl, token) {
+    /** @param {string} bot */
+    async function invite(bot) {
+      try {
+        await api("POST", `/api/tables/${encodeURIComponent(tbl.id)}/invitations`, { body: { bot }, token });
+        return true;
+      } catch (err) {
+        toast(messageOf(err));
+        return false;
+      }
+    }
+    const seated = new Set(tbl.seats.map((s) => s.player_id || ""));
+    const box = h("details", { class: "bot-invites", open: invitesOpen.has(tbl.id), dataset: { testid: "lobby-bot-invites" } },
+      h("summary", { text: t("table.bot_accounts.title"), dataset: { focusKey: `bots:${tbl.id}` } }));
+    const fill = () => {
+      if (box.open && box.childElementCount === 1) box.appendChild(botAccountsList(invite, seated));
+    };
+    box.addEventListener("toggle", () => {
+      if (box.open) invitesOpen.add(tbl.id);
+      else invitesOpen.delete(tbl.id);
+      fill();
+    });
+    fill();
+    return box;
+  }
+
   /** @param {TableSummary} tbl */
   async function join(tbl) {
     const name = await askName(t("lobby.join_title", { name: tbl.name }), t("common.join"));
@@ -343,7 +380,8 @@ function openTables(alive, alsoRefresh) {
   function tableItem(tbl) {
     const seated = tbl.seats.filter((s) => s.kind !== "empty");
     const free = tbl.seats.length - seated.length;
-    const mine = !!store.get(tokenKey(tbl.id));
+    const token = store.get(tokenKey(tbl.id));
+    const mine = !!token;
     const badges = ruleBadges(tbl.rules, tbl.turn_timer);
     if (tbl.bust_odds === false) badges.push({ text: t("lobby.no_bust_odds"), cls: "no-odds" });
     if (tbl.rated === false) badges.push({ text: t("lobby.unrated"), cls: "unrated" });
@@ -363,7 +401,8 @@ function openTables(alive, alsoRefresh) {
         h("div", { class: "seat-dots", role: "img", "aria-label": t("lobby.seats_taken", { taken: seated.length, count: tbl.seats.length }) },
           tbl.seats.map((s) => h("span", { class: `seat-dot seat-dot--${s.kind}` }))),
         h("p", { class: "table-item-players muted", text: seated.map((s) => localName(s.name || "")).join(", ") || t("lobby.nobody_yet") }),
-        badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null),
+        badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null,
+        token && offersBotInvites(tbl, mine) ? botInvites(tbl, token) : null),
       h("div", { class: "table-item-actions" }, actions));
   }
 

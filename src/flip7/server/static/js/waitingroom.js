@@ -1,6 +1,6 @@
 // The waiting room of a table: its seats, the bots that can fill them, Start and Leave
 // for the seated, "Take a seat" for a spectator, and the invite link.
-import { api } from "./api.js";
+import { botAccountsList } from "./botinvites.js";
 import { botAccountBadge, botBadge, levelBlurb, levelName, loadBots } from "./botlevels.js";
 import { seatHue } from "./board.js";
 import { formatNumber, t } from "./i18n.js";
@@ -162,31 +162,10 @@ function waitingControls(S, { seated, free, rest, takeSeat }) {
  * @returns {HTMLElement}
  */
 function botAccountsPanel(rest, seated) {
-  const list = h("ul", { class: "bot-accounts", dataset: { testid: "bot-accounts" } });
-  const section = h("section", { class: "panel bot-accounts-panel" },
+  return h("section", { class: "panel bot-accounts-panel" },
     h("h2", { text: t("table.bot_accounts.title") }),
-    h("p", { class: "muted", text: t("table.bot_accounts.text") }), list);
-  api("GET", "/api/bot-accounts").then((answer) => {
-    const data = /** @type {import("./protocol.js").BotAccountList | null} */ (answer);
-    clear(list);
-    const bots = data ? data.bots.filter((b) => !seated.has(b.id)) : [];
-    if (!bots.length) list.appendChild(h("li", { class: "muted", text: t("table.bot_accounts.none") }));
-    for (const bot of bots) {
-      const invite = h("button", {
-        type: "button", class: "btn btn--secondary btn--small", dataset: { testid: "invite-bot", focusKey: `invite:${bot.id}` },
-        onclick: async () => {
-          invite.disabled = true;
-          const ok = await rest("POST", "/invitations", { bot: bot.id });
-          invite.textContent = ok ? t("table.bot_accounts.invited") : t("table.bot_accounts.invite");
-          if (!ok) invite.disabled = false;
-        },
-      }, t("table.bot_accounts.invite"));
-      list.appendChild(h("li", { class: "bot-account-row" },
-        h("span", { text: bot.name }), botAccountBadge(true),
-        bot.online ? null : h("span", { class: "badge badge--offline", text: t("table.offline") }), invite));
-    }
-  });
-  return section;
+    h("p", { class: "muted", text: t("table.bot_accounts.text") }),
+    botAccountsList(async (bot) => (await rest("POST", "/invitations", { bot })) !== null, seated));
 }
 
 /**
