@@ -1,5 +1,5 @@
-"""The bot API in the browser: the host sees the bot accounts that take invitations and
-invites one with a click; ``flip7 bot connect`` (its own process) takes the seat, which the
+"""The bot API in the browser: the host sees the bot accounts that take invitations (in
+the waiting room, and in the lobby beside the table) and invites one with a click; ``flip7 bot connect`` (its own process) takes the seat, which the
 waiting room and the board show with a "bot account" badge, and plays a whole game beside
 the browser's human (whose moves a socket of the same seat makes) and a built-in bot."""
 
@@ -50,7 +50,13 @@ def test_the_host_invites_a_bot_account_that_plays_a_game(
             table_id = page.url.rsplit("/", 1)[1]
             invite = page.locator("[data-testid=bot-accounts] [data-testid=invite-bot]")
             expect(invite).to_have_count(1)
-            invite.click()
+            # The lobby offers the same list beside the table; the invitation goes from there.
+            page.goto(base + "/")
+            invites = page.locator(f'[data-table="{table_id}"] [data-testid=lobby-bot-invites]')
+            invites.locator("summary").click()
+            invites.locator("[data-testid=invite-bot]").click()
+            expect(invites.locator("[data-testid=invite-bot]")).to_have_text("Invited")
+            page.goto(f"{base}/t/{table_id}")
             seat = page.locator('.seat-row[data-seat="1"]')
             expect(seat).to_contain_text("Outsider")
             expect(seat.locator("[data-testid=bot-account]")).to_have_text("bot account")
