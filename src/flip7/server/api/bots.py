@@ -343,9 +343,9 @@ class BotHub:
 
     async def _closed_to_bots(self, table_id: str) -> GoneReason | None:
         """Why an invitation to ``table_id`` can no longer be accepted: its table started
-        or has no empty seat; None while it may be (or when this cannot be told now). A
-        table this process alone would have to wake (suspended, still waiting) is not
-        woken for it: its invitations expire."""
+        or has no empty seat; None while it may be, or when this cannot be told now (a
+        closed table, a cluster that does not answer: the invitation expires). Alone, this
+        process asks only a table it has in memory, never waking a suspended one for it."""
         if cluster_of(self.lobby) is None and table_id not in self.lobby.tables:
             return None
         try:
