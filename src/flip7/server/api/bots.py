@@ -320,12 +320,14 @@ class BotHub:
         was told of and can no longer accept (expired, or its table started or filled)
         is gone from the database, and the stream is told so (``invitation_gone``)."""
         store, now = self._store(), self.now()
+        # Those told before the look (one told meanwhile may not be in it yet).
+        told_before = list(bot.told.values())
         standing = await invitations_of(store, bot.account.player_id, now)
         ids = {invitation.id for invitation in standing}
-        for told in [i for i in bot.told.values() if i.id not in ids]:
-            # Not standing: expired, else answered by another process (or pushed out by
-            # MAX_INVITATIONS newer ones), which the bot knows of.
-            del bot.told[told.id]
+        for told in [i for i in told_before if i.id not in ids]:
+            # Not standing: expired, else answered (by another process) or pushed out by
+            # MAX_INVITATIONS newer ones, which is not said.
+            bot.told.pop(told.id, None)
             if told.expires_at <= now and bot.stream is not None:
                 bot.stream.push(invitation_gone_frame(told, "expired"))
         for invitation in standing:
