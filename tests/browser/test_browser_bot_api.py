@@ -1,7 +1,8 @@
 """The bot API in the browser: the host sees the bot accounts that take invitations (in
-the waiting room, and in the lobby beside the table) and invites one with a click; ``flip7 bot connect`` (its own process) takes the seat, which the
-waiting room and the board show with a "bot account" badge, and plays a whole game beside
-the browser's human (whose moves a socket of the same seat makes) and a built-in bot."""
+the waiting room, and in the lobby beside the table) and invites one with a click;
+``flip7 bot connect`` (its own process) takes the seat, which the waiting room and the
+board show with a "bot account" badge, and plays a whole game beside the browser's human
+(whose moves a socket of the same seat makes) and a built-in bot."""
 
 from __future__ import annotations
 

@@ -46,6 +46,9 @@ Policy = Callable[[Game], str]
 Accept = Literal["any", "none"]
 
 
+# How long the bot waits before sending again what the server refused as rate_limited.
+RETRY_SECONDS = 1.0
+
 # The close codes after which opening the stream again would not help (the server's
 # flip7.server.base.closecodes: the client layer does not import the server).
 _FINAL = {4401: "the server does not know this bot token",
@@ -150,6 +153,8 @@ class BotClient:
         if kind == "closed" or not isinstance(table_id, str):
             if kind == "error":
                 log.warning("the server says: %s", frame.get("message"))
+                if frame.get("code") == "rate_limited":
+                    await self._again(ws, http)
             return False
         if kind == "welcome" and isinstance(frame.get("seat"), int):
             self._seats.setdefault(table_id, _Seat(frame["seat"]))
@@ -190,6 +195,21 @@ class BotClient:
                                   "id": f"b{next(self._ids)}", "version": version,
                                   "decision": decision}))
 
+    async def _again(self, ws: ClientConnection, http: httpx.AsyncClient) -> None:
+        """A frame of the bot was refused (``rate_limited``): a moment later, what may have
+        been lost is sent again (no frame of the table would bring it back): each seat's
+        move where it must decide, and the ready of a seat staying at the end screen."""
+        await asyncio.sleep(RETRY_SECONDS)
+        for table_id, seat in list(self._seats.items()):
+            if seat.over and self.rematch:
+                await self._ready(ws, table_id)
+            elif not seat.over:
+                seat.moved_at = -1
+                await self._move(ws, http, table_id, seat)
+
+    async def _ready(self, ws: ClientConnection, table_id: str) -> None:
+        await ws.send(json.dumps({"v": 1, "type": "ready", "table_id": table_id, "ready": True}))
+
     async def _over(self, ws: ClientConnection, http: httpx.AsyncClient, table_id: str,
                     seat: _Seat) -> bool:
         """The game at ``table_id`` is over: leave the table, or (``rematch``, and more
@@ -201,8 +221,7 @@ class BotClient:
         log.info("game over at %s (%d played)", table_id, self.played)
         last = self.games is not None and self.played >= self.games
         if self.rematch and not last:
-            await ws.send(json.dumps({"v": 1, "type": "ready", "table_id": table_id,
-                                      "ready": True}))
+            await self._ready(ws, table_id)
             return False
         del self._seats[table_id]
         await http.post(f"/api/bot/tables/{table_id}/leave")
