@@ -13,7 +13,7 @@ against them.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -213,12 +213,13 @@ def parse_client_message(text: str) -> Hello | Move | Ping | Chat | SpectatorCha
     ...
     flip7.server.base.protocol.ProtocolError: unknown message type 'dance'; ...
     """
-    parsed = _parse(text, _CLIENT, _CLIENT_TYPES)
-    assert isinstance(parsed, Hello | Move | Ping | Chat | SpectatorChat)
-    return parsed
+    return _parse(text, _CLIENT, _CLIENT_TYPES)
 
 
-def _parse(text: str, adapter: TypeAdapter[Any], types: tuple[str, ...]) -> BaseModel:
+_Frame = TypeVar("_Frame")
+
+
+def _parse(text: str, adapter: TypeAdapter[_Frame], types: tuple[str, ...]) -> _Frame:
     """One frame of a client (a seat's socket, or a bot's stream) by ``adapter``, whose
     message types are ``types``; every refusal a ProtocolError saying what was wrong."""
     try:
@@ -238,8 +239,7 @@ def _parse(text: str, adapter: TypeAdapter[Any], types: tuple[str, ...]) -> Base
             "unknown_type", f"unknown message type {kind!r}; types are {', '.join(types)}"
         )
     try:
-        parsed: BaseModel = adapter.validate_python(data)
-        return parsed
+        return adapter.validate_python(data)
     except ValidationError as exc:
         errors = exc.errors()
         if all(e["type"] == _BAD_DECISION for e in errors):
@@ -315,9 +315,7 @@ def parse_bot_message(
     ...
     flip7.server.base.protocol.ProtocolError: unknown message type 'hello'; types are accept, ...
     """
-    parsed = _parse(text, _BOT, _BOT_TYPES)
-    assert isinstance(parsed, BotAccept | BotDecline | BotMove | BotChat | BotReady | Ping)
-    return parsed
+    return _parse(text, _BOT, _BOT_TYPES)
 
 
 # ---------------------------------------------------------------------- the table
