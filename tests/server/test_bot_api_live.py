@@ -4,6 +4,7 @@ stream (``text/event-stream``) plays one with REST moves."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import subprocess
@@ -78,6 +79,19 @@ def play_human(url: str, table_id: str, token: str, rng: random.Random) -> dict[
         ann.ws.close()
 
 
+@contextlib.contextmanager
+def outside_bot(args: list[str]) -> Iterator[subprocess.Popen[str]]:
+    """An outside bot's process (``python ARGS``), killed if it still runs at the end."""
+    process = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gym_policy_bot.py"
 COMMANDS = {
     # flip7 bot connect with a built-in bot.
@@ -99,9 +113,7 @@ def test_an_outside_bot_process_plays_a_whole_game(tmp_path: Path, command: str)
         player, token = bot_account(http)
         table_id, host = table_with_bot(http)
         args = [a.format(url=url, token=token) for a in COMMANDS[command]]
-        process = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
-        try:
+        with outside_bot(args) as process:
             until(lambda: any(b["online"] for b in http.get("/api/bot-accounts").json()["bots"]))
             r = http.post(f"/api/tables/{table_id}/invitations", json={"bot": player["id"]},
                           headers=auth(host))
@@ -113,10 +125,6 @@ def test_an_outside_bot_process_plays_a_whole_game(tmp_path: Path, command: str)
                              headers=auth(host)).status_code == 200
             final = play_human(url, table_id, host, random.Random(4))
             out, err = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
         assert process.returncode == 0, err
         assert "1 game(s) played" in out
         assert final["game"]["over"]
@@ -133,11 +141,8 @@ def test_flip7_bot_connect_rematch_plays_two_games_in_a_row(tmp_path: Path) -> N
     with server(tmp_path) as url, httpx.Client(base_url=url, timeout=20) as http:
         player, token = bot_account(http)
         table_id, host = table_with_bot(http)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "flip7", "bot", "connect", url, "--token", token,
-             "--games", "2", "--rematch", "--seed", "1"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
+        with outside_bot(["-m", "flip7", "bot", "connect", url, "--token", token,
+                          "--games", "2", "--rematch", "--seed", "1"]) as process:
             until(lambda: any(b["online"] for b in http.get("/api/bot-accounts").json()["bots"]))
             assert http.post(f"/api/tables/{table_id}/invitations", json={"bot": player["id"]},
                              headers=auth(host)).status_code == 201
@@ -154,10 +159,6 @@ def test_flip7_bot_connect_rematch_plays_two_games_in_a_row(tmp_path: Path) -> N
                   == "playing")
             final = play_human(url, table_id, host, random.Random(5))
             out, err = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
         assert process.returncode == 0, err
         assert "2 game(s) played" in out
         assert final["game"]["over"]
