@@ -54,7 +54,7 @@ export function botAccountsList(invite, seated) {
         },
       }, t("table.bot_accounts.invite"));
       list.appendChild(h("li", { class: "bot-account-row" },
-        h("span", { text: bot.name }), botAccountBadge(true),
+        h("span", { class: "bot-account-name", text: bot.name }), botAccountBadge(true),
         bot.online ? null : h("span", { class: "badge badge--offline", text: t("table.offline") }), button));
     }
   }, () => {
