@@ -19,6 +19,7 @@ class _Table:
         self.closed = False
         self.created_at = datetime(2026, 12, 5, tzinfo=UTC)
         self.players = ["Ann", "Bob"]
+        self.host_token_hash: str | None = None
 
     def deserted(self, now: float) -> bool:
         return False

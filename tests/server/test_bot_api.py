@@ -116,6 +116,33 @@ def test_bot_account_token_scope(tmp_path: Path) -> None:
         assert client.get("/api/bot/account", headers=auth(again)).status_code == 401
 
 
+def listed_hosting(client: Any, *tokens: str) -> dict[str, bool]:
+    """The lobby's list as the holder of ``tokens`` sees it: ``hosting`` of each table."""
+    headers = {"X-Seat-Tokens": ",".join(tokens)} if tokens else {}
+    r = client.get("/api/tables", headers=headers)
+    assert r.status_code == 200, r.text
+    return {t["id"]: t["hosting"] for t in r.json()["tables"]}
+
+
+def test_the_lobby_says_which_tables_the_client_hosts(tmp_path: Path) -> None:
+    """``hosting`` in the lobby's list: true at a table whose host's seat token the client
+    sent (``X-Seat-Tokens``), false for another seat's token, none or a made-up one; when
+    the host leaves, the next person seated hosts. Never in a table's own state."""
+    with app_client(tmp_path / "t.db") as client:
+        table_id, host = new_table(client, seats=4)
+        other_id, other_host = new_table(client, seats=3, player="Bea")
+        _, zed = join(client, table_id, "Zed")
+        assert listed_hosting(client) == {table_id: False, other_id: False}
+        assert listed_hosting(client, host) == {table_id: True, other_id: False}
+        assert listed_hosting(client, zed, "x" * 30) == {table_id: False, other_id: False}
+        assert listed_hosting(client, " " + zed, host + " ", other_host) == {
+            table_id: True, other_id: True}
+        assert "hosting" not in client.get(f"/api/tables/{table_id}").json()["table"]
+        assert client.post(f"/api/tables/{table_id}/leave", headers=auth(host)).status_code == 200
+        assert listed_hosting(client, host, zed)[table_id] is True  # Zed's seat now
+        assert listed_hosting(client, host)[table_id] is False
+
+
 def test_invite_accept_and_play_a_game(tmp_path: Path) -> None:
     """The host invites an available bot account; it accepts on its stream and plays a
     whole game beside a human and a built-in bot, its moves judged as a human's (an illegal

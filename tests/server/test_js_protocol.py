@@ -40,7 +40,7 @@ REST_MODELS = {
     "TutorialStep": "TutorialStep", "AddBot": "AddBot", "Ready": "Ready",
     "CoachRequest": "CoachRequest",
     "SeatGranted": "SeatGranted", "TableAnswer": "TableAnswer", "TableList": "TableList",
-    "TableSummary": "TableSummaryModel", "RecentGames": "RecentGames",
+    "ListedTable": "ListedTableModel", "RecentGames": "RecentGames",
     "RecentGame": "RecentGameModel", "ReplayAnswer": "ReplayAnswer", "ReplayStep": "ReplayStep",
     "ReplayCreated": "ReplayCreated", "ServerInfo": "ServerInfo", "BotList": "BotList",
     "BotLevel": "BotLevelModel", "Limits": "Limits", "RulesAnswer": "RulesAnswer",

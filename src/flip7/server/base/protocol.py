@@ -669,8 +669,16 @@ class TableAnswer(_Strict):
     table: TableStateModel
 
 
+class ListedTableModel(TableSummaryModel):
+    """A table of the lobby's list (``GET /api/tables``), and whether the client that asked
+    hosts it: one of the seat tokens it sent (``X-Seat-Tokens``) is the host's (the seat
+    that may invite bot accounts and switch spectators' chat off, ``chat.host``)."""
+
+    hosting: bool = False
+
+
 class TableList(_Strict):
-    tables: list[TableSummaryModel]
+    tables: list[ListedTableModel]
 
 
 class GameSummaryModel(_Strict):

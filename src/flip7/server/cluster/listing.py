@@ -28,19 +28,21 @@ SHOWN = 200
 
 class Entry(BaseModel):
     """One table in the lobby's list: whether it is shown there (Lobby.listing's rules),
-    its age, and its summary."""
+    its age, its summary, and what the store keeps of its host's seat token
+    (Table.host_token_hash: the list tells its holder ``hosting``; never sent to clients)."""
 
     model_config = ConfigDict(frozen=True)
 
     listed: bool
     created_at: str
     summary: dict[str, Any]
+    host_token_hash: str | None = None
 
     @classmethod
     def of(cls, table: Table, now: float) -> Entry:
         listed = table.state != "over" and not table.deserted(now) and not table.private
         return cls(listed=listed, created_at=table.created_at.isoformat(),
-                   summary=table.summary())
+                   summary=table.summary(), host_token_hash=table.host_token_hash)
 
 
 class Listing:
@@ -54,6 +56,8 @@ class Listing:
         self.dirty: set[str] = set()
         self._listed: dict[str, Table] = {}
         self._cache: tuple[float, list[JSONObject]] = (0.0, [])
+        # The host's token hash of each table of the list last read (Entry.host_token_hash).
+        self._hosts: dict[str, str] = {}
         # The entry last written for each table: most moves change nothing the list shows,
         # and writing it again anyway was most of Redis's commands (docs/deploy.md, "How
         # many"). The full pass every ten seconds writes every entry regardless.
@@ -114,5 +118,12 @@ class Listing:
         shown = sorted((e for e in entries if e.listed), key=lambda e: e.created_at,
                        reverse=True)
         answer: list[JSONObject] = [e.summary for e in shown[:SHOWN]]
+        self._hosts = {str(e.summary["id"]): e.host_token_hash for e in shown[:SHOWN]
+                       if e.host_token_hash is not None}
         self._cache = (time.monotonic(), answer)
         return answer
+
+    def host_token_hash(self, table_id: str) -> str | None:
+        """What the store keeps of the host's seat token at ``table_id``, as the list last
+        read (:meth:`tables`) had it; None for a table without a host or not in it."""
+        return self._hosts.get(table_id)

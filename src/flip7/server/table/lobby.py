@@ -358,6 +358,12 @@ class Lobby:
         open_tables.sort(key=lambda t: t.created_at, reverse=True)
         return [t.summary() for t in open_tables[:200]]
 
+    def host_token_hash(self, table_id: str) -> str | None:
+        """What the store keeps of the host's seat token at ``table_id`` (Table.host_token_hash),
+        None for a table that has no host or is not here."""
+        table = self.tables.get(table_id)
+        return None if table is None else table.host_token_hash
+
     def network_of(self, address: str | None) -> str | None:
         """An opaque label of ``address``'s block (``rating_network_ipv4_prefix``,
         ``…_ipv6_prefix``), kept with a seat taken from it (None: the server's own call):

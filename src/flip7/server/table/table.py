@@ -329,6 +329,14 @@ class Table:
             "move_hours": self.move_hours,
         }
 
+    @property
+    def host_token_hash(self) -> str | None:
+        """What the store keeps of the host's seat token (the host: Talk.host), None while
+        the table has no host: the lobby's list says ``hosting`` to the client holding it."""
+        host = self.talk.host
+        place = None if host is None else self.seats[host]
+        return None if place is None else place.token_hash
+
     def state_json(self, viewer: Seat | None = None) -> JSONObject:
         """The table as ``viewer`` (None: a spectator) sees it."""
         state: JSONObject = json.loads(self._state_texts([viewer])[viewer])

@@ -26,6 +26,7 @@ from flip7.server.base.protocol import (
 )
 from flip7.server.base.requests import bearer
 from flip7.server.cluster.node import of as cluster_of
+from flip7.server.table.seat import hash_token
 from flip7.server.table.tutorial import FIRST_GAME
 
 __all__ = ["router"]
@@ -39,13 +40,41 @@ async def _act(services: Services, asked: requests.Request) -> JSONObject:
     return (await owner.run(services.lobby, asked)).to_json()
 
 
+# The seat tokens a client may send with the lobby's list (``X-Seat-Tokens``): as many as
+# the browser sends at most (util.js); more are not read.
+SEAT_TOKENS_HELD = 100
+
+
+def held_token_hashes(seat_tokens: str | None) -> frozenset[str]:
+    """What the store keeps of each seat token of ``X-Seat-Tokens`` (comma-separated; the
+    first ``SEAT_TOKENS_HELD``).
+
+    >>> from flip7.server.table.seat import hash_token
+    >>> held_token_hashes("a, b,,") == {hash_token("a"), hash_token("b")}, held_token_hashes(None)
+    (True, frozenset())
+    """
+    if not seat_tokens:
+        return frozenset()
+    tokens = [token.strip() for token in seat_tokens.split(",", SEAT_TOKENS_HELD)]
+    return frozenset(hash_token(token) for token in tokens[:SEAT_TOKENS_HELD] if token)
+
+
 @router.get("/api/tables", response_model=TableList)
-async def list_tables(services: Use) -> JSONObject:
-    """Tables waiting for players and tables in play, newest first."""
+async def list_tables(services: Use, x_seat_tokens: str | None = Header(None)) -> JSONObject:
+    """Tables waiting for players and tables in play, newest first. ``X-Seat-Tokens``: the
+    seat tokens this client holds, comma-separated (at most ``SEAT_TOKENS_HELD``): a table
+    whose host's seat is one of them is listed with ``hosting`` true (the browser offers
+    its bot invitations there)."""
+    held = held_token_hashes(x_seat_tokens)
     many = cluster_of(services.lobby)
     if many is not None:  # every process's tables
-        return {"tables": list(await many.tables())}
-    return {"tables": list(services.lobby.listing())}
+        tables = await many.tables()
+        host_token_hash = many.listing.host_token_hash
+    else:
+        tables = services.lobby.listing()
+        host_token_hash = services.lobby.host_token_hash
+    return {"tables": [{**table, "hosting": host_token_hash(str(table["id"])) in held}
+                       for table in tables]}
 
 
 @router.post("/api/tables", response_model=SeatGranted, status_code=201,

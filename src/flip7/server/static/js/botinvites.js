@@ -1,6 +1,6 @@
 // A table host's invitations of bot accounts (docs/bot-api.md): the bot accounts that take
 // invitations now, each with "Invite". The waiting room shows them to its host, and the
-// lobby beside each table this browser holds a seat at that waits for players.
+// lobby beside each table of its list this browser hosts that waits for players.
 import { api } from "./api.js";
 import { botAccountBadge } from "./botlevels.js";
 import { t } from "./i18n.js";
@@ -20,15 +20,14 @@ export function invitableBots(data, seated) {
 }
 
 /**
- * Whether the lobby offers bot invitations at a table of its list: this browser holds a
- * seat there (`mine`) and the table waits for players with an empty seat. The lobby's list
- * does not say which seat is the host's: the server refuses anyone else (`not_host`).
- * @param {{state: string, seats: Array<{kind: string}>}} tbl
- * @param {boolean} mine
+ * Whether the lobby offers bot invitations at a table of its list: this browser hosts it
+ * (`hosting`: the list was asked with the host's seat token) and the table waits for
+ * players with an empty seat. The server still refuses anyone else (`not_host`).
+ * @param {{state: string, seats: Array<{kind: string}>, hosting?: boolean}} tbl
  * @returns {boolean}
  */
-export function offersBotInvites(tbl, mine) {
-  return mine && tbl.state === "waiting" && tbl.seats.some((s) => s.kind === "empty");
+export function offersBotInvites(tbl) {
+  return !!tbl.hosting && tbl.state === "waiting" && tbl.seats.some((s) => s.kind === "empty");
 }
 
 /**
@@ -55,7 +54,7 @@ export function botAccountsList(invite, seated) {
         },
       }, t("table.bot_accounts.invite"));
       list.appendChild(h("li", { class: "bot-account-row" },
-        h("span", { text: bot.name }), botAccountBadge(true),
+        h("span", { class: "bot-account-name", text: bot.name }), botAccountBadge(true),
         bot.online ? null : h("span", { class: "badge badge--offline", text: t("table.offline") }), button));
     }
   }, () => {

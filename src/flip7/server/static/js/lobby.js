@@ -10,12 +10,12 @@ import {
   loadRules, minPlayers, moveHoursText, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ratedByDefault, ruleOptions, rulesLoaded, valueLabel,
 } from "./rules.js";
 import {
-  NAME_KEY, askName, clear, focusKey, h, icon, listText, nameCounter, restoreFocus, store, switchField, toast, tokenKey,
+  NAME_KEY, askName, clear, focusKey, h, heldTokens, icon, listText, nameCounter, restoreFocus, store, switchField, toast, tokenKey,
 } from "./util.js";
 import { startTutorial } from "./tutorial.js";
 import { yourGamesPanel } from "./yourgames.js";
 
-/** @typedef {import("./protocol.js").TableSummary} TableSummary */
+/** @typedef {import("./protocol.js").ListedTable} ListedTable */
 /** @typedef {import("./protocol.js").RecentGame} RecentGame */
 /** Whether the lobby is still on screen. @typedef {() => boolean} Alive */
 
@@ -316,7 +316,7 @@ function openTables(alive, alsoRefresh) {
   /**
    * The host's bot invitations at a table of the list (the waiting room's list, with the
    * seat's token this browser holds): loaded when opened.
-   * @param {TableSummary} tbl
+   * @param {ListedTable} tbl
    * @param {string} token
    */
   function botInvites(tbl, token) {
@@ -345,7 +345,7 @@ function openTables(alive, alsoRefresh) {
     return box;
   }
 
-  /** @param {TableSummary} tbl */
+  /** @param {ListedTable} tbl */
   async function join(tbl) {
     const name = await askName(t("lobby.join_title", { name: tbl.name }), t("common.join"));
     if (!name) return;
@@ -359,7 +359,7 @@ function openTables(alive, alsoRefresh) {
     }
   }
 
-  /** @param {TableSummary[]} tables */
+  /** @param {ListedTable[]} tables */
   function renderTables(tables) {
     const key = focusKey();
     const live = tables.filter((tbl) => tbl.pace !== "turn_based");
@@ -375,7 +375,7 @@ function openTables(alive, alsoRefresh) {
 
   /**
    * One table of the lobby's lists, with its rules' badges and what one may do there.
-   * @param {TableSummary} tbl
+   * @param {ListedTable} tbl
    */
   function tableItem(tbl) {
     const seated = tbl.seats.filter((s) => s.kind !== "empty");
@@ -402,13 +402,16 @@ function openTables(alive, alsoRefresh) {
           tbl.seats.map((s) => h("span", { class: `seat-dot seat-dot--${s.kind}` }))),
         h("p", { class: "table-item-players muted", text: seated.map((s) => localName(s.name || "")).join(", ") || t("lobby.nobody_yet") }),
         badges.length ? h("div", { class: "rule-badges" }, badges.map((b) => h("span", { class: `badge badge--rule ${b.cls ? `badge--${b.cls}` : ""}`, text: b.text }))) : null,
-        token && offersBotInvites(tbl, mine) ? botInvites(tbl, token) : null),
+        token && offersBotInvites(tbl) ? botInvites(tbl, token) : null),
       h("div", { class: "table-item-actions" }, actions));
   }
 
   async function loadTables() {
     try {
-      const data = /** @type {import("./protocol.js").TableList | null} */ (await api("GET", "/api/tables"));
+      // With the seat tokens held here: the list says at which tables this browser hosts.
+      const held = heldTokens();
+      const asked = held.length ? { headers: { "X-Seat-Tokens": held.join(",") } } : {};
+      const data = /** @type {import("./protocol.js").TableList | null} */ (await api("GET", "/api/tables", asked));
       if (alive()) renderTables((data && data.tables) || []);
     } catch {
       /* keep the last list; the next refresh tries again */

@@ -161,23 +161,6 @@
  */
 
 /**
- * A table in the lobby's list.
- * @typedef {object} TableSummary
- * @property {string} id
- * @property {string} name
- * @property {"waiting" | "playing" | "over"} state
- * @property {Seat[]} seats
- * @property {Rules} rules
- * @property {number | null} turn_timer seconds
- * @property {boolean} bust_odds
- * @property {boolean} [rated]
- * @property {string} created_at
- * @property {number} game_number
- * @property {"live" | "turn_based"} [pace]
- * @property {number | null} [move_hours] hours per decision at a turn-based table
- */
-
-/**
  * The table's chat settings: the host seat, and whether spectators may chat now.
  * @typedef {object} TableChat
  * @property {number | null} host
@@ -391,9 +374,28 @@
  */
 
 /**
+ * A table of `GET /api/tables`, and whether this browser hosts it (one of the seat tokens
+ * the list was asked with, `X-Seat-Tokens`, is the host's: `TableChat.host`).
+ * @typedef {object} ListedTable
+ * @property {string} id
+ * @property {string} name
+ * @property {"waiting" | "playing" | "over"} state
+ * @property {Seat[]} seats
+ * @property {Rules} rules
+ * @property {number | null} turn_timer seconds
+ * @property {boolean} bust_odds
+ * @property {boolean} [rated]
+ * @property {string} created_at
+ * @property {number} game_number
+ * @property {"live" | "turn_based"} [pace]
+ * @property {number | null} [move_hours] hours per decision at a turn-based table
+ * @property {boolean} [hosting]
+ */
+
+/**
  * `GET /api/tables`.
  * @typedef {object} TableList
- * @property {TableSummary[]} tables
+ * @property {ListedTable[]} tables
  */
 
 /**

@@ -179,6 +179,31 @@ export const store = {
 };
 
 export const tokenKey = (/** @type {string} */ tableId) => `flip7.token.${tableId}`;
+
+// The seat tokens the lobby's list is asked with at most (the server's SEAT_TOKENS_HELD,
+// flip7.server.api.routes.tables: it reads no more).
+export const SEAT_TOKENS_HELD = 100;
+
+/**
+ * The seat tokens this browser holds (those `tokenKey` keeps), at most `SEAT_TOKENS_HELD`.
+ * @returns {string[]}
+ */
+export function heldTokens() {
+  /** @type {string[]} */
+  const tokens = [];
+  const prefix = tokenKey("");
+  try {
+    const storage = window.localStorage;
+    for (let i = 0; i < storage.length && tokens.length < SEAT_TOKENS_HELD; i += 1) {
+      const key = storage.key(i);
+      const token = key && key.startsWith(prefix) ? storage.getItem(key) : null;
+      if (token) tokens.push(token);
+    }
+  } catch {
+    /* storage unavailable: no seats held */
+  }
+  return tokens;
+}
 export const NAME_KEY = "flip7.name";
 
 /**
