@@ -20,7 +20,8 @@ Failover: a process that dies stops renewing its ``cluster_node`` row; once that
 first request for one), each rebuilt from its change log. Sockets that were linked to the
 dead process are closed (1012, service restart) and the clients reconnect with their
 ``last_version``. The others notice a death at once: Redis drops a process's subscription
-the moment its connection closes.
+the moment its connection closes. Which process runs which table, so that the tables stay
+spread (a restarted process receives its share back): flip7.server.cluster.spread.
 
 Redis holds nothing that is not in PostgreSQL: when it restarts, linked sockets are closed
 and reconnect, calls meanwhile are refused with a retryable 503, and no move is lost or
@@ -57,8 +58,10 @@ from flip7.server.cluster.messages import (
     Relay,
     Reply,
     Shut,
+    Take,
 )
 from flip7.server.cluster.remote import Outbox, RemoteClient
+from flip7.server.cluster.spread import ORPHANS_PER_SWEEP, Spread
 from flip7.server.store.ownership import Ownership
 from flip7.server.table.errors import TableError, not_stored
 from flip7.server.table.lobby import Lobby
@@ -134,6 +137,8 @@ class Cluster:
         self.listing = Listing(lobby, self.bus)
         # The lobby's list: tables whose entry may have changed (the tables add to it).
         self.dirty = self.listing.dirty
+        # Where the tables go: the live processes, the handovers (flip7.server.cluster.spread).
+        self.spread = Spread(self.node, seconds)
         self._tasks: list[asyncio.Task[None]] = []
 
     # ------------------------------------------------------------------ life cycle
@@ -161,6 +166,10 @@ class Cluster:
     async def claim_new(self, table_id: str) -> int:
         """Own a table about to be created here; its fencing token."""
         return await self.ownership.claim_new(table_id)
+
+    def here(self, table_id: str) -> bool:
+        """Whether a new table ``table_id`` would be placed at this process."""
+        return self.spread.here(table_id)
 
     def problem(self) -> str | None:
         """What is wrong with Redis for health, or None."""
@@ -273,6 +282,38 @@ class Cluster:
             with contextlib.suppress(Exception):
                 await self.ownership.release(table.id, table.fence)
 
+    async def give(self, table: Table, to: str) -> bool:
+        """Hand ``table`` to process ``to``, its place (flip7.server.cluster.spread), if it is
+        quiet now: no change being applied and no bot thinking (its lock is free). Moved
+        in the database under a raised token first, so that what waits for the lock is
+        refused (``moved``) and a late write of this process is fenced off; then its
+        clients reconnect (``moved``) and reach ``to``, which takes it over at once."""
+        if table.lock.locked() or self.lobby.tables.get(table.id) is not table:
+            return False
+        if table.fence is None:
+            return False
+        async with table.lock:
+            token = await self.ownership.hand_over(table.id, table.fence, to)
+            if token is None:  # no longer this process's: the lease loop drops it
+                return False
+            table.moved = True
+            del self.lobby.tables[table.id]
+            table.stop()
+            self.forget_owner(table.id)
+            for client in list(table.clients):
+                client.close(CloseCode.MOVED)
+            table.clients.clear()
+            self.lobby.log_event("table_handed_over", table, to=to, token=token,
+                                 version=table.version)  # fmt: skip
+        with contextlib.suppress(BusDown):  # else it is taken when somebody asks for it
+            self.bus.send(to, Take(sender=self.node, table_id=table.id))
+        return True
+
+    async def _take(self, message: Take) -> None:
+        with contextlib.suppress(Exception):  # then it is taken when somebody asks for it
+            if isinstance(await self.adopt(message.table_id), Table):
+                self.spread.received += 1
+
     async def _lease_loop(self) -> None:
         interval = self.seconds / 3
         rounds = 0
@@ -326,14 +367,33 @@ class Cluster:
                 self._remote_gone(key)
 
     async def _sweep_loop(self) -> None:
-        # Staggered, so that the survivors of a crash share its tables.
+        # Staggered, so that the processes do not all ask the database at once.
         await asyncio.sleep(random.uniform(0, self.seconds / 3))
         while True:
             with contextlib.suppress(Exception):
-                if self.bus.up and len(self.lobby.tables) < self.lobby.settings.max_tables:
-                    for table_id in await self.ownership.orphans(20):
-                        await self.adopt(table_id)
+                if self.bus.up:
+                    await self._sweep()
             await asyncio.sleep(random.uniform(0.3, 0.7) * self.seconds / 3)
+
+    async def _sweep(self) -> None:
+        """Take the tables nobody runs that are placed here, and hand those run here that
+        are placed elsewhere to their place (flip7.server.cluster.spread)."""
+        spread = self.spread
+        spread.saw(await self.ownership.processes())
+        if len(self.lobby.tables) < self.lobby.settings.max_tables:
+            for table_id in spread.orphans_here(await self.ownership.orphans(ORPHANS_PER_SWEEP)):
+                await self.adopt(table_id)
+        misplaced = spread.misplaced(self.lobby.tables)
+        if not misplaced or not spread.may_hand_over():
+            return
+        alive = await self.bus.alive({to for _, to in misplaced})
+        random.shuffle(misplaced)  # a busy table does not hold the others up
+        for table_id, to in misplaced:
+            table = self.lobby.tables.get(table_id)
+            if to in alive and table is not None and await self.give(table, to):
+                spread.handed_over()
+                if not spread.may_hand_over():
+                    return
 
     # ------------------------------------------------------------------ requests
 
@@ -365,16 +425,16 @@ class Cluster:
         for _ in range(HOPS):
             try:
                 where = await self._call(request)
+                if where is None:
+                    raise await self.lobby.gone(request.table_id)
+                if isinstance(where, Answer):
+                    return where
+                return await self.perform(where, request)  # handed over meanwhile: moved
             except TableError as exc:
                 if exc.code == "moved":
                     self.forget_owner(request.table_id)
                     continue
                 raise
-            if where is None:
-                raise await self.lobby.gone(request.table_id)
-            if isinstance(where, Answer):
-                return where
-            return await self.perform(where, request)
         raise TableError(
             "unavailable", "this table is moving between processes; try again in a moment",
             503, retry_after=1.0,
@@ -496,6 +556,10 @@ class Cluster:
                     self.outbox.shut(sender, cid, CloseCode.MOVED)
             case Closed(sender=sender, cid=cid):
                 self._remote_gone((sender, cid))
+            case Take():
+                task = asyncio.create_task(self._take(message))
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
 
     def _remote_open(self, message: Open) -> None:
         key = (message.sender, message.cid)

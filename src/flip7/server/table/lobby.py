@@ -79,6 +79,7 @@ class Owners(Protocol):
     async def let_go(self, table: Table) -> None: ...
     async def adopt(self, table_id: str) -> Table | str | None: ...
     async def claim_new(self, table_id: str) -> int: ...
+    def here(self, table_id: str) -> bool: ...
 
 
 class Lobby:
@@ -240,12 +241,18 @@ class Lobby:
 
     def _new_table_id(self) -> str:
         """A table id no table here has; with a slot (many processes behind the proxy), one
-        of this process's slot, so that the proxy sends the table's clients here (a few
-        tries: each id lands in a slot at random)."""
+        of this process's slot, so that the proxy sends the table's clients here; with many
+        processes, one placed here (flip7.server.cluster.spread), so that it is not handed
+        to another at once (a few tries: each id lands in a slot and a place at random)."""
         slot = self.settings.slot
+        cluster = self.cluster
         while True:
             table_id = secrets.token_urlsafe(6)
-            if table_id not in self.tables and (slot is None or slot.holds(table_id)):
+            if (
+                table_id not in self.tables
+                and (slot is None or slot.holds(table_id))
+                and (cluster is None or cluster.here(table_id))
+            ):
                 return table_id
 
     def get(self, table_id: str) -> Table:
