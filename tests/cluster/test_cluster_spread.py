@@ -77,9 +77,9 @@ def runs(pg_url: str, table_ids: list[str]) -> Counter[str]:
     return Counter(held[t][0] for t in table_ids)
 
 
-async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, list[str], float]:
+async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, list[str], int]:
     """Set the tables up, kill the busiest process, restart it, play on: what happened, and
-    when (seconds of play) the last handover was done."""
+    the restarted process's share."""
     run = Run(cluster.proxy_ws_url, cluster.proxy_url, THINK, asyncio.Event())
     rng = random.Random(SEED)
     clients: list[httpx.AsyncClient] = []
@@ -117,7 +117,8 @@ async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, list[str], float
             assert place(t, survivors) == place(t, nodes)
 
         began = time.monotonic()
-        await asyncio.to_thread(cluster.restart, victim)
+        # Timed from its health answering, not from the proxy seeing it UP (two checks).
+        await asyncio.to_thread(cluster.restart, victim, False)
         restarted = run.now()
         nodes[victim] = await node(victim)
         took = await settle(pg_url, nodes, table_ids, "after the restart")
@@ -141,7 +142,7 @@ async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, list[str], float
             await asyncio.sleep(0.25)
         run.stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), 15)
-        return run, table_ids, done
+        return run, table_ids, share
     finally:
         run.stop.set()
         for task in tasks:
@@ -158,7 +159,7 @@ def test_a_restarted_process_receives_its_share_and_no_move_is_lost(
     the placement; restarted, it runs its share again within SETTLE seconds, handed over
     while the games go on, and no acknowledged move is lost or applied twice."""
     with Cluster(3, pg_url, redis_url, extra_args=SERVER_ARGS) as cluster:
-        run, table_ids, _ = asyncio.run(scenario(cluster, pg_url))
+        run, table_ids, share = asyncio.run(scenario(cluster, pg_url))
         server_logs = [cluster.log(i) for i in range(3)]
     handed = [sum(1 for line in text.splitlines() if '"table_handed_over"' in line)
               for text in server_logs]  # fmt: skip
@@ -171,7 +172,9 @@ def test_a_restarted_process_receives_its_share_and_no_move_is_lost(
     checked.print(len(run.unanswered))
     checked.assert_sound()
     assert not run.errors, (dict(run.errors), run.error_samples)
-    assert sum(handed) > 0  # the restarted process's share came by handovers
+    # The restarted process's share came by handovers (a dead process's tables that a
+    # player asked for first went straight to their place: a handover more each otherwise).
+    assert sum(handed) >= share
     for text in server_logs:
         for line in text.splitlines():
             if '"table_handed_over"' in line:

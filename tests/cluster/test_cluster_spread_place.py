@@ -78,3 +78,25 @@ def test_a_process_hands_over_only_what_is_placed_elsewhere_a_few_a_second() -> 
     assert given == 3 and spread.given == 3  # the burst, then the rate
     now[0] += 1.0
     assert spread.may_hand_over()
+
+
+def test_a_table_nobody_runs_is_left_to_its_place_while_that_process_listens() -> None:
+    import asyncio
+
+    spread = Spread(NODES[0], grace=3.0)
+    spread.saw({n: 0 for n in NODES[:3]})
+    listening = set(NODES[1:3])
+
+    async def alive(nodes: set[str]) -> set[str]:
+        return nodes & listening
+
+    async def where(table_id: str) -> str | None:
+        return await spread.elsewhere(table_id, alive)
+
+    placed = {t: spread.place(t) for t in TABLES[:60]}
+    for table_id, there in placed.items():
+        assert asyncio.run(where(table_id)) == (None if there == NODES[0] else there)
+    listening.discard(NODES[1])  # killed: Redis says so at once, before its lease expires
+    for table_id in placed:
+        expected = place(table_id, [NODES[0], NODES[2]])
+        assert asyncio.run(where(table_id)) == (None if expected == NODES[0] else expected)

@@ -184,9 +184,11 @@ class Cluster:
 
     # ------------------------------------------------------------------ ownership
 
-    async def locate(self, table_id: str) -> Table | str | None:
+    async def locate(self, table_id: str, detour: bool = True) -> Table | str | None:
         """The table if this process runs it (taking it over if nobody does), else the node
-        that runs it; None when it is not open (closed or unknown)."""
+        that runs it; None when it is not open (closed or unknown). With ``detour``, one
+        that nobody runs is left to its place, if that is another live process (which takes
+        it when the request reaches it: a request forwarded here has no ``detour``)."""
         table = self.lobby.tables.get(table_id)
         if table is not None:
             return table
@@ -200,6 +202,11 @@ class Cluster:
             while len(self._owners) > MAX_OWNERS:
                 self._owners.popitem(last=False)
             return owner[0]
+        if detour and owner is not None and self.bus.up:
+            with contextlib.suppress(Exception):  # Redis does not answer: taken here
+                there = await self.spread.elsewhere(table_id, self.bus.alive)
+                if there is not None:
+                    return there
         return await self.adopt(table_id)
 
     async def _owner_of(self, table_id: str) -> tuple[str, bool] | None:
@@ -479,7 +486,7 @@ class Cluster:
         moved meanwhile that process follows it (and one nobody runs is taken over here)."""
         answer: Answer | Refusal
         try:
-            where = await self.locate(call.request.table_id)
+            where = await self.locate(call.request.table_id, detour=False)
             if isinstance(where, str):
                 raise TableError("moved", "this table moved to another process; try again", 409)
             if where is None:
@@ -577,7 +584,7 @@ class Cluster:
         """One remote socket's messages, one after the other, as its own process would."""
         key = (rc.node, rc.cid)
         try:
-            where = await self.locate(rc.table_id)
+            where = await self.locate(rc.table_id, detour=False)
         except Exception:
             where = None
         if isinstance(where, str):

@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 
 from flip7.server.base.limits import TokenBucket
 from flip7.server.base.settings import ClusterError, Slot
@@ -173,6 +173,18 @@ class Spread:
             if where is not None and where != self.node:
                 found.append((table_id, where))
         return found
+
+    async def elsewhere(
+        self, table_id: str, alive: Callable[[set[str]], Awaitable[set[str]]]
+    ) -> str | None:
+        """The other process where ``table_id``, which nobody runs, is placed among the live
+        processes that ``alive`` says listen now; None when that is this one (or none)."""
+        where = self.place(table_id)
+        if where is None or where == self.node:
+            return None
+        listening = await alive(set(self.processes) - {self.node})
+        where = place(table_id, [n for n in self.processes if n in listening or n == self.node])
+        return None if where in (None, self.node) else where
 
     def may_hand_over(self) -> bool:
         """Whether the rate of handovers allows one more now (:meth:`handed_over` takes it)."""
