@@ -167,9 +167,13 @@ class Cluster:
         """Own a table about to be created here; its fencing token."""
         return await self.ownership.claim_new(table_id)
 
-    def here(self, table_id: str) -> bool:
-        """Whether a new table ``table_id`` would be placed at this process."""
-        return self.spread.here(table_id)
+    async def placing(self) -> Callable[[str], bool]:
+        """Whether a new table's id is placed at this process, by the live processes as
+        the database says now (one that started a moment ago counts, else the table would
+        be handed to it at once)."""
+        with contextlib.suppress(Exception):  # then as seen at the last sweep
+            self.spread.saw(await self.ownership.processes())
+        return self.spread.here
 
     def problem(self) -> str | None:
         """What is wrong with Redis for health, or None."""
