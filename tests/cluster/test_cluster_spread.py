@@ -9,7 +9,8 @@ table's stored log is contiguous and replays, no acknowledged move was lost or a
 and every table played on after the last handover.
 
 The figures (how the tables were spread, how long each step took, the handovers each
-process logged) are printed: ``pytest -s tests/cluster/test_cluster_spread.py``.
+process logged) are printed: ``pytest -s tests/cluster/test_cluster_spread.py``. A second
+test holds the database side of a handover: the old owner fenced off, the token raised.
 """
 
 from __future__ import annotations
@@ -179,3 +180,59 @@ def test_a_restarted_process_receives_its_share_and_no_move_is_lost(
         for line in text.splitlines():
             if '"table_handed_over"' in line:
                 assert json.loads(line)["token"] > 1  # under a raised token
+
+
+def test_a_handover_fences_the_old_owner_off_and_the_new_one_raises_the_token(
+    pg_url: str,
+) -> None:
+    """The database side of a handover (Ownership.hand_over): the table moves to its place
+    under a raised token, so a write still on its way from the old owner is refused; the
+    new owner raises it again as it takes the table; a handover of a table the process no
+    longer runs (or under an old token) does nothing; ``processes`` says how many open
+    tables each live process runs."""
+    from flip7.server.base.formats import utcnow
+    from flip7.server.base.settings import database_url
+    from flip7.server.store.database import Fenced, Store
+    from flip7.server.store.ownership import Ownership
+
+    def change(seq: int, fence: int) -> list[tuple[str, dict[str, object]]]:
+        return [
+            ("log_insert", {"table_id": "T1", "seq": seq, "kind": "bot", "data": "{}",
+                            "created_at": utcnow(), "fence": fence, "player_id": None}),
+            ("table_update", {"b_id": "T1", "b_version": seq, "b_state": "waiting",
+                              "b_to_decide": None, "b_deadline": None, "b_at": utcnow(),
+                              "b_fence": fence}),
+        ]  # fmt: skip
+
+    async def scenario() -> None:
+        store = await Store.open(database_url(pg_url))
+        try:
+            now = utcnow()
+            await store.write([("table_insert", {
+                "id": "T1", "name": "t", "created_at": now, "max_seats": 2, "rules": "{}",
+                "turn_timer": None, "bust_odds": True, "private": False, "state": "waiting",
+                "version": 0, "updated_at": now})])  # fmt: skip
+            old = Ownership(store.engine, "node-a", seconds=30)
+            new = Ownership(store.engine, "node-b", seconds=30)
+            await old.heartbeat()
+            await new.heartbeat()
+            token = await old.claim("T1")
+            assert token == 1
+            await store.write(change(1, token))
+            assert await old.processes() == {"node-a": 1, "node-b": 0}
+            assert await old.hand_over("T1", token + 1, "node-b") is None  # not its token
+            assert await new.hand_over("T1", token, "node-a") is None  # not its table
+            assert await old.hand_over("T1", token, "node-b") == 2
+            with pytest.raises(Fenced):
+                await store.write(change(2, token))  # the old owner's late write
+            assert await old.heartbeat() == {}  # it no longer runs it
+            assert await new.owner_of("T1") == ("node-b", True)
+            assert await old.claim("T1") is None  # node-b is alive: nobody else takes it
+            taken = await new.claim("T1")
+            assert taken == 3
+            await store.write(change(2, taken))
+            assert await new.processes() == {"node-a": 0, "node-b": 1}
+        finally:
+            await store.close()
+
+    asyncio.run(scenario())
