@@ -344,13 +344,14 @@ async def open_table(run: Run, index: int, seats: int, rng: random.Random,
     return [Player(run, index, table_id, t, random.Random(rng.random()), http) for t in tokens]
 
 
-async def start_tables(run: Run, cluster: Cluster, count: int, seats: int,
+async def start_tables(run: Run, cluster: Cluster | None, count: int, seats: int,
                        rng: random.Random, clients: list[httpx.AsyncClient],
                        tasks: list[asyncio.Future[None]]) -> list[list[Player]]:  # fmt: skip
     """Create ``count`` tables of ``seats`` humans through ``cluster``'s proxy, connect
     every player (each one's play added to ``tasks``), start every table and the clock of
     play (:meth:`Run.begin`): each table's players. A player never welcomed within 30 s
-    fails the test, with what the servers and the proxy said about its table."""
+    fails the test, with what the servers and the proxy said about its table (if they
+    are a ``cluster``)."""
     setup = time.monotonic()
     gate = asyncio.Semaphore(10)
 
@@ -368,6 +369,8 @@ async def start_tables(run: Run, cluster: Cluster, count: int, seats: int,
         lost = [p for p in run.players if not p.welcomed.is_set()]
         for p in lost:
             print(f"  never welcomed: {p.table_id} ({address(p.index)}) {p.describe()}")
+            if cluster is None:
+                continue
             for i in range(len(cluster.servers)):
                 for line in log_lines(cluster.log(i), p.table_id, 0, float("inf")):
                     print(f"    process {i}: {line}")

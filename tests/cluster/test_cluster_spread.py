@@ -18,8 +18,11 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import shutil
+import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 
 import httpx
 import pytest
@@ -31,6 +34,7 @@ pytest.importorskip("psycopg")
 import chaos_helpers as chaos_h
 from chaos_helpers import Run
 from cluster_helpers import LOOSE, Cluster
+from server_helpers import ServerProcess
 
 from flip7.server.cluster.spread import place
 
@@ -180,6 +184,95 @@ def test_a_restarted_process_receives_its_share_and_no_move_is_lost(
         for line in text.splitlines():
             if '"table_handed_over"' in line:
                 assert json.loads(line)["token"] > 1  # under a raised token
+
+
+JOINING_TABLES = 16
+
+
+async def joining(servers: list[ServerProcess], pg_url: str) -> tuple[Run, list[str]]:
+    """Without slots (rendezvous hashing alone): the tables are made on the first process,
+    alone; a second process joins, then a third, each receiving its share; then the second
+    is killed and its tables spread over the two others. The players play through the
+    first process all along (any process takes any client)."""
+    a, b, c = servers
+    run = Run(a.url.replace("http", "ws"), a.url, THINK, asyncio.Event())
+    rng = random.Random(SEED + 1)
+    clients: list[httpx.AsyncClient] = []
+    tasks: list[asyncio.Future[None]] = []
+
+    def node(server: ServerProcess) -> str:
+        return str(httpx.get(server.url + "/api/health").json()["node"])
+
+    try:
+        a.start()
+        tables = await chaos_h.start_tables(run, None, JOINING_TABLES, SEATS, rng, clients,
+                                            tasks)  # fmt: skip
+        table_ids = [t[0].table_id for t in tables]
+        nodes = [node(a)]
+        for server, what in ((b, "the second"), (c, "the third")):
+            await asyncio.sleep(1.0)
+            await asyncio.to_thread(server.start)
+            nodes.append(await asyncio.to_thread(node, server))
+            took = await settle(pg_url, nodes, table_ids, f"after {what} process joined")
+            counts = await asyncio.to_thread(runs, pg_url, table_ids)
+            print(f"  {what} process joined: every table at its place {took:.1f} s after "
+                  f"it was up; {[counts[n] for n in nodes]} tables per process", flush=True)
+            assert counts[nodes[-1]] > 0, counts
+        await asyncio.sleep(1.0)
+        held = {t for t, (owner, _, _) in (await asyncio.to_thread(chaos_h.owners, pg_url))
+                .items() if owner == nodes[1]}  # fmt: skip
+        b.kill()
+        survivors = [nodes[0], nodes[2]]
+        took = await settle(pg_url, survivors, table_ids, "after the kill")
+        split = Counter(place(t, survivors) for t in held)
+        print(f"  kill -9 of the second: its {len(held)} tables at the survivors' places "
+              f"{took:.1f} s later, {[split[n] for n in survivors]} each", flush=True)
+        done = run.now()
+        while {a.table for a in run.acks if a.at > done} != set(table_ids):
+            assert run.now() < done + SETTLE, "tables that did not move on"
+            await asyncio.sleep(0.25)
+        run.stop.set()
+        await asyncio.wait_for(asyncio.gather(*tasks), 15)
+        return run, table_ids
+    finally:
+        run.stop.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for http in clients:
+            await http.aclose()
+
+
+def test_without_slots_a_joining_process_receives_its_share_by_the_hash(
+    pg_url: str, redis_url: str
+) -> None:
+    """Rendezvous hashing with real processes (no proxy, no slots): a process that joins
+    receives its share while the games go on, a killed one's tables spread over the
+    survivors, and no acknowledged move is lost or applied twice."""
+    folder = Path(tempfile.mkdtemp(prefix="flip7-spread-", dir="/tmp"))
+    servers = [ServerProcess(pg_url, extra_args=["--redis", redis_url, *SERVER_ARGS],
+                             log_path=folder / f"p{i}.log") for i in range(3)]  # fmt: skip
+    try:
+        run, table_ids = asyncio.run(joining(servers, pg_url))
+    except BaseException:
+        for i, server in enumerate(servers):
+            lines = [line for line in server.log_text().splitlines()
+                     if "handed" in line or "taken_over" in line or "error" in line
+                     or "sweep" in line or "dropped" in line]
+            print(f"===== process {i}\n" + "\n".join(lines[-30:]))
+        raise
+    finally:
+        for server in servers:
+            server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    logs, versions, finished = chaos_h.stored(pg_url, table_ids)
+    checked = chaos_h.check(run, table_ids, logs, versions,
+                            chaos_h.rebuild_all(pg_url, table_ids), finished)  # fmt: skip
+    print(f"  moves acknowledged: {len(run.acks)}; reconnects: {run.reconnects}; "
+          f"errors: {dict(run.errors)}")
+    checked.print(len(run.unanswered))
+    checked.assert_sound()
+    assert not run.errors, (dict(run.errors), run.error_samples)
 
 
 def test_a_handover_fences_the_old_owner_off_and_the_new_one_raises_the_token(

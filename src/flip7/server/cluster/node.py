@@ -82,6 +82,11 @@ OWNER_SECONDS = 1.0
 MAX_OWNERS = 10_000
 # How often a request follows a table that moves (taken over while it was on its way).
 HOPS = 3
+# Seconds a handover waits for the table's lock (the change or the bot's thinking under
+# way to end), and the tables a sweep tries to hand over at most: a busy table is tried
+# again at a later sweep, and the sweep's other work waits one second at most.
+QUIET_WAIT = 0.2
+GIVES_PER_SWEEP = 5
 
 # Runs a request at a table this process runs (flip7.server.api.operations.perform).
 Perform = Callable[[Table, Request], Awaitable[Answer]]
@@ -294,16 +299,22 @@ class Cluster:
                 await self.ownership.release(table.id, table.fence)
 
     async def give(self, table: Table, to: str) -> bool:
-        """Hand ``table`` to process ``to``, its place (flip7.server.cluster.spread), if it is
-        quiet now: no change being applied and no bot thinking (its lock is free). Moved
-        in the database under a raised token first, so that what waits for the lock is
-        refused (``moved``) and a late write of this process is fenced off; then its
-        clients reconnect (``moved``) and reach ``to``, which takes it over at once."""
-        if table.lock.locked() or self.lobby.tables.get(table.id) is not table:
-            return False
+        """Hand ``table`` to process ``to``, its place (flip7.server.cluster.spread), at a
+        quiet moment: between two changes (its lock, within QUIET_WAIT, else not now), so
+        no change is being applied and no bot is thinking. Moved in the database under a
+        raised token first, so that what waits for the lock is refused (``moved``) and a
+        late write of this process is fenced off; then its clients reconnect (``moved``)
+        and reach ``to``, which takes it over at once."""
         if table.fence is None:
             return False
-        async with table.lock:
+        try:
+            async with asyncio.timeout(QUIET_WAIT):
+                await table.lock.acquire()
+        except TimeoutError:
+            return False
+        try:
+            if self.lobby.tables.get(table.id) is not table:  # dropped or closed meanwhile
+                return False
             token = await self.ownership.hand_over(table.id, table.fence, to)
             if token is None:  # no longer this process's: the lease loop drops it
                 return False
@@ -316,6 +327,8 @@ class Cluster:
             table.clients.clear()
             self.lobby.log_event("table_handed_over", table, to=to, token=token,
                                  version=table.version)  # fmt: skip
+        finally:
+            table.lock.release()
         with contextlib.suppress(BusDown):  # else it is taken when somebody asks for it
             self.bus.send(to, Take(sender=self.node, table_id=table.id))
         return True
@@ -380,10 +393,16 @@ class Cluster:
     async def _sweep_loop(self) -> None:
         # Staggered, so that the processes do not all ask the database at once.
         await asyncio.sleep(random.uniform(0, self.seconds / 3))
+        failed = ""
         while True:
-            with contextlib.suppress(Exception):
+            try:
                 if self.bus.up:
                     await self._sweep()
+                failed = ""
+            except Exception as exc:  # the database or Redis: the next round tries again
+                if repr(exc) != failed:  # once per kind of failure, not twice a second
+                    failed = repr(exc)
+                    log.warning(dumps({"event": "sweep_failed", "error": failed}))
             await asyncio.sleep(random.uniform(0.3, 0.7) * self.seconds / 3)
 
     async def _sweep(self) -> None:
@@ -399,9 +418,9 @@ class Cluster:
             return
         alive = await self.bus.alive({to for _, to in misplaced})
         random.shuffle(misplaced)  # a busy table does not hold the others up
-        for table_id, to in misplaced:
+        for table_id, to in [(t, n) for t, n in misplaced if n in alive][:GIVES_PER_SWEEP]:
             table = self.lobby.tables.get(table_id)
-            if to in alive and table is not None and await self.give(table, to):
+            if table is not None and await self.give(table, to):
                 spread.handed_over()
                 if not spread.may_hand_over():
                     return

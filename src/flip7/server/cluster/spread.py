@@ -16,13 +16,13 @@ A table's *place* is a function of its id and of the live processes alone (the
 New tables are made in their place (:meth:`Spread.here`: the id is drawn again until it is
 placed here). A dead process's tables, once its lease expires, are taken by the orphan sweep
 of their new place, so they spread over the survivors; any process takes one that its place
-has not taken after a while (it may be full, or cut off from Redis), and a process asked
-for a table nobody runs takes it at once (a waiting client comes first). A process hands a
-table it runs that is placed elsewhere to its place (Cluster.give) at a quiet moment,
-between decisions (no change being applied, no bot thinking: the table's lock is free), a
-few tables a second at most (:data:`HANDOVERS_PER_SECOND`), with the same fencing as a
-takeover: the database moves the table under a raised token, so the old owner can no
-longer write it, and the new owner raises it again as it takes the table.
+has not taken after a while (it may be full, or cut off from Redis), and a request for a
+table nobody runs goes to its place, which takes it at once (:meth:`Spread.elsewhere`). A
+process hands a table it runs that is placed elsewhere to its place (Cluster.give) at a
+quiet moment, between decisions (no change being applied, no bot thinking: it takes the
+table's lock), a few tables a second at most (:data:`HANDOVERS_PER_SECOND`), with the
+same fencing as a takeover: the database moves the table under a raised token, so the old
+owner can no longer write it, and the new owner raises it again as it takes the table.
 
 >>> live = ["a1@1/3", "b2@2/3", "c3@3/3"]
 >>> [place(t, live) for t in ("aaaaaaaa", "aaaaaaab", "UF5GCr12")]  # their slots: 2, 1, 2
