@@ -121,6 +121,9 @@ class Spread:
     ['t1', 't2']
     >>> spread.misplaced(["t1", "t3"])
     [('t1', 'b2')]
+    >>> spread.saw({"b2": 0})  # its own row expired: it still counts itself
+    >>> spread.here("t3")
+    True
     """
 
     def __init__(self, node: str, grace: float,
@@ -144,8 +147,13 @@ class Spread:
         self.processes = dict(processes)
 
     def place(self, table_id: str) -> str | None:
-        """Where ``table_id`` goes, as this process sees the live ones (None: no view)."""
-        return place(table_id, self.processes.keys())
+        """Where ``table_id`` goes, as this process sees the live ones (None: no view).
+        This one counts among them even when its own row was not live at the last sweep
+        (renewals failing): else every id would be placed elsewhere, and a new table's
+        id drawn for ever."""
+        if not self.processes:
+            return None
+        return place(table_id, self.processes.keys() | {self.node})
 
     def here(self, table_id: str) -> bool:
         """Whether ``table_id`` is placed at this process (yes while it knows of none)."""
