@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 import httpx
+from cluster_helpers import Cluster
 from server_helpers import choose
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -343,6 +344,54 @@ async def open_table(run: Run, index: int, seats: int, rng: random.Random,
     return [Player(run, index, table_id, t, random.Random(rng.random()), http) for t in tokens]
 
 
+async def start_tables(run: Run, cluster: Cluster | None, count: int, seats: int,
+                       rng: random.Random, clients: list[httpx.AsyncClient],
+                       tasks: list[asyncio.Future[None]]) -> list[list[Player]]:  # fmt: skip
+    """Create ``count`` tables of ``seats`` humans through ``cluster``'s proxy, connect
+    every player (each one's play added to ``tasks``), start every table and the clock of
+    play (:meth:`Run.begin`): each table's players. A player never welcomed within 30 s
+    fails the test, with what the servers and the proxy said about its table (if they
+    are a ``cluster``)."""
+    setup = time.monotonic()
+    gate = asyncio.Semaphore(10)
+
+    async def one(index: int) -> list[Player]:
+        async with gate:
+            return await open_table(run, index, seats, rng, clients)
+
+    tables = await asyncio.gather(*(one(i) for i in range(count)))
+    run.players = [p for table in tables for p in table]
+    tasks.extend(asyncio.ensure_future(p.play()) for p in run.players)
+    try:
+        await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in run.players)),
+                               30)  # fmt: skip
+    except TimeoutError:
+        lost = [p for p in run.players if not p.welcomed.is_set()]
+        for p in lost:
+            print(f"  never welcomed: {p.table_id} ({address(p.index)}) {p.describe()}")
+            if cluster is None:
+                continue
+            for i in range(len(cluster.servers)):
+                for line in log_lines(cluster.log(i), p.table_id, 0, float("inf")):
+                    print(f"    process {i}: {line}")
+            for line in cluster.proxy.log().splitlines():
+                if p.table_id in line:
+                    print(f"    haproxy: {line}")
+        raise AssertionError(f"never welcomed: {[p.table_id for p in lost]}") from None
+
+    async def start(table: list[Player]) -> None:
+        async with gate:
+            first = table[0]
+            await rest(first.http, "POST", f"/api/tables/{first.table_id}/start",
+                       headers={"Authorization": f"Bearer {first.token}"})
+
+    run.begin()
+    await asyncio.gather(*(start(t) for t in tables))
+    print(f"\n  {count} tables of {seats} humans created, joined, connected and started "
+          f"through the proxy in {time.monotonic() - setup:.1f} s", flush=True)
+    return tables
+
+
 def owners(pg_url: str) -> dict[str, tuple[str, int, int]]:
     """table id -> the node that runs it, its fencing token and the table's version now
     (``table_owner``)."""
@@ -412,6 +461,76 @@ def rebuild_all(pg_url: str, table_ids: list[str]) -> dict[str, int | str]:
             await store.close()
 
     return asyncio.run(go())
+
+
+@dataclass
+class Checked:
+    """The stored logs against what the players were told (:func:`check`): every list or
+    dict empty when nothing was lost, applied twice or stored out of order."""
+
+    entries: int  # log entries stored
+    human_moves: int  # distinct (table, seat, move id) stored
+    finished: int  # finished games, their records replayed
+    lost: list[Ack]  # acknowledged but not stored at the version its result named
+    twice: dict[tuple[str, int, str], int]  # stored more than once
+    gaps: dict[str, list[int]]  # versions not contiguous
+    behind: dict[str, tuple[int, int]]  # tables.version is not the last seq
+    unlike: dict[str, tuple[int | str, int]]  # the rebuilt table is not at the stored version
+    off_by_more: list[Ack]  # a result not one version past its move
+    unknown: list[tuple[str, int, str]]  # stored moves that no client sent
+    bad_records: list[tuple[str, str, str]]  # a finished game's record does not replay
+
+    def print(self, unanswered: int) -> None:
+        print(f"  stored: {self.entries} log entries, {self.human_moves} human moves, "
+              f"{self.finished} finished games (their records replayed); moves sent but not "
+              f"answered when play stopped: {unanswered}")
+        print(f"  acknowledged-but-lost: {len(self.lost)}; applied-twice: {len(self.twice)}")
+
+    def assert_sound(self) -> None:
+        assert not self.lost, f"acknowledged but not stored: {self.lost[:10]}"
+        assert not self.twice, f"applied more than once: {list(self.twice.items())[:10]}"
+        assert not self.gaps, f"versions not contiguous: {self.gaps}"
+        assert not self.behind, f"tables.version is not the last seq: {self.behind}"
+        assert not self.unlike, f"the rebuilt table is not at the stored version: {self.unlike}"
+        assert not self.off_by_more, f"a result not one version past its move: " \
+            f"{self.off_by_more[:10]}"
+        assert not self.unknown, f"moves stored that no client sent: {self.unknown[:10]}"
+        assert not self.bad_records, self.bad_records
+
+
+def check(run: Run, table_ids: list[str], logs: dict[str, list[Entry]],
+          versions: dict[str, int], rebuilt: dict[str, int | str],
+          finished: list[tuple[str, str, str, str]]) -> Checked:  # fmt: skip
+    """Every table's stored log (:func:`stored`, :func:`rebuild_all`) against the moves
+    the players sent and were acknowledged (``run``)."""
+    from flip7.engine.record import replay
+
+    gaps = {t: [e.seq for e in log] for t, log in logs.items()
+            if [e.seq for e in log] != list(range(1, len(log) + 1))}  # fmt: skip
+    behind = {t: (versions[t], len(logs[t])) for t in table_ids if versions[t] != len(logs[t])}
+    unlike = {t: (rebuilt[t], len(logs[t])) for t in table_ids if rebuilt[t] != len(logs[t])}
+    at_seq: dict[tuple[str, int], tuple[int, str]] = {}  # (table, seq) -> (seat, move id)
+    applied: Counter[tuple[str, int, str]] = Counter()  # (table, seat, move id) -> entries
+    for table_id, log in logs.items():
+        for e in log:
+            if e.kind == "move" and e.data.get("id") is not None:
+                at_seq[(table_id, e.seq)] = (e.data["seat"], e.data["id"])
+                applied[(table_id, e.data["seat"], e.data["id"])] += 1
+    sent = {(a.table, a.seat, a.id) for a in run.acks} | set(run.unanswered)
+    bad_records = []
+    for table_id, game_id, record, winners in finished:
+        try:
+            if list(replay(record).winners) != json.loads(winners):
+                bad_records.append((table_id, game_id, "the record's winners differ"))
+        except Exception as exc:
+            bad_records.append((table_id, game_id, repr(exc)))
+    return Checked(
+        entries=sum(map(len, logs.values())), human_moves=len(applied), finished=len(finished),
+        lost=[a for a in run.acks if at_seq.get((a.table, a.result)) != (a.seat, a.id)],
+        twice={key: n for key, n in applied.items() if n > 1}, gaps=gaps, behind=behind,
+        unlike=unlike, off_by_more=[a for a in run.acks if a.result != a.made + 1],
+        unknown=[key for key in applied if key not in sent], bad_records=bad_records,
+    )  # fmt: skip
 
 
 def log_lines(text: str, table_id: str, since: float, until: float) -> list[str]:

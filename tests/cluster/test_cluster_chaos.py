@@ -18,10 +18,8 @@ the end screen so that the tables play on.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
-from collections import Counter
 
 import httpx
 import pytest
@@ -31,7 +29,7 @@ pytest.importorskip("redis")
 pytest.importorskip("psycopg")
 
 import chaos_helpers as chaos_h
-from chaos_helpers import Ack, Player, Run
+from chaos_helpers import Ack, Run
 from cluster_helpers import LOOSE, Cluster
 
 TABLES = 50
@@ -104,42 +102,7 @@ async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, list[Kill], list
     clients: list[httpx.AsyncClient] = []
     tasks: list[asyncio.Future[None]] = []
     try:
-        setup = time.monotonic()
-        gate = asyncio.Semaphore(10)
-
-        async def one(index: int) -> list[Player]:
-            async with gate:
-                return await chaos_h.open_table(run, index, SEATS, rng, clients)
-
-        tables = await asyncio.gather(*(one(i) for i in range(TABLES)))
-        run.players = [p for table in tables for p in table]
-        tasks = [asyncio.ensure_future(p.play()) for p in run.players]
-        try:
-            await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in run.players)),
-                                   30)  # fmt: skip
-        except TimeoutError:
-            lost = [p for p in run.players if not p.welcomed.is_set()]
-            for p in lost:
-                print(f"  never welcomed: {p.table_id} ({chaos_h.address(p.index)}) "
-                      f"{p.describe()}")
-                for i in range(len(cluster.servers)):
-                    for line in chaos_h.log_lines(cluster.log(i), p.table_id, 0, float("inf")):
-                        print(f"    process {i}: {line}")
-                for line in cluster.proxy.log().splitlines():
-                    if p.table_id in line:
-                        print(f"    haproxy: {line}")
-            raise AssertionError(f"never welcomed: {[p.table_id for p in lost]}") from None
-
-        async def start(table: list[Player]) -> None:
-            async with gate:
-                first = table[0]
-                await chaos_h.rest(first.http, "POST", f"/api/tables/{first.table_id}/start",
-                                   headers={"Authorization": f"Bearer {first.token}"})
-
-        run.begin()
-        await asyncio.gather(*(start(t) for t in tables))
-        print(f"\n  {TABLES} tables of {SEATS} humans created, joined, connected and started "
-              f"through the proxy in {time.monotonic() - setup:.1f} s", flush=True)
+        tables = await chaos_h.start_tables(run, cluster, TABLES, SEATS, rng, clients, tasks)
         kills: list[Kill] = []
         chaos_task = asyncio.ensure_future(chaos(cluster, pg_url, run, kills, rng))
         while run.now() < PLAY_CAP:
@@ -172,8 +135,6 @@ def test_chaos_kill_9_every_6_s_loses_no_move_and_applies_none_twice(
     every 6 s and restarted. Afterwards every table's log is contiguous and replays through
     the engine, no acknowledged move was lost or applied twice, and every table the killed
     processes ran moved on under its new owner."""
-    from flip7.engine.record import replay
-
     began = time.monotonic()
     with Cluster(3, pg_url, redis_url, extra_args=SERVER_ARGS) as cluster:
         run, kills, table_ids = asyncio.run(scenario(cluster, pg_url))
@@ -227,33 +188,8 @@ def test_chaos_kill_9_every_6_s_loses_no_move_and_applies_none_twice(
             stuck.setdefault(table_id, "no move acknowledged after the last kill")
 
     # ---- the stored logs against what was acknowledged
-    gaps = {t: [e.seq for e in log] for t, log in logs.items()
-            if [e.seq for e in log] != list(range(1, len(log) + 1))}  # fmt: skip
-    behind = {t: (versions[t], len(logs[t])) for t in table_ids if versions[t] != len(logs[t])}
-    unlike = {t: (rebuilt[t], len(logs[t])) for t in table_ids if rebuilt[t] != len(logs[t])}
-    at_seq: dict[tuple[str, int], tuple[int, str]] = {}  # (table, seq) -> (seat, move id)
-    applied: Counter[tuple[str, int, str]] = Counter()  # (table, seat, move id) -> entries
-    for table_id, log in logs.items():
-        for e in log:
-            if e.kind == "move" and e.data.get("id") is not None:
-                at_seq[(table_id, e.seq)] = (e.data["seat"], e.data["id"])
-                applied[(table_id, e.data["seat"], e.data["id"])] += 1
-    lost = [a for a in run.acks if at_seq.get((a.table, a.result)) != (a.seat, a.id)]
-    twice = {key: n for key, n in applied.items() if n > 1}
-    off_by_more = [a for a in run.acks if a.result != a.made + 1]
-    sent = {(a.table, a.seat, a.id) for a in run.acks} | set(run.unanswered)
-    unknown = [key for key in applied if key not in sent]
-    bad_records = []
-    for table_id, game_id, record, winners in finished:
-        try:
-            if list(replay(record).winners) != json.loads(winners):
-                bad_records.append((table_id, game_id, "the record's winners differ"))
-        except Exception as exc:
-            bad_records.append((table_id, game_id, repr(exc)))
-    print(f"  stored: {sum(map(len, logs.values()))} log entries, {len(applied)} human moves, "
-          f"{len(finished)} finished games (their records replayed); moves sent but not "
-          f"answered when play stopped: {len(run.unanswered)}")
-    print(f"  acknowledged-but-lost: {len(lost)}; applied-twice: {len(twice)}")
+    checked = chaos_h.check(run, table_ids, logs, versions, rebuilt, finished)
+    checked.print(len(run.unanswered))
 
     for table_id, why in sorted(stuck.items()):
         log = logs[table_id]
@@ -267,14 +203,7 @@ def test_chaos_kill_9_every_6_s_loses_no_move_and_applies_none_twice(
             lines = chaos_h.log_lines(text, table_id, 0, float("inf"))
             print(f"    process {i}: {lines[-6:]}")
 
-    assert not lost, f"acknowledged but not stored: {lost[:10]}"
-    assert not twice, f"applied more than once: {list(twice.items())[:10]}"
-    assert not gaps, f"versions not contiguous: {gaps}"
-    assert not behind, f"tables.version is not the last seq: {behind}"
-    assert not unlike, f"the rebuilt table is not at the stored version: {unlike}"
-    assert not off_by_more, f"a result not one version past its move: {off_by_more[:10]}"
-    assert not unknown, f"moves stored that no client sent: {unknown[:10]}"
-    assert not bad_records, bad_records
+    checked.assert_sound()
     assert not run.errors, (dict(run.errors), run.error_samples)
     assert len(run.acks) >= MIN_ACKNOWLEDGED, len(run.acks)
     assert len(kills) == 3, kills

@@ -99,3 +99,22 @@ def test_a_cluster_process_says_its_links_remote_sockets_and_redis() -> None:
                           ("flip7_bot_worker_seconds_total", 1.5),
                           ("flip7_bot_stand_ins_total", 4)):  # fmt: skip
         assert _value(text, sample) == value, sample
+
+
+def test_a_cluster_process_says_where_the_tables_are_and_its_handovers() -> None:
+    from flip7.server.api.metrics import Metrics, Reading
+
+    metrics = Metrics()
+    metrics.watch(lambda: Reading(tables=3, sockets=0, bot_workers=2, bots_waiting=0,
+                                  bots_thinking=0, bot_worker_seconds=0.0, stand_ins=0,
+                                  cluster_linked=0, cluster_remote=0, cluster_redis_up=True,
+                                  cluster_processes=(("a1@1/2", 3), ("b2@2/2", 5)),
+                                  cluster_misplaced=1, cluster_handovers_given=4,
+                                  cluster_handovers_received=2))  # fmt: skip
+    text = metrics.text()
+    for sample, value in (('flip7_cluster_process_tables{process="a1@1/2"}', 3),
+                          ('flip7_cluster_process_tables{process="b2@2/2"}', 5),
+                          ("flip7_cluster_tables_misplaced", 1),
+                          ("flip7_cluster_handovers_given_total", 4),
+                          ("flip7_cluster_handovers_received_total", 2)):  # fmt: skip
+        assert _value(text, sample) == value, sample

@@ -55,6 +55,13 @@ class Reading:
     cluster_linked: int | None = None
     cluster_remote: int | None = None
     cluster_redis_up: bool | None = None
+    # Where the tables are (flip7.server.cluster.spread): each live process with the
+    # tables it runs (as the database said at the last sweep), those run here but placed
+    # elsewhere (waiting for a quiet moment), and the handovers given and received.
+    cluster_processes: tuple[tuple[str, int], ...] = ()
+    cluster_misplaced: int = 0
+    cluster_handovers_given: int = 0
+    cluster_handovers_received: int = 0
 
 
 class _Now(Collector):
@@ -88,6 +95,20 @@ class _Now(Collector):
                                 "at tables this process runs", value=now.cluster_remote or 0)
         yield GaugeMetricFamily("flip7_cluster_redis_up", "1 while Redis answers",
                                 value=1 if now.cluster_redis_up else 0)  # fmt: skip
+        per_process = GaugeMetricFamily(
+            "flip7_cluster_process_tables", "Tables each live process runs, as the database "
+            "said at this process's last sweep", labels=["process"])  # fmt: skip
+        for node, tables in now.cluster_processes:
+            per_process.add_metric([node], tables)
+        yield per_process
+        yield GaugeMetricFamily("flip7_cluster_tables_misplaced", "Tables this process runs "
+                                "that are placed at another (handed over at a quiet moment)",
+                                value=now.cluster_misplaced)  # fmt: skip
+        yield CounterMetricFamily("flip7_cluster_handovers_given", "Tables this process handed "
+                                  "to their place", value=now.cluster_handovers_given)
+        yield CounterMetricFamily("flip7_cluster_handovers_received", "Tables handed to this "
+                                  "process that it took over",
+                                  value=now.cluster_handovers_received)  # fmt: skip
 
 
 class Metrics:

@@ -17,6 +17,7 @@ from flip7.server.base.requests import Answer, Request
 from flip7.server.cluster.link import Session
 from flip7.server.cluster.node import Cluster
 from flip7.server.cluster.node import of as cluster_of
+from flip7.server.cluster.spread import node_id
 from flip7.server.store.database import Store
 from flip7.server.store.ownership import Ownership
 from flip7.server.table.errors import TableError
@@ -57,6 +58,8 @@ def join_cluster(lobby: Lobby, store: Store, redis_url: str, seconds: float) -> 
     """Make ``lobby`` this process's part of a cluster on ``redis_url``, its ownership rows
     in ``store``: what other processes forward is answered by the same code as this
     process's own requests."""
+    # Its slot in its id: the others place the tables of its slot here (cluster.spread).
+    lobby.node = node_id(lobby.settings.slot)
     ownership = Ownership(store.engine, lobby.node, seconds)
     cluster = Cluster(lobby, ownership, redis_url, seconds,
                       perform=functools.partial(perform, lobby),

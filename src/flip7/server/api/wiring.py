@@ -251,6 +251,7 @@ def _serve_metrics(wiring: Wiring, lobby: Lobby, store: Store, host: str, port: 
     async def now() -> Reading:
         thinking = lobby.thinking
         many = cluster_of(lobby)
+        spread = None if many is None else many.spread
         return Reading(
             tables=len(lobby.tables), sockets=len(wiring.sockets.open),
             bot_workers=thinking.workers, bots_waiting=thinking.waiting,
@@ -259,6 +260,10 @@ def _serve_metrics(wiring: Wiring, lobby: Lobby, store: Store, host: str, port: 
             cluster_linked=None if many is None else len(many.links),
             cluster_remote=None if many is None else len(many.remote),
             cluster_redis_up=None if many is None else many.problem() is None,
+            cluster_processes=() if spread is None else tuple(sorted(spread.processes.items())),
+            cluster_misplaced=0 if spread is None else len(spread.misplaced(lobby.tables)),
+            cluster_handovers_given=0 if spread is None else spread.given,
+            cluster_handovers_received=0 if spread is None else spread.received,
         )  # fmt: skip
 
     metrics.watch(lambda: asyncio.run_coroutine_threadsafe(now(), loop).result(timeout=5))

@@ -41,6 +41,7 @@ __all__ = [
     "Reply",
     "Shut",
     "TableMessage",
+    "Take",
     "decode",
 ]
 
@@ -158,8 +159,17 @@ class Shut(_Message):
     code: int
 
 
+class Take(_Message):
+    """Take ``table_id`` over now: ``sender`` handed it to the receiver (its place,
+    flip7.server.cluster.spread), which would otherwise wait for a request for it."""
+
+    kind: Literal["take"] = "take"
+    sender: str
+    table_id: str
+
+
 BusMessage = Annotated[
-    Call | Reply | Open | Relay | Closed | Frames | Shut, Field(discriminator="kind")
+    Call | Reply | Open | Relay | Closed | Frames | Shut | Take, Field(discriminator="kind")
 ]
 _BUS: TypeAdapter[BusMessage] = TypeAdapter(BusMessage)
 

@@ -20,7 +20,8 @@ Failover: a process that dies stops renewing its ``cluster_node`` row; once that
 first request for one), each rebuilt from its change log. Sockets that were linked to the
 dead process are closed (1012, service restart) and the clients reconnect with their
 ``last_version``. The others notice a death at once: Redis drops a process's subscription
-the moment its connection closes.
+the moment its connection closes. Which process runs which table, so that the tables stay
+spread (a restarted process receives its share back): flip7.server.cluster.spread.
 
 Redis holds nothing that is not in PostgreSQL: when it restarts, linked sockets are closed
 and reconnect, calls meanwhile are refused with a retryable 503, and no move is lost or
@@ -57,8 +58,10 @@ from flip7.server.cluster.messages import (
     Relay,
     Reply,
     Shut,
+    Take,
 )
 from flip7.server.cluster.remote import Outbox, RemoteClient
+from flip7.server.cluster.spread import ORPHANS_PER_SWEEP, Spread
 from flip7.server.store.ownership import Ownership
 from flip7.server.table.errors import TableError, not_stored
 from flip7.server.table.lobby import Lobby
@@ -79,6 +82,11 @@ OWNER_SECONDS = 1.0
 MAX_OWNERS = 10_000
 # How often a request follows a table that moves (taken over while it was on its way).
 HOPS = 3
+# Seconds a handover waits for the table's lock (the change or the bot's thinking under
+# way to end), and the tables a sweep tries to hand over at most: a busy table is tried
+# again at a later sweep, and the sweep's other work waits one second at most.
+QUIET_WAIT = 0.2
+GIVES_PER_SWEEP = 5
 
 # Runs a request at a table this process runs (flip7.server.api.operations.perform).
 Perform = Callable[[Table, Request], Awaitable[Answer]]
@@ -134,6 +142,8 @@ class Cluster:
         self.listing = Listing(lobby, self.bus)
         # The lobby's list: tables whose entry may have changed (the tables add to it).
         self.dirty = self.listing.dirty
+        # Where the tables go: the live processes, the handovers (flip7.server.cluster.spread).
+        self.spread = Spread(self.node, seconds)
         self._tasks: list[asyncio.Task[None]] = []
 
     # ------------------------------------------------------------------ life cycle
@@ -162,6 +172,14 @@ class Cluster:
         """Own a table about to be created here; its fencing token."""
         return await self.ownership.claim_new(table_id)
 
+    async def placing(self) -> Callable[[str], bool]:
+        """Whether a new table's id is placed at this process, by the live processes as
+        the database says now (one that started a moment ago counts, else the table would
+        be handed to it at once)."""
+        with contextlib.suppress(Exception):  # then as seen at the last sweep
+            self.spread.saw(await self.ownership.processes())
+        return self.spread.here
+
     def problem(self) -> str | None:
         """What is wrong with Redis for health, or None."""
         return None if self.bus.up else "Redis does not answer"
@@ -175,9 +193,11 @@ class Cluster:
 
     # ------------------------------------------------------------------ ownership
 
-    async def locate(self, table_id: str) -> Table | str | None:
+    async def locate(self, table_id: str, detour: bool = True) -> Table | str | None:
         """The table if this process runs it (taking it over if nobody does), else the node
-        that runs it; None when it is not open (closed or unknown)."""
+        that runs it; None when it is not open (closed or unknown). With ``detour``, one
+        that nobody runs is left to its place, if that is another live process (which takes
+        it when the request reaches it: a request forwarded here has no ``detour``)."""
         table = self.lobby.tables.get(table_id)
         if table is not None:
             return table
@@ -191,6 +211,11 @@ class Cluster:
             while len(self._owners) > MAX_OWNERS:
                 self._owners.popitem(last=False)
             return owner[0]
+        if detour and owner is not None and self.bus.up:
+            with contextlib.suppress(Exception):  # Redis does not answer: taken here
+                there = await self.spread.elsewhere(table_id, self.bus.alive)
+                if there is not None:
+                    return there
         return await self.adopt(table_id)
 
     async def _owner_of(self, table_id: str) -> tuple[str, bool] | None:
@@ -273,6 +298,46 @@ class Cluster:
             with contextlib.suppress(Exception):
                 await self.ownership.release(table.id, table.fence)
 
+    async def give(self, table: Table, to: str) -> bool:
+        """Hand ``table`` to process ``to``, its place (flip7.server.cluster.spread), at a
+        quiet moment: between two changes (its lock, within QUIET_WAIT, else not now), so
+        no change is being applied and no bot is thinking. Moved in the database under a
+        raised token first, so that what waits for the lock is refused (``moved``) and a
+        late write of this process is fenced off; then its clients reconnect (``moved``)
+        and reach ``to``, which takes it over at once."""
+        if table.fence is None:
+            return False
+        try:
+            async with asyncio.timeout(QUIET_WAIT):
+                await table.lock.acquire()
+        except TimeoutError:
+            return False
+        try:
+            if self.lobby.tables.get(table.id) is not table:  # dropped or closed meanwhile
+                return False
+            token = await self.ownership.hand_over(table.id, table.fence, to)
+            if token is None:  # no longer this process's: the lease loop drops it
+                return False
+            table.moved = True
+            del self.lobby.tables[table.id]
+            table.stop()
+            self.forget_owner(table.id)
+            for client in list(table.clients):
+                client.close(CloseCode.MOVED)
+            table.clients.clear()
+            self.lobby.log_event("table_handed_over", table, to=to, token=token,
+                                 version=table.version)  # fmt: skip
+        finally:
+            table.lock.release()
+        with contextlib.suppress(BusDown):  # else it is taken when somebody asks for it
+            self.bus.send(to, Take(sender=self.node, table_id=table.id))
+        return True
+
+    async def _take(self, message: Take) -> None:
+        with contextlib.suppress(Exception):  # then it is taken when somebody asks for it
+            if isinstance(await self.adopt(message.table_id), Table):
+                self.spread.received += 1
+
     async def _lease_loop(self) -> None:
         interval = self.seconds / 3
         rounds = 0
@@ -326,14 +391,39 @@ class Cluster:
                 self._remote_gone(key)
 
     async def _sweep_loop(self) -> None:
-        # Staggered, so that the survivors of a crash share its tables.
+        # Staggered, so that the processes do not all ask the database at once.
         await asyncio.sleep(random.uniform(0, self.seconds / 3))
+        failed = ""
         while True:
-            with contextlib.suppress(Exception):
-                if self.bus.up and len(self.lobby.tables) < self.lobby.settings.max_tables:
-                    for table_id in await self.ownership.orphans(20):
-                        await self.adopt(table_id)
+            try:
+                if self.bus.up:
+                    await self._sweep()
+                failed = ""
+            except Exception as exc:  # the database or Redis: the next round tries again
+                if repr(exc) != failed:  # once per kind of failure, not twice a second
+                    failed = repr(exc)
+                    log.warning(dumps({"event": "sweep_failed", "error": failed}))
             await asyncio.sleep(random.uniform(0.3, 0.7) * self.seconds / 3)
+
+    async def _sweep(self) -> None:
+        """Take the tables nobody runs that are placed here, and hand those run here that
+        are placed elsewhere to their place (flip7.server.cluster.spread)."""
+        spread = self.spread
+        spread.saw(await self.ownership.processes())
+        if len(self.lobby.tables) < self.lobby.settings.max_tables:
+            for table_id in spread.orphans_here(await self.ownership.orphans(ORPHANS_PER_SWEEP)):
+                await self.adopt(table_id)
+        misplaced = spread.misplaced(self.lobby.tables)
+        if not misplaced or not spread.may_hand_over():
+            return
+        alive = await self.bus.alive({to for _, to in misplaced})
+        random.shuffle(misplaced)  # a busy table does not hold the others up
+        for table_id, to in [(t, n) for t, n in misplaced if n in alive][:GIVES_PER_SWEEP]:
+            table = self.lobby.tables.get(table_id)
+            if table is not None and await self.give(table, to):
+                spread.handed_over()
+                if not spread.may_hand_over():
+                    return
 
     # ------------------------------------------------------------------ requests
 
@@ -365,16 +455,16 @@ class Cluster:
         for _ in range(HOPS):
             try:
                 where = await self._call(request)
+                if where is None:
+                    raise await self.lobby.gone(request.table_id)
+                if isinstance(where, Answer):
+                    return where
+                return await self.perform(where, request)  # handed over meanwhile: moved
             except TableError as exc:
                 if exc.code == "moved":
                     self.forget_owner(request.table_id)
                     continue
                 raise
-            if where is None:
-                raise await self.lobby.gone(request.table_id)
-            if isinstance(where, Answer):
-                return where
-            return await self.perform(where, request)
         raise TableError(
             "unavailable", "this table is moving between processes; try again in a moment",
             503, retry_after=1.0,
@@ -419,7 +509,7 @@ class Cluster:
         moved meanwhile that process follows it (and one nobody runs is taken over here)."""
         answer: Answer | Refusal
         try:
-            where = await self.locate(call.request.table_id)
+            where = await self.locate(call.request.table_id, detour=False)
             if isinstance(where, str):
                 raise TableError("moved", "this table moved to another process; try again", 409)
             if where is None:
@@ -496,6 +586,10 @@ class Cluster:
                     self.outbox.shut(sender, cid, CloseCode.MOVED)
             case Closed(sender=sender, cid=cid):
                 self._remote_gone((sender, cid))
+            case Take():
+                task = asyncio.create_task(self._take(message))
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
 
     def _remote_open(self, message: Open) -> None:
         key = (message.sender, message.cid)
@@ -513,7 +607,7 @@ class Cluster:
         """One remote socket's messages, one after the other, as its own process would."""
         key = (rc.node, rc.cid)
         try:
-            where = await self.locate(rc.table_id)
+            where = await self.locate(rc.table_id, detour=False)
         except Exception:
             where = None
         if isinstance(where, str):

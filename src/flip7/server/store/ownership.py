@@ -100,6 +100,38 @@ class Ownership:
                 {"t": table_id, "me": self.node, "k": token},
             )
 
+    async def hand_over(self, table_id: str, token: int, to: str) -> int | None:
+        """Give ``table_id``, run here under ``token``, to process ``to`` (flip7.server.cluster
+        .spread): under a raised token, so that nothing this process still had on its way
+        can be written any more; ``to`` raises it again as it takes the table (:meth:`claim`).
+        The raised token, or None if the table was no longer this process's."""
+        async with self.engine.begin() as conn:
+            raised = (
+                await conn.execute(
+                    sa.text(
+                        "UPDATE table_owner SET owner = :to, token = token + 1 "
+                        "WHERE table_id = :t AND owner = :me AND token = :k RETURNING token"
+                    ),
+                    {"t": table_id, "me": self.node, "k": token, "to": to},
+                )
+            ).scalar_one_or_none()
+        return None if raised is None else int(raised)
+
+    async def processes(self) -> dict[str, int]:
+        """The live processes, each with the number of open tables it runs (suspended and
+        closed ones are run by nobody)."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.text(
+                    "SELECT n.node, COUNT(t.id) AS tables FROM cluster_node n "
+                    "LEFT JOIN table_owner o ON o.owner = n.node "
+                    "LEFT JOIN tables t ON t.id = o.table_id "
+                    "AND t.state NOT IN ('closed', 'suspended') "
+                    "WHERE n.expires_at > clock_timestamp() GROUP BY n.node"
+                )
+            )
+            return {str(r.node): int(r.tables) for r in rows}
+
     async def owner_of(self, table_id: str) -> tuple[str, bool] | None:
         """Who runs ``table_id`` and whether that process is alive; None: nobody ever did."""
         async with self.engine.connect() as conn:

@@ -79,6 +79,7 @@ class Owners(Protocol):
     async def let_go(self, table: Table) -> None: ...
     async def adopt(self, table_id: str) -> Table | str | None: ...
     async def claim_new(self, table_id: str) -> int: ...
+    async def placing(self) -> Callable[[str], bool]: ...
 
 
 class Lobby:
@@ -238,14 +239,20 @@ class Lobby:
 
     # ------------------------------------------------------------------ requests
 
-    def _new_table_id(self) -> str:
+    def _new_table_id(self, here: Callable[[str], bool] | None = None) -> str:
         """A table id no table here has; with a slot (many processes behind the proxy), one
-        of this process's slot, so that the proxy sends the table's clients here (a few
-        tries: each id lands in a slot at random)."""
+        of this process's slot, so that the proxy sends the table's clients here; with many
+        processes, one placed ``here`` (flip7.server.cluster.spread), so that it is not
+        handed to another at once (a few tries: each id lands in a slot and a place at
+        random)."""
         slot = self.settings.slot
         while True:
             table_id = secrets.token_urlsafe(6)
-            if table_id not in self.tables and (slot is None or slot.holds(table_id)):
+            if (
+                table_id not in self.tables
+                and (slot is None or slot.holds(table_id))
+                and (here is None or here(table_id))
+            ):
                 return table_id
 
     def get(self, table_id: str) -> Table:
@@ -416,7 +423,8 @@ class Lobby:
         if address is not None:
             self._spend_all()
         await self.expiry.make_room()
-        table_id = self._new_table_id()
+        here = None if self.cluster is None else await self.cluster.placing()
+        table_id = self._new_table_id(here)
         now = utcnow()
         table = Table(self, table_id, table_name, now, options.seats, options.rules,
                       options.turn_timer, options.bust_odds, options.rated, options.move_hours)

@@ -237,6 +237,9 @@ class Table:
         # every write carries it, and the database refuses it once another process took the
         # table over. None with one process.
         self.fence: int | None = None
+        # Set once this process handed the table to another (flip7.server.cluster.spread):
+        # what waited for its lock meanwhile is refused as ``moved`` and goes there.
+        self.moved = False
         # Who its bots think for (flip7.server.table.thinking.Owner): set by the lobby for a
         # table it creates; a table rebuilt from its log knows only its first seat's
         # identity (the store keeps no client addresses).
@@ -307,10 +310,12 @@ class Table:
         return None if game is None or self.state != "playing" else game.to_decide
 
     def check_open(self) -> None:
-        """Raise ``closed`` (410) if the table was closed: a request that waited for the
-        lock while it was being closed."""
+        """Raise ``closed`` (410) if the table was closed, ``moved`` (409) if it was handed to
+        another process: a request that waited for the lock meanwhile."""
         if self.closed:
             raise self.lobby.closed_error(self)
+        if self.moved:
+            raise TableError("moved", "this table moved to another process; try again", 409)
 
     def summary(self) -> JSONObject:
         now = self.lobby.clock()
