@@ -259,6 +259,10 @@ def _serve_metrics(wiring: Wiring, lobby: Lobby, store: Store, host: str, port: 
             cluster_linked=None if many is None else len(many.links),
             cluster_remote=None if many is None else len(many.remote),
             cluster_redis_up=None if many is None else many.problem() is None,
+            fenced_writes=store.fenced,
+            cluster_takeovers=0 if many is None else many.failovers.takeovers,
+            cluster_links_moved=0 if many is None else many.failovers.links_moved,
+            cluster_tables_lost=0 if many is None else many.failovers.tables_lost,
         )  # fmt: skip
 
     metrics.watch(lambda: asyncio.run_coroutine_threadsafe(now(), loop).result(timeout=5))

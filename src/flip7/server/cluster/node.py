@@ -45,6 +45,7 @@ from flip7.server.base.formats import dumps
 from flip7.server.base.requests import Answer, Request
 from flip7.server.base.sockets import error_frame
 from flip7.server.cluster.bus import Bus, BusDown, OwnerGone, stop
+from flip7.server.cluster.failover import Failovers, LeaseClock, moved_links
 from flip7.server.cluster.link import Link, Session
 from flip7.server.cluster.listing import Listing
 from flip7.server.cluster.messages import (
@@ -79,6 +80,10 @@ OWNER_SECONDS = 1.0
 MAX_OWNERS = 10_000
 # How often a request follows a table that moves (taken over while it was on its way).
 HOPS = 3
+# How often, in shares of the lease, this process asks whether its links still lead to the
+# tables' owners (a paused owner keeps its Redis connection: only the database knows that
+# its lease lapsed, or that another process took the table over).
+FOLLOW_SHARE = 1 / 6
 
 # Runs a request at a table this process runs (flip7.server.api.operations.perform).
 Perform = Callable[[Table, Request], Awaitable[Answer]]
@@ -135,21 +140,33 @@ class Cluster:
         # The lobby's list: tables whose entry may have changed (the tables add to it).
         self.dirty = self.listing.dirty
         self._tasks: list[asyncio.Task[None]] = []
+        # Until when this process surely holds its lease (it stops writing past it), and
+        # what failover did here (the metrics).
+        self.lease = LeaseClock(seconds)
+        self.failovers = Failovers()
 
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
         # Alive in the database first: a table is claimed only by a live process.
+        began = self.lease.now()
         await self.ownership.heartbeat()
+        self.lease.renewed(began)
         await self.bus.start()
         self._tasks = [
             asyncio.create_task(self._lease_loop(), name="flip7-owner-leases"),
             asyncio.create_task(self._sweep_loop(), name="flip7-orphan-sweep"),
+            asyncio.create_task(self._follow_loop(), name="flip7-follow-owners"),
             asyncio.create_task(self.listing.loop(), name="flip7-lobby-list"),
         ]
 
     async def close(self) -> None:
         await stop(self._tasks)
+        # Out of memory before the lease is given up: a socket that closes later, or a
+        # timer, finds no table here to write to (under a token another process may hold
+        # by then).
+        for table in list(self.lobby.tables.values()):
+            self._unload(table, "shutdown")
         # A clean exit: others may take these tables at once, not after the lease.
         with contextlib.suppress(Exception):
             await self.ownership.leave()
@@ -226,6 +243,10 @@ class Cluster:
         table = self.lobby.tables.get(table_id)
         if table is not None:
             return table
+        if not self.lease.held:
+            # Its own lease lapsed (a pause, the database away): a table claimed now would
+            # look orphaned to every other process at once.
+            raise _unavailable()
         token = await self.ownership.claim(table_id)
         if token is None:
             owner = await self.ownership.owner_of(table_id)
@@ -245,6 +266,7 @@ class Cluster:
                 await self.ownership.release(table_id, token)
                 raise not_stored("the suspended table's return") from None
         self.lobby.tables[table_id] = table
+        self.failovers.takeovers += 1
         self.lobby.log_event("table_taken_over", table, token=token, version=table.version)
         self.lobby.resume(table)
         self.dirty.add(table_id)
@@ -259,19 +281,46 @@ class Cluster:
                 await self.ownership.release(table.id, table.fence)
 
     async def drop(self, table: Table, why: str) -> None:
-        """Stop running ``table`` here (the store refused its write, or its lease is lost):
-        its clients reconnect, and whoever runs it next rebuilds it from its log."""
-        if self.lobby.tables.get(table.id) is not table:
+        """Stop running ``table`` here at once, closing its sockets (here and linked from
+        other processes) with "moved": they reconnect, and whoever runs it next rebuilds it
+        from its log. ``why``: the store refused its write, or this process lets go of it
+        (released, so that another takes it at once), or its lease is lost (not released:
+        it is no longer this process's to give)."""
+        if not self._unload(table, why):
             return
+        if table.fence is not None and why != "lease_lost":
+            with contextlib.suppress(Exception):
+                await self.ownership.release(table.id, table.fence)
+
+    def holds(self, table: Table) -> bool:
+        """Whether this process may change ``table`` now: it runs it, and its lease surely
+        has not lapsed (else every table is dropped at once: another process may be
+        taking them over). Asked before a change is applied (flip7.server.table.table)."""
+        if not self.lease.held:
+            self._lapsed()
+        return self.lobby.tables.get(table.id) is table
+
+    def _lapsed(self) -> None:
+        if self.lobby.tables:
+            self.lobby.log_event("lease_lapsed", None, tables=len(self.lobby.tables),
+                                 ago=round(-self.lease.left, 3))  # fmt: skip
+        for table in list(self.lobby.tables.values()):
+            self._unload(table, "lease_lapsed")
+
+    def _unload(self, table: Table, why: str) -> bool:
+        """Out of memory here, its sockets closed with "moved" (the part of :meth:`drop`
+        that writes nothing); whether it was run here."""
+        if self.lobby.tables.get(table.id) is not table:
+            return False
         del self.lobby.tables[table.id]
         table.stop()
         for client in list(table.clients):
             client.close(CloseCode.MOVED)
         table.clients.clear()
+        if why in ("lease_lost", "lease_lapsed"):
+            self.failovers.tables_lost += 1
         self.lobby.log_event("table_dropped", table, why=why, version=table.version)
-        if table.fence is not None and why != "lease_lost":
-            with contextlib.suppress(Exception):
-                await self.ownership.release(table.id, table.fence)
+        return True
 
     async def _lease_loop(self) -> None:
         interval = self.seconds / 3
@@ -279,29 +328,72 @@ class Cluster:
         while True:
             await asyncio.sleep(interval)
             rounds += 1
-            # Only tables run before this renewal began can have been lost: one taken
-            # over or created meanwhile may not be in its answer yet.
-            before = dict(self.lobby.tables)
             try:
-                owned = await self.ownership.heartbeat()
-            except Exception as exc:
-                # Writes fail the same way and the fence refuses them once others take
-                # over; keep trying.
-                log.warning(dumps({"event": "owner_renewal_failed", "error": str(exc)}))
-                owned = None
-            if owned is not None:
-                for table_id, table in before.items():
-                    if (
-                        self.lobby.tables.get(table_id) is table
-                        and table.fence is not None
-                        and owned.get(table_id) != table.fence
-                    ):
-                        await self.drop(table, "lease_lost")
+                await self._renew()
+            except Exception:  # the loop must outlive anything: it is the lease
+                log.exception("owner lease round failed")
             if rounds % 600 == 0:
                 with contextlib.suppress(Exception):
                     await self.ownership.forget_dead()
             with contextlib.suppress(Exception):
                 await self._check_nodes()
+
+    async def _renew(self) -> None:
+        """Renew the lease; drop every table taken over by another process meanwhile (all
+        of them if the lease lapsed before it was renewed)."""
+        # Only tables run before this renewal began can have been lost: one taken
+        # over or created meanwhile may not be in its answer yet.
+        before = dict(self.lobby.tables)
+        began = self.lease.now()
+        if not self.lease.held:  # a pause, or renewals failing: drop first
+            self._lapsed()
+        try:
+            owned = await self.ownership.heartbeat()
+        except Exception as exc:
+            # Writes fail the same way, and this process stops writing once its lease may
+            # have lapsed (holds); keep trying.
+            log.warning(dumps({"event": "owner_renewal_failed", "error": str(exc)}))
+            if not self.lease.held:
+                self._lapsed()
+            return
+        self.lease.renewed(began)
+        for table_id, table in before.items():
+            if (
+                self.lobby.tables.get(table_id) is table
+                and table.fence is not None
+                and owned.get(table_id) != table.fence
+            ):
+                await self.drop(table, "lease_lost")
+
+    async def _follow_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.seconds * FOLLOW_SHARE)
+            try:
+                await self._follow()
+            except Exception as exc:  # the database away: links to live owners still work
+                log.warning(dumps({"event": "follow_failed", "error": str(exc)}))
+
+    async def _follow(self) -> None:
+        """Close, with "moved", every link whose table another process took over, or whose
+        owner's lease lapsed (it may be paused, still connected to Redis): its socket
+        reconnects and reaches the table's new owner, which may be this process."""
+        if not self.links:
+            return
+        leads = {cid: (link.table_id, link.owner) for cid, link in self.links.items()}
+        owners = await self.ownership.owners({table_id for table_id, _ in leads.values()})
+        moved: dict[str, str] = {}
+        for cid in moved_links(leads, owners):
+            link = self.links.get(cid)
+            if link is None or (link.table_id, link.owner) != leads[cid]:
+                continue  # closed, or made anew, meanwhile
+            self.forget_owner(link.table_id)
+            self.failovers.links_moved += 1
+            moved[link.table_id] = link.owner
+            link.moved()
+        for table_id, owner in moved.items():
+            now = owners.get(table_id)
+            log.info(dumps({"event": "links_moved", "table": table_id, "owner": owner,
+                            "to": None if now is None or not now[1] else now[0]}))
 
     async def _check_nodes(self) -> None:
         """Close links to processes that are gone, and let go of their sockets here."""
@@ -330,7 +422,11 @@ class Cluster:
         await asyncio.sleep(random.uniform(0, self.seconds / 3))
         while True:
             with contextlib.suppress(Exception):
-                if self.bus.up and len(self.lobby.tables) < self.lobby.settings.max_tables:
+                if (
+                    self.bus.up
+                    and self.lease.held
+                    and len(self.lobby.tables) < self.lobby.settings.max_tables
+                ):
                     for table_id in await self.ownership.orphans(20):
                         await self.adopt(table_id)
             await asyncio.sleep(random.uniform(0.3, 0.7) * self.seconds / 3)
@@ -448,7 +544,7 @@ class Cluster:
         made: list[Link] = []
 
         async def contact(node: str) -> bool:
-            link = Link(self.bus, self.links, client, cid, node,
+            link = Link(self.bus, self.links, client, cid, table_id, node,
                         self.lobby.settings.hello_timeout)
             made.append(link)
             self.links[cid] = link

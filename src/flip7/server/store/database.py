@@ -576,6 +576,8 @@ class Store:
         #: Told of every commit of queued writes: its seconds and how many writes it held
         #: (the operator's metrics, flip7.server.api.metrics).
         self.on_commit: Callable[[float, int], None] | None = None
+        # Writes the fence refused (another process runs their table now): the metrics'.
+        self.fenced = 0
 
     @classmethod
     async def open(
@@ -716,6 +718,7 @@ class Store:
                     except Exception as exc:
                         refused = _refused(exc)
                         if isinstance(refused, Fenced):
+                            self.fenced += 1
                             log.warning(dumps({"event": "write_fenced", "error": str(refused)}))
                         else:
                             log.exception("write failed")
