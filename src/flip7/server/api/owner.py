@@ -62,4 +62,5 @@ def join_cluster(lobby: Lobby, store: Store, redis_url: str, seconds: float) -> 
                       perform=functools.partial(perform, lobby),
                       sessions=functools.partial(Here, lobby))
     lobby.cluster = cluster
+    store.paused = cluster.lease_problem
     return cluster

@@ -162,6 +162,7 @@ class Cluster:
 
     async def close(self) -> None:
         await stop(self._tasks)
+        self._tasks = []
         # Out of memory before the lease is given up: a socket that closes later, or a
         # timer, finds no table here to write to (under a token another process may hold
         # by then).
@@ -299,6 +300,14 @@ class Cluster:
         if not self.lease.held:
             self._lapsed()
         return self.lobby.tables.get(table.id) is table
+
+    def lease_problem(self) -> str | None:
+        """Why nothing may be written now (this process's lease may have lapsed: its
+        tables are dropped), or None; the store asks before each commit."""
+        if self.lease.held or not self._tasks:  # not started, or stopped: no tables
+            return None
+        self._lapsed()
+        return f"this process's lease lapsed {-self.lease.left:.1f} s ago"
 
     def _lapsed(self) -> None:
         if self.lobby.tables:

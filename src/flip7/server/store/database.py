@@ -578,6 +578,10 @@ class Store:
         self.on_commit: Callable[[float, int], None] | None = None
         # Writes the fence refused (another process runs their table now): the metrics'.
         self.fenced = 0
+        # With many processes: why this process may not write now (its lease may have
+        # lapsed: flip7.server.cluster.node.Cluster.lease_problem), or None. Asked before
+        # each commit, so that a process waking from a pause writes nothing it queued.
+        self.paused: Callable[[], str | None] | None = None
 
     @classmethod
     async def open(
@@ -681,6 +685,8 @@ class Store:
         taken over), or None."""
         if self.lease is not None and self.lease.lost:
             return self.lease.problem()
+        if self.paused is not None and (problem := self.paused()) is not None:
+            return problem
         return None if self.file is None else self.file.lost()
 
     # ------------------------------------------------------------------ writing
