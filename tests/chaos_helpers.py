@@ -150,8 +150,8 @@ class Player:
             try:
                 async with connect(self.url, open_timeout=5, max_size=2**22, close_timeout=1,
                                    local_addr=(address(self.index), 0)) as ws:  # fmt: skip
+                    backoff = BACKOFF_FIRST  # as the browser's: from the first step once open
                     await self._session(ws)
-                    backoff = BACKOFF_FIRST
             except (InvalidHandshake, OSError, TimeoutError) as exc:  # a 503 too
                 self.run.failed_handshakes += 1
                 self.problems.append(f"{self.run.now():.2f} {exc!r}")

@@ -79,9 +79,10 @@ class Failovers:
 def moved_links(
     links: dict[str, tuple[str, str]], owners: dict[str, tuple[str, bool]]
 ) -> list[str]:
-    """The links (cid -> (table, owner it leads to)) that lead where the table is no longer
-    run, as ``owners`` (table -> (owner, live), flip7.server.store.ownership.Ownership.owners)
-    says: another process owns it now, its owner's lease lapsed, or nobody owns it.
+    """The links (cid -> (table, owner it leads to); or forwarded calls, by reference) that
+    lead where the table is no longer run, as ``owners`` (table -> (owner, live),
+    flip7.server.store.ownership.Ownership.owners) says: another process owns it now, its
+    owner's lease lapsed, or nobody owns it.
 
     >>> links = {"c1": ("T1", "a"), "c2": ("T2", "a"), "c3": ("T3", "b"), "c4": ("T4", "a")}
     >>> moved_links(links, {"T1": ("a", True), "T2": ("c", True), "T3": ("b", False)})

@@ -83,7 +83,10 @@ HOPS = 3
 # How often, in shares of the lease, this process asks whether its links still lead to the
 # tables' owners (a paused owner keeps its Redis connection: only the database knows that
 # its lease lapsed, or that another process took the table over).
-FOLLOW_SHARE = 1 / 6
+FOLLOW_SHARE = 1 / 10
+# Tables the orphan sweep takes over at once: a dead process's tables are rebuilt side by
+# side (each waits on the database in turn), not one after the other.
+SWEEP_AT_ONCE = 4
 
 # Runs a request at a table this process runs (flip7.server.api.operations.perform).
 Perform = Callable[[Table, Request], Awaitable[Answer]]
@@ -119,6 +122,8 @@ class Cluster:
         # Forwarded calls waiting for their answers, and the process each went to.
         self._calls: dict[str, asyncio.Future[Answer | Refusal]] = {}
         self._called: dict[str, str] = {}
+        # The table of each forwarded call waiting for its answer (:meth:`_follow`).
+        self._calling: dict[str, str] = {}
         # Calls from other processes being answered (held: the loop keeps only weak
         # references to tasks).
         self._answering: set[asyncio.Task[None]] = set()
@@ -385,11 +390,19 @@ class Cluster:
     async def _follow(self) -> None:
         """Close, with "moved", every link whose table another process took over, or whose
         owner's lease lapsed (it may be paused, still connected to Redis): its socket
-        reconnects and reaches the table's new owner, which may be this process."""
-        if not self.links:
-            return
+        reconnects and reaches the table's new owner, which may be this process. A call
+        waiting for such an owner's answer is answered as if that owner had died."""
         leads = {cid: (link.table_id, link.owner) for cid, link in self.links.items()}
-        owners = await self.ownership.owners({table_id for table_id, _ in leads.values()})
+        calls = {ref: (self._calling[ref], node) for ref, node in self._called.items()
+                 if ref in self._calling}  # fmt: skip
+        if not leads and not calls:
+            return
+        owners = await self.ownership.owners({t for t, _ in [*leads.values(), *calls.values()]})
+        for ref in moved_links(calls, owners):
+            future = self._calls.get(ref)
+            if future is not None and not future.done():
+                # It may or may not have run the call: say so now, not after the timeout.
+                future.set_exception(OwnerGone(calls[ref][1]))
         moved: dict[str, str] = {}
         for cid in moved_links(leads, owners):
             link = self.links.get(cid)
@@ -436,9 +449,18 @@ class Cluster:
                     and self.lease.held
                     and len(self.lobby.tables) < self.lobby.settings.max_tables
                 ):
-                    for table_id in await self.ownership.orphans(20):
-                        await self.adopt(table_id)
+                    await self._adopt_all(await self.ownership.orphans(20))
             await asyncio.sleep(random.uniform(0.3, 0.7) * self.seconds / 3)
+
+    async def _adopt_all(self, table_ids: list[str]) -> None:
+        gate = asyncio.Semaphore(SWEEP_AT_ONCE)
+
+        async def one(table_id: str) -> None:
+            async with gate:
+                if self.lease.held:
+                    await self.adopt(table_id)
+
+        await asyncio.gather(*(one(t) for t in table_ids), return_exceptions=True)
 
     # ------------------------------------------------------------------ requests
 
@@ -496,6 +518,7 @@ class Cluster:
 
         async def contact(node: str) -> bool:
             self._called[ref] = node
+            self._calling[ref] = request.table_id
             return await self.bus.send_now(node, call)
 
         try:
@@ -515,6 +538,7 @@ class Cluster:
         finally:
             self._calls.pop(ref, None)
             self._called.pop(ref, None)
+            self._calling.pop(ref, None)
         if isinstance(answer, Refusal):
             raise answer.error()
         return answer
@@ -619,6 +643,11 @@ class Cluster:
         key = (rc.node, rc.cid)
         try:
             where = await self.locate(rc.table_id)
+        except TableError as exc:  # unavailable here now (this process's lease lapsed...)
+            rc.push(error_frame(exc.code, exc.message))
+            rc.close(CloseCode.TRY_AGAIN_LATER)
+            self.remote.pop(key, None)
+            return
         except Exception:
             where = None
         if isinstance(where, str):

@@ -719,6 +719,10 @@ class Store:
             except Exception:
                 # One bad write must not sink the others: retry them one by one.
                 for statements, future in batch:
+                    refusal = self.refusal()
+                    if refusal is not None:  # a pause, say, while the batch was on its way
+                        future.set_exception(StoreError(refusal))
+                        continue
                     try:
                         await self._commit(statements)
                     except Exception as exc:
@@ -1185,6 +1189,14 @@ _BLOCKING_DRIVERS = {
 }
 
 
+# A commit is one tight call on a thread of its own (committer.py): a transaction of it
+# left idle is one whose process stopped in the middle (SIGSTOP, a machine that hangs),
+# holding the fence's lock on its tables' owner rows (migration 0006), so that no other
+# process could take them over before it woke. PostgreSQL ends such a session after this
+# many milliseconds, well within the owners' lease (3 s by default).
+IDLE_IN_COMMIT_MS = 1500
+
+
 def _sync_engine(url: sa.URL) -> sa.Engine:
     """A synchronous engine on the database of the async engine at ``url``.
 
@@ -1192,7 +1204,12 @@ def _sync_engine(url: sa.URL) -> sa.Engine:
     'sqlite+pysqlite'
     """
     driver = _BLOCKING_DRIVERS.get(url.drivername, url.drivername)
-    engine = sa.create_engine(url.set(drivername=driver))
+    options: dict[str, Any] = {}
+    if driver.startswith("postgresql+psycopg"):
+        options["connect_args"] = {
+            "options": f"-c idle_in_transaction_session_timeout={IDLE_IN_COMMIT_MS}"
+        }
+    engine = sa.create_engine(url.set(drivername=driver), **options)
     if engine.dialect.name == "sqlite":
         sa.event.listen(engine, "connect", _pragmas)
     return engine
