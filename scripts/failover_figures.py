@@ -54,6 +54,9 @@ WARM = 3.0  # seconds of play before the event
 PAUSED = 6.0  # a pause longer than the lease (3 s)
 REDIS_DOWN = 1.0
 PG_DOWN = 2.0
+# Print why a table took longer than this many seconds (--explain).
+EXPLAIN: float | None = None
+ONLY: str | None = None  # --only
 CAP = 30.0  # seconds after the event when a table that has not moved on counts as stuck
 
 
@@ -119,6 +122,7 @@ async def episode(stack: Stack, owner: int, tables: int, seed: int,
                                headers={"Authorization": f"Bearer {p.token}"})
         await asyncio.sleep(WARM)
         held = await asyncio.to_thread(chaos_h.owners, stack.pg_url)
+        logged = len(cluster.servers[owner].log_text())
         at = run.now()
         await event()
         if not fenced:
@@ -142,6 +146,26 @@ async def episode(stack: Stack, owner: int, tables: int, seed: int,
         while run.now() < at + CAP and len(await asyncio.to_thread(took)) < len(table_ids):
             await asyncio.sleep(0.25)
         times = await asyncio.to_thread(took)
+        fenced_writes = cluster.servers[owner].log_text()[logged:].count('"event":"write_fenced"')
+        if fenced_writes:
+            print(f"    the owner's writes refused by the fence meanwhile: {fenced_writes}")
+        if EXPLAIN:
+            for table_id in table_ids:
+                if times.get(table_id, CAP) > EXPLAIN:
+                    print(f"    {table_id}: {times.get(table_id)} s after the event at "
+                          f"{at:.2f} s (wall {run.wall_started + at:.2f})")
+                    for p in run.players:
+                        if p.table_id == table_id:
+                            print(f"      {p.describe()}")
+                    for entry in run.readies_log:
+                        if entry[2] == table_id and entry[1] > at - 2:
+                            print(f"      ready: {entry}")
+                    for i in range(3):
+                        for line in chaos_h.log_lines(cluster.servers[i].log_text(), table_id,
+                                                      run.wall_started + at - 1,
+                                                      run.wall_started + at + CAP):
+                            if '"move"' not in line:
+                                print(f"      process {i}: {line[:240]}")
         run.stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 15)
         return [times.get(t) for t in table_ids]
@@ -205,6 +229,8 @@ async def main_async(stack: Stack, rounds: int, tables: int) -> dict[str, list[f
         ]
         for name, fenced, owner, event in events:
             seed += 1
+            if ONLY is not None and not name.startswith(ONLY):
+                continue
             times = await episode(stack, owner, tables, seed, functools.partial(event, owner),
                                   fenced)  # fmt: skip
             results.setdefault(name, []).extend(times)
@@ -219,7 +245,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--tables", type=int, default=12, help="tables per event and round")
+    parser.add_argument("--only", help="only the events whose name starts with this")
+    parser.add_argument("--explain", type=float, help="show why a table took longer than "
+                        "this many seconds (its players, its servers' log)")
     args = parser.parse_args()
+    global EXPLAIN, ONLY
+    EXPLAIN, ONLY = args.explain, args.only
     print(f"machine: {machine()}\nload before: {uptime()}", flush=True)
     began = time.monotonic()
     stack = Stack()

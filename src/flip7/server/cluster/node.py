@@ -22,6 +22,17 @@ dead process are closed (1012, service restart) and the clients reconnect with t
 ``last_version``. The others notice a death at once: Redis drops a process's subscription
 the moment its connection closes.
 
+A process that hangs (SIGSTOP, a machine that stalls, a network cut towards PostgreSQL only)
+keeps its Redis connection, so only the database tells that it lost its tables: every
+``FOLLOW_SHARE`` of the lease each process asks who runs the tables its links lead to, and
+closes with "moved" a link whose table has another owner or whose owner's lease lapsed (a
+forwarded call waiting there is answered as if that owner had died); the socket reconnects
+and reaches the new owner. The hung process itself counts on its lease only as long as its own
+clock says it surely holds (flip7.server.cluster.failover.LeaseClock): past that, before any
+change is applied or committed, it drops every table, closing their sockets with "moved", so
+that when it wakes it writes nothing under an old token (the fence stays the last line). A
+takeover is one claim at a time (flip7.server.store.ownership.Ownership.claim).
+
 Redis holds nothing that is not in PostgreSQL: when it restarts, linked sockets are closed
 and reconnect, calls meanwhile are refused with a retryable 503, and no move is lost or
 doubled. PostgreSQL refusing writes makes the owner drop the table from memory (its clients
