@@ -63,4 +63,5 @@ def join_cluster(lobby: Lobby, store: Store, redis_url: str, seconds: float) -> 
                       sessions=functools.partial(Here, lobby))
     lobby.cluster = cluster
     store.paused = cluster.lease_problem
+    store.node = lobby.node
     return cluster

@@ -264,7 +264,10 @@ class Cluster:
             # Its own lease lapsed (a pause, the database away): a table claimed now would
             # look orphaned to every other process at once.
             raise _unavailable()
-        token = await self.ownership.claim(table_id)
+        try:
+            token = await self.ownership.claim(table_id)
+        except StoreError:
+            raise _unavailable() from None
         if token is None:
             owner = await self.ownership.owner_of(table_id)
             if owner is not None and owner[1] and owner[0] != self.node:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -578,6 +579,10 @@ class Store:
         self.on_commit: Callable[[float, int], None] | None = None
         # Writes the fence refused (another process runs their table now): the metrics'.
         self.fenced = 0
+        # With many processes: this process's id, named by its commit sessions
+        # (COMMIT_SESSIONS), so that another process can end them should this one stop
+        # in the middle of a commit (flip7.server.store.ownership.Ownership.claim).
+        self.node: str | None = None
         # With many processes: why this process may not write now (its lease may have
         # lapsed: flip7.server.cluster.node.Cluster.lease_problem), or None. Asked before
         # each commit, so that a process waking from a pause writes nothing it queued.
@@ -626,7 +631,11 @@ class Store:
         if not created:
             log.info(dumps({"event": "database_opened", "database": store.description}))
         if store.file is not None or store.dialect != "sqlite":
-            store._committer = Committer(_sync_engine(engine.url))
+            committing = _sync_engine(engine.url)
+            if store.dialect == "postgresql":
+                sa.event.listen(committing, "do_connect", functools.partial(_name_session,
+                                                                            store))
+            store._committer = Committer(committing)
         store._writer = asyncio.create_task(store._write_loop(), name="flip7-store-writer")
         if lease is not None:
             store._renewer = asyncio.create_task(store._renew_loop(), name="flip7-lease")
@@ -1187,6 +1196,16 @@ _BLOCKING_DRIVERS = {
     "sqlite+aiosqlite": "sqlite+pysqlite",
     "postgresql+asyncpg": "postgresql+psycopg",
 }
+
+
+# The application_name of a process's commit sessions, before its node id.
+COMMIT_SESSIONS = "flip7-commits:"
+
+
+def _name_session(store: Store, _dialect: Any, _record: Any, _args: Any,
+                  params: dict[str, Any]) -> None:  # fmt: skip
+    if store.node is not None:
+        params["application_name"] = COMMIT_SESSIONS + store.node
 
 
 # A commit is one tight call on a thread of its own (committer.py): a transaction of it

@@ -15,7 +15,14 @@ from collections.abc import Collection
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from flip7.server.store.database import COMMIT_SESSIONS
+from flip7.server.table.storage import StoreError
+
 __all__ = ["Ownership"]
+
+# How long a claim waits for a commit that holds the owner row before it ends the commit
+# sessions of an owner whose lease lapsed.
+LOCK_TIMEOUT_MS = 500
 
 
 class Ownership:
@@ -56,6 +63,35 @@ class Ownership:
                                {"me": self.node})
 
     async def claim(self, table_id: str) -> int | None:
+        """:meth:`_claim`; should the owner row stay locked by a commit of an owner whose
+        lease lapsed (a process paused in the middle of one: PostgreSQL does not end a
+        session that waits for the rest of a pipeline), that owner's commit sessions are
+        ended first (its writes could only be refused by the fence once claimed).
+        StoreError if the row stays held (by a live owner's commit, a moment longer)."""
+        try:
+            return await self._claim(table_id)
+        except sa.exc.DBAPIError as exc:
+            if "lock timeout" not in str(exc).lower():
+                raise
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                sa.text(
+                    "SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a "
+                    "JOIN table_owner o ON a.application_name = :prefix || o.owner "
+                    "WHERE o.table_id = :t AND o.owner NOT IN ('', :me) AND NOT EXISTS ("
+                    "SELECT 1 FROM cluster_node n WHERE n.node = o.owner "
+                    "AND n.expires_at > clock_timestamp())"
+                ),
+                {"t": table_id, "me": self.node, "prefix": COMMIT_SESSIONS},
+            )
+        try:
+            return await self._claim(table_id)
+        except sa.exc.DBAPIError as exc:
+            if "lock timeout" not in str(exc).lower():
+                raise
+            raise StoreError("the table's owner row is held by a commit; try again") from None
+
+    async def _claim(self, table_id: str) -> int | None:
         """Take ``table_id`` (open, and unowned, given up, its owner dead, or already this
         process's): its new fencing token, or None if a live process runs it or the table
         is closed or unknown.
@@ -72,6 +108,9 @@ class Ownership:
             ).scalar_one_or_none()
             if state is None or state == "closed":
                 return None
+            # A commit under way holds the owner row (the fence's FOR SHARE): it is waited
+            # for, not for ever (see claim).
+            await conn.execute(sa.text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_MS}ms'"))
             first = (
                 await conn.execute(
                     sa.text(
