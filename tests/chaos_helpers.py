@@ -99,8 +99,10 @@ class Player:
     """One seated human: a WebSocket through the proxy that reconnects on any close."""
 
     def __init__(self, run: Run, index: int, table_id: str, token: str, rng: random.Random,
-                 http: httpx.AsyncClient) -> None:  # fmt: skip
+                 http: httpx.AsyncClient, via: str | None = None) -> None:  # fmt: skip
         self.run = run
+        # The WebSocket address it connects to: the proxy's, or one process's (``via``).
+        self.via = run.proxy_ws if via is None else via
         self.index = index  # the table's number in the test
         self.table_id = table_id
         self.token = token
@@ -120,7 +122,7 @@ class Player:
 
     @property
     def url(self) -> str:
-        return f"{self.run.proxy_ws}/ws/tables/{self.table_id}"
+        return f"{self.via}/ws/tables/{self.table_id}"
 
     def describe(self) -> str:
         """Where this player stands (printed for a table that stopped)."""
@@ -149,8 +151,8 @@ class Player:
             try:
                 async with connect(self.url, open_timeout=5, max_size=2**22, close_timeout=1,
                                    local_addr=(address(self.index), 0)) as ws:  # fmt: skip
+                    backoff = BACKOFF_FIRST  # as the browser's: from the first step once open
                     await self._session(ws)
-                    backoff = BACKOFF_FIRST
             except (InvalidHandshake, OSError, TimeoutError) as exc:  # a 503 too
                 self.run.failed_handshakes += 1
                 self.problems.append(f"{self.run.now():.2f} {exc!r}")
@@ -401,6 +403,37 @@ def owners(pg_url: str) -> dict[str, tuple[str, int, int]]:
         rows = conn.execute("SELECT o.table_id, o.owner, o.token, t.version FROM table_owner o "
                             "JOIN tables t ON t.id = o.table_id").fetchall()  # fmt: skip
     return {str(t): (str(o), int(k), int(v)) for t, o, k, v in rows}
+
+
+def failover_times(at: float, owned: dict[str, int], logs: dict[str, list[Entry]],
+                   acks: list[Ack]) -> dict[str, float]:  # fmt: skip
+    """For each table of ``owned`` (table -> its owner's fencing token at an event, ``at``
+    seconds into play: a kill, a pause...), the seconds from the event to the first move
+    acknowledged at or after the first change its next owner wrote (a greater fence);
+    tables that never moved on are left out."""
+    took: dict[str, float] = {}
+    for table_id, token in owned.items():
+        taken = [e.seq for e in logs[table_id] if e.fence is not None and e.fence > token]
+        after = [a.at for a in acks if a.table == table_id and taken and a.result >= taken[0]]
+        if after:
+            took[table_id] = min(after) - at
+    return took
+
+
+def lost_and_twice(logs: dict[str, list[Entry]], acks: list[Ack]) -> tuple[
+    list[Ack], dict[tuple[str, int, str], int]
+]:  # fmt: skip
+    """The acknowledged moves not stored where their result said, and the moves (table,
+    seat, move id) stored more than once, with how often."""
+    at_seq: dict[tuple[str, int], tuple[int, str]] = {}
+    applied: Counter[tuple[str, int, str]] = Counter()
+    for table_id, log in logs.items():
+        for e in log:
+            if e.kind == "move" and e.data.get("id") is not None:
+                at_seq[(table_id, e.seq)] = (e.data["seat"], e.data["id"])
+                applied[(table_id, e.data["seat"], e.data["id"])] += 1
+    lost = [a for a in acks if at_seq.get((a.table, a.result)) != (a.seat, a.id)]
+    return lost, {key: n for key, n in applied.items() if n > 1}
 
 
 class Entry(NamedTuple):

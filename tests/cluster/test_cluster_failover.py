@@ -223,6 +223,55 @@ def test_the_database_refuses_a_write_from_a_process_that_lost_the_table(pg_url:
     asyncio.run(scenario())
 
 
+def test_two_processes_claiming_one_table_at_once_one_succeeds(pg_url: str) -> None:
+    """Two processes (each its own connections) take over the same tables at the same
+    moment, many times: of each pair of claims exactly one gets the table, with the next
+    token, whether its owner died (a row to take) or nobody ever ran it (a row to add)."""
+    import sqlalchemy as sa
+
+    from flip7.server.base.formats import utcnow
+    from flip7.server.base.settings import database_url
+    from flip7.server.store.database import Store
+    from flip7.server.store.ownership import Ownership
+
+    rounds = 40
+
+    async def scenario() -> None:
+        stores = [await Store.open(database_url(pg_url)) for _ in range(2)]
+        try:
+            now = utcnow()
+            ids = [f"R{i}" for i in range(rounds)]
+            await stores[0].write([("table_insert", {
+                "id": t, "name": t, "created_at": now, "max_seats": 2, "rules": "{}",
+                "turn_timer": None, "bust_odds": True, "private": False, "state": "waiting",
+                "version": 0, "updated_at": now}) for t in ids])  # fmt: skip
+            async with stores[0].engine.begin() as conn:
+                # A process that ran half of them died (its lease lapsed long ago).
+                await conn.execute(sa.text(
+                    "INSERT INTO cluster_node (node, expires_at) "
+                    "VALUES ('dead', clock_timestamp() - interval '1 minute')"))
+                for t in ids[: rounds // 2]:
+                    await conn.execute(sa.text(
+                        "INSERT INTO table_owner (table_id, owner, token) "
+                        "VALUES (:t, 'dead', 2)"), {"t": t})
+            racers = [Ownership(store.engine, f"node-{n}", seconds=30)
+                      for n, store in zip("ab", stores, strict=True)]  # fmt: skip
+            for racer in racers:
+                await racer.heartbeat()
+            for i, t in enumerate(ids):
+                got = await asyncio.gather(*(racer.claim(t) for racer in racers))
+                winners = [token for token in got if token is not None]
+                assert len(winners) == 1, (t, got)
+                assert winners[0] == (3 if i < rounds // 2 else 1), (t, got)
+                winner = racers[got.index(winners[0])].node
+                assert await racers[0].owner_of(t) == (winner, True)
+        finally:
+            for store in stores:
+                await store.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_redis_restart_costs_retries_never_a_move(
     pair: list[ServerProcess], redis_server: Any
 ) -> None:

@@ -92,10 +92,16 @@ def test_a_cluster_process_says_its_links_remote_sockets_and_redis() -> None:
     metrics.watch(lambda: Reading(tables=3, sockets=7, bot_workers=2, bots_waiting=1,
                                   bots_thinking=2, bot_worker_seconds=1.5, stand_ins=4,
                                   cluster_linked=2, cluster_remote=5,
-                                  cluster_redis_up=False))  # fmt: skip
+                                  cluster_redis_up=False, fenced_writes=6,
+                                  cluster_takeovers=8, cluster_links_moved=9,
+                                  cluster_tables_lost=10))  # fmt: skip
     text = metrics.text()
     for sample, value in (("flip7_cluster_linked_sockets", 2), ("flip7_cluster_remote_sockets", 5),
                           ("flip7_cluster_redis_up", 0), ("flip7_bot_queue", 1),
+                          ("flip7_database_writes_fenced_total", 6),
+                          ("flip7_cluster_takeovers_total", 8),
+                          ("flip7_cluster_links_moved_total", 9),
+                          ("flip7_cluster_tables_lost_total", 10),
                           ("flip7_bot_worker_seconds_total", 1.5),
                           ("flip7_bot_stand_ins_total", 4)):  # fmt: skip
         assert _value(text, sample) == value, sample

@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +62,18 @@ class Postgres(Child):
             **self._run_as,
         )  # fmt: skip
         self.port = free_port()
+        self._launch()
+        return self
+
+    def _launch(self) -> None:
+        assert self.base is not None
+        base, data, sock = self.base, self.base / "data", self.base / "sock"
+        env = {**os.environ, "LC_ALL": "C.UTF-8", "TZ": "UTC"}
         log_path = base / "postgres.log"
         settings = [f"listen_addresses={LOOPBACK}", f"unix_socket_directories={sock}",
                     "fsync=off", "synchronous_commit=off", "full_page_writes=off",
                     "max_connections=400"]  # fmt: skip
-        with open(log_path, "wb") as log:
+        with open(log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 [str(self.pg_bin / "postgres"), "-D", str(data), "-p", str(self.port),
                  *(part for setting in settings for part in ("-c", setting))],
@@ -75,7 +83,15 @@ class Postgres(Child):
         ready = [str(self.pg_bin / "pg_isready"), "-q", "-h", LOOPBACK, "-p", str(self.port)]
         wait_for(lambda: subprocess.run(ready).returncode == 0, self.proc, "postgres", log_path,
               60, every=0.1)
-        return self
+
+    def restart(self, down_for: float = 0.0) -> None:
+        """An outage: stop it (a fast shutdown: every connection is cut), stay down
+        ``down_for`` seconds, start it again on the same port with the same data."""
+        stop_process(self.proc, signal.SIGINT, 15.0)
+        self.proc = None
+        if down_for:
+            time.sleep(down_for)
+        self._launch()
 
     def url(self, database: str) -> str:
         return f"postgresql://postgres@{LOOPBACK}:{self.port}/{database}"

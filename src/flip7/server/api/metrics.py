@@ -51,6 +51,8 @@ class Reading:
     bots_thinking: int
     bot_worker_seconds: float
     stand_ins: int
+    # Writes the database's fence refused (many processes; always 0 with one).
+    fenced_writes: int = 0
     # With many processes (None: one process).
     cluster_linked: int | None = None
     cluster_remote: int | None = None
@@ -62,6 +64,10 @@ class Reading:
     cluster_misplaced: int = 0
     cluster_handovers_given: int = 0
     cluster_handovers_received: int = 0
+    # Failover, counted since the process started (flip7.server.cluster.failover).
+    cluster_takeovers: int = 0
+    cluster_links_moved: int = 0
+    cluster_tables_lost: int = 0
 
 
 class _Now(Collector):
@@ -88,6 +94,19 @@ class _Now(Collector):
                                   value=now.stand_ins)  # fmt: skip
         if now.cluster_linked is None:
             return
+        yield CounterMetricFamily("flip7_database_writes_fenced", "Writes the database "
+                                  "refused because another process runs their table now "
+                                  "(its fencing token)", value=now.fenced_writes)
+        yield CounterMetricFamily("flip7_cluster_takeovers", "Tables this process took over "
+                                  "(nobody ran them, or their owner died, stalled or let "
+                                  "them go)", value=now.cluster_takeovers)
+        yield CounterMetricFamily("flip7_cluster_links_moved", "This process's linked "
+                                  "WebSockets closed with 'moved' because their table's "
+                                  "owner changed or its lease lapsed",
+                                  value=now.cluster_links_moved)
+        yield CounterMetricFamily("flip7_cluster_tables_lost", "Tables this process stopped "
+                                  "running because its lease on them was lost or lapsed",
+                                  value=now.cluster_tables_lost)
         yield GaugeMetricFamily("flip7_cluster_linked_sockets", "This process's WebSockets "
                                 "linked over Redis to a table another process runs",
                                 value=now.cluster_linked)  # fmt: skip

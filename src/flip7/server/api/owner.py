@@ -65,4 +65,6 @@ def join_cluster(lobby: Lobby, store: Store, redis_url: str, seconds: float) -> 
                       perform=functools.partial(perform, lobby),
                       sessions=functools.partial(Here, lobby))
     lobby.cluster = cluster
+    store.paused = cluster.lease_problem
+    store.node = lobby.node
     return cluster

@@ -264,6 +264,10 @@ def _serve_metrics(wiring: Wiring, lobby: Lobby, store: Store, host: str, port: 
             cluster_misplaced=0 if spread is None else len(spread.misplaced(lobby.tables)),
             cluster_handovers_given=0 if spread is None else spread.given,
             cluster_handovers_received=0 if spread is None else spread.received,
+            fenced_writes=store.fenced,
+            cluster_takeovers=0 if many is None else many.failovers.takeovers,
+            cluster_links_moved=0 if many is None else many.failovers.links_moved,
+            cluster_tables_lost=0 if many is None else many.failovers.tables_lost,
         )  # fmt: skip
 
     metrics.watch(lambda: asyncio.run_coroutine_threadsafe(now(), loop).result(timeout=5))

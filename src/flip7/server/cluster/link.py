@@ -52,14 +52,15 @@ class Link:
     messages go there, and that process's frames for it come back (:meth:`hear`)."""
 
     def __init__(
-        self, bus: Bus, links: dict[str, Link], client: Client, cid: str, owner: str,
-        hello_timeout: float,
+        self, bus: Bus, links: dict[str, Link], client: Client, cid: str, table_id: str,
+        owner: str, hello_timeout: float,
     ) -> None:
         self.bus = bus
         # Every link of this process, by cid: this one is in it while it is linked.
         self.links = links
         self.client = client
         self.cid = cid
+        self.table_id = table_id
         self.owner = owner
         self.hello_timeout = hello_timeout
         self.greeted = False
@@ -96,6 +97,15 @@ class Link:
         if self.links.get(self.cid) is self:
             del self.links[self.cid]
         self.client.close(code)
+
+    def moved(self) -> None:
+        """The table is run elsewhere now (or by nobody): the socket is closed with "moved"
+        to reconnect to its new owner, and the old one, should it still listen, is told
+        that the socket left."""
+        if self.links.get(self.cid) is self:
+            with contextlib.suppress(BusDown):
+                self.bus.send(self.owner, Closed(sender=self.bus.node, cid=self.cid))
+        self.cut(CloseCode.MOVED)
 
     def _answered(self) -> None:
         # A hello was relayed: if the owner has not answered it by now (a frame lost on the

@@ -23,6 +23,17 @@ dead process are closed (1012, service restart) and the clients reconnect with t
 the moment its connection closes. Which process runs which table, so that the tables stay
 spread (a restarted process receives its share back): flip7.server.cluster.spread.
 
+A process that hangs (SIGSTOP, a machine that stalls, a network cut towards PostgreSQL only)
+keeps its Redis connection, so only the database tells that it lost its tables: every
+``FOLLOW_SHARE`` of the lease each process asks who runs the tables its links lead to, and
+closes with "moved" a link whose table has another owner or whose owner's lease lapsed (a
+forwarded call waiting there is answered as if that owner had died); the socket reconnects
+and reaches the new owner. The hung process itself counts on its lease only as long as its own
+clock says it surely holds (flip7.server.cluster.failover.LeaseClock): past that, before any
+change is applied or committed, it drops every table, closing their sockets with "moved", so
+that when it wakes it writes nothing under an old token (the fence stays the last line). A
+takeover is one claim at a time (flip7.server.store.ownership.Ownership.claim).
+
 Redis holds nothing that is not in PostgreSQL: when it restarts, linked sockets are closed
 and reconnect, calls meanwhile are refused with a retryable 503, and no move is lost or
 doubled. PostgreSQL refusing writes makes the owner drop the table from memory (its clients
@@ -46,6 +57,7 @@ from flip7.server.base.formats import dumps
 from flip7.server.base.requests import Answer, Request
 from flip7.server.base.sockets import error_frame
 from flip7.server.cluster.bus import Bus, BusDown, OwnerGone, stop
+from flip7.server.cluster.failover import Failovers, LeaseClock, moved_links
 from flip7.server.cluster.link import Link, Session
 from flip7.server.cluster.listing import Listing
 from flip7.server.cluster.messages import (
@@ -87,6 +99,13 @@ HOPS = 3
 # again at a later sweep, and the sweep's other work waits one second at most.
 QUIET_WAIT = 0.2
 GIVES_PER_SWEEP = 5
+# How often, in shares of the lease, this process asks whether its links still lead to the
+# tables' owners (a paused owner keeps its Redis connection: only the database knows that
+# its lease lapsed, or that another process took the table over).
+FOLLOW_SHARE = 1 / 10
+# Tables the orphan sweep takes over at once: a dead process's tables are rebuilt side by
+# side (each waits on the database in turn), not one after the other.
+SWEEP_AT_ONCE = 4
 
 # Runs a request at a table this process runs (flip7.server.api.operations.perform).
 Perform = Callable[[Table, Request], Awaitable[Answer]]
@@ -122,6 +141,8 @@ class Cluster:
         # Forwarded calls waiting for their answers, and the process each went to.
         self._calls: dict[str, asyncio.Future[Answer | Refusal]] = {}
         self._called: dict[str, str] = {}
+        # The table of each forwarded call waiting for its answer (:meth:`_follow`).
+        self._calling: dict[str, str] = {}
         # Calls from other processes being answered (held: the loop keeps only weak
         # references to tasks).
         self._answering: set[asyncio.Task[None]] = set()
@@ -145,21 +166,34 @@ class Cluster:
         # Where the tables go: the live processes, the handovers (flip7.server.cluster.spread).
         self.spread = Spread(self.node, seconds)
         self._tasks: list[asyncio.Task[None]] = []
+        # Until when this process surely holds its lease (it stops writing past it), and
+        # what failover did here (the metrics).
+        self.lease = LeaseClock(seconds)
+        self.failovers = Failovers()
 
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
         # Alive in the database first: a table is claimed only by a live process.
+        began = self.lease.now()
         await self.ownership.heartbeat()
+        self.lease.renewed(began)
         await self.bus.start()
         self._tasks = [
             asyncio.create_task(self._lease_loop(), name="flip7-owner-leases"),
             asyncio.create_task(self._sweep_loop(), name="flip7-orphan-sweep"),
+            asyncio.create_task(self._follow_loop(), name="flip7-follow-owners"),
             asyncio.create_task(self.listing.loop(), name="flip7-lobby-list"),
         ]
 
     async def close(self) -> None:
         await stop(self._tasks)
+        self._tasks = []
+        # Out of memory before the lease is given up: a socket that closes later, or a
+        # timer, finds no table here to write to (under a token another process may hold
+        # by then).
+        for table in list(self.lobby.tables.values()):
+            self._unload(table, "shutdown")
         # A clean exit: others may take these tables at once, not after the lease.
         with contextlib.suppress(Exception):
             await self.ownership.leave()
@@ -251,7 +285,14 @@ class Cluster:
         table = self.lobby.tables.get(table_id)
         if table is not None:
             return table
-        token = await self.ownership.claim(table_id)
+        if not self.lease.held:
+            # Its own lease lapsed (a pause, the database away): a table claimed now would
+            # look orphaned to every other process at once.
+            raise _unavailable()
+        try:
+            token = await self.ownership.claim(table_id)
+        except StoreError:
+            raise _unavailable() from None
         if token is None:
             owner = await self.ownership.owner_of(table_id)
             if owner is not None and owner[1] and owner[0] != self.node:
@@ -270,6 +311,7 @@ class Cluster:
                 await self.ownership.release(table_id, token)
                 raise not_stored("the suspended table's return") from None
         self.lobby.tables[table_id] = table
+        self.failovers.takeovers += 1
         self.lobby.log_event("table_taken_over", table, token=token, version=table.version)
         self.lobby.resume(table)
         self.dirty.add(table_id)
@@ -284,19 +326,54 @@ class Cluster:
                 await self.ownership.release(table.id, table.fence)
 
     async def drop(self, table: Table, why: str) -> None:
-        """Stop running ``table`` here (the store refused its write, or its lease is lost):
-        its clients reconnect, and whoever runs it next rebuilds it from its log."""
-        if self.lobby.tables.get(table.id) is not table:
+        """Stop running ``table`` here at once, closing its sockets (here and linked from
+        other processes) with "moved": they reconnect, and whoever runs it next rebuilds it
+        from its log. ``why``: the store refused its write, or this process lets go of it
+        (released, so that another takes it at once), or its lease is lost (not released:
+        it is no longer this process's to give)."""
+        if not self._unload(table, why):
             return
+        if table.fence is not None and why != "lease_lost":
+            with contextlib.suppress(Exception):
+                await self.ownership.release(table.id, table.fence)
+
+    def holds(self, table: Table) -> bool:
+        """Whether this process may change ``table`` now: it runs it, and its lease surely
+        has not lapsed (else every table is dropped at once: another process may be
+        taking them over). Asked before a change is applied (flip7.server.table.table)."""
+        if not self.lease.held:
+            self._lapsed()
+        return self.lobby.tables.get(table.id) is table
+
+    def lease_problem(self) -> str | None:
+        """Why nothing may be written now (this process's lease may have lapsed: its
+        tables are dropped), or None; the store asks before each commit."""
+        if self.lease.held or not self._tasks:  # not started, or stopped: no tables
+            return None
+        self._lapsed()
+        return f"this process's lease lapsed {-self.lease.left:.1f} s ago"
+
+    def _lapsed(self) -> None:
+        if self.lobby.tables:
+            self.lobby.log_event("lease_lapsed", None, tables=len(self.lobby.tables),
+                                 ago=round(-self.lease.left, 3))  # fmt: skip
+        for table in list(self.lobby.tables.values()):
+            self._unload(table, "lease_lapsed")
+
+    def _unload(self, table: Table, why: str) -> bool:
+        """Out of memory here, its sockets closed with "moved" (the part of :meth:`drop`
+        that writes nothing); whether it was run here."""
+        if self.lobby.tables.get(table.id) is not table:
+            return False
         del self.lobby.tables[table.id]
         table.stop()
         for client in list(table.clients):
             client.close(CloseCode.MOVED)
         table.clients.clear()
+        if why in ("lease_lost", "lease_lapsed"):
+            self.failovers.tables_lost += 1
         self.lobby.log_event("table_dropped", table, why=why, version=table.version)
-        if table.fence is not None and why != "lease_lost":
-            with contextlib.suppress(Exception):
-                await self.ownership.release(table.id, table.fence)
+        return True
 
     async def give(self, table: Table, to: str) -> bool:
         """Hand ``table`` to process ``to``, its place (flip7.server.cluster.spread), at a
@@ -344,29 +421,80 @@ class Cluster:
         while True:
             await asyncio.sleep(interval)
             rounds += 1
-            # Only tables run before this renewal began can have been lost: one taken
-            # over or created meanwhile may not be in its answer yet.
-            before = dict(self.lobby.tables)
             try:
-                owned = await self.ownership.heartbeat()
-            except Exception as exc:
-                # Writes fail the same way and the fence refuses them once others take
-                # over; keep trying.
-                log.warning(dumps({"event": "owner_renewal_failed", "error": str(exc)}))
-                owned = None
-            if owned is not None:
-                for table_id, table in before.items():
-                    if (
-                        self.lobby.tables.get(table_id) is table
-                        and table.fence is not None
-                        and owned.get(table_id) != table.fence
-                    ):
-                        await self.drop(table, "lease_lost")
+                await self._renew()
+            except Exception:  # the loop must outlive anything: it is the lease
+                log.exception("owner lease round failed")
             if rounds % 600 == 0:
                 with contextlib.suppress(Exception):
                     await self.ownership.forget_dead()
             with contextlib.suppress(Exception):
                 await self._check_nodes()
+
+    async def _renew(self) -> None:
+        """Renew the lease; drop every table taken over by another process meanwhile (all
+        of them if the lease lapsed before it was renewed)."""
+        # Only tables run before this renewal began can have been lost: one taken
+        # over or created meanwhile may not be in its answer yet.
+        before = dict(self.lobby.tables)
+        began = self.lease.now()
+        if not self.lease.held:  # a pause, or renewals failing: drop first
+            self._lapsed()
+        try:
+            owned = await self.ownership.heartbeat()
+        except Exception as exc:
+            # Writes fail the same way, and this process stops writing once its lease may
+            # have lapsed (holds); keep trying.
+            log.warning(dumps({"event": "owner_renewal_failed", "error": str(exc)}))
+            if not self.lease.held:
+                self._lapsed()
+            return
+        self.lease.renewed(began)
+        for table_id, table in before.items():
+            if (
+                self.lobby.tables.get(table_id) is table
+                and table.fence is not None
+                and owned.get(table_id) != table.fence
+            ):
+                await self.drop(table, "lease_lost")
+
+    async def _follow_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.seconds * FOLLOW_SHARE)
+            try:
+                await self._follow()
+            except Exception as exc:  # the database away: links to live owners still work
+                log.warning(dumps({"event": "follow_failed", "error": str(exc)}))
+
+    async def _follow(self) -> None:
+        """Close, with "moved", every link whose table another process took over, or whose
+        owner's lease lapsed (it may be paused, still connected to Redis): its socket
+        reconnects and reaches the table's new owner, which may be this process. A call
+        waiting for such an owner's answer is answered as if that owner had died."""
+        leads = {cid: (link.table_id, link.owner) for cid, link in self.links.items()}
+        calls = {ref: (self._calling[ref], node) for ref, node in self._called.items()
+                 if ref in self._calling}  # fmt: skip
+        if not leads and not calls:
+            return
+        owners = await self.ownership.owners({t for t, _ in [*leads.values(), *calls.values()]})
+        for ref in moved_links(calls, owners):
+            future = self._calls.get(ref)
+            if future is not None and not future.done():
+                # It may or may not have run the call: say so now, not after the timeout.
+                future.set_exception(OwnerGone(calls[ref][1]))
+        moved: dict[str, str] = {}
+        for cid in moved_links(leads, owners):
+            link = self.links.get(cid)
+            if link is None or (link.table_id, link.owner) != leads[cid]:
+                continue  # closed, or made anew, meanwhile
+            self.forget_owner(link.table_id)
+            self.failovers.links_moved += 1
+            moved[link.table_id] = link.owner
+            link.moved()
+        for table_id, owner in moved.items():
+            now = owners.get(table_id)
+            log.info(dumps({"event": "links_moved", "table": table_id, "owner": owner,
+                            "to": None if now is None or not now[1] else now[0]}))
 
     async def _check_nodes(self) -> None:
         """Close links to processes that are gone, and let go of their sockets here."""
@@ -396,7 +524,7 @@ class Cluster:
         failed = ""
         while True:
             try:
-                if self.bus.up:
+                if self.bus.up and self.lease.held:
                     await self._sweep()
                 failed = ""
             except Exception as exc:  # the database or Redis: the next round tries again
@@ -411,8 +539,8 @@ class Cluster:
         spread = self.spread
         spread.saw(await self.ownership.processes())
         if len(self.lobby.tables) < self.lobby.settings.max_tables:
-            for table_id in spread.orphans_here(await self.ownership.orphans(ORPHANS_PER_SWEEP)):
-                await self.adopt(table_id)
+            await self._adopt_all(
+                spread.orphans_here(await self.ownership.orphans(ORPHANS_PER_SWEEP)))
         misplaced = spread.misplaced(self.lobby.tables)
         if not misplaced or not spread.may_hand_over():
             return
@@ -420,10 +548,20 @@ class Cluster:
         random.shuffle(misplaced)  # a busy table does not hold the others up
         for table_id, to in [(t, n) for t, n in misplaced if n in alive][:GIVES_PER_SWEEP]:
             table = self.lobby.tables.get(table_id)
-            if table is not None and await self.give(table, to):
+            if table is not None and self.lease.held and await self.give(table, to):
                 spread.handed_over()
                 if not spread.may_hand_over():
                     return
+
+    async def _adopt_all(self, table_ids: list[str]) -> None:
+        gate = asyncio.Semaphore(SWEEP_AT_ONCE)
+
+        async def one(table_id: str) -> None:
+            async with gate:
+                if self.lease.held:
+                    await self.adopt(table_id)
+
+        await asyncio.gather(*(one(t) for t in table_ids), return_exceptions=True)
 
     # ------------------------------------------------------------------ requests
 
@@ -481,6 +619,7 @@ class Cluster:
 
         async def contact(node: str) -> bool:
             self._called[ref] = node
+            self._calling[ref] = request.table_id
             return await self.bus.send_now(node, call)
 
         try:
@@ -500,6 +639,7 @@ class Cluster:
         finally:
             self._calls.pop(ref, None)
             self._called.pop(ref, None)
+            self._calling.pop(ref, None)
         if isinstance(answer, Refusal):
             raise answer.error()
         return answer
@@ -538,7 +678,7 @@ class Cluster:
         made: list[Link] = []
 
         async def contact(node: str) -> bool:
-            link = Link(self.bus, self.links, client, cid, node,
+            link = Link(self.bus, self.links, client, cid, table_id, node,
                         self.lobby.settings.hello_timeout)
             made.append(link)
             self.links[cid] = link
@@ -608,6 +748,11 @@ class Cluster:
         key = (rc.node, rc.cid)
         try:
             where = await self.locate(rc.table_id, detour=False)
+        except TableError as exc:  # unavailable here now (this process's lease lapsed...)
+            rc.push(error_frame(exc.code, exc.message))
+            rc.close(CloseCode.TRY_AGAIN_LATER)
+            self.remote.pop(key, None)
+            return
         except Exception:
             where = None
         if isinstance(where, str):

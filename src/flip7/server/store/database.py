@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -576,6 +577,16 @@ class Store:
         #: Told of every commit of queued writes: its seconds and how many writes it held
         #: (the operator's metrics, flip7.server.api.metrics).
         self.on_commit: Callable[[float, int], None] | None = None
+        # Writes the fence refused (another process runs their table now): the metrics'.
+        self.fenced = 0
+        # With many processes: this process's id, named by its commit sessions
+        # (COMMIT_SESSIONS), so that another process can end them should this one stop
+        # in the middle of a commit (flip7.server.store.ownership.Ownership.claim).
+        self.node: str | None = None
+        # With many processes: why this process may not write now (its lease may have
+        # lapsed: flip7.server.cluster.node.Cluster.lease_problem), or None. Asked before
+        # each commit, so that a process waking from a pause writes nothing it queued.
+        self.paused: Callable[[], str | None] | None = None
 
     @classmethod
     async def open(
@@ -620,7 +631,11 @@ class Store:
         if not created:
             log.info(dumps({"event": "database_opened", "database": store.description}))
         if store.file is not None or store.dialect != "sqlite":
-            store._committer = Committer(_sync_engine(engine.url))
+            committing = _sync_engine(engine.url)
+            if store.dialect == "postgresql":
+                sa.event.listen(committing, "do_connect", functools.partial(_name_session,
+                                                                            store))
+            store._committer = Committer(committing)
         store._writer = asyncio.create_task(store._write_loop(), name="flip7-store-writer")
         if lease is not None:
             store._renewer = asyncio.create_task(store._renew_loop(), name="flip7-lease")
@@ -679,6 +694,8 @@ class Store:
         taken over), or None."""
         if self.lease is not None and self.lease.lost:
             return self.lease.problem()
+        if self.paused is not None and (problem := self.paused()) is not None:
+            return problem
         return None if self.file is None else self.file.lost()
 
     # ------------------------------------------------------------------ writing
@@ -711,11 +728,16 @@ class Store:
             except Exception:
                 # One bad write must not sink the others: retry them one by one.
                 for statements, future in batch:
+                    refusal = self.refusal()
+                    if refusal is not None:  # a pause, say, while the batch was on its way
+                        future.set_exception(StoreError(refusal))
+                        continue
                     try:
                         await self._commit(statements)
                     except Exception as exc:
                         refused = _refused(exc)
                         if isinstance(refused, Fenced):
+                            self.fenced += 1
                             log.warning(dumps({"event": "write_fenced", "error": str(refused)}))
                         else:
                             log.exception("write failed")
@@ -1176,6 +1198,24 @@ _BLOCKING_DRIVERS = {
 }
 
 
+# The application_name of a process's commit sessions, before its node id.
+COMMIT_SESSIONS = "flip7-commits:"
+
+
+def _name_session(store: Store, _dialect: Any, _record: Any, _args: Any,
+                  params: dict[str, Any]) -> None:  # fmt: skip
+    if store.node is not None:
+        params["application_name"] = COMMIT_SESSIONS + store.node
+
+
+# A commit is one tight call on a thread of its own (committer.py): a transaction of it
+# left idle is one whose process stopped in the middle (SIGSTOP, a machine that hangs),
+# holding the fence's lock on its tables' owner rows (migration 0006), so that no other
+# process could take them over before it woke. PostgreSQL ends such a session after this
+# many milliseconds, well within the owners' lease (3 s by default).
+IDLE_IN_COMMIT_MS = 1500
+
+
 def _sync_engine(url: sa.URL) -> sa.Engine:
     """A synchronous engine on the database of the async engine at ``url``.
 
@@ -1183,7 +1223,12 @@ def _sync_engine(url: sa.URL) -> sa.Engine:
     'sqlite+pysqlite'
     """
     driver = _BLOCKING_DRIVERS.get(url.drivername, url.drivername)
-    engine = sa.create_engine(url.set(drivername=driver))
+    options: dict[str, Any] = {}
+    if driver.startswith("postgresql+psycopg"):
+        options["connect_args"] = {
+            "options": f"-c idle_in_transaction_session_timeout={IDLE_IN_COMMIT_MS}"
+        }
+    engine = sa.create_engine(url.set(drivername=driver), **options)
     if engine.dialect.name == "sqlite":
         sa.event.listen(engine, "connect", _pragmas)
     return engine

@@ -10,10 +10,19 @@ migration 0006), so a process that lost a table can no longer change it.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from flip7.server.store.database import COMMIT_SESSIONS
+from flip7.server.table.storage import StoreError
+
 __all__ = ["Ownership"]
+
+# How long a claim waits for a commit that holds the owner row before it ends the commit
+# sessions of an owner whose lease lapsed.
+LOCK_TIMEOUT_MS = 500
 
 
 class Ownership:
@@ -54,9 +63,44 @@ class Ownership:
                                {"me": self.node})
 
     async def claim(self, table_id: str) -> int | None:
+        """:meth:`_claim`; should the owner row stay locked by a commit of an owner whose
+        lease lapsed (a process paused in the middle of one: PostgreSQL does not end a
+        session that waits for the rest of a pipeline), that owner's commit sessions are
+        ended first (its writes could only be refused by the fence once claimed).
+        StoreError if the row stays held (by a live owner's commit, a moment longer)."""
+        try:
+            return await self._claim(table_id)
+        except sa.exc.DBAPIError as exc:
+            if "lock timeout" not in str(exc).lower():
+                raise
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                sa.text(
+                    "SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a "
+                    "JOIN table_owner o ON a.application_name = :prefix || o.owner "
+                    "WHERE o.table_id = :t AND o.owner NOT IN ('', :me) AND NOT EXISTS ("
+                    "SELECT 1 FROM cluster_node n WHERE n.node = o.owner "
+                    "AND n.expires_at > clock_timestamp())"
+                ),
+                {"t": table_id, "me": self.node, "prefix": COMMIT_SESSIONS},
+            )
+        try:
+            return await self._claim(table_id)
+        except sa.exc.DBAPIError as exc:
+            if "lock timeout" not in str(exc).lower():
+                raise
+            raise StoreError("the table's owner row is held by a commit; try again") from None
+
+    async def _claim(self, table_id: str) -> int | None:
         """Take ``table_id`` (open, and unowned, given up, its owner dead, or already this
         process's): its new fencing token, or None if a live process runs it or the table
-        is closed or unknown."""
+        is closed or unknown.
+
+        One claim at a time per table: the owner row is locked before its owner's lease is
+        read, so that of two processes claiming at once the second sees the first's claim
+        (a live owner) and gets None. Reading the lease in the statement that updates the
+        row would not do: a statement that waited for the lock re-checks the row, but reads
+        ``cluster_node`` as it was when it began."""
         async with self.engine.begin() as conn:
             state = (
                 await conn.execute(sa.text("SELECT state FROM tables WHERE id = :t"),
@@ -64,21 +108,49 @@ class Ownership:
             ).scalar_one_or_none()
             if state is None or state == "closed":
                 return None
-            token = (
+            # A commit under way holds the owner row (the fence's FOR SHARE): it is waited
+            # for, not for ever (see claim).
+            await conn.execute(sa.text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_MS}ms'"))
+            first = (
                 await conn.execute(
                     sa.text(
                         "INSERT INTO table_owner (table_id, owner, token) VALUES (:t, :me, 1) "
-                        "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, "
-                        "token = table_owner.token + 1 "
-                        "WHERE table_owner.owner IN (EXCLUDED.owner, '') OR NOT EXISTS ("
-                        "SELECT 1 FROM cluster_node n WHERE n.node = table_owner.owner "
-                        "AND n.expires_at > clock_timestamp()) "
-                        "RETURNING token"
+                        "ON CONFLICT (table_id) DO NOTHING RETURNING token"
                     ),
                     {"t": table_id, "me": self.node},
                 )
             ).scalar_one_or_none()
-        return None if token is None else int(token)
+            if first is not None:
+                return int(first)
+            owner = (
+                await conn.execute(
+                    sa.text("SELECT owner FROM table_owner WHERE table_id = :t FOR UPDATE"),
+                    {"t": table_id},
+                )
+            ).scalar_one()
+            if owner not in (self.node, ""):
+                # A statement of its own, after the lock: it sees the lease as it is now.
+                live = (
+                    await conn.execute(
+                        sa.text(
+                            "SELECT 1 FROM cluster_node "
+                            "WHERE node = :n AND expires_at > clock_timestamp()"
+                        ),
+                        {"n": owner},
+                    )
+                ).first()
+                if live is not None:
+                    return None
+            token = (
+                await conn.execute(
+                    sa.text(
+                        "UPDATE table_owner SET owner = :me, token = token + 1 "
+                        "WHERE table_id = :t RETURNING token"
+                    ),
+                    {"t": table_id, "me": self.node},
+                )
+            ).scalar_one()
+        return int(token)
 
     async def claim_new(self, table_id: str) -> int:
         """Own ``table_id``, a table not yet stored (created by this process): token 1."""
@@ -146,6 +218,23 @@ class Ownership:
                 )
             ).first()
         return None if row is None else (str(row.owner), bool(row.live))
+
+    async def owners(self, table_ids: Collection[str]) -> dict[str, tuple[str, bool]]:
+        """:meth:`owner_of` for many tables in one question (those never owned are left
+        out): where this process's links should lead (flip7.server.cluster.follow)."""
+        if not table_ids:
+            return {}
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.text(
+                    "SELECT o.table_id, o.owner, "
+                    "COALESCE(n.expires_at > clock_timestamp(), false) AS live "
+                    "FROM table_owner o LEFT JOIN cluster_node n ON n.node = o.owner "
+                    "WHERE o.table_id IN :ids"
+                ).bindparams(sa.bindparam("ids", expanding=True)),
+                {"ids": sorted(table_ids)},
+            )
+            return {str(r.table_id): (str(r.owner), bool(r.live)) for r in rows}
 
     async def orphans(self, limit: int) -> list[str]:
         """Open tables nobody runs: never owned, given up, or their owner dead. Suspended

@@ -80,6 +80,7 @@ class Owners(Protocol):
     async def adopt(self, table_id: str) -> Table | str | None: ...
     async def claim_new(self, table_id: str) -> int: ...
     async def placing(self) -> Callable[[str], bool]: ...
+    def holds(self, table: Table) -> bool: ...
 
 
 class Lobby:
@@ -346,6 +347,11 @@ class Lobby:
     def _closed(self, table_id: str, played: bool) -> TableError:
         # A table that had a game was closed from playing or over, otherwise from waiting.
         return TableError("closed", self.expiry.message(table_id, played), 410)
+
+    def holds(self, table: Table) -> bool:
+        """Whether this process may change ``table`` now: always with one process; with
+        many, while it runs the table under a lease that surely has not lapsed."""
+        return self.cluster is None or self.cluster.holds(table)
 
     def relist(self, table: Table) -> None:
         """``table`` changed: the lobby's list may show it differently now (with many

@@ -149,6 +149,7 @@ class Host(Protocol):
     def next_seed(self) -> int: ...
     def relist(self, table: Table) -> None: ...
     def closed_error(self, table: Table) -> TableError: ...
+    def holds(self, table: Table) -> bool: ...
     async def reload(self, table: Table) -> None: ...
     def log_event(self, event: str, table: Table | None, **fields: JSON) -> None: ...
 
@@ -317,6 +318,13 @@ class Table:
         if self.moved:
             raise TableError("moved", "this table moved to another process; try again", 409)
 
+    def check_held(self) -> None:
+        """Raise ``moved`` (409) if, with many processes, this one may no longer run the
+        table (it was dropped here, or this process's lease lapsed): checked before a
+        change is applied, so that nothing is written under a token that may be stale."""
+        if not self.lobby.holds(self):
+            raise TableError("moved", "this table moved to another process; try again", 409)
+
     def summary(self) -> JSONObject:
         now = self.lobby.clock()
         return {
@@ -446,6 +454,7 @@ class Table:
         a new game's row). Whether a move is legal is the engine's to say:
         :class:`~flip7.core.errors.DecisionError` if not, with nothing changed."""
         self.check_open()
+        self.check_held()
         began = time.perf_counter()
         events = self.apply(change)
         clock = self.deadline
