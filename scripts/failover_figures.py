@@ -38,12 +38,10 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import chaos_helpers as chaos_h
-from chaos_helpers import Player, Run
+from chaos_helpers import Run
 from cluster_helpers import LOOSE
 
 from flip7.client.services import Cluster, Postgres, RedisServer, ServerProcess
@@ -92,34 +90,10 @@ async def episode(stack: Stack, owner: int, tables: int, seed: int,
     cluster = stack.cluster
     run = Run(cluster.proxy.ws_url, cluster.proxy.url, THINK, asyncio.Event())
     rng = random.Random(seed)
-    clients: list[httpx.AsyncClient] = []
-    tasks: list[asyncio.Future[None]] = []
     others = [url for i, url in enumerate(cluster.urls) if i != owner]
-    try:
-        async with httpx.AsyncClient(base_url=cluster.urls[owner], timeout=15) as http:
-            for index in range(tables):
-                made = await chaos_h.rest(http, "POST", "/api/tables", json={
-                    "name": f"Figures {seed}-{index}", "player": f"F{index}-0", "seats": SEATS})
-                table_id = made["table"]["id"]
-                tokens = [made["token"]]
-                for n in range(1, SEATS):
-                    joined = await chaos_h.rest(http, "POST", f"/api/tables/{table_id}/join",
-                                                json={"player": f"F{index}-{n}"})
-                    tokens.append(joined["token"])
-                for n, token in enumerate(tokens):
-                    via = others[(index + n) % len(others)]
-                    client = httpx.AsyncClient(base_url=via, timeout=15)
-                    clients.append(client)
-                    run.players.append(Player(run, index, table_id, token,
-                                              random.Random(rng.random()), client,
-                                              via=via.replace("http", "ws")))
-        tasks = [asyncio.ensure_future(p.play()) for p in run.players]
-        await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in run.players)), 30)
-        table_ids = list(dict.fromkeys(p.table_id for p in run.players))
-        run.begin()
-        for p in run.players[::SEATS]:
-            await chaos_h.rest(p.http, "POST", f"/api/tables/{p.table_id}/start",
-                               headers={"Authorization": f"Bearer {p.token}"})
+    async with chaos_h.playing(run) as (clients, tasks):
+        table_ids = await chaos_h.linked_tables(run, cluster.urls[owner], others, tables, SEATS,
+                                                f"Figures {seed}", rng, clients, tasks)
         await asyncio.sleep(WARM)
         held = await asyncio.to_thread(chaos_h.owners, stack.pg_url)
         logged = len(cluster.servers[owner].log_text())
@@ -169,13 +143,6 @@ async def episode(stack: Stack, owner: int, tables: int, seed: int,
         run.stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 15)
         return [times.get(t) for t in table_ids]
-    finally:
-        run.stop.set()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for client in clients:
-            await client.aclose()
 
 
 def figures(times: list[float | None]) -> str:

@@ -21,6 +21,7 @@ import random
 import secrets
 import time
 from collections import Counter
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -579,3 +580,55 @@ def log_lines(text: str, table_id: str, since: float, until: float) -> list[str]
         if since <= at <= until:
             out.append(line)
     return out
+
+
+@contextlib.asynccontextmanager
+async def playing(run: Run) -> AsyncIterator[tuple[list[httpx.AsyncClient],
+                                                   list[asyncio.Future[None]]]]:  # fmt: skip
+    """The REST clients and the players' tasks of ``run``, to be filled: on the way out,
+    however it ends, play stops, every task is cancelled and every client closed."""
+    clients: list[httpx.AsyncClient] = []
+    tasks: list[asyncio.Future[None]] = []
+    try:
+        yield clients, tasks
+    finally:
+        run.stop.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for http in clients:
+            await http.aclose()
+
+
+async def linked_tables(run: Run, owner_url: str, others: Sequence[str], count: int,
+                        seats: int, name: str, rng: random.Random,
+                        clients: list[httpx.AsyncClient],
+                        tasks: list[asyncio.Future[None]]) -> list[str]:  # fmt: skip
+    """Create ``count`` tables of ``seats`` humans at the process ``owner_url`` (which runs
+    them), every player's socket and REST calls on one of ``others`` in turn (linked to
+    the owner over Redis); connect them all (their play added to ``tasks``), start the
+    clock of play (:meth:`Run.begin`) and every table: the tables' ids."""
+    async with httpx.AsyncClient(base_url=owner_url, timeout=15) as http:
+        for index in range(count):
+            made = await rest(http, "POST", "/api/tables", json={
+                "name": f"{name} {index}", "player": f"{name[0]}{index}-0", "seats": seats})
+            table_id = made["table"]["id"]
+            tokens = [made["token"]]
+            for n in range(1, seats):
+                joined = await rest(http, "POST", f"/api/tables/{table_id}/join",
+                                    json={"player": f"{name[0]}{index}-{n}"})
+                tokens.append(joined["token"])
+            for n, token in enumerate(tokens):
+                via = others[(index + n) % len(others)]
+                client = httpx.AsyncClient(base_url=via, timeout=15)
+                clients.append(client)
+                run.players.append(Player(run, index, table_id, token,
+                                          random.Random(rng.random()), client,
+                                          via=via.replace("http", "ws")))
+    tasks.extend(asyncio.ensure_future(p.play()) for p in run.players)
+    await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in run.players)), 30)
+    run.begin()
+    for p in run.players[::seats]:
+        await rest(p.http, "POST", f"/api/tables/{p.table_id}/start",
+                   headers={"Authorization": f"Bearer {p.token}"})
+    return list(dict.fromkeys(p.table_id for p in run.players))

@@ -25,7 +25,6 @@ import re
 import time
 from collections import Counter
 
-import httpx
 import pytest
 
 pytest.importorskip("fastapi")
@@ -161,9 +160,7 @@ async def scenario(cluster: Cluster, pg_url: str
     """Set the tables up, play with the chaos on, stop: what happened."""
     run = Run(cluster.proxy_ws_url, cluster.proxy_url, THINK, asyncio.Event())
     rng = random.Random(SEED)
-    clients: list[httpx.AsyncClient] = []
-    tasks: list[asyncio.Future[None]] = []
-    try:
+    async with chaos_h.playing(run) as (clients, tasks):
         tables = await chaos_h.start_tables(run, cluster, TABLES, SEATS, rng, clients, tasks)
         kills: list[Kill] = []
         pauses: list[Pause] = []
@@ -181,13 +178,6 @@ async def scenario(cluster: Cluster, pg_url: str
         run.stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), 15)
         return run, kills, pauses, [t[0].table_id for t in tables]
-    finally:
-        run.stop.set()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for http in clients:
-            await http.aclose()
 
 
 def test_chaos_kill_9_every_6_s_loses_no_move_and_applies_none_twice(

@@ -18,7 +18,6 @@ import json
 import random
 import time
 
-import httpx
 import pytest
 
 pytest.importorskip("fastapi")
@@ -26,7 +25,7 @@ pytest.importorskip("redis")
 pytest.importorskip("psycopg")
 
 import chaos_helpers as chaos_h
-from chaos_helpers import Player, Run
+from chaos_helpers import Run
 from cluster_helpers import LOOSE, Cluster
 
 TABLES = 9
@@ -45,34 +44,9 @@ async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, float, dict[str,
     owner_url = cluster.urls[0]
     run = Run(cluster.proxy_ws_url, cluster.proxy_url, THINK, asyncio.Event())
     rng = random.Random(32)
-    clients: list[httpx.AsyncClient] = []
-    tasks: list[asyncio.Future[None]] = []
-    try:
-        async with httpx.AsyncClient(base_url=owner_url, timeout=15) as http:
-            for index in range(TABLES):
-                made = await chaos_h.rest(http, "POST", "/api/tables", json={
-                    "name": f"Pause {index}", "player": f"P{index}-0", "seats": SEATS})
-                table_id = made["table"]["id"]
-                tokens = [made["token"]]
-                for n in range(1, SEATS):
-                    joined = await chaos_h.rest(http, "POST", f"/api/tables/{table_id}/join",
-                                                json={"player": f"P{index}-{n}"})
-                    tokens.append(joined["token"])
-                for n, token in enumerate(tokens):
-                    # Every socket (and REST call) on another process than the owner.
-                    via = cluster.urls[1 + (index + n) % 2]
-                    client = httpx.AsyncClient(base_url=via, timeout=15)
-                    clients.append(client)
-                    run.players.append(Player(run, index, table_id, token,
-                                              random.Random(rng.random()), client,
-                                              via=via.replace("http", "ws")))
-        tasks = [asyncio.ensure_future(p.play()) for p in run.players]
-        await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in run.players)), 30)
-        table_ids = list(dict.fromkeys(p.table_id for p in run.players))
-        run.begin()
-        for p in run.players[::SEATS]:
-            await chaos_h.rest(p.http, "POST", f"/api/tables/{p.table_id}/start",
-                               headers={"Authorization": f"Bearer {p.token}"})
+    async with chaos_h.playing(run) as (clients, tasks):
+        table_ids = await chaos_h.linked_tables(run, owner_url, cluster.urls[1:], TABLES, SEATS,
+                                                "Pause", rng, clients, tasks)
         await asyncio.sleep(3.0)
         node = str((await asyncio.to_thread(cluster.health, owner_url)).json()["node"])
         held = await asyncio.to_thread(chaos_h.owners, pg_url)
@@ -92,13 +66,6 @@ async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, float, dict[str,
         run.stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), 15)
         return run, paused_at, owned, table_ids
-    finally:
-        run.stop.set()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for client in clients:
-            await client.aclose()
 
 
 def events(log: str, name: str) -> list[dict[str, object]]:

@@ -87,9 +87,7 @@ async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, list[str], int]:
     the restarted process's share."""
     run = Run(cluster.proxy_ws_url, cluster.proxy_url, THINK, asyncio.Event())
     rng = random.Random(SEED)
-    clients: list[httpx.AsyncClient] = []
-    tasks: list[asyncio.Future[None]] = []
-    try:
+    async with chaos_h.playing(run) as (clients, tasks):
         tables = await chaos_h.start_tables(run, cluster, TABLES, SEATS, rng, clients, tasks)
         table_ids = [t[0].table_id for t in tables]
 
@@ -148,13 +146,6 @@ async def scenario(cluster: Cluster, pg_url: str) -> tuple[Run, list[str], int]:
         run.stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), 15)
         return run, table_ids, share
-    finally:
-        run.stop.set()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for http in clients:
-            await http.aclose()
 
 
 def test_a_restarted_process_receives_its_share_and_no_move_is_lost(
@@ -197,13 +188,11 @@ async def joining(servers: list[ServerProcess], pg_url: str) -> tuple[Run, list[
     a, b, c = servers
     run = Run(a.url.replace("http", "ws"), a.url, THINK, asyncio.Event())
     rng = random.Random(SEED + 1)
-    clients: list[httpx.AsyncClient] = []
-    tasks: list[asyncio.Future[None]] = []
 
     def node(server: ServerProcess) -> str:
         return str(httpx.get(server.url + "/api/health").json()["node"])
 
-    try:
+    async with chaos_h.playing(run) as (clients, tasks):
         a.start()
         tables = await chaos_h.start_tables(run, None, JOINING_TABLES, SEATS, rng, clients,
                                             tasks)  # fmt: skip
@@ -234,13 +223,6 @@ async def joining(servers: list[ServerProcess], pg_url: str) -> tuple[Run, list[
         run.stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), 15)
         return run, table_ids
-    finally:
-        run.stop.set()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for http in clients:
-            await http.aclose()
 
 
 def test_without_slots_a_joining_process_receives_its_share_by_the_hash(
