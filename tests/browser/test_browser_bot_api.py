@@ -106,6 +106,13 @@ WIDER_THAN = """([selector, width]) => {
 PHONE = (390, 844)
 
 
+def scroll_to(locator: Any) -> None:
+    """Scroll ``locator``'s element into view at once. Playwright's own scroll first waits for
+    the element to keep still, and the lobby's poll or a table update can render it anew
+    meanwhile (the element it had found is then detached: the test failed so in CI)."""
+    locator.evaluate("element => element.scrollIntoView({block: 'center'})")
+
+
 def test_only_the_host_is_offered_invitations_and_they_fit_a_phone(
     tmp_path_factory: pytest.TempPathFactory, chromium_browser: Any
 ) -> None:
@@ -150,7 +157,7 @@ def test_only_the_host_is_offered_invitations_and_they_fit_a_phone(
             expect(rows).to_have_count(1)
             expect(rows.locator("[data-testid=bot-account]")).to_be_visible()
             expect(rows.locator("[data-testid=invite-bot]")).to_be_visible()
-            invites.scroll_into_view_if_needed()
+            scroll_to(invites)
             shot(page.locator(f'[data-table="{table_id}"]'), f"bot-api-lobby-390{suffix}.png")
             assert page.evaluate(WIDER_THAN, [
                 "[data-testid=lobby-bot-invites], .bot-account-row, .bot-account-row > *",
@@ -167,7 +174,7 @@ def test_only_the_host_is_offered_invitations_and_they_fit_a_phone(
             page.goto(f"{base}/t/{table_id}")
             badge = page.locator(".seat-row [data-testid=bot-account]")
             expect(badge).to_be_visible()
-            badge.scroll_into_view_if_needed()
+            scroll_to(badge)
             shot(page, f"bot-api-waiting-room-390{suffix}.png")
             assert page.evaluate(WIDER_THAN, [
                 ".seat-row, .seat-row > *, .seat-row [data-testid=bot-account]",
@@ -178,7 +185,7 @@ def test_only_the_host_is_offered_invitations_and_they_fit_a_phone(
         for suffix, (page, errors) in pages.items():
             badge = page.locator(".seat [data-testid=bot-account]")
             expect(badge).to_have_count(1)
-            badge.scroll_into_view_if_needed()
+            scroll_to(badge)
             shot(page, f"bot-api-board-390{suffix}.png")
             assert page.evaluate(WIDER_THAN, [
                 ".seat, .seat [data-testid=bot-account]", PHONE[0]]) == []

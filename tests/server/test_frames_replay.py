@@ -69,6 +69,9 @@ for _kind in ("welcome", "update", "error"):
 # The bot API (docs/bot-api.md): a seat says whether a bot account holds it.
 for _kind in ("welcome", "update", "error", "rest"):
     ADDED_KEYS[_kind] |= {"bot_account"}
+# The lobby's list says at which tables the client hosts (GET /api/tables, X-Seat-Tokens:
+# docs/protocol.md, ListedTable).
+ADDED_KEYS["rest"] |= {"hosting"}
 
 # Lines of the diff shown for a difference.
 DIFF_LINES = 60
