@@ -21,7 +21,7 @@ import random
 import secrets
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -632,3 +632,87 @@ async def linked_tables(run: Run, owner_url: str, others: Sequence[str], count: 
         await rest(p.http, "POST", f"/api/tables/{p.table_id}/start",
                    headers={"Authorization": f"Bearer {p.token}"})
     return list(dict.fromkeys(p.table_id for p in run.players))
+
+
+async def owner_outage(cluster: Cluster, pg_url: str, name: str, out: Callable[[], None],
+                       back: Callable[[], None], seconds: float, tables: int, seats: int,
+                       think: tuple[float, float], seed: int) -> tuple[
+    Run, float, dict[str, int], list[str]
+]:  # fmt: skip
+    """Issue 32's outage of an owner: ``tables`` tables made at process 0 with every player
+    on the others (:func:`linked_tables`), a few seconds of play, then ``out()`` (a pause,
+    a partition...) for ``seconds`` before ``back()``, and play on until every table has a
+    move past its takeover (or long past the target). What happened, the outage's time
+    (seconds of play), the tokens process 0 held then, the tables."""
+    owner_url = cluster.urls[0]
+    run = Run(cluster.proxy_ws_url, cluster.proxy_url, think, asyncio.Event())
+    rng = random.Random(seed)
+    async with playing(run) as (clients, tasks):
+        table_ids = await linked_tables(run, owner_url, cluster.urls[1:], tables, seats,
+                                        name, rng, clients, tasks)  # fmt: skip
+        await asyncio.sleep(3.0)
+        node = str((await asyncio.to_thread(cluster.health, owner_url)).json()["node"])
+        held = await asyncio.to_thread(owners, pg_url)
+        owned = {t: token for t, (n, token, _) in held.items() if n == node}
+        assert set(owned) == set(table_ids), (owned, table_ids)
+        out()
+        out_at = run.now()
+        await asyncio.sleep(seconds)
+        back()
+        while run.now() < out_at + 30:
+            await asyncio.sleep(0.25)
+            logs, _, _ = await asyncio.to_thread(stored, pg_url, table_ids)
+            if len(failover_times(out_at, owned, logs, run.acks)) == len(owned):
+                break
+        await asyncio.sleep(1.0)  # the process back's late steps, if any, are in its log
+        run.stop.set()
+        await asyncio.wait_for(asyncio.gather(*tasks), 15)
+        return run, out_at, owned, table_ids
+
+
+def log_events(log: str, name: str) -> list[dict[str, Any]]:
+    """The JSON log lines of one event in a server's log."""
+    found = []
+    for line in log.splitlines():
+        start = line.find("{")
+        if start >= 0 and f'"event":"{name}"' in line:
+            found.append(json.loads(line[start:]))
+    return found
+
+
+def check_outage(pg_url: str, server_logs: list[str], run: Run, out_at: float,
+                 owned: dict[str, int], table_ids: list[str], what: str, target: float,
+                 followed: bool = True) -> None:  # fmt: skip
+    """After :func:`owner_outage`, once every process has stopped (their shutdown writes
+    nothing either): print the figures, then assert that every table of process 0 moved
+    on under its new owner within ``target`` seconds of the outage, no acknowledged move
+    was lost or applied twice, and process 0, back, dropped every table it had lost and
+    wrote nothing under an old token (nor did the others, at their shutdown).
+    ``followed``: process 0 still looked subscribed to Redis throughout (paused, or its
+    packets dropped), so that only the database could tell the others to move their links
+    ("links_moved"); one whose Redis connection closed has its links cut at once instead."""
+    logs, versions, _ = stored(pg_url, table_ids)
+    took = failover_times(out_at, owned, logs, run.acks)
+    times = sorted(took.values())
+    print(f"\n  {len(run.acks)} moves acknowledged; owner {what} at {out_at:.1f} s with "
+          f"{len(owned)} tables; from then to each table's next applied move: "
+          + (f"p50 {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s" if times else "none"))
+    lost, twice = lost_and_twice(logs, run.acks)
+    moved = sum(len(log_events(log, "links_moved")) for log in server_logs[1:])
+    taken = sum(len(log_events(log, "table_taken_over")) for log in server_logs[1:])
+    back = server_logs[0]
+    print(f"  links moved: {moved}; takeovers: {taken}; the owner back: "
+          f"{len(log_events(back, 'table_dropped'))} tables dropped, "
+          f"{len(log_events(back, 'write_fenced'))} writes fenced, "
+          f"{len(log_events(back, 'write_refused'))} refused before the fence")
+    assert set(took) == set(owned), f"tables that never moved on: {set(owned) - set(took)}"
+    assert times[-1] <= target, took
+    assert not lost, lost[:10]
+    assert not twice, list(twice.items())[:10]
+    assert not run.errors, (dict(run.errors), run.error_samples)
+    assert all(versions[t] == len(logs[t]) for t in table_ids)
+    assert taken >= len(owned)
+    assert moved >= 1 or not followed
+    for log in server_logs:
+        assert not log_events(log, "write_fenced"), log_events(log, "write_fenced")
+    assert {e["table"] for e in log_events(back, "table_dropped")} == set(owned)

@@ -10,11 +10,13 @@ one PostgreSQL and one Redis URL, or each on a database of its own) with a Proxy
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -51,24 +53,31 @@ class Cluster(services.Cluster):
 
     ``db_url`` is one URL shared by every process (PostgreSQL) or one per process;
     ``redis_url`` is passed to each as ``--redis`` (``None``: single-process servers, each on
-    a database of its own). ``extra_args`` go to every process's command line.
+    a database of its own), or one per process (the same server, one of them reached
+    through a :class:`Relay`, say). ``extra_args`` go to every process's command line.
 
     Used as ``with Cluster(3, pg_url, redis_url) as cluster:``, then
     ``httpx.get(cluster.proxy_url + "/api/health")`` reaches one of the three.
     """
 
-    def __init__(self, n: int, db_url: str | Sequence[str], redis_url: str | None = None, *,
+    def __init__(self, n: int, db_url: str | Sequence[str],
+                 redis_url: str | Sequence[str] | None = None, *,
                  extra_args: Sequence[str] = (), seed: int | None = None,
                  bot_delay: float = 0.0) -> None:  # fmt: skip
         db_urls = [db_url] * n if isinstance(db_url, str) else list(db_url)
-        if len(db_urls) != n:
-            raise ValueError(f"{n} processes but {len(db_urls)} database URLs")
-        args = (["--redis", redis_url] if redis_url is not None else []) + list(extra_args)
-        self.redis_url = redis_url
+        redis_urls = [redis_url] * n if redis_url is None or isinstance(redis_url, str) \
+            else list(redis_url)
+        if len(db_urls) != n or len(redis_urls) != n:
+            raise ValueError(f"{n} processes but {len(db_urls)} database URLs and "
+                             f"{len(redis_urls)} Redis URLs")
+        self.redis_url = redis_urls[0]  # process 0's
         self.workdir = Path(tempfile.mkdtemp(prefix="flip7-cluster-", dir="/tmp"))
-        servers = [ServerProcess(url, seed=seed, bot_delay=bot_delay, extra_args=args,
+        servers = [ServerProcess(url, seed=seed, bot_delay=bot_delay,
+                                 extra_args=(["--redis", redis] if redis is not None else [])
+                                 + list(extra_args),
                                  log_path=self.workdir / f"app{i + 1}.log")
-                   for i, url in enumerate(db_urls)]  # fmt: skip
+                   for i, (url, redis) in enumerate(zip(db_urls, redis_urls,
+                                                        strict=True))]  # fmt: skip
         super().__init__(servers, self.workdir)
         # Tables created on each process by mark_by_tables.
         self.marker_tables: list[list[str]] = [[] for _ in self.servers]
@@ -220,3 +229,120 @@ class ClusterClient:
 
     def send(self, message: dict[str, Any]) -> None:
         self.ws.send_text(json.dumps(message))
+
+
+class Relay:
+    """A TCP relay on a free loopback port in front of ``upstream`` (host, port), on a
+    thread of its own (it forwards whatever the test's own loop is busy with), so that a
+    test can cut one process off a service as a network partition would: the process keeps
+    running, and only its connections through the relay suffer.
+
+    :meth:`cut` closes every relayed connection and closes new ones at once (a reset: the
+    process sees its connections fail); :meth:`hang` stops forwarding, both ways, without
+    closing anything, and new connections lead nowhere (a black hole: what was sent waits,
+    as packets being retransmitted do, and goes through once healed); :meth:`heal`
+    forwards again. Used as ``with Relay(("127.0.0.1", 5432)) as relay:``.
+    """
+
+    def __init__(self, upstream: tuple[str, int]) -> None:
+        self.upstream = upstream
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._flowing = asyncio.Event()  # set: forwarding; clear: hung
+        self._refusing = False  # cut: new connections are closed at once
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._server: asyncio.Server | None = None
+        self._thread = threading.Thread(target=self._loop.run_forever, name="relay",
+                                        daemon=True)  # fmt: skip
+
+    def url(self, url: str) -> str:
+        """``url`` (postgresql:// or redis://) with its port replaced by the relay's."""
+        host_port = f"{self.upstream[0]}:{self.upstream[1]}"
+        assert host_port in url, (host_port, url)
+        return url.replace(host_port, f"{services.LOOPBACK}:{self.port}", 1)
+
+    def __enter__(self) -> Relay:
+        self._thread.start()
+        self._call(self._listen())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._call(self._stop())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        self._loop.close()
+
+    def cut(self) -> None:
+        self._call(self._cut())
+
+    def hang(self) -> None:
+        self._call(self._hang())
+
+    def heal(self) -> None:
+        self._call(self._heal())
+
+    def _call(self, coro: Coroutine[Any, Any, None]) -> None:
+        asyncio.run_coroutine_threadsafe(coro, self._loop).result(10)
+
+    async def _listen(self) -> None:
+        self._flowing.set()
+        self._server = await asyncio.start_server(self._accepted, services.LOOPBACK, 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        await self._cut()
+        # Nothing left pending when the loop stops (the pipes end as their sockets close).
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+
+    async def _cut(self) -> None:
+        self._refusing = True
+        self._flowing.set()  # hung pipes wake up, find their socket closed, and end
+        for writer in list(self._writers):
+            writer.close()
+        self._writers.clear()
+
+    async def _hang(self) -> None:
+        self._flowing.clear()
+
+    async def _heal(self) -> None:
+        self._refusing = False
+        self._flowing.set()
+
+    async def _accepted(self, reader: asyncio.StreamReader,
+                        writer: asyncio.StreamWriter) -> None:  # fmt: skip
+        if self._refusing:
+            writer.close()
+            return
+        self._writers.add(writer)
+        await self._flowing.wait()  # a black hole: the connection hangs until healed
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.upstream)
+        except OSError:
+            self._writers.discard(writer)
+            writer.close()
+            return
+        if writer not in self._writers:  # cut meanwhile
+            up_writer.close()
+            return
+        self._writers.add(up_writer)
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Forward one way until either side closes; both are closed then."""
+        try:
+            while data := await reader.read(65536):
+                await self._flowing.wait()
+                if writer not in self._writers:
+                    break
+                writer.write(data)
+                await writer.drain()
+        except OSError:
+            pass
+        finally:
+            self._writers.discard(writer)
+            writer.close()

@@ -100,3 +100,44 @@ def test_a_table_nobody_runs_is_left_to_its_place_while_that_process_listens() -
     for table_id in placed:
         expected = place(table_id, [NODES[0], NODES[2]])
         assert asyncio.run(where(table_id)) == (None if expected == NODES[0] else expected)
+
+
+def test_a_socket_is_not_sent_back_to_an_owner_whose_lease_lapsed_though_it_listens() -> None:
+    """Cluster.locate: the table's owner is hung or cut off from the database only (its
+    lease lapsed, it still listens on Redis) and the last sweep still counts it live; a
+    socket for its table is sent to the table's place among the others, not back to it
+    (where the next ``_follow`` would only close it again)."""
+    import asyncio
+    from collections import OrderedDict
+    from types import SimpleNamespace
+
+    from flip7.server.cluster.node import Cluster
+
+    owner, me, other = NODES[:3]
+    spread = Spread(me, grace=3.0)
+    spread.saw({n: 0 for n in NODES[:3]})  # the last sweep: the owner still live
+    adopted: list[str] = []
+
+    async def owner_of(table_id: str) -> tuple[str, bool]:
+        return owner, False  # the database: its lease lapsed
+
+    async def alive(nodes: set[str]) -> set[str]:
+        return set(nodes)  # every one listens on Redis, the owner too
+
+    async def adopt(table_id: str) -> None:
+        adopted.append(table_id)
+
+    cluster = Cluster.__new__(Cluster)
+    cluster.node, cluster.spread = me, spread
+    cluster.lobby = SimpleNamespace(tables={})  # type: ignore[assignment]
+    cluster.ownership = SimpleNamespace(owner_of=owner_of)  # type: ignore[assignment]
+    cluster.bus = SimpleNamespace(up=True, alive=alive)  # type: ignore[assignment]
+    cluster.adopt = adopt  # type: ignore[method-assign]
+    cluster._owners, cluster._asking = OrderedDict(), {}
+    placed_at_owner = [t for t in TABLES[:300] if spread.place(t) == owner]
+    assert placed_at_owner
+    for table_id in placed_at_owner:
+        expected = place(table_id, [me, other])
+        where = asyncio.run(cluster.locate(table_id))
+        assert where == (None if expected == me else expected), table_id
+    assert adopted == [t for t in placed_at_owner if place(t, [me, other]) == me]

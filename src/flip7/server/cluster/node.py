@@ -246,8 +246,18 @@ class Cluster:
                 self._owners.popitem(last=False)
             return owner[0]
         if detour and owner is not None and self.bus.up:
+            # An owner whose lease the database just said lapsed is no place for its table,
+            # though the last sweep's view may still count it live and it may still listen
+            # on Redis (paused, or cut off from the database only): a socket sent there
+            # would be linked to a process that cannot run the table, until the next
+            # _follow closes it again ("moved"), round after round.
+            lapsed = set() if owner[1] else {owner[0]}
+
+            async def listening(nodes: set[str]) -> set[str]:
+                return await self.bus.alive(nodes - lapsed)
+
             with contextlib.suppress(Exception):  # Redis does not answer: taken here
-                there = await self.spread.elsewhere(table_id, self.bus.alive)
+                there = await self.spread.elsewhere(table_id, listening)
                 if there is not None:
                     return there
         return await self.adopt(table_id)
