@@ -142,6 +142,10 @@ def uvicorn_thread(config: Any) -> Iterator[int]:
     """Run a ``uvicorn.Config`` (on port 0) in a daemon thread for the block; its port."""
     import uvicorn
 
+    # Open sockets (a browser's page) are waited for 5 s at most: the app's own shut-down
+    # then always runs, and gives back what it changed in this process (gc thresholds...).
+    if config.timeout_graceful_shutdown is None:
+        config.timeout_graceful_shutdown = 5
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -154,6 +158,7 @@ def uvicorn_thread(config: Any) -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(timeout=15)  # a replay worker process can take a while to stop
+        assert not thread.is_alive(), "the server did not stop within 15 s"
 
 
 @contextmanager
