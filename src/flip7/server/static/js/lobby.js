@@ -5,6 +5,7 @@ import { formatDate, formatNumber, lang, t } from "./i18n.js";
 import { botAccountsList, offersBotInvites } from "./botinvites.js";
 import { localName } from "./botlevels.js";
 import { cardEl } from "./cards.js";
+import { pressHold } from "./presshold.js";
 import { navigate } from "./router.js";
 import {
   loadRules, minPlayers, moveHoursText, playerLimits, ruleBadges, ruleDefault, ruleHelp, ruleLabel, ratedByDefault, ruleOptions, rulesLoaded, valueLabel,
@@ -308,6 +309,7 @@ function openTables(alive, alsoRefresh) {
       h("div", { class: "panel-head" }, h("h2", { id: "tables-title", text: t("lobby.open_tables") }), refreshBtn),
       tablesList, tablesEmpty),
     slowPanel);
+  const press = pressHold(tablesPanel); // a Join tapped while the list is drawn anew
 
   // The tables whose bot invitations are open, kept open when the list is drawn again.
   /** @type {Set<string>} */
@@ -361,6 +363,7 @@ function openTables(alive, alsoRefresh) {
 
   /** @param {ListedTable[]} tables */
   function renderTables(tables) {
+    if (press.hold(() => renderTables(tables))) return;
     const key = focusKey();
     const live = tables.filter((tbl) => tbl.pace !== "turn_based");
     const slow = tables.filter((tbl) => tbl.pace === "turn_based");
@@ -432,6 +435,7 @@ function recentGames(alive) {
   const recentPanel = h("section", { class: "panel recent", "aria-labelledby": "recent-title" },
     h("div", { class: "panel-head" }, h("h2", { id: "recent-title", text: t("lobby.recent_games") })),
     recentList, recentEmpty);
+  const press = pressHold(recentPanel);
 
   /** @param {string} iso */
   function finishedWhen(iso) {
@@ -446,6 +450,7 @@ function recentGames(alive) {
 
   /** @param {RecentGame[]} games */
   function renderRecent(games) {
+    if (press.hold(() => renderRecent(games))) return;
     const key = focusKey();
     clear(recentList);
     recentEmpty.hidden = games.length > 0;

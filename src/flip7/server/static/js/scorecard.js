@@ -3,6 +3,7 @@
 import { ApiError, api, messageOf } from "./api.js";
 import { t } from "./i18n.js";
 import { cancelEdit, changed, reconcileEntry, saveRound, scheduleCheck, startEdit, undoLast } from "./scorecardentry.js";
+import { pressHold } from "./presshold.js";
 import { leaveLive, liveOver, startLive, stopLive } from "./scorecardlive.js";
 import { applyCheck, renderEntry } from "./scorecardpanel.js";
 import { scorecardApi } from "./scorecardshared.js";
@@ -50,6 +51,9 @@ export function mountScorecard(root, { id }) {
     saving: false, notice: null, live: null, entryRefs: null,
     parts: skeleton(root), ui,
   };
+  // The first tap after coming back to the page comes with its focus, and the poll that
+  // focus starts: the page is not drawn anew under the finger.
+  const press = pressHold(root);
 
   /** @param {{quiet?: boolean}} [options] quiet: a failure is not shown (polling) */
   async function load({ quiet = false } = {}) {
@@ -75,6 +79,7 @@ export function mountScorecard(root, { id }) {
    * @param {import("./protocol.js").Scorecard} data
    */
   function setSummary(data) {
+    if (press.hold(() => setSummary(data))) return; // a tap under way: see presshold.js
     const before = page.summary;
     const first = before === null;
     const changedNow = before === null || data.version !== before.version || data.updated !== before.updated;

@@ -7,6 +7,7 @@
 import { api, messageOf } from "./api.js";
 import { formatDate, lang, t } from "./i18n.js";
 import { cardEl } from "./cards.js";
+import { pressHold } from "./presshold.js";
 import { navigate, setTopbar } from "./router.js";
 import {
   minPlayers as fewestPlayers, playerLimits, ruleDefault, ruleHelp, ruleLabel, ruleOptions, valueLabel,
@@ -234,9 +235,11 @@ function savedScorecards(alive) {
   const list = h("ul", { class: "table-list", "aria-live": "polite", dataset: { testid: "scorecards" } });
   const empty = h("p", { class: "muted empty", text: t("scorekeeper.none") });
   const refresh = h("button", { type: "button", class: "btn btn--icon", "aria-label": t("lobby.refresh"), onclick: () => load() }, icon("refresh"));
+  const press = pressHold(list); // a tap while the list is drawn anew: see presshold.js
 
   /** @param {import("./protocol.js").ScorecardListItem[]} cards */
   function render(cards) {
+    if (press.hold(() => render(cards))) return;
     const fk = focusKey();
     clear(list);
     empty.hidden = cards.length > 0;

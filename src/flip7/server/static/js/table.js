@@ -16,6 +16,7 @@ import { errorText, formatDate, t } from "./i18n.js";
 import { setTopbar } from "./router.js";
 import { moveHoursText } from "./rules.js";
 import { markAway, tickHandover } from "./presence.js";
+import { pressHold } from "./presshold.js";
 import { eventPlayer } from "./tableanim.js";
 import { renderEnd } from "./tableend.js";
 import { frameHandler } from "./tableframes.js";
@@ -41,6 +42,7 @@ import { renderWaiting } from "./waitingroom.js";
  * @property {ReturnType<typeof tableLog>} log
  * @property {ReturnType<typeof eventPlayer>} player
  * @property {ReturnType<typeof decisionPanel>} decision
+ * @property {import("./presshold.js").PressHold} press
  */
 
 /** @typedef {import("./tablestate.js").Table} Table */
@@ -152,6 +154,7 @@ async function copyInvite(page) {
 function applyTable(page, table, events) {
   const { S } = page;
   if (S.destroyed) return;
+  if (page.press.hold(() => applyTable(page, table, events))) return; // a tap under way
   page.player.flush();
   const prevGameId = S.table ? S.table.game_id : null;
   const prevGame = S.table && S.table.game_id === table.game_id ? S.table.game : null;
@@ -205,6 +208,7 @@ function render(page) {
   const { S, L } = page;
   const tb = S.table;
   if (!tb) return;
+  if (page.press.hold(() => render(page))) return; // a tap under way: see presshold.js
   const key = focusKey();
   L.loading.hidden = true;
   // A guided first game's table is named by the server, in English: its title is the
@@ -252,6 +256,7 @@ function buildPage(root, S) {
   /** @param {number} s */
   const names = (s) => nameOf(S, s);
   const page = /** @type {TablePage} */ ({ S, root, names, invite: inviteLink(`/t/${encodeURIComponent(S.id)}`, null) });
+  page.press = pressHold(root);
   page.pill = connectionPill();
   page.alerts = turnAlerts(); // "your turn" in the tab title, a sound, a notification
   page.chat = chatPanel({ send: (frame) => !!S.conn && S.conn.send(frame) }); // the table chat (chat.js)

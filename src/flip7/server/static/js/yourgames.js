@@ -4,6 +4,7 @@ import { api } from "./api.js";
 import { localName } from "./botlevels.js";
 import { formatDate, t } from "./i18n.js";
 import { getIdentity } from "./identity.js";
+import { pressHold } from "./presshold.js";
 import { clear, focusKey, h, restoreFocus, store, tokenKey } from "./util.js";
 
 /** @typedef {import("./protocol.js").YourTable} YourTable */
@@ -43,9 +44,11 @@ export function yourGamesPanel(alive) {
   const panel = h("section", { class: "panel your-games", "aria-labelledby": "your-games-title", hidden: true, dataset: { testid: "your-games" } },
     h("div", { class: "panel-head" }, h("h2", { id: "your-games-title", text: t("lobby.your_games") })),
     list);
+  const press = pressHold(panel); // a tap while the list is drawn anew: see presshold.js
 
   /** @param {YourTable[]} tables */
   function render(tables) {
+    if (press.hold(() => render(tables))) return;
     const key = focusKey();
     clear(list);
     panel.hidden = tables.length === 0;

@@ -1,0 +1,66 @@
+// Redraws held back while a control is pressed.
+//
+// The pages draw their parts anew from the state (clear, then build): a button drawn anew
+// between the press and the release is another button, and a browser sends no click when
+// the press and the release land on different elements. A frame from the server arriving
+// in that moment (another player joined, a presence changed) lost the tap, on a slow phone
+// often. So while a press on a control lasts, and until its click has been handled, the
+// redraws wait, then run in the order they came.
+
+// What a press holds the redraws for: the controls a click acts on.
+const CONTROLS = "button, a[href], input, select, textarea, label, summary, [role=button], [tabindex]";
+// A press let go of elsewhere (no release seen here) or held down (a long press has no
+// click) holds them no longer than this.
+const LONGEST_MS = 1500;
+// After the release the click is on its way (a tap's comes after the touch ends); should it
+// not come (the finger slid off the control), the redraws run after this.
+const CLICK_WAIT_MS = 300;
+
+/**
+ * @typedef {object} PressHold
+ * @property {(draw: () => void) => boolean} hold Keep `draw` for after the press under way
+ *   (true), or say there is none (false: draw now).
+ * @property {() => boolean} pressed Whether a press holds the redraws now.
+ */
+
+/**
+ * The press hold of `root`'s controls.
+ * @param {HTMLElement} root
+ * @returns {PressHold}
+ */
+export function pressHold(root) {
+  /** @type {Array<() => void>} */
+  let waiting = [];
+  let pressed = false;
+  let timer = 0;
+  const release = () => {
+    window.clearTimeout(timer);
+    pressed = false;
+    const draws = waiting;
+    waiting = [];
+    for (const draw of draws) draw();
+  };
+  /** @param {number} ms */
+  const releaseIn = (ms) => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(release, ms);
+  };
+  root.addEventListener("pointerdown", (ev) => {
+    if (!(ev.target instanceof Element) || !ev.target.closest(CONTROLS)) return;
+    pressed = true;
+    releaseIn(LONGEST_MS);
+  }, true);
+  for (const type of ["pointerup", "pointercancel"]) {
+    root.addEventListener(type, () => { if (pressed) releaseIn(CLICK_WAIT_MS); }, true);
+  }
+  // Seen before the control's own listener: the redraws run once it has run.
+  root.addEventListener("click", () => { if (pressed) releaseIn(0); }, true);
+  return {
+    hold(draw) {
+      if (!pressed) return false;
+      waiting.push(draw);
+      return true;
+    },
+    pressed: () => pressed,
+  };
+}
