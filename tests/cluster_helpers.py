@@ -47,6 +47,19 @@ def haproxy_path() -> str:
     return path
 
 
+def scrape(url: str) -> dict[str, float]:
+    """A process's Prometheus metrics (``flip7 serve --metrics``, ``url`` its /metrics): each
+    sample's name, with its labels in braces when it has some, and its value."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    found: dict[str, float] = {}
+    for family in text_string_to_metric_families(httpx.get(url, timeout=5).text):
+        for sample in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+            found[sample.name + (f"{{{labels}}}" if labels else "")] = sample.value
+    return found
+
+
 class Cluster(services.Cluster):
     """``n`` ``flip7 serve`` processes and a :class:`Proxy` in front of them, their logs in a
     folder of their own (removed at :meth:`stop`; :meth:`log` still reads them).
@@ -54,7 +67,8 @@ class Cluster(services.Cluster):
     ``db_url`` is one URL shared by every process (PostgreSQL) or one per process;
     ``redis_url`` is passed to each as ``--redis`` (``None``: single-process servers, each on
     a database of its own), or one per process (the same server, one of them reached
-    through a :class:`Relay`, say). ``extra_args`` go to every process's command line.
+    through a :class:`Relay`, say). ``extra_args`` go to every process's command line,
+    ``process_args[i]`` to process i's alone (its ``--metrics`` address, say).
 
     Used as ``with Cluster(3, pg_url, redis_url) as cluster:``, then
     ``httpx.get(cluster.proxy_url + "/api/health")`` reaches one of the three.
@@ -63,21 +77,24 @@ class Cluster(services.Cluster):
     def __init__(self, n: int, db_url: str | Sequence[str],
                  redis_url: str | Sequence[str] | None = None, *,
                  extra_args: Sequence[str] = (), seed: int | None = None,
-                 bot_delay: float = 0.0) -> None:  # fmt: skip
+                 bot_delay: float = 0.0,
+                 process_args: Sequence[Sequence[str]] | None = None) -> None:  # fmt: skip
         db_urls = [db_url] * n if isinstance(db_url, str) else list(db_url)
         redis_urls = [redis_url] * n if redis_url is None or isinstance(redis_url, str) \
             else list(redis_url)
-        if len(db_urls) != n or len(redis_urls) != n:
+        own_args = [[] for _ in range(n)] if process_args is None else \
+            [list(args) for args in process_args]
+        if len(db_urls) != n or len(redis_urls) != n or len(own_args) != n:
             raise ValueError(f"{n} processes but {len(db_urls)} database URLs and "
                              f"{len(redis_urls)} Redis URLs")
         self.redis_url = redis_urls[0]  # process 0's
         self.workdir = Path(tempfile.mkdtemp(prefix="flip7-cluster-", dir="/tmp"))
         servers = [ServerProcess(url, seed=seed, bot_delay=bot_delay,
                                  extra_args=(["--redis", redis] if redis is not None else [])
-                                 + list(extra_args),
+                                 + list(extra_args) + own,
                                  log_path=self.workdir / f"app{i + 1}.log")
-                   for i, (url, redis) in enumerate(zip(db_urls, redis_urls,
-                                                        strict=True))]  # fmt: skip
+                   for i, (url, redis, own) in enumerate(zip(db_urls, redis_urls, own_args,
+                                                             strict=True))]  # fmt: skip
         super().__init__(servers, self.workdir)
         # Tables created on each process by mark_by_tables.
         self.marker_tables: list[list[str]] = [[] for _ in self.servers]

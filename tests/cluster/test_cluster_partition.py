@@ -30,16 +30,10 @@ pytest.importorskip("redis")
 pytest.importorskip("psycopg")
 
 import chaos_helpers as chaos_h
-from cluster_helpers import LOOSE, Cluster, Relay
+from cluster_helpers import Cluster, Relay
 
-TABLES = 9
-SEATS = 3
-THINK = (0.02, 0.05)
-# Longer than the lease (3 s): the others take over while it is cut off.
-CUT = 6.0
-# The failover target, from the cut to the next applied move at each table.
-TARGET = 5.0
-SERVER_ARGS = [*LOOSE, "--log-level", "info"]
+CUT = chaos_h.OUTAGE_SECONDS
+SERVER_ARGS = chaos_h.OUTAGE_SERVER_ARGS
 
 
 def upstream(url: str) -> tuple[str, int]:
@@ -72,9 +66,9 @@ def test_a_cut_off_owner_s_tables_move_on_within_5_s_and_it_writes_nothing_when_
                 relay.heal()
 
         run, cut_at, owned, table_ids = asyncio.run(chaos_h.owner_outage(
-            cluster, pg_url, "Cut", cut, heal, CUT, TABLES, SEATS, THINK, seed=33))
+            cluster, pg_url, "Cut", cut, heal, seed=33))
     print(f"\n  {kind}, in {time.monotonic() - began:.1f} s", end="")
     # Read once every process has stopped: their shutdown writes nothing either.
     chaos_h.check_outage(pg_url, [cluster.log(i) for i in range(3)], run, cut_at, owned,
-                         table_ids, f"cut off ({kind}) {CUT} s", TARGET,
+                         table_ids, f"cut off ({kind}) {CUT} s",
                          followed=kind == "black_hole")
