@@ -98,6 +98,23 @@ REACHABLE = """(el) => {
 }"""
 
 
+def create_from_lobby(page: Any, base: str, player: str, name: str = "Friday",
+                      seats: int | None = None) -> str:  # fmt: skip
+    """Create a table in the lobby's form as ``player`` (``seats``: the form's default if
+    None); the table's id, once its page shows the seats."""
+    from playwright.sync_api import expect
+
+    page.goto(base + "/")
+    page.fill("#create-player", player)
+    page.fill("#create-name", name)
+    if seats is not None:
+        page.select_option("#create-seats", str(seats))
+    page.click("[data-testid=create]")
+    page.wait_for_url(re.compile(r"/t/[^/]+$"))
+    expect(page.locator(".seat-row").first).to_be_visible()
+    return str(page.url.rsplit("/", 1)[1])
+
+
 def shot(target: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     target.screenshot(path=str(ARTIFACTS / name))

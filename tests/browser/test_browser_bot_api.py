@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 import pytest
-from browser_helpers import browser_server, new_page, shot
+from browser_helpers import browser_server, create_from_lobby, new_page, shot
 
 
 def test_the_host_invites_a_bot_account_that_plays_a_game(
@@ -45,12 +45,7 @@ def test_the_host_invites_a_bot_account_that_plays_a_game(
                 assert time.monotonic() < deadline, "the bot never connected"
                 time.sleep(0.05)
             page, errors = new_page(chromium_browser)
-            page.goto(base + "/")
-            page.fill("#create-player", "Ann")
-            page.fill("#create-name", "Friday")
-            page.click("[data-testid=create]")
-            page.wait_for_url(re.compile(r"/t/[^/]+$"))
-            table_id = page.url.rsplit("/", 1)[1]
+            table_id = create_from_lobby(page, base, "Ann")
             invite = page.locator("[data-testid=bot-accounts] [data-testid=invite-bot]")
             expect(invite).to_have_count(1)
             # The lobby offers the same list beside the table; the invitation goes from there.

@@ -13,28 +13,14 @@ Screenshots go to ``test-artifacts/`` at the repository root.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
-from browser_helpers import browser_server, new_page, shot
+from browser_helpers import browser_server, create_from_lobby, new_page, shot
 
 from flip7.server.base.settings import Settings
 
 REPLACEMENT = "\ufffd"
-
-
-def _create(page: Any, base: str, player: str) -> str:
-    """Create a table from the lobby as ``player``; the table's id."""
-    from playwright.sync_api import expect
-
-    page.goto(base + "/")
-    page.fill("#create-player", player)
-    page.fill("#create-name", "Friday")
-    page.click("[data-testid=create]")
-    page.wait_for_url(re.compile(r"/t/[^/]+$"))
-    expect(page.locator(".seat-row").first).to_be_visible()
-    return str(page.url.rsplit("/", 1)[1])
 
 
 def test_emoji_avatar_name_limits_and_the_loopback_warning(
@@ -60,7 +46,7 @@ def test_emoji_avatar_name_limits_and_the_loopback_warning(
         expect(counter).to_have_text(f"{most} / {most}")
         shot(page, "invite-name-counter.png")
 
-        table_id = _create(page, base, "🎉Ann")
+        table_id = create_from_lobby(page, base, "🎉Ann")
         avatar = page.locator('.seat-row[data-seat="0"] .avatar')
         expect(avatar).to_have_text("🎉")
         warning = page.locator("[data-testid=invite-warning]")
@@ -94,7 +80,7 @@ def test_the_invite_panel_offers_the_network_addresses(
     with browser_server(tmp_path_factory, "invite-lan", host="0.0.0.0",
                         reachable_urls=(lan,)) as base:
         page, errors = new_page(chromium_browser, 390, 844)
-        table_id = _create(page, base, "Ann")
+        table_id = create_from_lobby(page, base, "Ann")
         warning = page.locator("[data-testid=invite-warning]")
         expect(warning).to_contain_text("Friends on your network can use")
         expect(warning.locator("input")).to_have_value(f"{lan}/t/{table_id}")
@@ -114,7 +100,7 @@ def test_a_public_url_makes_the_invite_link(
     public = "https://flip7.example.org"
     with browser_server(tmp_path_factory, "invite-public", public_url=public) as base:
         page, errors = new_page(chromium_browser)
-        table_id = _create(page, base, "Ann")
+        table_id = create_from_lobby(page, base, "Ann")
         expect(page.locator("[data-testid=invite-url]")).to_have_value(
             f"{public}/t/{table_id}")
         expect(page.locator("[data-testid=invite-warning]")).to_have_count(0)

@@ -9,12 +9,11 @@ Cid joins the table while her button is down, then she lets go.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import httpx
-from browser_helpers import new_page
+from browser_helpers import create_from_lobby, new_page
 
 
 def test_a_press_on_add_bot_outlives_the_frame_of_a_player_joining(
@@ -29,12 +28,7 @@ def test_a_press_on_add_bot_outlives_the_frame_of_a_player_joining(
                         bot_delay=0.0)  # fmt: skip
     with threaded_server(settings) as url:
         ann, errors = new_page(chromium_browser, 390, 844)
-        ann.goto(url + "/")
-        ann.fill("#create-player", "Ann")
-        ann.select_option("#create-seats", "4")
-        ann.click("[data-testid=create]")
-        ann.wait_for_url(re.compile(r"/t/[^/]+$"))
-        table_id = ann.url.rsplit("/", 1)[1]
+        table_id = create_from_lobby(ann, url, "Ann", seats=4)
         joined = httpx.post(f"{url}/api/tables/{table_id}/join", json={"player": "Bob"})
         assert joined.status_code == 200, joined.text
         humans = ann.locator('.seat-row[data-kind="human"]')
