@@ -111,6 +111,7 @@ def test_a_socket_is_not_sent_back_to_an_owner_whose_lease_lapsed_though_it_list
     from collections import OrderedDict
     from types import SimpleNamespace
 
+    from flip7.server.base.shared import Shared
     from flip7.server.cluster.node import Cluster
 
     owner, me, other = NODES[:3]
@@ -133,7 +134,7 @@ def test_a_socket_is_not_sent_back_to_an_owner_whose_lease_lapsed_though_it_list
     cluster.ownership = SimpleNamespace(owner_of=owner_of)  # type: ignore[assignment]
     cluster.bus = SimpleNamespace(up=True, alive=alive)  # type: ignore[assignment]
     cluster.adopt = adopt  # type: ignore[method-assign]
-    cluster._owners, cluster._asking = OrderedDict(), {}
+    cluster._owners, cluster._asking = OrderedDict(), Shared()
     placed_at_owner = [t for t in TABLES[:300] if spread.place(t) == owner]
     assert placed_at_owner
     for table_id in placed_at_owner:

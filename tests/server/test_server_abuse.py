@@ -344,6 +344,46 @@ def test_a_websocket_without_hello_is_closed_after_hello_timeout() -> None:
             assert json.loads(ws.recv(timeout=5))["type"] == "pong"
 
 
+def test_a_websocket_whose_table_cannot_be_placed_is_answered_within_hello_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where a socket plays is asked of the database (and, with many processes, of Redis and
+    the table's owner) before its hello is read: should that never answer, the socket is
+    told "unavailable" within ``hello_timeout`` and closed with 1013 (try again later), not
+    left open without a word (the chaos test's players once waited 30 s so)."""
+    import asyncio
+
+    import httpx
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    from flip7.server.api import owner
+
+    placed = owner.session
+
+    async def never(*args: Any) -> Any:
+        await asyncio.Event().wait()
+
+    with _server(hello_timeout=0.5) as (host, port):
+        made = httpx.post(f"http://{host}:{port}/api/tables", json={"player": "Ann"}, timeout=5)
+        table_id, token = made.json()["table"]["id"], made.json()["token"]
+        url = f"ws://{host}:{port}/ws/tables/{table_id}"
+        monkeypatch.setattr(owner, "session", never)
+        start = time.monotonic()
+        with connect(url, open_timeout=5) as ws:
+            ws.send(json.dumps({"v": 1, "type": "hello", "token": token}))
+            frame = json.loads(ws.recv(timeout=5))
+            assert frame["type"] == "error" and frame["code"] == "unavailable", frame
+            with pytest.raises(ConnectionClosed):
+                ws.recv(timeout=5)
+            assert ws.close_code == 1013
+        assert time.monotonic() - start < 3
+        monkeypatch.setattr(owner, "session", placed)  # answering again: welcomed
+        with connect(url, open_timeout=5) as ws:
+            ws.send(json.dumps({"v": 1, "type": "hello", "token": token}))
+            assert json.loads(ws.recv(timeout=5))["type"] == "welcome"
+
+
 def test_a_chunked_body_over_the_limit_is_413_on_a_real_server() -> None:
     with _server() as (host, port), socket.create_connection((host, port)) as sock:
         sock.sendall(b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"

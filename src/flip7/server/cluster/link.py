@@ -83,6 +83,10 @@ class Link:
         return None  # the table is the owner's
 
     async def end(self) -> None:
+        self.abandon()
+
+    def abandon(self) -> None:
+        """Linked no more, the socket left as it is: the owner is told that it left."""
         if self.links.pop(self.cid, None) is self:
             with contextlib.suppress(BusDown):
                 self.bus.send(self.owner, Closed(sender=self.bus.node, cid=self.cid))

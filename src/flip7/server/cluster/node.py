@@ -55,6 +55,7 @@ from flip7.core.jsontypes import JSONObject
 from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.formats import dumps
 from flip7.server.base.requests import Answer, Request
+from flip7.server.base.shared import Shared
 from flip7.server.base.sockets import error_frame
 from flip7.server.cluster.bus import Bus, BusDown, OwnerGone, stop
 from flip7.server.cluster.failover import Failovers, LeaseClock, moved_links
@@ -106,6 +107,8 @@ FOLLOW_SHARE = 1 / 10
 # Tables the orphan sweep takes over at once: a dead process's tables are rebuilt side by
 # side (each waits on the database in turn), not one after the other.
 SWEEP_AT_ONCE = 4
+# Claims of one table in a takeover, while the owner the database names lapses meanwhile.
+CLAIMS = 3
 
 # Runs a request at a table this process runs (flip7.server.api.operations.perform).
 Perform = Callable[[Table, Request], Awaitable[Answer]]
@@ -154,12 +157,12 @@ class Cluster:
         # Other processes' sockets at tables this one runs: (node, cid) -> client.
         self.remote: dict[tuple[str, str], RemoteClient] = {}
         # Tables being taken over, so that two requests do not rebuild one twice.
-        self._adopting: dict[str, asyncio.Lock] = {}
+        self._adopting: Shared[str, Table | str | None] = Shared()
         # Tables another live process runs, as the database said lately: table -> (node,
         # until) (OWNER_SECONDS), and the questions to the database under way (one per
         # table, however many sockets ask).
         self._owners: OrderedDict[str, tuple[str, float]] = OrderedDict()
-        self._asking: dict[str, asyncio.Future[tuple[str, bool] | None]] = {}
+        self._asking: Shared[str, tuple[str, bool] | None] = Shared()
         self.listing = Listing(lobby, self.bus)
         # The lobby's list: tables whose entry may have changed (the tables add to it).
         self.dirty = self.listing.dirty
@@ -189,6 +192,7 @@ class Cluster:
     async def close(self) -> None:
         await stop(self._tasks)
         self._tasks = []
+        await self._adopting.close()  # no takeover once shutting down
         # Out of memory before the lease is given up: a socket that closes later, or a
         # timer, finds no table here to write to (under a token another process may hold
         # by then).
@@ -265,12 +269,7 @@ class Cluster:
     async def _owner_of(self, table_id: str) -> tuple[str, bool] | None:
         """Who runs ``table_id``, as the database says: one question at a time per table,
         whose answer every socket asking meanwhile shares."""
-        asking = self._asking.get(table_id)
-        if asking is None:
-            asking = asyncio.ensure_future(self.ownership.owner_of(table_id))
-            self._asking[table_id] = asking
-            asking.add_done_callback(lambda _: self._asking.pop(table_id, None))
-        return await asyncio.shield(asking)
+        return await self._asking.run(table_id, lambda: self.ownership.owner_of(table_id))
 
     def forget_owner(self, table_id: str | None = None, node: str | None = None) -> None:
         """Ask the database again where ``table_id`` (or every table of ``node``) is run: the
@@ -282,14 +281,10 @@ class Cluster:
                 del self._owners[table]
 
     async def adopt(self, table_id: str) -> Table | str | None:
-        """Take ``table_id`` over and rebuild it from its log (see :meth:`locate`)."""
-        lock = self._adopting.setdefault(table_id, asyncio.Lock())
-        try:
-            async with lock:
-                return await self._adopt(table_id)
-        finally:
-            if not lock.locked():
-                self._adopting.pop(table_id, None)
+        """Take ``table_id`` over and rebuild it from its log (see :meth:`locate`): one
+        takeover at a time per table, whose outcome every caller meanwhile shares, finished
+        even if they give up waiting (flip7.server.base.shared)."""
+        return await self._adopting.run(table_id, lambda: self._adopt(table_id))
 
     async def _adopt(self, table_id: str) -> Table | str | None:
         table = self.lobby.tables.get(table_id)
@@ -299,15 +294,24 @@ class Cluster:
             # Its own lease lapsed (a pause, the database away): a table claimed now would
             # look orphaned to every other process at once.
             raise _unavailable()
-        try:
-            token = await self.ownership.claim(table_id)
-        except StoreError:
-            raise _unavailable() from None
-        if token is None:
+        token = None
+        for _ in range(CLAIMS):
+            try:
+                token = await self.ownership.claim(table_id)
+            except StoreError:
+                raise _unavailable() from None
+            if token is not None:
+                break
             owner = await self.ownership.owner_of(table_id)
-            if owner is not None and owner[1] and owner[0] != self.node:
+            if owner is None:
+                return None  # never owned, and not claimed: closed, or no such table
+            if owner[1] and owner[0] != self.node:
                 return owner[0]
-            return None  # closed, or no such table
+            # The live owner the claim saw has just lapsed (paused), or the table was
+            # closed meanwhile: claimed again, not answered "there is no table" (the chaos
+            # test saw a hello refused so).
+        if token is None:
+            return None
         row = await self.lobby.store.load_table(table_id, chat=self.lobby.chat_kept)
         if row is None:
             await self.ownership.release(table_id, token)
@@ -697,7 +701,12 @@ class Cluster:
             self.links.pop(cid, None)
             return False
 
-        where = await self.settle(table_id, contact)
+        try:
+            where = await self.settle(table_id, contact)
+        except BaseException:  # unavailable, or the socket gave up waiting (its deadline)
+            for link in made:
+                link.abandon()
+            raise
         if isinstance(where, str):
             return made[-1]
         self.links.pop(cid, None)

@@ -31,6 +31,7 @@ from flip7.server.base.formats import utcnow
 from flip7.server.base.limits import AddressBudget, address_block
 from flip7.server.base.names import taken_by
 from flip7.server.base.settings import Settings
+from flip7.server.base.shared import Shared
 from flip7.server.table.bot_seats import (
     bot_choice,
     bot_seat_name,
@@ -92,8 +93,8 @@ class Lobby:
         # Tables this process runs (with many processes, flip7.server.cluster.node: those it
         # owns; the others are reached through it).
         self.tables: dict[str, Table] = {}
-        # Suspended tables being rebuilt, one lock each (wake).
-        self._waking: dict[str, asyncio.Lock] = {}
+        # Suspended tables being rebuilt (wake): one rebuild each, whoever asks.
+        self._waking: Shared[str, Table | None] = Shared()
         # This process's id (a fresh one at every start): health names it, and with many
         # processes it names the owner of a table.
         self.node = secrets.token_hex(6)
@@ -279,29 +280,26 @@ class Lobby:
         table = self.tables.get(table_id)
         if table is not None or self.cluster is not None or len(table_id) > 16:
             return table
-        lock = self._waking.setdefault(table_id, asyncio.Lock())
+        return await self._waking.run(table_id, lambda: self._wake(table_id))  # one rebuild
+
+    async def _wake(self, table_id: str) -> Table | None:
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table
+        stored = await self.store.table_state(table_id)
+        if stored is None or stored[0] != "suspended":
+            return None
+        row = await self.store.load_table(table_id, chat=self.chat_kept)
+        if row is None:  # pragma: no cover - deleted between the two reads
+            return None
+        table = self.rebuild(row)
         try:
-            async with lock:  # one rebuild, whoever asks meanwhile
-                table = self.tables.get(table_id)
-                if table is not None:
-                    return table
-                stored = await self.store.table_state(table_id)
-                if stored is None or stored[0] != "suspended":
-                    return None
-                row = await self.store.load_table(table_id, chat=self.chat_kept)
-                if row is None:  # pragma: no cover - deleted between the two reads
-                    return None
-                table = self.rebuild(row)
-                try:
-                    await self.woken(table)
-                except StoreError:
-                    raise not_stored("the suspended table's return") from None
-                self.tables[table_id] = table
-                self.resume(table)
-                return table
-        finally:
-            if not lock.locked():
-                self._waking.pop(table_id, None)
+            await self.woken(table)
+        except StoreError:
+            raise not_stored("the suspended table's return") from None
+        self.tables[table_id] = table
+        self.resume(table)
+        return table
 
     async def woken(self, table: Table) -> None:
         """``table`` was rebuilt from a suspended row: stored as live again (raises

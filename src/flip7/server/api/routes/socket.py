@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import time
 from collections.abc import AsyncIterator
@@ -26,6 +27,7 @@ from starlette.types import Message
 from flip7.server.api import guard, owner
 from flip7.server.api.wiring import Services, Use
 from flip7.server.base.closecodes import CloseCode
+from flip7.server.base.formats import dumps
 from flip7.server.base.limits import AddressBudget, TokenBucket, client_address
 from flip7.server.base.protocol import (
     Chat,
@@ -43,6 +45,8 @@ from flip7.server.table.errors import TableError
 from flip7.server.table.seat import Seat
 
 __all__ = ["SocketClient", "router"]
+
+log = logging.getLogger("flip7.server")
 
 router = APIRouter()
 
@@ -102,7 +106,18 @@ async def _serve(ws: WebSocket, table_id: str, client: SocketClient, services: S
     hello_by = loop.time() + settings.hello_timeout
     try:
         try:
-            session = await owner.session(lobby, table_id, client)
+            # Within the hello's time: a socket is never left without an answer, whatever
+            # the database, Redis or a table's owner do meanwhile.
+            async with asyncio.timeout(settings.hello_timeout):
+                session = await owner.session(lobby, table_id, client)
+        except TimeoutError:
+            log.warning(dumps({"event": "socket_unplaced", "table": table_id,
+                               "seconds": settings.hello_timeout}))  # fmt: skip
+            client.error("unavailable", "the process running this table cannot be reached "
+                         "right now; try again in a moment")  # fmt: skip
+            client.close(CloseCode.TRY_AGAIN_LATER)
+            await sender
+            return
         except TableError as exc:  # Redis or the database does not answer
             client.error(exc.code, exc.message)
             client.close(CloseCode.TRY_AGAIN_LATER)
