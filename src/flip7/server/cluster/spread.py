@@ -45,6 +45,7 @@ from flip7.server.base.settings import ClusterError, Slot
 
 __all__ = [
     "HANDOVERS_PER_SECOND",
+    "SETTLE_LEASES",
     "Spread",
     "node_id",
     "place",
@@ -60,6 +61,14 @@ HANDOVER_BURST = 3.0
 # Orphans looked at per sweep: only those placed here are taken, so more than one
 # process's share.
 ORPHANS_PER_SWEEP = 60
+# A process back from a lapse (its lease expired, then was renewed: it was paused, or cut
+# off for a while) receives no handover for this many leases. Else it got its tables back
+# a moment after the others had taken them over (the chaos test saw it under load): a
+# second reconnect for their players before the first new owner had applied a move, and
+# to a process that may well stall again. A process that starts (a new id) is not waited.
+SETTLE_LEASES = 3.0
+# How long a process not seen live is remembered (to know it when it comes back).
+REMEMBERED_SECONDS = 600.0
 
 
 def node_id(slot: Slot | None) -> str:
@@ -121,6 +130,14 @@ class Spread:
     ['t1', 't2']
     >>> spread.misplaced(["t1", "t3"])
     [('t1', 'b2')]
+    >>> spread.saw({"a1": 0})  # b2's lease lapsed (paused)...
+    >>> spread.saw({"a1": 0, "b2": 0})  # ... and it is back: no handover to it for a while
+    >>> spread.misplaced(["t1", "t3"]), spread.returning, spread.misplaced(["t1"], True)
+    ([], 1, [('t1', 'b2')])
+    >>> now[0] = 4.0 + 9.0
+    >>> spread.saw({"a1": 0, "b2": 0})
+    >>> spread.misplaced(["t1", "t3"]), spread.returning
+    ([('t1', 'b2')], 0)
     >>> spread.saw({"b2": 0})  # its own row expired: it still counts itself
     >>> spread.here("t3")
     True
@@ -141,10 +158,28 @@ class Spread:
         # Tables handed to another process, and taken from one that handed them here.
         self.given = 0
         self.received = 0
+        # When each process was last seen live; and those back from a lapse, since when.
+        self._seen: dict[str, float] = {}
+        self._back: dict[str, float] = {}
 
     def saw(self, processes: Mapping[str, int]) -> None:
         """The live processes, each with the open tables it runs, as the database says."""
+        now = self.clock()
+        for node in processes:
+            if node not in self.processes and node in self._seen:
+                self._back[node] = now  # seen live before, then not: back from a lapse
+            self._seen[node] = now
+        settle = SETTLE_LEASES * self.grace
+        for node in [n for n, at in self._back.items() if now - at >= settle]:
+            del self._back[node]
+        for node in [n for n, at in self._seen.items() if now - at > REMEMBERED_SECONDS]:
+            del self._seen[node]
         self.processes = dict(processes)
+
+    @property
+    def returning(self) -> int:
+        """The processes back from a lapse too recently to receive a handover."""
+        return len(self._back)
 
     def place(self, table_id: str) -> str | None:
         """Where ``table_id`` goes, as this process sees the live ones (None: no view).
@@ -173,12 +208,18 @@ class Spread:
             del self._orphaned[table_id]  # taken by another process long ago
         return taken
 
-    def misplaced(self, tables: Iterable[str]) -> list[tuple[str, str]]:
-        """Of ``tables`` (run here), each placed at another live process, with that one."""
+    def misplaced(
+        self, tables: Iterable[str], returning_too: bool = False
+    ) -> list[tuple[str, str]]:
+        """Of ``tables`` (run here), each placed at another live process, with that one;
+        not those placed at a process back from a lapse less than SETTLE_LEASES leases
+        ago (unless ``returning_too``: the metric counts them)."""
         found: list[tuple[str, str]] = []
         for table_id in tables:
             where = self.place(table_id)
-            if where is not None and where != self.node:
+            if where is None or where == self.node:
+                continue
+            if returning_too or where not in self._back:
                 found.append((table_id, where))
         return found
 
