@@ -524,6 +524,8 @@ class Checked:
     off_by_more: list[Ack]  # a result not one version past its move
     unknown: list[tuple[str, int, str]]  # stored moves that no client sent
     bad_records: list[tuple[str, str, str]]  # a finished game's record does not replay
+    # Hellos refused as if the (open) table were not there: a browser gives up for good.
+    not_there: dict[str, int]
 
     def print(self, unanswered: int) -> None:
         print(f"  stored: {self.entries} log entries, {self.human_moves} human moves, "
@@ -541,6 +543,7 @@ class Checked:
             f"{self.off_by_more[:10]}"
         assert not self.unknown, f"moves stored that no client sent: {self.unknown[:10]}"
         assert not self.bad_records, self.bad_records
+        assert not self.not_there, f"hellos refused at an open table: {self.not_there}"
 
 
 def check(run: Run, table_ids: list[str], logs: dict[str, list[Entry]],
@@ -575,6 +578,8 @@ def check(run: Run, table_ids: list[str], logs: dict[str, list[Entry]],
         twice={key: n for key, n in applied.items() if n > 1}, gaps=gaps, behind=behind,
         unlike=unlike, off_by_more=[a for a in run.acks if a.result != a.made + 1],
         unknown=[key for key in applied if key not in sent], bad_records=bad_records,
+        not_there={code: n for code, n in run.hellos_refused.items()
+                   if code in ("no_table", "closed", "suspended")},
     )  # fmt: skip
 
 

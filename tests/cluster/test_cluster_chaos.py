@@ -12,6 +12,8 @@ Bounded in time: about 30 s of play (3 kills, a pause), some 60 s in all on a 2-
 The figures (moves acknowledged, reconnects, failover per kill and pause, acknowledged-but-lost and
 applied-twice) are printed: ``pytest -s tests/cluster/test_cluster_chaos.py`` shows them.
 
+With ``FLIP7_CHAOS_LOGS=DIR`` the three processes' whole logs are left in DIR.
+
 The players (tests/chaos_helpers.py) do what a browser does: reconnect on any close (backoff
 from 0.2 s to 2 s, a failed handshake or a 503 being one more try) with ``last_version``,
 re-send the move whose answer has not come (same id, version and decision), say ready at
@@ -21,10 +23,12 @@ the end screen so that the tables play on.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -198,6 +202,9 @@ def test_chaos_kill_9_every_6_s_loses_no_move_and_applies_none_twice(
     with Cluster(3, pg_url, redis_url, extra_args=SERVER_ARGS) as cluster:
         run, kills, pauses, table_ids = asyncio.run(scenario(cluster, pg_url))
         server_logs = [cluster.log(i) for i in range(3)]
+    if os.environ.get("FLIP7_CHAOS_LOGS"):  # a folder to keep the processes' logs in
+        for i, text in enumerate(server_logs):
+            (Path(os.environ["FLIP7_CHAOS_LOGS"]) / f"process{i}.log").write_text(text)
     print(f"  the cluster ran {time.monotonic() - began:.1f} s, start to stop")
     logs, versions, finished = chaos_h.stored(pg_url, table_ids)
     rebuilt = chaos_h.rebuild_all(pg_url, table_ids)
