@@ -262,7 +262,7 @@ def _serve_metrics(wiring: Wiring, lobby: Lobby, store: Store, host: str, port: 
             cluster_redis_up=None if many is None else many.problem() is None,
             cluster_processes=() if spread is None else tuple(sorted(spread.processes.items())),
             cluster_misplaced=0 if spread is None
-            else len(spread.misplaced(lobby.tables, returning_too=True)),
+            else len(spread.misplaced(lobby.tables, waiting_too=True)),
             cluster_handovers_given=0 if spread is None else spread.given,
             cluster_handovers_received=0 if spread is None else spread.received,
             fenced_writes=store.fenced,

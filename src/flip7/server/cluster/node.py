@@ -167,7 +167,7 @@ class Cluster:
         # The lobby's list: tables whose entry may have changed (the tables add to it).
         self.dirty = self.listing.dirty
         # Where the tables go: the live processes, the handovers (flip7.server.cluster.spread).
-        self.spread = Spread(self.node, seconds)
+        self.spread = Spread(self.node, seconds, capacity=lobby.settings.max_tables)
         self._tasks: list[asyncio.Task[None]] = []
         # Until when this process surely holds its lease (it stops writing past it), and
         # what failover did here (the metrics).

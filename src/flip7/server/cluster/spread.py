@@ -138,16 +138,24 @@ class Spread:
     >>> spread.saw({"a1": 0, "b2": 0})
     >>> spread.misplaced(["t1", "t3"]), spread.returning
     ([('t1', 'b2')], 0)
+    >>> spread.capacity = 5
+    >>> spread.saw({"a1": 0, "b2": 5})  # b2 is full: no handover until it has room
+    >>> spread.misplaced(["t1", "t3"]), spread.misplaced(["t1"], True)
+    ([], [('t1', 'b2')])
+    >>> spread.capacity = None
     >>> spread.saw({"b2": 0})  # its own row expired: it still counts itself
     >>> spread.here("t3")
     True
     """
 
-    def __init__(self, node: str, grace: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+    def __init__(self, node: str, grace: float, clock: Callable[[], float] = time.monotonic,
+                 capacity: int | None = None) -> None:  # fmt: skip
         self.node = node
         self.grace = grace
         self.clock = clock
+        # The tables a process runs at most (``max_tables``, the same for all): one that
+        # full receives no handover; its share waits until it has room.
+        self.capacity = capacity
         # The live processes and the open tables each runs, at the last sweep.
         self.processes: dict[str, int] = {}
         # Orphans seen, and when first: one its place has not taken within ``grace`` is
@@ -209,17 +217,20 @@ class Spread:
         return taken
 
     def misplaced(
-        self, tables: Iterable[str], returning_too: bool = False
+        self, tables: Iterable[str], waiting_too: bool = False
     ) -> list[tuple[str, str]]:
         """Of ``tables`` (run here), each placed at another live process, with that one;
         not those placed at a process back from a lapse less than SETTLE_LEASES leases
-        ago (unless ``returning_too``: the metric counts them)."""
+        ago, or at one as full as its ``capacity`` at the last sweep: they wait (the
+        metric counts them too: ``waiting_too``)."""
+        full = {n for n, runs in self.processes.items()
+                if self.capacity is not None and runs >= self.capacity}  # fmt: skip
         found: list[tuple[str, str]] = []
         for table_id in tables:
             where = self.place(table_id)
             if where is None or where == self.node:
                 continue
-            if returning_too or where not in self._back:
+            if waiting_too or (where not in self._back and where not in full):
                 found.append((table_id, where))
         return found
 
