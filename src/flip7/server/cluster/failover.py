@@ -81,16 +81,23 @@ def moved_links(
 ) -> list[str]:
     """The links (cid -> (table, owner it leads to); or forwarded calls, by reference) that
     lead where the table is no longer run, as ``owners`` (table -> (owner, live),
-    flip7.server.store.ownership.Ownership.owners) says: another process owns it now, its
-    owner's lease lapsed, or nobody owns it.
+    flip7.server.store.ownership.Ownership.owners) says: another live process owns it now,
+    the lease of the process it leads to lapsed, or nobody owns it.
 
-    >>> links = {"c1": ("T1", "a"), "c2": ("T2", "a"), "c3": ("T3", "b"), "c4": ("T4", "a")}
-    >>> moved_links(links, {"T1": ("a", True), "T2": ("c", True), "T3": ("b", False)})
+    Not one that leads to another process than the table's owner whose lease lapsed: that
+    one is the table's place, taking it over (Cluster.locate sends sockets there), and a
+    claim may wait a moment for the lapsed owner's commit sessions (closing the link then
+    cost its player a reconnect, and the takeover no time).
+
+    >>> links = {"c1": ("T1", "a"), "c2": ("T2", "a"), "c3": ("T3", "b"), "c4": ("T4", "a"),
+    ...          "c5": ("T5", "b")}
+    >>> moved_links(links, {"T1": ("a", True), "T2": ("c", True), "T3": ("b", False),
+    ...                     "T5": ("a", False)})
     ['c2', 'c3', 'c4']
     """
     moved = []
     for cid, (table_id, owner) in links.items():
         now = owners.get(table_id)
-        if now is None or now != (owner, True):
+        if now is None or now == (owner, False) or (now[0] != owner and now[1]):
             moved.append(cid)
     return moved
