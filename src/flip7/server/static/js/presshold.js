@@ -7,8 +7,6 @@
 // often. So while a press on a control lasts, and until its click has been handled, the
 // redraws wait, then run in the order they came.
 
-// What a press holds the redraws for: the controls a click acts on.
-const CONTROLS = "button, a[href], input, select, textarea, label, summary, [role=button], [tabindex]";
 // A press let go of elsewhere (no release seen here) or held down (a long press has no
 // click) holds them no longer than this.
 const LONGEST_MS = 1500;
@@ -46,7 +44,10 @@ export function pressHold(root) {
     timer = window.setTimeout(release, ms);
   };
   root.addEventListener("pointerdown", (ev) => {
-    if (!(ev.target instanceof Element) || !ev.target.closest(CONTROLS)) return;
+    // What a press holds the redraws for: the controls a click acts on.
+    const control = ev.target instanceof Element
+      && ev.target.closest("button, a[href], input, select, textarea, label, summary, [role=button], [tabindex]");
+    if (!control) return;
     pressed = true;
     releaseIn(LONGEST_MS);
   }, true);
