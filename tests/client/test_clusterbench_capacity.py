@@ -27,8 +27,13 @@ def test_capacity_smoke_run(capsys: pytest.CaptureFixture[str]) -> None:
         "--capacity-duration", "3", "--check-processes", "2", "--check-tables", "4",
     ])  # fmt: skip
     captured = capsys.readouterr()
-    assert code == 0, captured.err
     figures = json.loads(captured.out)
+    # What went wrong, should something: the clients' errors, the servers' error lines.
+    out = figures.get("capacity")
+    runs = [*out["runs"], out["check"]["run"]] if out else []
+    said = [(r.get("pace", "check"), r["error_kinds"], r["first_errors"],
+             r["first_server_log_errors"]) for r in runs]  # fmt: skip
+    assert code == 0, (captured.err, figures.get("error"), said)
     # The capacity model: fitted on a fast and a slow run, projected, checked by a third run.
     capacity = figures["capacity"]
     fast, slow = capacity["runs"]

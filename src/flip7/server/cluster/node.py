@@ -193,6 +193,7 @@ class Cluster:
         await stop(self._tasks)
         self._tasks = []
         await self._adopting.close()  # no takeover once shutting down
+        await self._asking.close()
         # Out of memory before the lease is given up: a socket that closes later, or a
         # timer, finds no table here to write to (under a token another process may hold
         # by then).

@@ -226,6 +226,7 @@ class Lobby:
 
     async def close(self) -> None:
         await self.expiry.stop()
+        await self._waking.close()
         for table in self.tables.values():
             table.stop()
         if self.cluster is not None:
