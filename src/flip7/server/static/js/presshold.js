@@ -30,10 +30,13 @@ export function pressHold(root) {
   /** @type {Array<() => void>} */
   let waiting = [];
   let pressed = false;
+  // While the press's click is dispatched: the control's own redraws run at once.
+  let clicking = false;
   let timer = 0;
   const release = () => {
     window.clearTimeout(timer);
     pressed = false;
+    clicking = false;
     const draws = waiting;
     waiting = [];
     for (const draw of draws) draw();
@@ -54,11 +57,18 @@ export function pressHold(root) {
   for (const type of ["pointerup", "pointercancel"]) {
     root.addEventListener(type, () => { if (pressed) releaseIn(CLICK_WAIT_MS); }, true);
   }
-  // Seen before the control's own listener: the redraws run once it has run.
-  root.addEventListener("click", () => { if (pressed) releaseIn(0); }, true);
+  // The click: the control's listener draws what it changed at once (on the state the
+  // player saw), then, as the click leaves the page's root, the redraws held come in order
+  // (a listener that stops the click: a moment later).
+  root.addEventListener("click", () => {
+    if (!pressed) return;
+    clicking = true;
+    releaseIn(0);
+  }, true);
+  root.addEventListener("click", () => { if (clicking) release(); });
   return {
     hold(draw) {
-      if (!pressed) return false;
+      if (!pressed || clicking) return false;
       waiting.push(draw);
       return true;
     },
