@@ -27,10 +27,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["Shared"]
+__all__ = ["Shared", "stop"]
 
 _Key = TypeVar("_Key", bound=Hashable)
 _Result = TypeVar("_Result")
@@ -63,9 +63,13 @@ class Shared(Generic[_Key, _Result]):
 
     async def close(self) -> None:
         """Cancel the work under way and wait until it has stopped."""
-        tasks = list(self._running.values())
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await stop(list(self._running.values()))
+
+
+async def stop(tasks: Sequence[asyncio.Future[_Result]]) -> None:
+    """Cancel ``tasks`` and wait until each has stopped."""
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task

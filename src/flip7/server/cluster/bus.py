@@ -16,24 +16,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from flip7.server.base.formats import dumps
+from flip7.server.base.shared import stop
 from flip7.server.cluster.messages import BusMessage, decode
 
-__all__ = ["Bus", "BusDown", "OwnerGone", "stop"]
+__all__ = ["Bus", "BusDown", "OwnerGone"]
 
 log = logging.getLogger("flip7.server")
 
 
 def _channel(node: str) -> str:
     return f"flip7:n:{node}"
-
-
-async def stop(tasks: list[asyncio.Task[None]]) -> None:
-    """Cancel ``tasks`` and wait until each has stopped."""
-    for task in tasks:
-        task.cancel()
-    for task in tasks:
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
 
 
 class BusDown(Exception):

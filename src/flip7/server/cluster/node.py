@@ -55,9 +55,9 @@ from flip7.core.jsontypes import JSONObject
 from flip7.server.base.closecodes import CloseCode
 from flip7.server.base.formats import dumps
 from flip7.server.base.requests import Answer, Request
-from flip7.server.base.shared import Shared
+from flip7.server.base.shared import Shared, stop
 from flip7.server.base.sockets import error_frame
-from flip7.server.cluster.bus import Bus, BusDown, OwnerGone, stop
+from flip7.server.cluster.bus import Bus, BusDown, OwnerGone
 from flip7.server.cluster.failover import Failovers, LeaseClock, moved_links
 from flip7.server.cluster.link import Link, Session
 from flip7.server.cluster.listing import Listing

@@ -132,12 +132,12 @@ class Spread:
     [('t1', 'b2')]
     >>> spread.saw({"a1": 0})  # b2's lease lapsed (paused)...
     >>> spread.saw({"a1": 0, "b2": 0})  # ... and it is back: no handover to it for a while
-    >>> spread.misplaced(["t1", "t3"]), spread.returning, spread.misplaced(["t1"], True)
-    ([], 1, [('t1', 'b2')])
+    >>> spread.misplaced(["t1", "t3"]), spread.misplaced(["t1"], True)
+    ([], [('t1', 'b2')])
     >>> now[0] = 4.0 + 9.0
     >>> spread.saw({"a1": 0, "b2": 0})
-    >>> spread.misplaced(["t1", "t3"]), spread.returning
-    ([('t1', 'b2')], 0)
+    >>> spread.misplaced(["t1", "t3"])
+    [('t1', 'b2')]
     >>> spread.capacity = 5
     >>> spread.saw({"a1": 0, "b2": 5})  # b2 is full: no handover until it has room
     >>> spread.misplaced(["t1", "t3"]), spread.misplaced(["t1"], True)
@@ -183,11 +183,6 @@ class Spread:
         for node in [n for n, at in self._seen.items() if now - at > REMEMBERED_SECONDS]:
             del self._seen[node]
         self.processes = dict(processes)
-
-    @property
-    def returning(self) -> int:
-        """The processes back from a lapse too recently to receive a handover."""
-        return len(self._back)
 
     def place(self, table_id: str) -> str | None:
         """Where ``table_id`` goes, as this process sees the live ones (None: no view).

@@ -18,7 +18,6 @@ const CLICK_WAIT_MS = 300;
  * @typedef {object} PressHold
  * @property {(draw: () => void) => boolean} hold Keep `draw` for after the press under way
  *   (true), or say there is none (false: draw now).
- * @property {() => boolean} pressed Whether a press holds the redraws now.
  */
 
 /**
@@ -72,6 +71,5 @@ export function pressHold(root) {
       waiting.push(draw);
       return true;
     },
-    pressed: () => pressed,
   };
 }
