@@ -368,7 +368,7 @@ def test_win_chance_with_a_spread() -> None:
 
 
 def test_mcts_values_a_rollout_by_a_calibrated_chance_to_win() -> None:
-    from flip7.bots.mcts import _leaf
+    from flip7.bots.winprob import calibrated_chance as _leaf
 
     # Near the end R4's model is too sure (2% there wins 7% of four R4 players' games; 65%
     # wins 44%): the rollouts' value is less extreme, and as wide as measured.

@@ -18,11 +18,12 @@ options meet the same cards), to the end of the round, by a fast rollout policy:
 
 A rollout is worth the bot's chance to win at its end: 1 or 0 if the game is over, else
 the chance to win from the totals by R4's normal model (:func:`~flip7.bots.winprob.win_chance`)
-with the spread the totals really have left, which R4 underrates near the end (``_leaf``:
-fitted to games of R4 players, calibrated at 3, 4 and 6 players). The search stops at ``iters``
-iterations or ``time`` seconds, or earlier once more iterations could not change its
-choice. The bot leaves R4's choice only for an option whose mean is better by more than
-``z`` standard errors of the paired difference. Earlier in the game the bot plays as R4.
+with the spread the totals really have left, which R4 underrates near the end
+(:func:`~flip7.bots.winprob.calibrated_chance`: fitted to games of R4 players, calibrated
+at 3, 4 and 6 players). The search stops at ``iters`` iterations or ``time`` seconds, or
+earlier once more iterations could not change its choice. The bot leaves R4's choice only
+for an option whose mean is better by more than ``z`` standard errors of the paired
+difference. Earlier in the game the bot plays as R4.
 
 The rollouts run here, in Python, unless a layer above hands over an engine that plays them
 compiled (:func:`use_rollout_engine`): the ``flip7`` command line hands over
@@ -59,7 +60,7 @@ from flip7.bots.base import Param
 from flip7.bots.learned import ValueNet, load_net
 from flip7.bots.lines import BUST, hit_once, score, try_key
 from flip7.bots.public import PublicView
-from flip7.bots.winprob import WinProbBot, endgame, win_chance
+from flip7.bots.winprob import WinProbBot, calibrated_chance, endgame
 from flip7.core.cards import PENALTY, VALUE, Card
 from flip7.core.decisions import (
     BONUS,
@@ -141,6 +142,9 @@ class MCTSBot(WinProbBot):
     )
 
     last_iterations = 0  # of the last search (0: the last decision was not searched)
+    # The last search's mean gain of each candidate over the first (R4's choice), as a
+    # share of a win: what flip7.learn.distill teaches R6.
+    last_gains: tuple[float, ...] = ()
 
     def __init__(self, seed: int | None = None, **params: int | float) -> None:
         super().__init__(seed, **params)
@@ -196,7 +200,7 @@ class MCTSBot(WinProbBot):
         z = float(self.params["z"])
         done = 0
         clock = time.perf_counter
-        leaf = _net_leaf if self.params["value"] else _leaf
+        leaf = _net_leaf if self.params["value"] else calibrated_chance
         run: RolloutRun | None = None
         if self.engine is not None and self.params["compiled"]:
             run = self.engine(
@@ -228,6 +232,7 @@ class MCTSBot(WinProbBot):
             if done % _SETTLE_EVERY == 0 and _settled(diffs, squares, done, z):
                 break
         self.last_iterations = done
+        self.last_gains = tuple(d / done for d in diffs)
         best, best_gain = 0, 0.0
         for i in range(1, k):
             mean = diffs[i] / done
@@ -286,7 +291,8 @@ def _rollout(
     leaf: Callable[[tuple[int, ...], int, int], float] | None = None,
 ) -> float:
     """Play ``decision`` in ``game`` (a sampled copy), then the rest of the round; the
-    bot's chance to win at the end (by ``leaf``, :func:`_leaf` unless given)."""
+    bot's chance to win at the end (by ``leaf``, R4's calibrated chance
+    :func:`~flip7.bots.winprob.calibrated_chance` unless given)."""
     try:
         game.apply(decision)
         if not game.over and game.round == round_:
@@ -305,7 +311,7 @@ def _rollout(
     if game.over:
         winners = game.winners
         return 1.0 / len(winners) if me in winners else 0.0
-    return (leaf or _leaf)(game.totals, me, target)
+    return (leaf or calibrated_chance)(game.totals, me, target)
 
 
 def value_net() -> ValueNet:
@@ -320,23 +326,6 @@ def _net_leaf(totals: tuple[int, ...], me: int, target: int) -> float:
     return value_net().chance_of(totals, me, target)
 
 
-def _leaf(totals: tuple[int, ...], me: int, target: int) -> float:
-    """The bot's chance to win from the totals at the end of a rollout's round.
-
-    R4's :func:`win_chance` is too sure of itself near the end: in 3,000 games of four R4
-    players, totals it gave a 65% chance won 44% of the time, and 2% won 7%, with the
-    leader within 20 points of the target. The same normal model, with the totals spreading
-    apart by ``sqrt((n - 1) * (600 + 12 * points the leader still needs))`` instead of
-    ``SIGMA`` per square root of a round, is calibrated to within a few points at 3, 4
-    and 6 players (fitted on 3,000, 1,500 and 1,000 such games).
-    """
-    need = max(0, target - max(totals))
-    spread = math.sqrt((len(totals) - 1) * (_SPREAD_END + _SPREAD_PER_POINT * need))
-    return win_chance(totals, me, target, spread=spread)
-
-
-_SPREAD_END = 600.0
-_SPREAD_PER_POINT = 12.0
 
 # The rollout players' settings (flip7.fast.rollout compiles the same players with them).
 _HIT_BELOW = 27  # Hit below this number sum

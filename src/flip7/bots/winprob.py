@@ -50,7 +50,16 @@ from flip7.core.cards import PENALTY, Card
 from flip7.core.decisions import HIT, STAY, Decision, DecisionKind
 from flip7.engine.game import Status
 
-__all__ = ["PACE", "SIGMA", "WinProbBot", "win_chance", "win_weights"]
+__all__ = [
+    "PACE",
+    "SIGMA",
+    "SPREAD_END",
+    "SPREAD_PER_POINT",
+    "WinProbBot",
+    "calibrated_chance",
+    "win_chance",
+    "win_weights",
+]
 
 PACE = 19.0
 SIGMA = 25.0
@@ -103,6 +112,30 @@ def win_chance(
             p *= 0.5 * erfc(-(z + g) * _SQRT1_2)
         acc += p
     return acc
+
+
+SPREAD_END = 600.0
+SPREAD_PER_POINT = 12.0
+
+
+def calibrated_chance(totals: Sequence[float], seat: int, target: int = 200) -> float:
+    """The chance that ``seat`` wins from the totals at the end of a round, calibrated.
+
+    :func:`win_chance` is too sure of itself near the end: in 3,000 games of four R4
+    players, totals it gave a 65% chance won 44% of the time, and 2% won 7%, with the
+    leader within 20 points of the target. The same normal model, with the totals spreading
+    apart by ``sqrt((n - 1) * (SPREAD_END + SPREAD_PER_POINT * points the leader still
+    needs))`` instead of ``SIGMA`` per square root of a round, is calibrated to within a few
+    points at 3, 4 and 6 players (fitted on 3,000, 1,500 and 1,000 such games). R4 keeps its
+    own model; R5 values its rollouts' ends by this one, R6 reads both.
+
+    >>> near = (195, 150, 150, 150)
+    >>> round(win_chance(near, 0), 2), round(calibrated_chance(near, 0), 2)
+    (0.78, 0.56)
+    """
+    need = max(0.0, target - max(totals))
+    spread = math.sqrt((len(totals) - 1) * (SPREAD_END + SPREAD_PER_POINT * need))
+    return win_chance(totals, seat, target, spread=spread)
 
 
 def win_weights(view: PublicView, values: Sequence[float], step: float = 4.0) -> list[float]:

@@ -2118,7 +2118,7 @@ def restore(M, M0):
 def value(M, me):
     """The searching seat's value at the end of a rollout's round (mcts's _rollout): its
     share of the win when the game is over, else its chance to win from the totals by
-    R4's normal model with mcts's spread (mcts's _leaf, winprob's win_chance), or by R6's
+    R4's normal model with mcts's spread (winprob's calibrated_chance), or by R6's
     network where the settings hold one (mcts's value=1)."""
     n = M[S_N]
     target = M[RL + R_TARGET]

@@ -9,7 +9,8 @@ every candidate in one call: the candidate made where the decision was asked, th
 of the round by mcts's rollout players, compiled (``POL_MCTS`` in
 :mod:`flip7.fast._kernel`: the same choices, ties between uses of an Action broken by seat,
 then card code, as mcts's own are), valued at the end of the round as mcts values it (a
-share of the win, or ``_leaf``'s chance; with mcts's ``value=1``, R6's network's).
+share of the win, or :func:`~flip7.bots.winprob.calibrated_chance`; with mcts's
+``value=1``, R6's network's).
 
 What differs from mcts's Python rollouts: the cards. Python shuffles a fresh order of the
 draw pile's public composition for each iteration (and seeds its reshuffles) with the bot's
@@ -77,8 +78,8 @@ def _blob(seat: int, net: Any = None) -> Any:
     out = np.zeros(len(head) + 2 * len(nodes), dtype=np.int64)
     out[: len(head)] = head
     floats = out.view(np.float64)
-    floats[_l.MB_SPREAD_END] = mcts._SPREAD_END
-    floats[_l.MB_SPREAD_POINT] = mcts._SPREAD_PER_POINT
+    floats[_l.MB_SPREAD_END] = winprob.SPREAD_END
+    floats[_l.MB_SPREAD_POINT] = winprob.SPREAD_PER_POINT
     floats[_l.MB_NODES + 1 :] = [*nodes, *weights]
     if net is None:
         return out
