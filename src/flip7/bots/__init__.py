@@ -13,7 +13,7 @@ R2    targeting    R1 plus leader-focused targeting of every Action and Modifier
 R3    ev           R2 plus card counting and the exact expected value of Hit vs Stay
 R4    winprob      R3 playing to win: the chance to win, not the score, near the end
 R5    mcts         R4 checked by search over re-sampled draw piles near the end
-R6    learned      R4 with a chance to win learned by self-play (needs numpy)
+R6    learned      R4 with R5's searched Hit/Stay learned by a network (needs numpy)
 ====  ===========  ===========================================================
 
 ``basic`` is the project's first bot, kept as it was (the bench and the web app's stand-in

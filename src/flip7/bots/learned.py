@@ -1,19 +1,25 @@
-"""R6, ``learned``: R4's play with a chance to win learned by self-play.
+"""R6, ``learned``: R4, with the Hit/Stay of the last rounds learned from R5's search.
 
-R4 (:mod:`flip7.bots.winprob`) decides Hit or Stay near the end of a game, and aims its
-Actions and Modifiers all game long, by the chance to win that the totals at the end of the
-round leave each seat. Its chance is a normal model with a hand-fitted spread, and that
-model is too sure of itself near the end (``docs/strength.md``, "The value of a rollout").
-R6 keeps R4's exact look-ahead over the draw pile's composition and replaces the model by a
-small neural network, :class:`ValueNet`: from the totals at the end of a round (as seen from
-one seat) to that seat's chance to win the game. The network was trained on the outcomes of
-self-play games (``flip7 train``, :mod:`flip7.learn`); it plays with numpy alone.
+R5 (:mod:`flip7.bots.mcts`) gains most of its edge over R4 by checking each Hit/Stay of the
+last rounds (a total within 150 points of the target) by simulation. R6 plays those
+decisions by :class:`~flip7.bots.hitnet.HitNet`, a small network fitted to the answers of
+tens of thousands of such searches (``flip7 train``, :mod:`flip7.learn.distill`): Hit when
+it predicts that Hit is worth more to the chance to win than Stay. Earlier in the game it
+hits as R3 (:func:`~flip7.bots.ladder.ev_hit`), and it aims its Actions and Modifiers as R4
+(:meth:`~flip7.bots.winprob.WinProbBot.judge`): what R5 gains there, the network has not
+learned (``docs/strength.md``). It plays with numpy alone, without searching.
 
-What the network reads (:func:`features`), for the seat ``s`` and the totals ``F`` at the
-end of a round, ``T`` the target score: how far ``s`` is from the target, how far the three
-highest other totals are from it, ``s``'s gaps to those three (a missing seat, with fewer
-than four players, counts as far behind), and how many other seats there are beyond three.
-A total at or over the target that is the only highest has won: that is exact, not learned.
+The first R6 (2026-12-03) was R4 with its model of the chance to win replaced by a network
+learned by self-play, :class:`ValueNet`: the totals at the end of a round (as seen from one
+seat) to that seat's chance to win the game. It predicts who wins better than R4's model,
+but it hardly changed R4's decisions (+0.7 points over R4, where R5 gains +4.4). It stays:
+:class:`ValueNetBot` plays it, ``mcts:value=1`` values its rollouts by it, and
+:mod:`flip7.fast`'s ``learned`` policy is it compiled. What :class:`ValueNet` reads
+(:func:`features`), for the seat ``s`` and the totals ``F`` at the end of a round, ``T``
+the target score: how far ``s`` is from the target, how far the three highest other totals
+are from it, ``s``'s gaps to those three (a missing seat, with fewer than four players,
+counts as far behind), and how many other seats there are beyond three. A total at or over
+the target that is the only highest has won: that is exact, not learned.
 
 Decisions use only the seat's view (:class:`~flip7.bots.public.PublicView`): the totals,
 the lines on the table and the draw pile's composition. Without numpy the bot cannot be
@@ -31,13 +37,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from flip7.bots.base import Param
+from flip7.bots.hitnet import HitNet, LearnedBotError, load_hit_net
 from flip7.bots.judge import Judge
 from flip7.bots.ladder import EVBot, ev_hit, keeps_modifiers
 from flip7.bots.lines import score
 from flip7.bots.public import PublicView
-from flip7.bots.winprob import _Search, _Utility, endgame, own_line
+from flip7.bots.winprob import WinProbBot, _Search, _Utility, endgame, own_line
 from flip7.core.decisions import HIT, STAY, Decision, DecisionKind
-from flip7.core.errors import Flip7Error
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +57,7 @@ __all__ = [
     "LearnedBot",
     "LearnedBotError",
     "ValueNet",
+    "ValueNetBot",
     "features",
     "learned_hit",
     "learned_weights",
@@ -66,10 +73,6 @@ WEIGHTS = Path(__file__).with_name("data") / "r6_value.npz"
 # A seat missing from a smaller table counts as this far behind the target, in targets.
 _ABSENT = 1.5
 _K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
-
-
-class LearnedBotError(Flip7Error):
-    """R6 cannot play: numpy is missing, or its weights file is missing or not R6's."""
 
 
 def _numpy() -> Any:
@@ -325,11 +328,11 @@ def learned_weights(
     return [1.0 if s == me else max(-3.0, min(0.0, float(slopes[s]) / mine)) for s in range(n)]
 
 
-class LearnedBot(EVBot):
-    """R6: R4's play with the chance to win of :class:`ValueNet` (see the module
+class ValueNetBot(EVBot):
+    """The first R6: R4's play with the chance to win of :class:`ValueNet` (see the module
     docstring). ``weights`` is a network or its file (default: :func:`load_net`'s)."""
 
-    name = "learned"
+    name = "learned-value"
     rung = "R6"
     summary = "R4 with a chance to win learned by self-play (a small network, numpy)"
     PARAMS: ClassVar[tuple[Param, ...]] = (
@@ -359,3 +362,34 @@ class LearnedBot(EVBot):
         judge = Judge(view, (), view.pile)
         judge.weights = learned_weights(view, judge.values, self.net)
         return judge
+
+
+class LearnedBot(WinProbBot):
+    """R6: R4, with every Hit/Stay within ``horizon`` of the target played by
+    :class:`~flip7.bots.hitnet.HitNet` (see the module docstring). ``weights`` is a network
+    or its file (default: :func:`~flip7.bots.hitnet.load_hit_net`'s)."""
+
+    name = "learned"
+    rung = "R6"
+    summary = "R4 with R5's searched Hit/Stay learned (a small network, numpy)"
+    PARAMS: ClassVar[tuple[Param, ...]] = (
+        Param("horizon", int, 150, 0, 1000, "Hit/Stay by the network once a total is this "
+              "near the target"),
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        weights: str | os.PathLike[str] | HitNet | None = None,
+        **params: int | float,
+    ) -> None:
+        super().__init__(seed, **params)
+        self.net = weights if isinstance(weights, HitNet) else load_hit_net(weights)
+
+    def decide(self, view: PublicView) -> Decision:
+        if view.kind is _K_HIT_OR_STAY:
+            if endgame(view, int(self.params["horizon"])):
+                return HIT if self.net.gain(view) > 0.0 else STAY
+            return HIT if ev_hit(view, lambda: self.judge(view)) else STAY
+        return self.judge(view).best(view.options)

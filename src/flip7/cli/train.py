@@ -1,12 +1,16 @@
-"""``flip7 train``: train the learned bot R6's value network by self-play
-(:mod:`flip7.learn.train`; needs ``pip install 'flip7[train]'``).
+"""``flip7 train``: train the learned bot R6's Hit/Stay network from R5's searches
+(:mod:`flip7.learn.distill`), or the first R6's value network by self-play (``--net
+value``, :mod:`flip7.learn.train`); needs ``pip install 'flip7[train]'``.
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="flip7 train")
 >>> add_arguments(parser)
->>> args = parser.parse_args(["--games", "10", "--iterations", "1", "--out", "r6.npz"])
->>> _config(args).games, _config(args).players
-(10, (4, 4, 3, 5))
+>>> args = parser.parse_args(["--games", "10", "--out", "r6.npz"])
+>>> _config(args).games, _config(args).hidden, _config(args).jobs
+(10, (128, 128), 1)
+>>> args = parser.parse_args(["--net", "value", "--iterations", "1", "--out", "v.npz"])
+>>> _config(args).games, _config(args).hidden
+(2000, (32, 32))
 """
 
 from __future__ import annotations
@@ -14,25 +18,34 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from typing import TYPE_CHECKING
 
 from flip7.core.errors import Flip7Error
+
+if TYPE_CHECKING:
+    from flip7.learn.distill import DistillConfig
+    from flip7.learn.train import Config
 
 __all__ = ["DESCRIPTION", "EPILOG", "add_arguments", "run"]
 
 
 DESCRIPTION = """\
-Train R6's value network (flip7.bots.learned) by self-play: each iteration plays GAMES games
-(R4 in every seat at first, then R6 with the latest network in about half the seats), and
-fits a small network to the chance that each seat wins the game from the totals at the end
-of every round, on all the games so far. Writes the network (.npz, played with numpy alone)
-to --out; the bot reads it with FLIP7_LEARNED_WEIGHTS=PATH, or from the package when --out
-is the shipped file. The same arguments give the same weights."""
+Train R6's Hit/Stay network (flip7.bots.hitnet, --net hit, the default): play GAMES games of
+R5 (mcts) in every seat, keep every Hit/Stay it searched near the end of a game with the
+search's answer (how much Hit is worth more than Stay to the chance to win), and fit a small
+network to those answers. With --net value, train the first R6's value network
+(flip7.bots.learned.ValueNet) by self-play instead: each iteration plays GAMES games and fits
+the chance that each seat wins from the totals at the end of every round. Writes the network
+(.npz, played with numpy alone) to --out; the bots read it with FLIP7_HIT_WEIGHTS=PATH
+(FLIP7_LEARNED_WEIGHTS=PATH for a value network), or from the package when --out is the
+shipped file. The same arguments give the same weights."""
 
 EPILOG = """\
 examples:
-  flip7 train --out r6.npz                       the settings of the shipped weights
-  flip7 train --games 50 --iterations 1 --epochs 5 --out /tmp/tiny.npz   a quick try
-  FLIP7_LEARNED_WEIGHTS=r6.npz flip7 tournament --seats learned,winprob,winprob,winprob \\
+  flip7 train --jobs 2 --out r6.npz              the settings of the shipped network
+  flip7 train --games 20 --epochs 2 --out /tmp/tiny.npz      a quick try
+  flip7 train --net value --out r6_value.npz     the first R6's value network
+  FLIP7_HIT_WEIGHTS=r6.npz flip7 tournament --seats learned,winprob,winprob,winprob \\
       --compare winprob,winprob,winprob,winprob --paired --games 400
 """
 
@@ -63,18 +76,20 @@ def _hidden(text: str) -> tuple[int, ...]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``flip7 train``."""
+    from flip7.learn.distill import DistillConfig
     from flip7.learn.train import Config
 
-    d = Config()
+    d, v = DistillConfig(), Config()
+    parser.add_argument(
+        "--net", choices=("hit", "value"), default="hit",
+        help="hit: R6's Hit/Stay network, from R5's searches (default); value: the first "
+        "R6's value network, by self-play",
+    )  # fmt: skip
     parser.add_argument("--out", required=True, metavar="PATH", help="where to write the .npz")
     parser.add_argument("--seed", type=int, default=d.seed, help=f"seed (default {d.seed})")
     parser.add_argument(
-        "--games", type=int, default=d.games, metavar="N",
-        help=f"self-play games per iteration (default {d.games})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--iterations", type=int, default=d.iterations, metavar="K",
-        help=f"iterations of self-play and fitting (default {d.iterations})",
+        "--games", type=int, metavar="N",
+        help=f"games (default {d.games}; with --net value, {v.games} per iteration)",
     )  # fmt: skip
     parser.add_argument(
         "--players", type=_players, default=d.players, metavar="N,N,...",
@@ -82,50 +97,89 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         + ",".join(map(str, d.players)) + ")",
     )  # fmt: skip
     parser.add_argument(
-        "--hidden", type=_hidden, default=d.hidden, metavar="H,H",
-        help="hidden layer sizes (default " + ",".join(map(str, d.hidden)) + ")",
+        "--hidden", type=_hidden, metavar="H,H",
+        help="hidden layer sizes (default " + ",".join(map(str, d.hidden)) + "; with --net "
+        "value, " + ",".join(map(str, v.hidden)) + ")",
     )  # fmt: skip
     parser.add_argument(
-        "--epochs", type=int, default=d.epochs, help=f"epochs per fit (default {d.epochs})"
+        "--epochs", type=int, help=f"epochs of the fit (default {d.epochs}; value {v.epochs})"
     )
     parser.add_argument(
-        "--share", type=float, default=d.share,
-        help=f"share of seats R6 plays after the first iteration (default {d.share})",
+        "--jobs", type=int, default=d.jobs,
+        help=f"processes playing R5's games (default {d.jobs}; --net hit)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--iters", type=int, default=d.iters,
+        help=f"R5's iterations per search (default {d.iters}; --net hit)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--samples", metavar="PATH",
+        help="keep R5's searched decisions in PATH (.npz), or read them from it when it "
+        "exists: another fit without playing the games again (--net hit)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--iterations", type=int, default=v.iterations, metavar="K",
+        help=f"iterations of self-play and fitting (default {v.iterations}; --net value)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--share", type=float, default=v.share,
+        help=f"share of seats R6 plays after the first iteration (default {v.share}; "
+        "--net value)",
     )  # fmt: skip
 
 
-def _config(args: argparse.Namespace) -> object:
+def _config(args: argparse.Namespace) -> Config | DistillConfig:
+    from flip7.learn.distill import DistillConfig
     from flip7.learn.train import Config
 
-    return Config(
-        games=args.games, iterations=args.iterations, seed=args.seed, players=args.players,
-        hidden=args.hidden, epochs=args.epochs, share=args.share,
+    if args.net == "value":
+        v = Config()
+        return Config(
+            games=args.games or v.games, iterations=args.iterations, seed=args.seed,
+            players=args.players, hidden=args.hidden or v.hidden,
+            epochs=args.epochs or v.epochs, share=args.share,
+        )  # fmt: skip
+    d = DistillConfig()
+    return DistillConfig(
+        games=args.games or d.games, seed=args.seed, players=args.players,
+        hidden=args.hidden or d.hidden, epochs=args.epochs or d.epochs, iters=args.iters,
+        jobs=args.jobs,
     )  # fmt: skip
 
 
 def _command(args: argparse.Namespace) -> str:
-    """The command line that gives these settings (kept in the weights file)."""
-    words = ["flip7", "train", "--seed", str(args.seed), "--games", str(args.games)]
-    words += ["--iterations", str(args.iterations)]
+    """The command line that gives these settings (kept in the weights file); ``--jobs``
+    and ``--samples`` are left out: they do not change the network."""
+    words = ["flip7", "train"]
+    if args.net != "hit":
+        words += ["--net", args.net]
     add_arguments(parser := argparse.ArgumentParser())
-    defaults = parser.parse_args(["--out", args.out])
+    defaults = parser.parse_args(["--net", args.net, "--out", args.out])
+    config, default = _config(args), _config(defaults)
+    words += ["--seed", str(args.seed), "--games", str(config.games)]
+    if args.net == "value":
+        words += ["--iterations", str(args.iterations)]
     for name, flag in (("players", "--players"), ("hidden", "--hidden")):
-        if getattr(args, name) != getattr(defaults, name):
-            words += [flag, ",".join(map(str, getattr(args, name)))]
-    for name in ("epochs", "share"):
-        if getattr(args, name) != getattr(defaults, name):
-            words += [f"--{name}", str(getattr(args, name))]
+        if getattr(config, name) != getattr(default, name):
+            words += [flag, ",".join(map(str, getattr(config, name)))]
+    names = ("epochs", "share") if args.net == "value" else ("epochs", "iters")
+    for name in names:
+        if getattr(config, name) != getattr(default, name):
+            words += [f"--{name}", str(getattr(config, name))]
     return shlex.join([*words, "--out", args.out])
 
 
 def run(args: argparse.Namespace) -> int:
     """Train, print one line per iteration, write the network."""
+    from flip7.learn.distill import distill
     from flip7.learn.train import Config, train
 
     config = _config(args)
-    assert isinstance(config, Config)
     try:
-        train(args.out, config, command=_command(args))
+        if isinstance(config, Config):
+            train(args.out, config, command=_command(args))
+        else:
+            distill(args.out, config, command=_command(args), samples_path=args.samples)
     except Flip7Error as exc:
         print(f"flip7 train: {exc}", file=sys.stderr)
         return 2

@@ -18,8 +18,10 @@ Policies, one per seat (a spec string; ``name:t=25`` or ``name:25`` sets ``t``):
   a Pass kept for itself, the Brutal −15 on the leader when the leader is not behind.
 - ``ev``: ``targeting``'s choices, and Hit while one more card's expected gain over the
   draw pile's exact contents beats what a bust would throw away.
-- ``learned`` (``reach`` = 70, ``weights`` = R6's shipped network): R6's value network
-  (:class:`flip7.bots.learned.ValueNet`) on ``ev``'s play. Near the end of the game (a
+- ``learned`` (``reach`` = 70, ``weights`` = the shipped value network): the first R6's
+  value network (:class:`flip7.bots.learned.ValueNet`, played in Python by
+  :class:`~flip7.bots.learned.ValueNetBot`; today's R6 plays a Hit/Stay network instead)
+  on ``ev``'s play. Near the end of the game (a
   total within ``reach`` of the target, R6's ``endgame``; unless a Modifier would stay in
   its own line, R6's ``keeps_modifiers``) it hits when the network's chance to win after
   one more card beats staying. One more card: each Number card of the draw pile's exact
@@ -27,7 +29,7 @@ Policies, one per seat (a spec string; ``name:t=25`` or ``name:25`` sets ``t``):
   Modifiers' penalty under Brutal's ``modifiers_only``; Unlucky 7 makes 7, The Zero 0, the
   seventh +15); every other seat's round ends at its line's score now; the game-over rule
   is exact (:func:`learned_chance` is the compiled network's chance). A tie, and every Hit
-  or Stay before the end, is ``ev``'s; every other choice ``targeting``'s. R6 itself looks
+  or Stay before the end, is ``ev``'s; every other choice ``targeting``'s. That bot looks
   three cards ahead, spreads each Active line over a bust or its expected score, breaks
   ties and aims Actions and Modifiers with its judge weighed by the network's slopes: the
   compiled policy does none of that. ``learned:weights=PATH`` plays another ``flip7

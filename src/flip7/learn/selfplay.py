@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from flip7.bots import Bot, make_bot
-from flip7.bots.learned import LearnedBot, ValueNet, features
+from flip7.bots.learned import ValueNet, ValueNetBot, features
 from flip7.bots.winprob import win_chance
 from flip7.core.errors import Flip7Error
 from flip7.core.rules import Rules
@@ -56,7 +56,7 @@ def lineup(net: ValueNet | None, share: float = 0.5) -> Callable[[random.Random,
         if not any(learned):
             learned[rng.randrange(n)] = True
         return [
-            LearnedBot(seed=s, weights=net) if r6 else make_bot("winprob", seed=s)
+            ValueNetBot(seed=s, weights=net) if r6 else make_bot("winprob", seed=s)
             for s, r6 in zip(seeds, learned, strict=True)
         ]
 

@@ -95,7 +95,7 @@ IN_PROCESS = frozenset({"random", "threshold", "basic"})
 CEILINGS: dict[str, dict[str, int | float]] = {
     "winprob": {"reach": 200, "depth": 4},
     "mcts": {"iters": 2000, "time": 0.5, "top": 8, "horizon": 200, "reach": 200, "depth": 4},
-    "learned": {"reach": 200, "depth": 4},  # R4's search, valued by a network: as winprob
+    "learned": {"horizon": 200},  # a network, no search: the horizon costs nothing
 }
 
 

@@ -1,0 +1,282 @@
+"""R6's Hit or Stay: what R5's search would find, learned by a small network.
+
+R5 (:mod:`flip7.bots.mcts`) checks every Hit/Stay of the last rounds (a total within 150
+points of the target) by simulation, and its gain over R4 comes mostly from those
+decisions. :class:`HitNet` predicts the search's answer from the position without
+searching: how many points of the chance to win Hit is worth more than Stay (its mean
+paired difference over the search's rollouts). It was fitted to tens of thousands of such
+searches of R5 playing itself (``flip7 train``, :mod:`flip7.learn.distill`); it plays with
+numpy alone, in well under a millisecond.
+
+What it reads (:func:`hit_features`, :data:`FEATURES` numbers, seen from the seat that
+decides; ``T`` is the target score, a total is a running total, a score what a line scores
+if the round ends now):
+
+* the table: players beyond four, the seat's distance to ``T``, its score and Number cards,
+  whether it is Active, the leader's distance to ``T``, and how far the best other total
+  and score is ahead of its own;
+* the three other seats with the most points (total and score), each: its total and score
+  against the seat's, whether it is Active or Busted, its Number cards, for an Active line
+  the chance its next card busts it (the draw pile's composition) and its expected score
+  and chance to bust by the rule of thumb of :func:`~flip7.bots.lines.future`, and how far
+  its total and score are from ``T``; then how many others are Active, the draw pile's size,
+  and the seat's calibrated chance to win (:func:`~flip7.bots.winprob.calibrated_chance`)
+  of the totals with and without the scores;
+* Hit against Stay: one Number card then Stay against Stay in points
+  (:func:`~flip7.bots.lines.hit_once`), the chance that card busts, the share of Number
+  cards in the pile, the Stay score; the seat's calibrated chance to win after Stay, and
+  after one Number card then Stay and after a bust, each against Stay (over how the other
+  lines may end, as R4 weighs them: :class:`~flip7.bots.winprob.WinProbBot`); whether
+  someone done for the round is over the target ahead of the seat's Stay (it must Hit), and
+  whether its Stay ends the game on top.
+
+Cheaper inputs were chosen over richer ones where the fit could not tell them apart (on
+R5's searches held out of it): R4's own chance next to the calibrated one, a look two
+cards ahead, and R3's answer added nothing, and cost most of a decision's time.
+
+>>> from flip7.engine.game import Game
+>>> game = Game.new(4, seed=3, events=False)
+>>> from flip7.bots.public import PublicView
+>>> row = hit_features(PublicView(game))
+>>> len(row) == FEATURES, row[0], row[1]
+(True, 0.0, 2.0)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flip7.bots.lines import BUST, NUMBER_SLOTS, future, hit_once, score, try_key
+from flip7.bots.public import PublicView
+from flip7.bots.winprob import _Search, _Utility, calibrated_chance
+from flip7.core.cards import PENALTY, Card
+from flip7.core.errors import Flip7Error
+from flip7.engine.game import Status
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Array = npt.NDArray[np.float64]
+
+__all__ = [
+    "FEATURES",
+    "HIT_WEIGHTS",
+    "HitNet",
+    "LearnedBotError",
+    "hit_features",
+    "load_hit_net",
+]
+
+FEATURES = 50
+"""The length of a feature row (:func:`hit_features`)."""
+
+HIT_WEIGHTS = Path(__file__).with_name("data") / "r6_hit.npz"
+"""The shipped network (``flip7 train`` wrote it; docs/strength.md gives the command)."""
+
+_ACTIVE = Status.ACTIVE
+_BUSTED = Status.BUSTED
+_DIVIDE_2 = Card.DIVIDE_2
+_OTHERS = 3  # other seats described one by one
+_FULL_PILE = 94.0  # the Number, Modifier and Action cards of one deck, for scale
+
+
+class LearnedBotError(Flip7Error):
+    """R6 cannot play: numpy is missing, or its weights file is missing or not R6's."""
+
+
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError:
+        raise LearnedBotError(
+            "the learned bot (R6) plays with numpy, which is not installed; "
+            "install it with: pip install 'flip7[learned]' (or pick another bot)"
+        ) from None
+    return numpy
+
+
+class _Calibrated(_Utility):
+    """R4's chance to win after the seat's round score, by the calibrated model."""
+
+    def __call__(self, x: int) -> float:
+        found = self._cache.get(x)
+        if found is None:
+            found = sum(
+                p * calibrated_chance(self._finals(x, ys), self.me, self.target)
+                for p, ys in self.combos
+            )
+            self._cache[x] = found
+        return found
+
+    def flip7(self, x: int) -> float:
+        found = self._flip_cache.get(x)
+        if found is None:
+            found = calibrated_chance(self._finals(x, self.now), self.me, self.target)
+            self._flip_cache[x] = found
+        return found
+
+
+def _table(view: PublicView) -> list[float]:
+    me = view.seat
+    n = view.n
+    target = view.target_score
+    totals = view.totals
+    scores = view.scores
+    statuses = view.statuses
+    counts = view.draw_counts
+    points = [totals[s] + scores[s] for s in range(n)]
+    others = sorted((s for s in range(n) if s != me), key=lambda s: -points[s])
+    out = [
+        (n - 4) / 2,
+        (target - totals[me]) / 100,
+        scores[me] / 50,
+        len(view.lines[me]) / 7,
+        float(statuses[me] is _ACTIVE),
+        (target - max(totals)) / 100,
+        (max(points[s] for s in others) - points[me]) / 50,
+    ]
+    for s in others[:_OTHERS]:
+        out += [
+            1.0,
+            (totals[s] - totals[me]) / 50,
+            scores[s] / 50,
+            float(statuses[s] is _ACTIVE),
+            float(statuses[s] is _BUSTED),
+            len(view.lines[s]) / 7,
+        ]
+        key = try_key(view.lines[s])
+        if statuses[s] is _ACTIVE and key != BUST:
+            _, bust, _ = hit_once(key, counts)
+            ev, will_bust = future(key)
+            out += [bust, ev / 50, will_bust]
+        else:
+            out += [0.0, 0.0, 0.0]
+        out.append((target - points[s]) / 100)
+    out += [0.0] * (10 * (_OTHERS - min(_OTHERS, len(others))))
+    out += [
+        sum(1 for s in others if statuses[s] is _ACTIVE) / 3,
+        view.pile_size / _FULL_PILE,
+        calibrated_chance(points, me, target),
+        calibrated_chance(totals, me, target),
+    ]
+    return out
+
+
+def _hit_or_stay(view: PublicView) -> list[float]:
+    me = view.seat
+    rules = view.rules
+    brutal = rules.brutal
+    distinct = rules.lucky13_pair_flip7_count == 1
+    key = try_key(view.lines[me])
+    divides = penalty = 0
+    for card in view.modifiers[me]:
+        if card is _DIVIDE_2:
+            divides += 1
+        else:
+            penalty += PENALTY[card]
+    counts = view.draw_counts
+    size = sum(counts) or 1
+    stay = score(key, divides=divides, penalty=penalty, brutal=brutal) if key != BUST else 0
+    once, bust, cards = 0.0, 1.0, 0
+    if key != BUST:
+        once, bust, cards = hit_once(
+            key, counts, divides=divides, penalty=penalty, brutal=brutal, distinct=distinct
+        )
+    out = [(once - stay) / 20, bust, cards / size, stay / 50]
+    utility = _Calibrated(view)
+    now = utility(stay)
+    numbers = list(counts[:NUMBER_SLOTS])
+    bust_score = -penalty if brutal else 0
+    hit = now
+    if key != BUST and any(numbers):
+        hit = _Search(utility, numbers, brutal, distinct, bust_score).hit(key, divides, penalty, 0)
+    out += [now, hit - now, utility(bust_score) - now]
+    target = view.target_score
+    totals = view.totals
+    scores = view.scores
+    statuses = view.statuses
+    mine = totals[me] + stay
+    done = [
+        totals[s] + (0 if statuses[s] is _BUSTED and not brutal else scores[s])
+        for s in range(view.n)
+        if s != me and statuses[s] is not _ACTIVE
+    ]
+    must = any(final >= max(target, mine) for final in done)
+    top = mine >= target and all(totals[s] + scores[s] < mine for s in range(view.n) if s != me)
+    out += [float(must), float(top)]
+    return out
+
+
+def hit_features(view: PublicView) -> list[float]:
+    """The network's input row for the Hit/Stay decision of ``view``'s seat (see the
+    module docstring)."""
+    return _table(view) + _hit_or_stay(view)
+
+
+class HitNet:
+    """Points of the chance to win that Hit is worth more than Stay (negative: Stay is
+    better): an MLP (ReLU hidden layers, a linear output) over :func:`hit_features`."""
+
+    def __init__(self, layers: Sequence[tuple[Array, Array]], meta: dict[str, str]) -> None:
+        self.layers = [(w, b) for w, b in layers]
+        self.meta = dict(meta)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> HitNet:
+        """Read a network that :func:`flip7.learn.train.save` wrote (``.npz``)."""
+        np = _numpy()
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                count = int(data["layers"])
+                layers = [
+                    (data[f"w{i}"].astype(np.float64), data[f"b{i}"].astype(np.float64))
+                    for i in range(count)
+                ]
+                meta = {k[5:]: str(data[k]) for k in data.files if k.startswith("meta_")}
+        except (OSError, KeyError, ValueError) as exc:
+            raise LearnedBotError(f"cannot read R6's Hit/Stay network from {path}: {exc}") from None
+        if not layers or layers[0][0].shape[0] != FEATURES or layers[-1][0].shape[1] != 1:
+            raise LearnedBotError(
+                f"{path}: not R6's Hit/Stay network ({FEATURES} features in, one gain out)"
+            )
+        return cls(layers, meta)
+
+    def raw(self, x: Array) -> Array:
+        """The predicted gain of Hit over Stay, in points, for each feature row of ``x``."""
+        np = _numpy()
+        h = x
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if i < last:
+                h = np.maximum(h, 0.0)
+        return h[:, 0]
+
+    def gain(self, view: PublicView) -> float:
+        """The predicted gain of Hit over Stay at ``view``'s Hit/Stay, in points."""
+        np = _numpy()
+        return float(self.raw(np.array([hit_features(view)], dtype=np.float64))[0])
+
+
+_NETS: dict[str, HitNet] = {}
+
+
+def load_hit_net(path: str | os.PathLike[str] | None = None) -> HitNet:
+    """The network at ``path`` (default: ``FLIP7_HIT_WEIGHTS`` if set, else the shipped
+    :data:`HIT_WEIGHTS`), read once per path."""
+    _numpy()  # without numpy, say so before anything else
+    if path is None:
+        path = os.environ.get("FLIP7_HIT_WEIGHTS") or HIT_WEIGHTS
+    key = str(Path(path).resolve())
+    net = _NETS.get(key)
+    if net is None:
+        if not Path(key).is_file():
+            raise LearnedBotError(
+                f"R6's Hit/Stay network is missing: no file {key}; write it with flip7 train"
+            )
+        net = _NETS[key] = HitNet.load(key)
+    return net

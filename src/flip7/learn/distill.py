@@ -1,0 +1,392 @@
+"""Training R6's Hit/Stay network (``flip7 train``): R5's searches, learned.
+
+R5 (``mcts``) plays every seat of seeded games (tables of 4, 4, 3 and 5 players in turn),
+its rollouts compiled where flip7[fast] is installed. At every Hit/Stay it searches (a
+total within 150 points of the target) the game keeps the position's feature row
+(:func:`flip7.bots.hitnet.hit_features`) and the search's answer: the mean paired
+difference of Hit over Stay over its rollouts, in points of the chance to win. A network
+(:class:`~flip7.bots.hitnet.HitNet`: ReLU hidden layers, a linear output, the inputs
+standardised inside its first layer) is fitted to those answers by a Huber loss (5 points)
+with Adam and a cosine decay of the learning rate.
+
+A tenth of the games is held out of the fit. The report scores the network's choices there
+by the searches' own answers: the points per decision that its choices gain over R4's where
+they differ, next to R5's (R5's figure is inflated: it chose on the very noise it is scored
+with; the network's is not).
+
+Everything is seeded: the same arguments give the same games and, on one thread (it sets
+``torch.set_num_threads(1)``), the same weights, whatever ``jobs``. One caveat: R5's 0.5 s
+safety net on a search is wall-clock time, and a machine so loaded that a compiled search
+reaches it plays differently (not seen: compiled searches take a few milliseconds).
+
+>>> config = DistillConfig(games=2, iters=50)
+>>> searched = search_games(0, 1, config)  # one game of four R5
+>>> searched.x.shape[1] == FEATURES, len(searched) > 5, set(searched.game.tolist())
+(True, True, {0})
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flip7.bots.hitnet import FEATURES, HitNet, hit_features
+from flip7.bots.mcts import MCTSBot
+from flip7.bots.public import PublicView
+from flip7.core.decisions import HIT, Decision, DecisionKind
+from flip7.core.errors import Flip7Error
+from flip7.engine.game import Game
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Layers = list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
+
+__all__ = [
+    "DistillConfig",
+    "DistillReport",
+    "Searched",
+    "distill",
+    "fit_hit",
+    "held_out_gains",
+    "load_samples",
+    "save_samples",
+    "search_games",
+]
+
+_CHUNK = 50  # games per task handed to a worker process
+_HS = DecisionKind.HIT_OR_STAY
+
+
+@dataclass(frozen=True)
+class DistillConfig:
+    """What ``flip7 train`` was asked for (its defaults wrote the shipped network)."""
+
+    games: int = 10000
+    seed: int = 1
+    players: tuple[int, ...] = (4, 4, 3, 5)
+    hidden: tuple[int, ...] = (128, 128)
+    epochs: int = 20
+    batch: int = 1024
+    lr: float = 1e-3
+    holdout: float = 0.1
+    iters: int = 2000
+    jobs: int = 1
+
+    def check(self) -> None:
+        """Raise :class:`~flip7.learn.train.TrainError` on a setting out of range."""
+        from flip7.learn.train import TrainError
+
+        if min(self.games, self.epochs, self.batch, self.iters, self.jobs) < 1:
+            raise TrainError("games, epochs, batch, iters and jobs must be at least 1")
+        if not self.hidden or min(self.hidden) < 1:
+            raise TrainError("give at least one hidden layer of at least one unit")
+        if not all(3 <= n <= 18 for n in self.players):
+            raise TrainError(f"players must be 3 to 18 per table, got {self.players}")
+        if not 0.0 <= self.holdout < 1.0:
+            raise TrainError("holdout must be in [0, 1)")
+
+
+@dataclass(frozen=True)
+class Searched:
+    """Searched Hit/Stay decisions: feature rows ``x``, the search's ``gain`` of Hit over
+    Stay (points), R4's choice (``r4_hit``) and R5's (``r5_hit``), and the game of each."""
+
+    x: npt.NDArray[np.float32]
+    gain: npt.NDArray[np.float64]
+    r4_hit: npt.NDArray[np.bool_]
+    r5_hit: npt.NDArray[np.bool_]
+    game: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return len(self.gain)
+
+
+@dataclass
+class DistillReport:
+    """What the run did: samples, and the held-out score of the network's choices."""
+
+    lines: list[str] = field(default_factory=list)
+    samples: int = 0
+    net_gain: float = 0.0
+    r5_gain: float = 0.0
+    seconds: float = 0.0
+
+
+class _Recorder(MCTSBot):
+    """R5, keeping what each of its Hit/Stay searches found."""
+
+    def __init__(self, seed: int, iters: int, sink: list[tuple[list[float], float, bool, bool]]):
+        super().__init__(seed, iters=iters, time=0.9)
+        self.sink = sink
+
+    def search(
+        self, view: PublicView, candidates: list[Decision], default: Decision, deadline: float
+    ) -> Decision:
+        choice = super().search(view, candidates, default, deadline)
+        if view.kind is _HS and self.last_iterations:
+            other = self.last_gains[1]  # the other option's gain over R4's
+            gain = 100.0 * (-other if default is HIT else other)
+            self.sink.append((hit_features(view), gain, default is HIT, choice is HIT))
+        return choice
+
+
+def _compile_rollouts() -> bool:
+    try:
+        from flip7.fast import rollout
+    except ImportError:
+        return False
+    try:
+        rollout.install()
+    except Exception:
+        return False
+    return True
+
+
+def search_games(first: int, count: int, config: DistillConfig) -> Searched:
+    """Play games ``first`` … ``first + count - 1`` (each seeded from ``config.seed`` and
+    its index) and keep their searched Hit/Stay decisions."""
+    import numpy as np
+
+    _compile_rollouts()
+    rows: list[list[float]] = []
+    gains: list[float] = []
+    r4: list[bool] = []
+    r5: list[bool] = []
+    games: list[int] = []
+    for i in range(first, first + count):
+        rng = random.Random(config.seed * 1_000_003 + i)
+        n = config.players[i % len(config.players)]
+        game = Game.new(n, seed=rng.getrandbits(64), events=False)
+        sink: list[tuple[list[float], float, bool, bool]] = []
+        game.play([_Recorder(rng.getrandbits(32), config.iters, sink) for _ in range(n)])
+        for row, gain, r4_hit, r5_hit in sink:
+            rows.append(row)
+            gains.append(gain)
+            r4.append(r4_hit)
+            r5.append(r5_hit)
+            games.append(i)
+    return Searched(
+        np.array(rows, dtype=np.float32).reshape(-1, FEATURES),
+        np.array(gains, dtype=np.float64),
+        np.array(r4, dtype=np.bool_),
+        np.array(r5, dtype=np.bool_),
+        np.array(games, dtype=np.int64),
+    )
+
+
+def _concat(parts: Sequence[Searched]) -> Searched:
+    import numpy as np
+
+    return Searched(
+        np.concatenate([p.x for p in parts]),
+        np.concatenate([p.gain for p in parts]),
+        np.concatenate([p.r4_hit for p in parts]),
+        np.concatenate([p.r5_hit for p in parts]),
+        np.concatenate([p.game for p in parts]),
+    )
+
+
+def play(config: DistillConfig, log: Callable[[str], None] = print) -> Searched:
+    """All of ``config``'s games, ``config.jobs`` processes at a time, in order."""
+    starts = list(range(0, config.games, _CHUNK))
+    sizes = [min(_CHUNK, config.games - s) for s in starts]
+    if config.jobs == 1:
+        parts = [search_games(s, k, config) for s, k in zip(starts, sizes, strict=True)]
+    else:
+        with ProcessPoolExecutor(config.jobs) as pool:
+            futures = [
+                pool.submit(search_games, s, k, config)
+                for s, k in zip(starts, sizes, strict=True)
+            ]
+            parts = []
+            for done, future in enumerate(futures, 1):
+                parts.append(future.result())
+                if done % 20 == 0:
+                    log(f"  {sum(sizes[:done])} of {config.games} games played")
+    return _concat(parts)
+
+
+def fit_hit(
+    samples: Searched,
+    config: DistillConfig,
+    seed: int,
+    test: Searched | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Layers:
+    """A network fitted to ``samples`` (see the module docstring). With ``test`` and
+    ``log``, each epoch logs its training loss and the held-out score of its choices
+    (:func:`held_out_gains`): the training curve. Watching does not change the fit."""
+    from flip7.learn.train import _torch
+
+    torch = _torch()
+    import numpy as np
+
+    torch.manual_seed(seed)
+    x = samples.x.astype(np.float32)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0) + 1e-6  # a constant input (no 5-player table, say) stays 0
+    sizes = [FEATURES, *config.hidden, 1]
+    modules: list[Any] = []
+    for i in range(len(sizes) - 1):
+        modules.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            modules.append(torch.nn.ReLU())
+    model = torch.nn.Sequential(*modules)
+    opt = torch.optim.Adam(model.parameters(), lr=config.lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=config.epochs)
+    xs = torch.from_numpy((x - mean) / scale)
+    ys = torch.from_numpy(samples.gain.astype(np.float32))
+    gen = torch.Generator().manual_seed(seed)
+
+    def layers() -> Layers:
+        out: Layers = []
+        for m in modules:
+            if isinstance(m, torch.nn.Linear):
+                w = m.weight.detach().numpy().T.astype(np.float64)
+                b = m.bias.detach().numpy().astype(np.float64)
+                out.append((w.copy(), b.copy()))
+        # The standardisation, folded into the first layer: the network reads raw rows.
+        w0, b0 = out[0]
+        inv = (1.0 / scale).astype(np.float64)
+        out[0] = (w0 * inv[:, None], b0 - (mean.astype(np.float64) * inv) @ w0)
+        return out
+
+    for epoch in range(config.epochs):
+        order = torch.randperm(len(ys), generator=gen)
+        total = 0.0
+        for start in range(0, len(ys), config.batch):
+            idx = order[start : start + config.batch]
+            opt.zero_grad()
+            loss = torch.nn.functional.huber_loss(model(xs[idx])[:, 0], ys[idx], delta=5.0)
+            loss.backward()
+            opt.step()
+            total += float(loss.item()) * len(idx)
+        sched.step()
+        if test is not None and log is not None:
+            gain, _ = held_out_gains(HitNet(layers(), {}), test)
+            log(f"  epoch {epoch + 1}: loss {total / len(ys):.3f}, held-out gain {gain:+.3f}")
+    return layers()
+
+
+def _split(samples: Searched, config: DistillConfig) -> tuple[Searched, Searched]:
+    cut = config.games - round(config.games * config.holdout)
+    keep = samples.game < cut
+
+    def part(mask: Any) -> Searched:
+        return Searched(
+            samples.x[mask], samples.gain[mask], samples.r4_hit[mask],
+            samples.r5_hit[mask], samples.game[mask],
+        )  # fmt: skip
+
+    return part(keep), part(~keep)
+
+
+def held_out_gains(net: HitNet, test: Searched) -> tuple[float, float]:
+    """Points of the chance to win per searched decision that the network's choices, and
+    R5's, gain over R4's where they differ, by the searches' own answers."""
+    if not len(test):
+        return 0.0, 0.0
+    import numpy as np
+
+    hit = net.raw(test.x.astype(np.float64)) > 0.0
+    signed = np.where(test.r4_hit, -test.gain, test.gain)  # the other option's gain
+    return (
+        float(signed[hit != test.r4_hit].sum() / len(test)),
+        float(signed[test.r5_hit != test.r4_hit].sum() / len(test)),
+    )
+
+
+def save_samples(path: str | os.PathLike[str], samples: Searched, config: DistillConfig) -> None:
+    """Keep R5's searched decisions (``.npz``) with the settings that played them."""
+    import numpy as np
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        np.savez_compressed(
+            f, x=samples.x, gain=samples.gain, r4_hit=samples.r4_hit, r5_hit=samples.r5_hit,
+            game=samples.game, games=_played(config),
+        )  # fmt: skip
+
+
+def _played(config: DistillConfig) -> str:
+    """What decides the games played (the fit's settings do not)."""
+    return repr((config.games, config.seed, config.players, config.iters, FEATURES))
+
+
+def load_samples(path: str | os.PathLike[str], config: DistillConfig) -> Searched:
+    """R5's searched decisions kept by :func:`save_samples` for the same games."""
+    import numpy as np
+
+    from flip7.learn.train import TrainError
+
+    with np.load(path, allow_pickle=False) as data:
+        if str(data["games"]) != _played(config):
+            raise TrainError(
+                f"{path} holds other games ({data['games']}); give the settings that "
+                f"played them, or another --samples file"
+            )
+        return Searched(data["x"], data["gain"], data["r4_hit"], data["r5_hit"], data["game"])
+
+
+def distill(
+    out: str | os.PathLike[str],
+    config: DistillConfig,
+    log: Callable[[str], None] = print,
+    command: str = "",
+    samples_path: str | os.PathLike[str] | None = None,
+) -> DistillReport:
+    """Play ``config``'s games, fit the network, write it to ``out``. With
+    ``samples_path``, the searched decisions are read from there if the file exists (no
+    game is played), else kept there once played."""
+    from flip7.learn.train import _torch, save
+
+    config.check()
+    torch = _torch()
+    torch.set_num_threads(1)
+    report = DistillReport()
+    started = time.perf_counter()
+    if samples_path is not None and Path(samples_path).is_file():
+        samples = load_samples(samples_path, config)
+        log(f"read {len(samples)} searched Hit/Stay from {samples_path}")
+    else:
+        if not _compile_rollouts():
+            log("flip7[fast] is not installed: R5's rollouts run in Python (far slower)")
+        samples = play(config, log)
+        if samples_path is not None:
+            save_samples(samples_path, samples, config)
+    t1 = time.perf_counter()
+    if not len(samples):
+        raise Flip7Error("no searched Hit/Stay in these games: play more of them")
+    fit, test = _split(samples, config)
+    layers = fit_hit(fit, config, seed=config.seed, test=test, log=log)
+    t2 = time.perf_counter()
+    net = HitNet(layers, {})
+    report.net_gain, report.r5_gain = held_out_gains(net, test)
+    report.samples = len(fit)
+    line = (
+        f"{config.games} games of R5 {t1 - started:.0f} s, {len(samples)} searched Hit/Stay; "
+        f"fit on {len(fit)} in {t2 - t1:.0f} s; held out ({len(test)}): the network's "
+        f"choices gain {report.net_gain:+.3f} points a decision over R4's by the searches' "
+        f"answers (R5's own {report.r5_gain:+.3f}, inflated)"
+    )
+    report.lines.append(line)
+    log(line)
+    report.seconds = time.perf_counter() - started
+    meta = {
+        "command": command,
+        "config": repr(config),
+        "held_out_gain": f"{report.net_gain:.4f}",
+        "r5_gain": f"{report.r5_gain:.4f}",
+        "seconds": f"{report.seconds:.0f}",
+    }
+    save(out, layers, meta)
+    log(f"wrote {out} ({Path(out).stat().st_size} bytes) in {report.seconds:.0f} s")
+    return report
