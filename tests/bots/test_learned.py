@@ -15,7 +15,6 @@ from test_bots import Checked, _decision_points, kinds_played, view_of_public
 
 from flip7 import Game
 from flip7.bots import LADDER, hitnet, make_bot
-from flip7.bots import learned as learned_module
 from flip7.bots.hitnet import FEATURES as HIT_FEATURES
 from flip7.bots.hitnet import HIT_WEIGHTS, HitNet, hit_features
 from flip7.bots.learned import (
@@ -170,15 +169,14 @@ def test_learned_does_not_read_the_hidden_pile() -> None:
 
 def test_without_numpy_learned_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now fails
-    monkeypatch.setattr(learned_module, "_NETS", {})
-    monkeypatch.setattr(hitnet, "_NETS", {})
+    monkeypatch.setattr(hitnet, "_LOADED", {})
     with pytest.raises(LearnedBotError, match=r"numpy, which is not installed.*flip7\[learned\]"):
         make_bot("learned", seed=1)
     make_bot("winprob", seed=1)  # the other bots do not need it
 
 
 def test_missing_weights_say_so(tmp_path: Path) -> None:
-    with pytest.raises(LearnedBotError, match="network is missing"):
+    with pytest.raises(LearnedBotError, match="Hit/Stay network: the weights are missing"):
         LearnedBot(seed=1, weights=tmp_path / "none.npz")
     with pytest.raises(LearnedBotError, match="weights are missing"):
         ValueNetBot(seed=1, weights=tmp_path / "none.npz")

@@ -267,7 +267,7 @@ def test_bad_network_files_are_typed_errors(tmp_path: Path) -> None:
     nan = tmp_path / "nan.npz"
     np.savez(nan, layers=np.array(1), w0=np.full((8, 1), np.nan), b0=np.zeros(1))
     cases = [
-        (text, "cannot read R6's weights"),
+        (text, "cannot read R6's value network"),
         (wrong_in, "not R6's value network"),
         (two_out, "not R6's value network"),
         (unchained, "layer 1 is"),

@@ -47,12 +47,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
-from flip7.bots.lines import BUST, NUMBER_SLOTS, future, hit_once, score, try_key
+from flip7.bots.lines import BUST, NUMBER_SLOTS, future, hit_once, modifier_effects, score, try_key
 from flip7.bots.public import PublicView
 from flip7.bots.winprob import _Search, _Utility, calibrated_chance
-from flip7.core.cards import PENALTY, Card
 from flip7.core.errors import Flip7Error
 from flip7.engine.game import Status
 
@@ -67,7 +66,9 @@ __all__ = [
     "HIT_WEIGHTS",
     "HitNet",
     "LearnedBotError",
+    "Network",
     "hit_features",
+    "load_cached",
     "load_hit_net",
 ]
 
@@ -79,7 +80,6 @@ HIT_WEIGHTS = Path(__file__).with_name("data") / "r6_hit.npz"
 
 _ACTIVE = Status.ACTIVE
 _BUSTED = Status.BUSTED
-_DIVIDE_2 = Card.DIVIDE_2
 _OTHERS = 3  # other seats described one by one
 _FULL_PILE = 94.0  # the Number, Modifier and Action cards of one deck, for scale
 
@@ -97,27 +97,6 @@ def _numpy() -> Any:
             "install it with: pip install 'flip7[learned]' (or pick another bot)"
         ) from None
     return numpy
-
-
-class _Calibrated(_Utility):
-    """R4's chance to win after the seat's round score, by the calibrated model."""
-
-    def __call__(self, x: int) -> float:
-        found = self._cache.get(x)
-        if found is None:
-            found = sum(
-                p * calibrated_chance(self._finals(x, ys), self.me, self.target)
-                for p, ys in self.combos
-            )
-            self._cache[x] = found
-        return found
-
-    def flip7(self, x: int) -> float:
-        found = self._flip_cache.get(x)
-        if found is None:
-            found = calibrated_chance(self._finals(x, self.now), self.me, self.target)
-            self._flip_cache[x] = found
-        return found
 
 
 def _table(view: PublicView) -> list[float]:
@@ -172,12 +151,7 @@ def _hit_or_stay(view: PublicView) -> list[float]:
     brutal = rules.brutal
     distinct = rules.lucky13_pair_flip7_count == 1
     key = try_key(view.lines[me])
-    divides = penalty = 0
-    for card in view.modifiers[me]:
-        if card is _DIVIDE_2:
-            divides += 1
-        else:
-            penalty += PENALTY[card]
+    divides, penalty = modifier_effects(view.modifiers[me])
     counts = view.draw_counts
     size = sum(counts) or 1
     stay = score(key, divides=divides, penalty=penalty, brutal=brutal) if key != BUST else 0
@@ -187,7 +161,7 @@ def _hit_or_stay(view: PublicView) -> list[float]:
             key, counts, divides=divides, penalty=penalty, brutal=brutal, distinct=distinct
         )
     out = [(once - stay) / 20, bust, cards / size, stay / 50]
-    utility = _Calibrated(view)
+    utility = _Utility(view, calibrated_chance)
     now = utility(stay)
     numbers = list(counts[:NUMBER_SLOTS])
     bust_score = -penalty if brutal else 0
@@ -217,17 +191,21 @@ def hit_features(view: PublicView) -> list[float]:
     return _table(view) + _hit_or_stay(view)
 
 
-class HitNet:
-    """Points of the chance to win that Hit is worth more than Stay (negative: Stay is
-    better): an MLP (ReLU hidden layers, a linear output) over :func:`hit_features`."""
+class Network:
+    """A small MLP's layers (weights and biases) and how it was made (``meta``), as
+    :func:`flip7.learn.train.save` writes them (``.npz``). A kind of network says what it
+    reads (``INPUTS`` numbers) and names itself in messages (``WHAT``)."""
+
+    INPUTS: ClassVar[int] = 0
+    WHAT: ClassVar[str] = "a network"
 
     def __init__(self, layers: Sequence[tuple[Array, Array]], meta: dict[str, str]) -> None:
         self.layers = [(w, b) for w, b in layers]
         self.meta = dict(meta)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> HitNet:
-        """Read a network that :func:`flip7.learn.train.save` wrote (``.npz``)."""
+    def load(cls, path: str | os.PathLike[str]) -> Self:
+        """Read a network of this kind from ``path``."""
         np = _numpy()
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -238,12 +216,38 @@ class HitNet:
                 ]
                 meta = {k[5:]: str(data[k]) for k in data.files if k.startswith("meta_")}
         except (OSError, KeyError, ValueError) as exc:
-            raise LearnedBotError(f"cannot read R6's Hit/Stay network from {path}: {exc}") from None
-        if not layers or layers[0][0].shape[0] != FEATURES or layers[-1][0].shape[1] != 1:
-            raise LearnedBotError(
-                f"{path}: not R6's Hit/Stay network ({FEATURES} features in, one gain out)"
-            )
+            raise LearnedBotError(f"cannot read {cls.WHAT} from {path}: {exc}") from None
+        if not layers or layers[0][0].shape[0] != cls.INPUTS or layers[-1][0].shape[1] != 1:
+            raise LearnedBotError(f"{path}: not {cls.WHAT} ({cls.INPUTS} numbers in, one out)")
         return cls(layers, meta)
+
+
+_N = TypeVar("_N", bound=Network)
+_LOADED: dict[tuple[type[Network], str], Network] = {}
+
+
+def load_cached(kind: type[_N], path: str | os.PathLike[str]) -> _N:
+    """The network of ``kind`` at ``path``, read once per process."""
+    _numpy()  # without numpy, say so before anything else
+    key = str(Path(path).resolve())
+    net = _LOADED.get((kind, key))
+    if net is None:
+        if not Path(key).is_file():
+            raise LearnedBotError(
+                f"{kind.WHAT}: the weights are missing: no file {key}; write them with "
+                "flip7 train"
+            )
+        net = _LOADED[kind, key] = kind.load(key)
+    assert isinstance(net, kind)
+    return net
+
+
+class HitNet(Network):
+    """Points of the chance to win that Hit is worth more than Stay (negative: Stay is
+    better): an MLP (ReLU hidden layers, a linear output) over :func:`hit_features`."""
+
+    INPUTS = FEATURES
+    WHAT = "R6's Hit/Stay network"
 
     def raw(self, x: Array) -> Array:
         """The predicted gain of Hit over Stay, in points, for each feature row of ``x``."""
@@ -262,21 +266,7 @@ class HitNet:
         return float(self.raw(np.array([hit_features(view)], dtype=np.float64))[0])
 
 
-_NETS: dict[str, HitNet] = {}
-
-
 def load_hit_net(path: str | os.PathLike[str] | None = None) -> HitNet:
     """The network at ``path`` (default: ``FLIP7_HIT_WEIGHTS`` if set, else the shipped
     :data:`HIT_WEIGHTS`), read once per path."""
-    _numpy()  # without numpy, say so before anything else
-    if path is None:
-        path = os.environ.get("FLIP7_HIT_WEIGHTS") or HIT_WEIGHTS
-    key = str(Path(path).resolve())
-    net = _NETS.get(key)
-    if net is None:
-        if not Path(key).is_file():
-            raise LearnedBotError(
-                f"R6's Hit/Stay network is missing: no file {key}; write it with flip7 train"
-            )
-        net = _NETS[key] = HitNet.load(key)
-    return net
+    return load_cached(HitNet, path or os.environ.get("FLIP7_HIT_WEIGHTS") or HIT_WEIGHTS)

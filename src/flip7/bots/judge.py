@@ -44,6 +44,7 @@ from flip7.bots.lines import (
     hit_once,
     key_count,
     key_sum,
+    modifier_effects,
     receive,
     score,
     try_key,
@@ -209,12 +210,7 @@ class Judge:
         return self.line_value(view.lines[seat], mods, view.statuses[seat] is _ACTIVE)
 
     def _mods(self, seat: int) -> tuple[int, int]:
-        divides = penalty = 0
-        for card in self.view.modifiers[seat]:
-            if card is _DIVIDE_2:
-                divides += 1
-            else:
-                penalty += PENALTY[card]
+        divides, penalty = modifier_effects(self.view.modifiers[seat])
         return divides, penalty
 
     def after_just_one_more(self, seat: int) -> float:

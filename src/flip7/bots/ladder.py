@@ -16,9 +16,9 @@ from typing import ClassVar
 from flip7.analysis.solver import NUMBER_SLOTS, LineModel, LineRules
 from flip7.bots.base import LadderBot, Param
 from flip7.bots.judge import Judge, leader_weights
-from flip7.bots.lines import BUST, hit_once, score, try_key
+from flip7.bots.lines import BUST, hit_once, modifier_effects, score, try_key
 from flip7.bots.public import PublicView
-from flip7.core.cards import PENALTY, Card
+from flip7.core.cards import Card
 from flip7.core.decisions import (
     HIT,
     STAY,
@@ -38,7 +38,6 @@ __all__ = ["EVBot", "RandomBot", "TargetingBot", "ThresholdBot", "ev_hit"]
 
 _K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
 _BUSTED = Status.BUSTED
-_DIVIDE_2 = Card.DIVIDE_2
 _MODS = slice(int(Card.DIVIDE_2), int(Card.DIVIDE_2) + 6)
 
 
@@ -183,12 +182,7 @@ def ev_hit(
     key = try_key(view.lines[me])
     if key == BUST:  # cannot happen for a player asked to Hit or Stay
         return False
-    divides = penalty = 0
-    for card in view.modifiers[me]:
-        if card is _DIVIDE_2:
-            divides += 1
-        else:
-            penalty += PENALTY[card]
+    divides, penalty = modifier_effects(view.modifiers[me])
     rules = view.rules
     brutal = rules.brutal
     distinct = rules.lucky13_pair_flip7_count == 1

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from flip7.bots.base import Param
-from flip7.bots.hitnet import HitNet, LearnedBotError, load_hit_net
+from flip7.bots.hitnet import HitNet, LearnedBotError, Network, load_cached, load_hit_net
 from flip7.bots.judge import Judge
 from flip7.bots.ladder import EVBot, ev_hit, keeps_modifiers
 from flip7.bots.lines import score
@@ -108,34 +108,13 @@ def features(finals: Array, seat: int, target: int) -> Array:
     return out  # type: ignore[no-any-return]
 
 
-class ValueNet:
+class ValueNet(Network):
     """A seat's chance to win from the totals at the end of a round: an MLP (tanh hidden
     layers, a logistic output) over :func:`features`, and the exact rule for a finished
     game (a total at or over the target that is the only highest has won)."""
 
-    def __init__(self, layers: Sequence[tuple[Array, Array]], meta: dict[str, str]) -> None:
-        self.layers = [(w, b) for w, b in layers]
-        self.meta = dict(meta)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> ValueNet:
-        """Read a network that :func:`flip7.learn.train.save` wrote (``.npz``)."""
-        np = _numpy()
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                count = int(data["layers"])
-                layers = [
-                    (data[f"w{i}"].astype(np.float64), data[f"b{i}"].astype(np.float64))
-                    for i in range(count)
-                ]
-                meta = {k[5:]: str(data[k]) for k in data.files if k.startswith("meta_")}
-        except (OSError, KeyError, ValueError) as exc:
-            raise LearnedBotError(f"cannot read R6's weights from {path}: {exc}") from None
-        if not layers or layers[0][0].shape[0] != FEATURES or layers[-1][0].shape[1] != 1:
-            raise LearnedBotError(
-                f"{path}: not R6's value network ({FEATURES} features in, one chance out)"
-            )
-        return cls(layers, meta)
+    INPUTS = FEATURES
+    WHAT = "R6's value network"
 
     def raw(self, x: Array) -> Array:
         """The network's chance for feature rows ``x`` (no game-over rule)."""
@@ -188,24 +167,10 @@ class ValueNet:
         return np.where(won, 1.0, np.where(lost, 0.0, p))  # type: ignore[no-any-return]
 
 
-_NETS: dict[str, ValueNet] = {}
-
-
 def load_net(path: str | os.PathLike[str] | None = None) -> ValueNet:
     """The network at ``path`` (default: ``FLIP7_LEARNED_WEIGHTS`` if set, else the shipped
     :data:`WEIGHTS`), read once per path."""
-    _numpy()  # without numpy, say so before anything else
-    if path is None:
-        path = os.environ.get("FLIP7_LEARNED_WEIGHTS") or WEIGHTS
-    key = str(Path(path).resolve())
-    net = _NETS.get(key)
-    if net is None:
-        if not Path(key).is_file():
-            raise LearnedBotError(
-                f"R6's weights are missing: no file {key}; write them with flip7 train"
-            )
-        net = _NETS[key] = ValueNet.load(key)
-    return net
+    return load_cached(ValueNet, path or os.environ.get("FLIP7_LEARNED_WEIGHTS") or WEIGHTS)
 
 
 # ---------------------------------------------------------------------------- Hit or Stay

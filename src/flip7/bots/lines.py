@@ -45,6 +45,7 @@ __all__ = [
     "key_count",
     "key_sum",
     "line_key",
+    "modifier_effects",
     "receive",
     "score",
     "try_key",
@@ -88,6 +89,21 @@ def try_key(cards: Sequence[Card]) -> int:
         if key == BUST:
             return BUST
     return key
+
+
+def modifier_effects(mods: Sequence[Card]) -> tuple[int, int]:
+    """A line's Modifiers as :func:`score` takes them: how many ÷2, and the −N penalty.
+
+    >>> modifier_effects([Card.DIVIDE_2, Card.MINUS_4, Card.MINUS_2])
+    (1, 6)
+    """
+    divides = penalty = 0
+    for card in mods:
+        if card is Card.DIVIDE_2:
+            divides += 1
+        else:
+            penalty += PENALTY[card]
+    return divides, penalty
 
 
 def score(

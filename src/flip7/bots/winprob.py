@@ -41,6 +41,7 @@ from flip7.bots.lines import (
     NUMBER_SLOTS,
     U7_LINE,
     future,
+    modifier_effects,
     receive,
     score,
     try_key,
@@ -175,7 +176,12 @@ class _Utility:
     """The bot's chance to win as a function of its round score, over how the other lines
     may end (a bust, or the line's expected score if it survives)."""
 
-    def __init__(self, view: PublicView) -> None:
+    def __init__(
+        self,
+        view: PublicView,
+        chance: Callable[[Sequence[float], int, int], float] = win_chance,
+    ) -> None:
+        self.chance = chance  # of the totals, the seat and the target: R4's, or calibrated
         me = view.seat
         self.target = view.target_score
         self.totals = view.totals
@@ -234,7 +240,8 @@ class _Utility:
         """The chance to win if the round ends normally with the bot's score ``x``."""
         found = self._cache.get(x)
         if found is None:
-            found = sum(p * win_chance(self._finals(x, ys), self.me, self.target)
+            chance = self.chance
+            found = sum(p * chance(self._finals(x, ys), self.me, self.target)
                         for p, ys in self.combos)  # fmt: skip
             self._cache[x] = found
         return found
@@ -243,7 +250,7 @@ class _Utility:
         """The same when the bot's Flip 7 ends the round: every other line as it stands."""
         found = self._flip_cache.get(x)
         if found is None:
-            found = win_chance(self._finals(x, self.now), self.me, self.target)
+            found = self.chance(self._finals(x, self.now), self.me, self.target)
             self._flip_cache[x] = found
         return found
 
@@ -273,12 +280,7 @@ def own_line(view: PublicView) -> OwnLine | None:
     key = try_key(view.lines[me])
     if key == BUST:
         return None
-    divides = penalty = 0
-    for card in view.modifiers[me]:
-        if card is _DIVIDE_2:
-            divides += 1
-        else:
-            penalty += PENALTY[card]
+    divides, penalty = modifier_effects(view.modifiers[me])
     counts = list(view.draw_counts[:NUMBER_SLOTS])
     if not sum(counts):
         return None

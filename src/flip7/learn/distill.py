@@ -346,7 +346,7 @@ def distill(
     """Play ``config``'s games, fit the network, write it to ``out``. With
     ``samples_path``, the searched decisions are read from there if the file exists (no
     game is played), else kept there once played."""
-    from flip7.learn.train import _torch, save
+    from flip7.learn.train import _torch, write
 
     config.check()
     torch = _torch()
@@ -380,13 +380,6 @@ def distill(
     report.lines.append(line)
     log(line)
     report.seconds = time.perf_counter() - started
-    meta = {
-        "command": command,
-        "config": repr(config),
-        "held_out_gain": f"{report.net_gain:.4f}",
-        "r5_gain": f"{report.r5_gain:.4f}",
-        "seconds": f"{report.seconds:.0f}",
-    }
-    save(out, layers, meta)
-    log(f"wrote {out} ({Path(out).stat().st_size} bytes) in {report.seconds:.0f} s")
+    figures = {"held_out_gain": f"{report.net_gain:.4f}", "r5_gain": f"{report.r5_gain:.4f}"}
+    write(out, layers, config, command, report.seconds, figures, log)
     return report

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     Layers = list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
 
-__all__ = ["Config", "Report", "TrainError", "fit", "log_loss", "save", "train"]
+__all__ = ["Config", "Report", "TrainError", "fit", "log_loss", "save", "train", "write"]
 
 
 class TrainError(Flip7Error):
@@ -146,6 +146,22 @@ def save(path: str | os.PathLike[str], layers: Layers, meta: dict[str, str]) -> 
         np.savez_compressed(f, **arrays)
 
 
+def write(
+    out: str | os.PathLike[str],
+    layers: Layers,
+    config: object,
+    command: str,
+    seconds: float,
+    figures: dict[str, str],
+    log: Callable[[str], None],
+) -> None:
+    """Save a trained network with how it was made (the command, the settings, the run's
+    ``figures`` and time) and say so."""
+    meta = {"command": command, "config": repr(config), **figures, "seconds": f"{seconds:.0f}"}
+    save(out, layers, meta)
+    log(f"wrote {out} ({Path(out).stat().st_size} bytes) in {seconds:.0f} s")
+
+
 def _concat(parts: Sequence[Samples]) -> Samples:
     import numpy as np
 
@@ -213,13 +229,6 @@ def train(
         report.lines.append(line)
         log(line)
     report.seconds = time.perf_counter() - started
-    meta = {
-        "command": command,
-        "config": repr(config),
-        "held_out_loss": f"{report.loss:.5f}",
-        "r4_model_loss": f"{report.baseline:.5f}",
-        "seconds": f"{report.seconds:.0f}",
-    }
-    save(out, layers, meta)
-    log(f"wrote {out} ({Path(out).stat().st_size} bytes) in {report.seconds:.0f} s")
+    figures = {"held_out_loss": f"{report.loss:.5f}", "r4_model_loss": f"{report.baseline:.5f}"}
+    write(out, layers, config, command, report.seconds, figures, log)
     return report
