@@ -454,3 +454,26 @@ def test_mcts_plays_its_rollouts_where_an_engine_says() -> None:
         assert str(make_bot("mcts:iters=600,time=0.9", seed=2).choose(game)) == "stay"
     finally:
         use_rollout_engine(None)
+
+
+def test_mcts_searches_hit_or_stay_only_when_told() -> None:
+    """``mcts:uses=0`` (docs/strength.md: how much of R5's gain its Hit/Stay searches
+    make) leaves every use of an Action or Modifier to R4 and still searches Hit/Stay."""
+    from flip7.bots.mcts import MCTSBot
+    from flip7.bots.winprob import WinProbBot
+
+    both, hit_or_stay = MCTSBot(seed=1), MCTSBot(seed=1, uses=0)
+    kinds = set()
+    for game in _decision_points(12, 30):
+        view = PublicView(game)
+        default = WinProbBot(seed=1).decide(view)
+        searched = both.candidates(view, default)
+        if len(searched) < 2:
+            continue
+        kinds.add(view.kind)
+        narrowed = hit_or_stay.candidates(view, default)
+        if view.kind is DecisionKind.HIT_OR_STAY:
+            assert narrowed == searched
+        else:
+            assert narrowed == [default]
+    assert DecisionKind.HIT_OR_STAY in kinds and len(kinds) > 2

@@ -135,6 +135,8 @@ class MCTSBot(WinProbBot):
         Param("z", float, 1.0, 0, 10, "standard errors needed to overrule R4"),
         Param("reach", int, 70, 0, 1000, "play for the win once a total is this near the target"),
         Param("horizon", int, 150, 0, 1000, "search once a total is this near the target"),
+        Param("uses", int, 1, 0, 1, "search the uses of Actions and Modifiers too (0: "
+              "Hit/Stay only)"),
         Param("depth", int, 3, 0, 6, "cards R4 looks ahead"),
         Param("compiled", int, 1, 0, 1, "rollouts by the compiled engine when one is given"),
         Param("value", int, 0, 0, 1, "a rollout's end valued by 0: the calibrated normal "
@@ -172,6 +174,8 @@ class MCTSBot(WinProbBot):
             return [default]
         if view.kind is _K_HIT_OR_STAY:
             return [default, STAY if default is HIT else HIT]
+        if not self.params["uses"]:
+            return [default]
         options = view.options
         if view.kind is _K_PASS or len(options) < 2:
             return [default]
