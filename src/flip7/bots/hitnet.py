@@ -45,7 +45,7 @@ cards ahead, and R3's answer added nothing, and cost most of a decision's time.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
@@ -221,6 +221,16 @@ class Network:
             raise LearnedBotError(f"{path}: not {cls.WHAT} ({cls.INPUTS} numbers in, one out)")
         return cls(layers, meta)
 
+    def output(self, x: Array, hidden: Callable[[Array], Array]) -> Array:
+        """The output unit for each row of ``x``, the hidden layers through ``hidden``."""
+        h = x
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if i < last:
+                h = hidden(h)
+        return h[:, 0]
+
 
 _N = TypeVar("_N", bound=Network)
 _LOADED: dict[tuple[type[Network], str], Network] = {}
@@ -252,13 +262,7 @@ class HitNet(Network):
     def raw(self, x: Array) -> Array:
         """The predicted gain of Hit over Stay, in points, for each feature row of ``x``."""
         np = _numpy()
-        h = x
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            h = h @ w + b
-            if i < last:
-                h = np.maximum(h, 0.0)
-        return h[:, 0]
+        return self.output(x, lambda h: np.maximum(h, 0.0))
 
     def gain(self, view: PublicView) -> float:
         """The predicted gain of Hit over Stay at ``view``'s Hit/Stay, in points."""

@@ -119,13 +119,7 @@ class ValueNet(Network):
     def raw(self, x: Array) -> Array:
         """The network's chance for feature rows ``x`` (no game-over rule)."""
         np = _numpy()
-        h = x
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            h = h @ w + b
-            if i < last:
-                h = np.tanh(h)
-        return 1.0 / (1.0 + np.exp(-h[:, 0]))  # type: ignore[no-any-return]
+        return 1.0 / (1.0 + np.exp(-self.output(x, np.tanh)))  # type: ignore[no-any-return]
 
     def chance(self, finals: Array, seat: int, target: int) -> Array:
         """``seat``'s chance to win from each row of totals ``finals``."""
