@@ -34,10 +34,17 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from flip7.bots.base import Param
-from flip7.bots.hitnet import HitNet, LearnedBotError, Network, load_cached, load_hit_net
+from flip7.bots.hitnet import (
+    HitNet,
+    LearnedBotError,
+    Network,
+    _numpy,
+    load_cached,
+    load_hit_net,
+)
 from flip7.bots.judge import Judge
 from flip7.bots.ladder import EVBot, ev_hit, keeps_modifiers
 from flip7.bots.lines import score
@@ -73,17 +80,6 @@ WEIGHTS = Path(__file__).with_name("data") / "r6_value.npz"
 # A seat missing from a smaller table counts as this far behind the target, in targets.
 _ABSENT = 1.5
 _K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
-
-
-def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError:
-        raise LearnedBotError(
-            "the learned bot (R6) plays with numpy, which is not installed; "
-            "install it with: pip install 'flip7[learned]' (or pick another bot)"
-        ) from None
-    return numpy
 
 
 def features(finals: Array, seat: int, target: int) -> Array:

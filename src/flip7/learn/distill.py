@@ -28,7 +28,6 @@ reaches it plays differently (not seen: compiled searches take a few millisecond
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -41,7 +40,7 @@ from flip7.bots.mcts import MCTSBot
 from flip7.bots.public import PublicView
 from flip7.core.decisions import HIT, Decision, DecisionKind
 from flip7.core.errors import Flip7Error
-from flip7.engine.game import Game
+from flip7.learn.selfplay import seeded_game
 
 if TYPE_CHECKING:
     import numpy as np
@@ -162,11 +161,9 @@ def search_games(first: int, count: int, config: DistillConfig) -> Searched:
     r5: list[bool] = []
     games: list[int] = []
     for i in range(first, first + count):
-        rng = random.Random(config.seed * 1_000_003 + i)
-        n = config.players[i % len(config.players)]
-        game = Game.new(n, seed=rng.getrandbits(64), events=False)
+        game, rng = seeded_game(config.seed, i, config.players)
         sink: list[tuple[list[float], float, bool, bool]] = []
-        game.play([_Recorder(rng.getrandbits(32), config.iters, sink) for _ in range(n)])
+        game.play([_Recorder(rng.getrandbits(32), config.iters, sink) for _ in range(game.n)])
         for row, gain, r4_hit, r5_hit in sink:
             rows.append(row)
             gains.append(gain)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["Samples", "lineup", "play_games"]
+__all__ = ["Samples", "lineup", "play_games", "seeded_game"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,16 @@ def lineup(net: ValueNet | None, share: float = 0.5) -> Callable[[random.Random,
     return make
 
 
+def seeded_game(
+    seed: int, index: int, players: Sequence[int], rules: Rules | None = None
+) -> tuple[Game, random.Random]:
+    """Game ``index`` of a training run: its table size from ``players`` in turn, its deal
+    and the generator that seeds its bots both from (``seed``, ``index``)."""
+    rng = random.Random(seed * 1_000_003 + index)
+    n = players[index % len(players)]
+    return Game.new(n, rules, seed=rng.getrandbits(64), events=False), rng
+
+
 def play_games(
     games: int,
     seed: int,
@@ -85,9 +95,8 @@ def play_games(
     base: list[float] = []
     index: list[int] = []
     for i in range(first_game, first_game + games):
-        rng = random.Random(seed * 1_000_003 + i)
-        n = players[i % len(players)]
-        game = Game.new(n, rules, seed=rng.getrandbits(64), events=False)
+        game, rng = seeded_game(seed, i, players, rules)
+        n = game.n
         game.play(bots(rng, n))
         winners = game.winners
         totals = [0] * n
