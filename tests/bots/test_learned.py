@@ -16,7 +16,16 @@ from test_bots import Checked, _decision_points, kinds_played, view_of_public
 from flip7 import Game
 from flip7.bots import LADDER, hitnet, make_bot
 from flip7.bots.hitnet import FEATURES as HIT_FEATURES
-from flip7.bots.hitnet import HIT_WEIGHTS, HitNet, hit_features
+from flip7.bots.hitnet import (
+    HIT_WEIGHTS,
+    USE_FEATURES,
+    USE_WEIGHTS,
+    HitNet,
+    UseNet,
+    hit_features,
+    use_features,
+)
+from flip7.bots.judge import Judge
 from flip7.bots.learned import (
     WEIGHTS,
     LearnedBot,
@@ -26,6 +35,7 @@ from flip7.bots.learned import (
     features,
 )
 from flip7.bots.public import PublicView
+from flip7.bots.winprob import WinProbBot
 from flip7.cli import main
 from flip7.core.decisions import HIT, STAY, DecisionKind
 
@@ -33,21 +43,29 @@ from flip7.core.decisions import HIT, STAY, DecisionKind
 def test_flip7_train_writes_a_hit_network_that_plays(tmp_path: Path) -> None:
     require("torch")
     np = require("numpy")
-    out = tmp_path / "tiny.npz"
+    out, uses = tmp_path / "tiny.npz", tmp_path / "tiny_uses.npz"
     args = ["train", "--games", "4", "--epochs", "2", "--players", "3,4", "--iters", "100"]
-    assert main([*args, "--hidden", "4", "--seed", "3", "--jobs", "2", "--out", str(out)]) == 0
-    net = HitNet.load(out)
+    args += ["--hidden", "4", "--seed", "3"]
+    assert main([*args, "--jobs", "2", "--out", str(out), "--uses-out", str(uses)]) == 0
+    net, use_net = HitNet.load(out), UseNet.load(uses)
     assert [w.shape for w, _ in net.layers] == [(HIT_FEATURES, 4), (4, 1)]
+    assert [w.shape for w, _ in use_net.layers] == [(USE_FEATURES, 4), (4, 1)]
     made = "flip7 train --seed 3 --games 4 --players 3,4 --hidden 4 --epochs 2 --iters 100"
-    assert net.meta["command"] == f"{made} --out {shlex.quote(str(out))}" and net.meta["seconds"]
-    float(net.meta["held_out_gain"])
-    # The same arguments give the same network, whatever the processes that play.
-    again = tmp_path / "again.npz"
-    assert main([*args, "--hidden", "4", "--seed", "3", "--out", str(again)]) == 0
-    for (w1, b1), (w2, b2) in zip(net.layers, HitNet.load(again).layers, strict=True):
-        assert np.array_equal(w1, w2) and np.array_equal(b1, b2)
+    made += f" --out {shlex.quote(str(out))} --uses-out {shlex.quote(str(uses))}"
+    assert net.meta["command"] == use_net.meta["command"] == made and net.meta["seconds"]
+    float(net.meta["held_out_gain"]), float(use_net.meta["held_out_gain"])
+    # The same arguments give the same networks, whatever the processes that play; the
+    # searched decisions kept (--samples) give them again without playing.
+    again, again_uses = tmp_path / "again.npz", tmp_path / "again_uses.npz"
+    kept = ["--samples", str(tmp_path / "samples.npz")]
+    for _ in range(2):
+        assert main([*args, "--out", str(again), "--uses-out", str(again_uses), *kept]) == 0
+        pairs = [(net, HitNet.load(again)), (use_net, UseNet.load(again_uses))]
+        for one, other in pairs:
+            for (w1, b1), (w2, b2) in zip(one.layers, other.layers, strict=True):
+                assert np.array_equal(w1, w2) and np.array_equal(b1, b2)
     game = Game.new(4, seed=11, events=False)
-    seats = [Checked(LearnedBot(seed=s, weights=out)) for s in range(4)]
+    seats = [Checked(LearnedBot(seed=s, weights=out, use_weights=uses)) for s in range(4)]
     game.play(seats)
     assert game.over and game.winners
 
@@ -84,16 +102,22 @@ def test_flip7_train_says_what_is_wrong(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_the_shipped_networks_are_small_and_say_how_they_were_made() -> None:
     require("numpy")
-    assert WEIGHTS.stat().st_size < 200_000 and HIT_WEIGHTS.stat().st_size < 200_000
+    for path in (WEIGHTS, HIT_WEIGHTS, USE_WEIGHTS):
+        assert path.stat().st_size < 200_000
     net = ValueNet.load(WEIGHTS)
     assert net.meta["command"].startswith("flip7 train ")
     assert float(net.meta["held_out_loss"]) < float(net.meta["r4_model_loss"])
     hit = HitNet.load(HIT_WEIGHTS)
-    assert hit.meta["command"] == "flip7 train --seed 1 --games 10000 --out " + str(
-        Path("src/flip7/bots/data/r6_hit.npz")
+    data = Path("src/flip7/bots/data")
+    assert hit.meta["command"] == (
+        f"flip7 train --seed 1 --games 10000 --out {data / 'r6_hit.npz'} "
+        f"--uses-out {data / 'r6_uses.npz'}"
     )
     # On R5's searches held out of the fit, its choices gain over R4's.
     assert float(hit.meta["held_out_gain"]) > 0
+    uses = UseNet.load(USE_WEIGHTS)
+    assert uses.meta["command"] == hit.meta["command"]
+    assert float(uses.meta["held_out_gain"]) > 0
     assert LADDER["learned"] is LearnedBot and LearnedBot.rung == "R6"
 
 
@@ -112,6 +136,60 @@ def test_hit_features_describe_the_table_from_the_seat() -> None:
     # 12 points: one more card busts one time in 11 or so (the other 12s); the stay
     # score; nobody done is over the target, and staying ends nothing
     assert 0.05 < row[42] < 0.15 and row[44] == 0.24 and row[-2:] == [0.0, 0.0]
+
+
+def _ann_steals() -> tuple[PublicView, Judge]:
+    """Ann (12), Bob (5) and Cyd (9) are dealt; Ann hits a Steal."""
+    game = Game.new(["Ann", "Bob", "Cyd"], explicit=True, dealer=2)
+    for code in ["12", "5", "9"]:
+        game.draw(code)
+    game.apply(HIT)
+    game.draw("STEAL")
+    view = PublicView(game)
+    return view, WinProbBot(seed=1).judge(view)
+
+
+def test_use_features_describe_each_use_by_what_it_changes() -> None:
+    """Ann (12) steals: Cyd's 9 or Bob's 5. Each row is the table, then the use."""
+    view, judge = _ann_steals()
+    ranked = judge.ranked(view.options)
+    assert [str(d) for _, d in ranked] == ["steal 2 9", "steal 1 5"]
+    rows = use_features(view, judge, ranked)
+    assert [len(r) for r in rows] == [USE_FEATURES] * 2
+    assert rows[0][:41] == rows[1][:41] == hit_features(view)[:41]  # the table
+    nine, five = (r[41:] for r in rows)
+    assert nine[:7] == five[:7] == [0, 0, 1, 0, 0, 0, 1]  # a Steal, into Ann's own line
+    assert nine[7] > five[7] > 0  # Ann's expected score gains more with the 9
+    assert round(nine[19], 3) == round(9 / 13, 3) and round(five[19], 3) == round(5 / 13, 3)
+    assert (nine[17], nine[18], five[18]) == (0.0, 0.0, 1 / 6)  # the judge's best, first
+    assert nine[21] == five[21] == 0.0  # no chance to bust anyone
+
+
+def test_the_uses_network_chooses_from_the_judges_shortlist() -> None:
+    """A network that only counts the card stolen (less is better) overrules the judge."""
+    np = require("numpy")
+    view, judge = _ann_steals()
+    shortlist = judge.shortlist(view.options, 6, 20.0)
+    w = np.zeros((USE_FEATURES, 1))
+    w[41 + 19, 0] = -1.0  # the value of the card moved
+    assert str(UseNet([(w, np.zeros(1))], {}).choose(view, judge, shortlist)) == "steal 1 5"
+    assert str(UseNet([(-w, np.zeros(1))], {}).choose(view, judge, shortlist)) == "steal 2 9"
+    # Equal outputs keep the judge's best.
+    assert str(UseNet([(0 * w, np.zeros(1))], {}).choose(view, judge, shortlist)) == "steal 2 9"
+
+
+def test_learned_without_its_uses_network_aims_as_r4() -> None:
+    require("numpy")
+    seen = 0
+    for game in _decision_points(30, 5):
+        if game.decision_kind in (DecisionKind.HIT_OR_STAY, DecisionKind.PASS):
+            continue
+        view = PublicView(game)
+        best = WinProbBot(seed=1).judge(view).best(view.options)
+        assert make_bot("learned:uses=0", 1).choose(game) == best
+        assert make_bot("learned", 1).choose(game) in view.options
+        seen += 1
+    assert seen >= 5
 
 
 def test_the_shipped_hit_network_hits_a_small_line_and_stays_on_a_winning_one() -> None:

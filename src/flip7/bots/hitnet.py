@@ -1,4 +1,4 @@
-"""R6's Hit or Stay: what R5's search would find, learned by a small network.
+"""R6's networks: what R5's search would find at a Hit/Stay or a use of a card, learned.
 
 R5 (:mod:`flip7.bots.mcts`) checks every Hit/Stay of the last rounds (a total within 150
 points of the target) by simulation, and its gain over R4 comes mostly from those
@@ -34,6 +34,11 @@ Cheaper inputs were chosen over richer ones where the fit could not tell them ap
 R5's searches held out of it): R4's own chance next to the calibrated one, a look two
 cards ahead, and R3's answer added nothing, and cost most of a decision's time.
 
+R5 also searches the uses of Actions and Modifiers there: R4's choice against the next best
+by R4's judge. :class:`UseNet`, fitted to the same games' searches, predicts each use's
+gain over R4's choice from the table and from what the use leaves
+(:func:`use_features`), so that R6 can play the use it predicts best without searching.
+
 >>> from flip7.engine.game import Game
 >>> game = Game.new(4, seed=3, events=False)
 >>> from flip7.bots.public import PublicView
@@ -49,9 +54,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
+from flip7.bots.judge import Judge
 from flip7.bots.lines import BUST, NUMBER_SLOTS, future, hit_once, modifier_effects, score, try_key
 from flip7.bots.public import PublicView
 from flip7.bots.winprob import _Search, _Utility, calibrated_chance
+from flip7.core.cards import VALUE, Card
+from flip7.core.decisions import Decision, Discard, Give, Steal, Swap, Target
 from flip7.core.errors import Flip7Error
 from flip7.engine.game import Status
 
@@ -64,12 +72,17 @@ if TYPE_CHECKING:
 __all__ = [
     "FEATURES",
     "HIT_WEIGHTS",
+    "USE_FEATURES",
+    "USE_WEIGHTS",
     "HitNet",
     "LearnedBotError",
     "Network",
+    "UseNet",
     "hit_features",
     "load_cached",
     "load_hit_net",
+    "load_use_net",
+    "use_features",
 ]
 
 FEATURES = 50
@@ -77,6 +90,9 @@ FEATURES = 50
 
 HIT_WEIGHTS = Path(__file__).with_name("data") / "r6_hit.npz"
 """The shipped network (``flip7 train`` wrote it; docs/strength.md gives the command)."""
+
+USE_WEIGHTS = Path(__file__).with_name("data") / "r6_uses.npz"
+"""The shipped uses network (written by the same ``flip7 train``)."""
 
 _ACTIVE = Status.ACTIVE
 _BUSTED = Status.BUSTED
@@ -191,6 +207,91 @@ def hit_features(view: PublicView) -> list[float]:
     return _table(view) + _hit_or_stay(view)
 
 
+USE_FEATURES = 64
+"""The length of a row of :func:`use_features`: the table, then the use."""
+
+_USE_KINDS = (Give, Target, Steal, Swap, Discard)
+
+
+def _use_row(
+    view: PublicView,
+    judge: Judge,
+    decision: Decision,
+    worth: float,
+    best: float,
+    rank: int,
+    seats: Sequence[int],
+    chance_now: float,
+) -> list[float]:
+    me = view.seat
+    values = judge.values
+    changes = judge.changes(decision)
+    card = view.pending_card
+    kind = [float(isinstance(decision, k)) for k in _USE_KINDS]
+    if isinstance(decision, Target):  # Just One More! apart from Flip Four!
+        kind[1] = float(card is Card.JUST_ONE_MORE)
+        kind.append(float(card is not Card.JUST_ONE_MORE))
+    else:
+        kind.append(0.0)
+    touched = dict(changes)
+    mine = me in touched
+    out = [*kind, float(mine)]
+    for s in seats:
+        after = touched.get(s, values[s])
+        out += [(after - values[s]) / 20, after / 50]
+    out += [0.0, 0.0] * (4 - len(seats))
+    totals = [view.totals[s] + touched.get(s, values[s]) for s in range(view.n)]
+    out.append(10 * (calibrated_chance(totals, me, view.target_score) - chance_now))
+    out += [worth / 20, (best - worth) / 20, rank / 6]
+    moved: Card | None = None
+    if isinstance(decision, (Steal, Discard)):
+        moved = decision.card
+    elif isinstance(decision, Swap):
+        moved = decision.card2 if decision.seat1 == me else decision.card1
+    out += [
+        0.0 if moved is None or moved >= Card.DIVIDE_2 else VALUE[moved] / 13,
+        float(moved is not None and moved >= Card.DIVIDE_2),
+    ]
+    # The chance that the use busts its target's line (Just One More!: one card; Flip
+    # Four!: roughly four), the spread that a line value alone does not show.
+    bust = 0.0
+    if isinstance(decision, Target) and view.statuses[decision.seat] is not _BUSTED:
+        key = try_key(view.lines[decision.seat])
+        if key != BUST:
+            _, one, cards = hit_once(key, view.draw_counts)
+            share = cards / (sum(view.draw_counts) or 1)
+            bust = one * share if card is Card.JUST_ONE_MORE else 1 - (1 - one * share) ** 4
+    target_seat = changes[-1][0] if changes else me
+    out += [bust, float(target_seat == seats[1]) if len(seats) > 1 else 0.0]
+    return out
+
+
+def use_features(
+    view: PublicView, judge: Judge, ranked: Sequence[tuple[float, Decision]]
+) -> list[list[float]]:
+    """The input rows of the uses network: one per use of ``ranked`` (the judge's worth of
+    each, as :meth:`~flip7.bots.judge.Judge.ranked` gives them, best first) of the Action
+    or Modifier that ``view``'s seat is using. Each row: the table (as for Hit/Stay), then
+    the use: its kind, whether it touches the seat's own line, the change it makes to the
+    expected round score of the seat and of the three others with the most points (and
+    those scores after it), the seat's calibrated chance to win on the totals plus those
+    scores, against now, the judge's worth, its gap to the best and its rank, the card
+    moved, the chance it busts its target, and whether it is aimed at the leader."""
+    me = view.seat
+    n = view.n
+    values = judge.values
+    points = [view.totals[s] + values[s] for s in range(n)]
+    others = sorted((s for s in range(n) if s != me), key=lambda s: -points[s])
+    seats = [me, *others[:3]]
+    table = _table(view)
+    now = calibrated_chance(points, me, view.target_score)
+    best = ranked[0][0] if ranked else 0.0
+    return [
+        table + _use_row(view, judge, d, worth, best, i, seats, now)
+        for i, (worth, d) in enumerate(ranked)
+    ]
+
+
 class Network:
     """A small MLP's layers (weights and biases) and how it was made (``meta``), as
     :func:`flip7.learn.train.save` writes them (``.npz``). A kind of network says what it
@@ -270,7 +371,38 @@ class HitNet(Network):
         return float(self.raw(np.array([hit_features(view)], dtype=np.float64))[0])
 
 
+class UseNet(Network):
+    """How much each use of an Action or Modifier is worth, up to a constant per decision
+    (in points of the chance to win): an MLP (ReLU hidden layers, a linear output) over
+    :func:`use_features`. Its output for a use less its output for R4's choice predicts
+    what R5's search would find that use gains over R4's."""
+
+    INPUTS = USE_FEATURES
+    WHAT = "R6's network for the uses of Actions and Modifiers"
+
+    def raw(self, x: Array) -> Array:
+        """The network's output for each feature row of ``x``."""
+        np = _numpy()
+        return self.output(x, lambda h: np.maximum(h, 0.0))
+
+    def choose(
+        self, view: PublicView, judge: Judge, shortlist: Sequence[tuple[float, Decision]]
+    ) -> Decision:
+        """The use of ``shortlist`` (the judge's, best first) predicted to gain the most
+        over the judge's best, or the judge's best if none is predicted to gain."""
+        np = _numpy()
+        out = self.raw(np.array(use_features(view, judge, shortlist), dtype=np.float64))
+        best = int(np.argmax(out))
+        return shortlist[best if out[best] > out[0] else 0][1]
+
+
 def load_hit_net(path: str | os.PathLike[str] | None = None) -> HitNet:
     """The network at ``path`` (default: ``FLIP7_HIT_WEIGHTS`` if set, else the shipped
     :data:`HIT_WEIGHTS`), read once per path."""
     return load_cached(HitNet, path or os.environ.get("FLIP7_HIT_WEIGHTS") or HIT_WEIGHTS)
+
+
+def load_use_net(path: str | os.PathLike[str] | None = None) -> UseNet:
+    """The uses network at ``path`` (default: ``FLIP7_USE_WEIGHTS`` if set, else the
+    shipped :data:`USE_WEIGHTS`), read once per path."""
+    return load_cached(UseNet, path or os.environ.get("FLIP7_USE_WEIGHTS") or USE_WEIGHTS)

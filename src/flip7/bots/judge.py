@@ -67,7 +67,11 @@ from flip7.core.lines import FLIP7_CARDS, wipes
 from flip7.core.scoring import FLIP7_BONUS, busted_score
 from flip7.engine.game import Status
 
-__all__ = ["Judge", "leader_weights"]
+__all__ = ["USES_WITHIN", "Judge", "leader_weights"]
+
+USES_WITHIN = 20.0
+"""Uses of an Action or Modifier that the judge puts this many points (of its weighted
+damage) below its best are not worth a second look: R5 does not search them."""
 
 _DIVIDE_2 = Card.DIVIDE_2
 _FIRST_MODIFIER = Card.DIVIDE_2
@@ -303,39 +307,41 @@ class Judge:
     def worth(self, decision: Decision, card: Card | None = None) -> float:
         """How much ``decision`` is worth to the bot: the weighted change of line values.
         ``card`` is the Modifier or Action it is about (by default the pending one)."""
-        view = self.view
+        if isinstance(decision, Pass):
+            return 1.0 if decision.seat == self.view.seat else 0.0
+        if isinstance(decision, Minus):
+            return -float(FLIP7_BONUS) * self.weights[decision.seat]
+        if isinstance(decision, Bonus):
+            return float(FLIP7_BONUS) * self.weights[self.view.seat]
         w = self.weights
         values = self.values
-        me = view.seat
+        return sum(w[s] * (after - values[s]) for s, after in self.changes(decision, card))
+
+    def changes(self, decision: Decision, card: Card | None = None) -> list[tuple[int, float]]:
+        """The line values that ``decision`` changes: (seat, value after) for each seat it
+        touches (none for a Pass or a Flip 7 choice, which move no card)."""
+        view = self.view
         if isinstance(decision, Give):
             card = card if card is not None else view.pending_card
             assert card is not None
-            s = decision.seat
-            return w[s] * (self.after_modifier(s, card) - values[s])
+            return [(decision.seat, self.after_modifier(decision.seat, card))]
         if isinstance(decision, Target):
             card = card if card is not None else view.pending_card
             s = decision.seat
             if card is Card.JUST_ONE_MORE:
-                return w[s] * (self.after_just_one_more(s) - values[s])
-            return w[s] * (self.after_flip_four(s) - values[s])
+                return [(s, self.after_just_one_more(s))]
+            return [(s, self.after_flip_four(s))]
         if isinstance(decision, Steal):
             s, taken = decision.seat, decision.card
-            return (w[me] * (self.after_move(me, None, taken) - values[me])
-                    + w[s] * (self.after_move(s, taken, None) - values[s]))  # fmt: skip
+            return [(view.seat, self.after_move(view.seat, None, taken)),
+                    (s, self.after_move(s, taken, None))]  # fmt: skip
         if isinstance(decision, Swap):
             s1, c1, s2, c2 = decision.seat1, decision.card1, decision.seat2, decision.card2
-            return (w[s1] * (self.after_move(s1, c1, c2) - values[s1])
-                    + w[s2] * (self.after_move(s2, c2, c1) - values[s2]))  # fmt: skip
+            return [(s1, self.after_move(s1, c1, c2)), (s2, self.after_move(s2, c2, c1))]
         if isinstance(decision, Discard):
             s = decision.seat
-            return w[s] * (self.after_move(s, decision.card, None) - values[s])
-        if isinstance(decision, Pass):
-            return 1.0 if decision.seat == me else 0.0
-        if isinstance(decision, Minus):
-            return -float(FLIP7_BONUS) * w[decision.seat]
-        if isinstance(decision, Bonus):
-            return float(FLIP7_BONUS) * w[me]
-        return 0.0
+            return [(s, self.after_move(s, decision.card, None))]
+        return []
 
     def uses(self, card: Card) -> list[Decision]:
         """Every legal use of ``card`` if the bot drew it now (none: it is discarded)."""
@@ -377,6 +383,15 @@ class Judge:
         scored = [(self.worth(d), -i, d) for i, d in enumerate(options)]
         scored.sort(key=lambda x: (x[0], x[1]), reverse=True)
         return [(value, d) for value, _, d in scored]
+
+    def shortlist(
+        self, options: Sequence[Decision], top: int, within: float
+    ) -> list[tuple[float, Decision]]:
+        """The ``top`` best options (at most) with their worth, best first, leaving out
+        those more than ``within`` below the best: what R5 searches, and R6 weighs."""
+        ranked = self.ranked(options)
+        best = ranked[0][0] if ranked else 0.0
+        return [(v, d) for v, d in ranked[:top] if v >= best - within]
 
     def best(self, options: Sequence[Decision]) -> Decision:
         best, best_value = options[0], float("-inf")

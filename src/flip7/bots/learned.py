@@ -1,13 +1,16 @@
-"""R6, ``learned``: R4, with the Hit/Stay of the last rounds learned from R5's search.
+"""R6, ``learned``: R4, with the decisions of the last rounds learned from R5's search.
 
-R5 (:mod:`flip7.bots.mcts`) gains most of its edge over R4 by checking each Hit/Stay of the
-last rounds (a total within 150 points of the target) by simulation. R6 plays those
-decisions by :class:`~flip7.bots.hitnet.HitNet`, a small network fitted to the answers of
-tens of thousands of such searches (``flip7 train``, :mod:`flip7.learn.distill`): Hit when
-it predicts that Hit is worth more to the chance to win than Stay. Earlier in the game it
-hits as R3 (:func:`~flip7.bots.ladder.ev_hit`), and it aims its Actions and Modifiers as R4
-(:meth:`~flip7.bots.winprob.WinProbBot.judge`): what R5 gains there, the network has not
-learned (``docs/strength.md``). It plays with numpy alone, without searching.
+R5 (:mod:`flip7.bots.mcts`) gains its edge over R4 by checking each decision of the last
+rounds (a total within 150 points of the target) by simulation: Hit against Stay, and R4's
+use of an Action or Modifier against the next best uses by R4's judge. R6 plays those
+decisions by two small networks fitted to the answers of hundreds of thousands of such
+searches (``flip7 train``, :mod:`flip7.learn.distill`): Hit when
+:class:`~flip7.bots.hitnet.HitNet` predicts that Hit is worth more to the chance to win
+than Stay, and the use that :class:`~flip7.bots.hitnet.UseNet` predicts gains most over the
+judge's best, among the uses R5 would search (the judge's, ``uses=0``: the judge's best).
+Earlier in the game it hits as R3 (:func:`~flip7.bots.ladder.ev_hit`) and aims as R4
+(:meth:`~flip7.bots.winprob.WinProbBot.judge`). It plays with numpy alone, without
+searching (``docs/strength.md``).
 
 The first R6 (2026-12-03) was R4 with its model of the chance to win replaced by a network
 learned by self-play, :class:`ValueNet`: the totals at the end of a round (as seen from one
@@ -41,11 +44,13 @@ from flip7.bots.hitnet import (
     HitNet,
     LearnedBotError,
     Network,
+    UseNet,
     _numpy,
     load_cached,
     load_hit_net,
+    load_use_net,
 )
-from flip7.bots.judge import Judge
+from flip7.bots.judge import USES_WITHIN, Judge
 from flip7.bots.ladder import EVBot, ev_hit, keeps_modifiers
 from flip7.bots.lines import score
 from flip7.bots.public import PublicView
@@ -80,6 +85,7 @@ WEIGHTS = Path(__file__).with_name("data") / "r6_value.npz"
 # A seat missing from a smaller table counts as this far behind the target, in targets.
 _ABSENT = 1.5
 _K_HIT_OR_STAY = DecisionKind.HIT_OR_STAY
+_K_PASS = DecisionKind.PASS
 
 
 def features(finals: Array, seat: int, target: int) -> Array:
@@ -321,15 +327,19 @@ class ValueNetBot(EVBot):
 
 class LearnedBot(WinProbBot):
     """R6: R4, with every Hit/Stay within ``horizon`` of the target played by
-    :class:`~flip7.bots.hitnet.HitNet` (see the module docstring). ``weights`` is a network
-    or its file (default: :func:`~flip7.bots.hitnet.load_hit_net`'s)."""
+    :class:`~flip7.bots.hitnet.HitNet`, and every use of an Action or Modifier there by
+    :class:`~flip7.bots.hitnet.UseNet` (see the module docstring). ``weights`` and
+    ``use_weights`` are networks or their files (default: the shipped ones)."""
 
     name = "learned"
     rung = "R6"
-    summary = "R4 with R5's searched Hit/Stay learned (a small network, numpy)"
+    summary = "R4 with R5's searched decisions learned (small networks, numpy)"
     PARAMS: ClassVar[tuple[Param, ...]] = (
-        Param("horizon", int, 150, 0, 1000, "Hit/Stay by the network once a total is this "
+        Param("horizon", int, 150, 0, 1000, "decide by the networks once a total is this "
               "near the target"),
+        Param("uses", int, 1, 0, 1, "the uses of Actions and Modifiers by the network too "
+              "(0: by R4's judge)"),
+        Param("top", int, 6, 2, 64, "uses weighed, best first by R4's judge"),
     )  # fmt: skip
 
     def __init__(
@@ -337,14 +347,27 @@ class LearnedBot(WinProbBot):
         seed: int | None = None,
         *,
         weights: str | os.PathLike[str] | HitNet | None = None,
+        use_weights: str | os.PathLike[str] | UseNet | None = None,
         **params: int | float,
     ) -> None:
         super().__init__(seed, **params)
         self.net = weights if isinstance(weights, HitNet) else load_hit_net(weights)
+        self.use_net: UseNet | None = None
+        if self.params["uses"]:
+            self.use_net = (
+                use_weights if isinstance(use_weights, UseNet) else load_use_net(use_weights)
+            )
 
     def decide(self, view: PublicView) -> Decision:
+        horizon = int(self.params["horizon"])
         if view.kind is _K_HIT_OR_STAY:
-            if endgame(view, int(self.params["horizon"])):
+            if endgame(view, horizon):
                 return HIT if self.net.gain(view) > 0.0 else STAY
             return HIT if ev_hit(view, lambda: self.judge(view)) else STAY
-        return self.judge(view).best(view.options)
+        judge = self.judge(view)
+        if self.use_net is None or view.kind is _K_PASS or not endgame(view, horizon):
+            return judge.best(view.options)
+        shortlist = judge.shortlist(view.options, int(self.params["top"]), USES_WITHIN)
+        if len(shortlist) < 2:
+            return shortlist[0][1]
+        return self.use_net.choose(view, judge, shortlist)

@@ -57,6 +57,7 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar, TypeAlias
 
 from flip7.bots.base import Param
+from flip7.bots.judge import USES_WITHIN
 from flip7.bots.learned import ValueNet, load_net
 from flip7.bots.lines import BUST, hit_once, score, try_key
 from flip7.bots.public import PublicView
@@ -179,16 +180,9 @@ class MCTSBot(WinProbBot):
         options = view.options
         if view.kind is _K_PASS or len(options) < 2:
             return [default]
-        ranked = self.judge(view).ranked(options)
         top = int(self.params["top"])
-        best = ranked[0][0]
-        out = [default]
-        for value, decision in ranked:
-            if len(out) >= top or value < best - _WITHIN:
-                break
-            if decision != default:
-                out.append(decision)
-        return out
+        shortlist = self.judge(view).shortlist(options, top, USES_WITHIN)
+        return [default, *(d for _, d in shortlist if d != default)][:top]
 
     def search(
         self, view: PublicView, candidates: list[Decision], default: Decision, deadline: float
@@ -244,10 +238,6 @@ class MCTSBot(WinProbBot):
                 best, best_gain = i, mean
         return candidates[best]
 
-
-# Uses of an Action or Modifier that R4's judge puts this many points (of its weighted
-# damage) below its best are not searched.
-_WITHIN = 20.0
 
 # Most searched decisions are not close: in 120 games against R4, 84% of the searches
 # ended with every other option more than 3 standard errors worse than R4's. Checking

@@ -33,16 +33,20 @@ DESCRIPTION = """\
 Train R6's Hit/Stay network (flip7.bots.hitnet, --net hit, the default): play GAMES games of
 R5 (mcts) in every seat, keep every Hit/Stay it searched near the end of a game with the
 search's answer (how much Hit is worth more than Stay to the chance to win), and fit a small
-network to those answers. With --net value, train the first R6's value network
+network to those answers; with --uses-out, also fit a second network to the same games'
+searches of the uses of Actions and Modifiers (each use's gain over R4's choice; R6 plays
+it unless learned:uses=0). With --net value, train the first R6's value network
 (flip7.bots.learned.ValueNet) by self-play instead: each iteration plays GAMES games and fits
 the chance that each seat wins from the totals at the end of every round. Writes the network
 (.npz, played with numpy alone) to --out; the bots read it with FLIP7_HIT_WEIGHTS=PATH
-(FLIP7_LEARNED_WEIGHTS=PATH for a value network), or from the package when --out is the
-shipped file. The same arguments give the same weights."""
+(FLIP7_USE_WEIGHTS=PATH for a uses network, FLIP7_LEARNED_WEIGHTS=PATH for a value
+network), or from the package when --out is the shipped file. The same arguments give the
+same weights."""
 
 EPILOG = """\
 examples:
-  flip7 train --jobs 2 --out r6.npz              the settings of the shipped network
+  flip7 train --jobs 2 --out r6.npz --uses-out r6_uses.npz
+                                                 the settings of the shipped networks
   flip7 train --games 20 --epochs 2 --out /tmp/tiny.npz      a quick try
   flip7 train --net value --out r6_value.npz     the first R6's value network
   FLIP7_HIT_WEIGHTS=r6.npz flip7 tournament --seats learned,winprob,winprob,winprob \\
@@ -113,6 +117,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"R5's iterations per search (default {d.iters}; --net hit)",
     )  # fmt: skip
     parser.add_argument(
+        "--uses-out", metavar="PATH",
+        help="also fit R6's network for the uses of Actions and Modifiers to the same "
+        "games' searches and write it to PATH (--net hit)",
+    )  # fmt: skip
+    parser.add_argument(
         "--samples", metavar="PATH",
         help="keep R5's searched decisions in PATH (.npz), or read them from it when it "
         "exists: another fit without playing the games again (--net hit)",
@@ -166,7 +175,10 @@ def _command(args: argparse.Namespace) -> str:
     for name in names:
         if getattr(config, name) != getattr(default, name):
             words += [f"--{name}", str(getattr(config, name))]
-    return shlex.join([*words, "--out", args.out])
+    words += ["--out", args.out]
+    if args.net == "hit" and args.uses_out:
+        words += ["--uses-out", args.uses_out]
+    return shlex.join(words)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -179,7 +191,10 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(config, Config):
             train(args.out, config, command=_command(args))
         else:
-            distill(args.out, config, command=_command(args), samples_path=args.samples)
+            distill(
+                args.out, config, command=_command(args), samples_path=args.samples,
+                uses_out=args.uses_out,
+            )  # fmt: skip
     except Flip7Error as exc:
         print(f"flip7 train: {exc}", file=sys.stderr)
         return 2

@@ -95,7 +95,8 @@ IN_PROCESS = frozenset({"random", "threshold", "basic"})
 CEILINGS: dict[str, dict[str, int | float]] = {
     "winprob": {"reach": 200, "depth": 4},
     "mcts": {"iters": 2000, "time": 0.5, "top": 8, "horizon": 200, "reach": 200, "depth": 4},
-    "learned": {"horizon": 200},  # a network, no search: the horizon costs nothing
+    # Networks, no search: the horizon costs nothing, each use weighed a row of inputs.
+    "learned": {"horizon": 200, "top": 8},
 }
 
 
