@@ -163,6 +163,10 @@ def test_use_features_describe_each_use_by_what_it_changes() -> None:
     assert round(nine[19], 3) == round(9 / 13, 3) and round(five[19], 3) == round(5 / 13, 3)
     assert (nine[17], nine[18], five[18]) == (0.0, 0.0, 1 / 6)  # the judge's best, first
     assert nine[21] == five[21] == 0.0  # no chance to bust anyone
+    # The lines left (Ann, then Bob and Cyd): each one's chance that its next card busts it
+    # (104 cards unseen: 11 more 12s, 8 9s, 4 5s), and its Number cards.
+    assert nine[23:] == pytest.approx([19 / 104, 2 / 7, 4 / 104, 1 / 7, 0, 0, 0, 0])
+    assert five[23:] == pytest.approx([15 / 104, 2 / 7, 0, 0, 8 / 104, 1 / 7, 0, 0])
 
 
 def test_the_uses_network_chooses_from_the_judges_shortlist() -> None:

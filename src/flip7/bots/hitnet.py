@@ -207,7 +207,7 @@ def hit_features(view: PublicView) -> list[float]:
     return _table(view) + _hit_or_stay(view)
 
 
-USE_FEATURES = 64
+USE_FEATURES = 72
 """The length of a row of :func:`use_features`: the table, then the use."""
 
 _USE_KINDS = (Give, Target, Steal, Swap, Discard)
@@ -263,6 +263,23 @@ def _use_row(
             bust = one * share if card is Card.JUST_ONE_MORE else 1 - (1 - one * share) ** 4
     target_seat = changes[-1][0] if changes else me
     out += [bust, float(target_seat == seats[1]) if len(seats) > 1 else 0.0]
+    # The lines a Steal, Swap or Discard leaves: each one's chance to bust on its next
+    # card, and its Number cards (how near Flip 7).
+    lines = {s: judge.line_after(s, o, i)[0] for s, o, i in judge.moves(decision)}
+    counts = view.draw_counts
+    size = sum(counts) or 1
+    for s in seats:
+        numbers = lines.get(s, view.lines[s])
+        key = try_key(numbers)
+        if key == BUST:
+            risk = 1.0
+        elif view.statuses[s] is _BUSTED:
+            risk = 0.0
+        else:
+            _, one, cards = hit_once(key, counts)
+            risk = one * cards / size
+        out += [risk, len(numbers) / 7]
+    out += [0.0, 0.0] * (4 - len(seats))
     return out
 
 
@@ -276,7 +293,9 @@ def use_features(
     expected round score of the seat and of the three others with the most points (and
     those scores after it), the seat's calibrated chance to win on the totals plus those
     scores, against now, the judge's worth, its gap to the best and its rank, the card
-    moved, the chance it busts its target, and whether it is aimed at the leader."""
+    moved, the chance it busts its target, whether it is aimed at the leader, and for the
+    seat and those three the line it leaves: the chance its next card busts it, and its
+    Number cards."""
     me = view.seat
     n = view.n
     values = judge.values

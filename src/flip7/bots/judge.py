@@ -190,6 +190,15 @@ class Judge:
         found = self._moves.get((seat, out, into))
         if found is not None:
             return found
+        numbers, mods = self.line_after(seat, out, into)
+        value = self.line_value(numbers, mods, self.view.statuses[seat] is _ACTIVE)
+        self._moves[seat, out, into] = value
+        return value
+
+    def line_after(
+        self, seat: int, out: Card | None, into: Card | None
+    ) -> tuple[list[Card], list[Card]]:
+        """``seat``'s Number cards and Modifiers once ``out`` leaves and ``into`` arrives."""
         view = self.view
         numbers = list(view.lines[seat])
         mods = list(view.modifiers[seat])
@@ -202,9 +211,7 @@ class Judge:
                 numbers, mods = [into], []
             else:
                 numbers.append(into)
-        value = self.line_value(numbers, mods, view.statuses[seat] is _ACTIVE)
-        self._moves[seat, out, into] = value
-        return value
+        return numbers, mods
 
     def after_modifier(self, seat: int, card: Card) -> float:
         view = self.view
@@ -331,16 +338,18 @@ class Judge:
             if card is Card.JUST_ONE_MORE:
                 return [(s, self.after_just_one_more(s))]
             return [(s, self.after_flip_four(s))]
+        return [(s, self.after_move(s, out, into)) for s, out, into in self.moves(decision)]
+
+    def moves(self, decision: Decision) -> list[tuple[int, Card | None, Card | None]]:
+        """The cards a Steal, Swap or Discard moves: (seat, card out of its line, card into
+        it) for each line it touches; none for any other decision."""
         if isinstance(decision, Steal):
-            s, taken = decision.seat, decision.card
-            return [(view.seat, self.after_move(view.seat, None, taken)),
-                    (s, self.after_move(s, taken, None))]  # fmt: skip
+            return [(self.view.seat, None, decision.card), (decision.seat, decision.card, None)]
         if isinstance(decision, Swap):
             s1, c1, s2, c2 = decision.seat1, decision.card1, decision.seat2, decision.card2
-            return [(s1, self.after_move(s1, c1, c2)), (s2, self.after_move(s2, c2, c1))]
+            return [(s1, c1, c2), (s2, c2, c1)]
         if isinstance(decision, Discard):
-            s = decision.seat
-            return [(s, self.after_move(s, decision.card, None))]
+            return [(decision.seat, decision.card, None)]
         return []
 
     def uses(self, card: Card) -> list[Decision]:
