@@ -222,6 +222,7 @@ def _use_row(
     rank: int,
     seats: Sequence[int],
     chance_now: float,
+    kept: dict[int, list[float]],
 ) -> list[float]:
     me = view.seat
     values = judge.values
@@ -265,22 +266,24 @@ def _use_row(
     out += [bust, float(target_seat == seats[1]) if len(seats) > 1 else 0.0]
     # The lines a Steal, Swap or Discard leaves: each one's chance to bust on its next
     # card, and its Number cards (how near Flip 7).
-    lines = {s: judge.line_after(s, o, i)[0] for s, o, i in judge.moves(decision)}
-    counts = view.draw_counts
-    size = sum(counts) or 1
+    left = {s: judge.line_after(s, o, i)[0] for s, o, i in judge.moves(decision)}
     for s in seats:
-        numbers = lines.get(s, view.lines[s])
-        key = try_key(numbers)
-        if key == BUST:
-            risk = 1.0
-        elif view.statuses[s] is _BUSTED:
-            risk = 0.0
-        else:
-            _, one, cards = hit_once(key, counts)
-            risk = one * cards / size
-        out += [risk, len(numbers) / 7]
+        out += _line_left(view, s, left[s]) if s in left else kept[s]
     out += [0.0, 0.0] * (4 - len(seats))
     return out
+
+
+def _line_left(view: PublicView, seat: int, numbers: Sequence[Card]) -> list[float]:
+    """A line's chance to bust on its next card (over the draw pile), and its cards."""
+    key = try_key(numbers)
+    if key == BUST:
+        risk = 1.0
+    elif view.statuses[seat] is _BUSTED:
+        risk = 0.0
+    else:
+        _, one, cards = hit_once(key, view.draw_counts)
+        risk = one * cards / (sum(view.draw_counts) or 1)
+    return [risk, len(numbers) / 7]
 
 
 def use_features(
@@ -305,8 +308,10 @@ def use_features(
     table = _table(view)
     now = calibrated_chance(points, me, view.target_score)
     best = ranked[0][0] if ranked else 0.0
+    # The lines as they stand, for the seats a use leaves alone: worked out once.
+    kept = {s: _line_left(view, s, view.lines[s]) for s in seats}
     return [
-        table + _use_row(view, judge, d, worth, best, i, seats, now)
+        table + _use_row(view, judge, d, worth, best, i, seats, now, kept)
         for i, (worth, d) in enumerate(ranked)
     ]
 
