@@ -37,7 +37,7 @@ from flip7.bots.learned import (
 from flip7.bots.public import PublicView
 from flip7.bots.winprob import WinProbBot
 from flip7.cli import main
-from flip7.core.decisions import HIT, STAY, DecisionKind
+from flip7.core.decisions import HIT, STAY, DecisionKind, Give
 
 
 def test_flip7_train_writes_a_hit_network_that_plays(tmp_path: Path) -> None:
@@ -45,12 +45,14 @@ def test_flip7_train_writes_a_hit_network_that_plays(tmp_path: Path) -> None:
     np = require("numpy")
     out, uses = tmp_path / "tiny.npz", tmp_path / "tiny_uses.npz"
     args = ["train", "--games", "4", "--epochs", "2", "--players", "3,4", "--iters", "100"]
-    args += ["--hidden", "4", "--seed", "3"]
+    args += ["--hidden", "4", "--seed", "3", "--members", "2"]
     assert main([*args, "--jobs", "2", "--out", str(out), "--uses-out", str(uses)]) == 0
     net, use_net = HitNet.load(out), UseNet.load(uses)
-    assert [w.shape for w, _ in net.layers] == [(HIT_FEATURES, 4), (4, 1)]
-    assert [w.shape for w, _ in use_net.layers] == [(USE_FEATURES, 4), (4, 1)]
+    # Two networks of 4 hidden units each, averaged as one of 8.
+    assert [w.shape for w, _ in net.layers] == [(HIT_FEATURES, 8), (8, 1)]
+    assert [w.shape for w, _ in use_net.layers] == [(USE_FEATURES, 8), (8, 1)]
     made = "flip7 train --seed 3 --games 4 --players 3,4 --hidden 4 --epochs 2 --iters 100"
+    made += " --members 2"
     made += f" --out {shlex.quote(str(out))} --uses-out {shlex.quote(str(uses))}"
     assert net.meta["command"] == use_net.meta["command"] == made and net.meta["seconds"]
     float(net.meta["held_out_gain"]), float(use_net.meta["held_out_gain"])
@@ -103,14 +105,14 @@ def test_flip7_train_says_what_is_wrong(capsys: pytest.CaptureFixture[str]) -> N
 def test_the_shipped_networks_are_small_and_say_how_they_were_made() -> None:
     require("numpy")
     for path in (WEIGHTS, HIT_WEIGHTS, USE_WEIGHTS):
-        assert path.stat().st_size < 200_000
+        assert path.stat().st_size < 400_000
     net = ValueNet.load(WEIGHTS)
     assert net.meta["command"].startswith("flip7 train ")
     assert float(net.meta["held_out_loss"]) < float(net.meta["r4_model_loss"])
     hit = HitNet.load(HIT_WEIGHTS)
     data = Path("src/flip7/bots/data")
     assert hit.meta["command"] == (
-        f"flip7 train --seed 1 --games 10000 --out {data / 'r6_hit.npz'} "
+        f"flip7 train --seed 1 --games 20000 --out {data / 'r6_hit.npz'} "
         f"--uses-out {data / 'r6_uses.npz'}"
     )
     # On R5's searches held out of the fit, its choices gain over R4's.
@@ -163,10 +165,46 @@ def test_use_features_describe_each_use_by_what_it_changes() -> None:
     assert round(nine[19], 3) == round(9 / 13, 3) and round(five[19], 3) == round(5 / 13, 3)
     assert (nine[17], nine[18], five[18]) == (0.0, 0.0, 1 / 6)  # the judge's best, first
     assert nine[21] == five[21] == 0.0  # no chance to bust anyone
-    # The lines left (Ann, then Bob and Cyd): each one's chance that its next card busts it
-    # (104 cards unseen: 11 more 12s, 8 9s, 4 5s), and its Number cards.
-    assert nine[23:] == pytest.approx([19 / 104, 2 / 7, 4 / 104, 1 / 7, 0, 0, 0, 0])
-    assert five[23:] == pytest.approx([15 / 104, 2 / 7, 0, 0, 8 / 104, 1 / 7, 0, 0])
+    # The lines left (Ann, then Bob and Cyd, 9 numbers each, then a fourth seat's zeros):
+    # each one's chance that its next card busts it (104 cards unseen: 11 more 12s, 8 9s,
+    # 4 5s), its Number cards, ..., no Modifiers, Active, not stayed, and how many seats
+    # after Ann it plays.
+    def lines(row: list[float]) -> list[list[float]]:
+        return [row[i : i + 9] for i in range(23, 59, 9)]
+
+    ann, bob, cyd, none = lines(nine)
+    assert [*ann[:2], *bob[:2], *cyd[:2]] == pytest.approx([19 / 104, 2 / 7, 4 / 104, 1 / 7, 0, 0])
+    assert [*ann[4:], *bob[4:], *cyd[4:]] == pytest.approx(
+        [0, 0, 1, 0, 0, 0, 0, 1, 0, 1 / 3, 0, 0, 1, 0, 2 / 3]
+    )
+    assert none == [0.0] * 9
+    ann5, bob5, cyd5, _ = lines(five)
+    assert [*ann5[:2], *bob5[:2], *cyd5[:2]] == pytest.approx(
+        [15 / 104, 2 / 7, 0, 0, 8 / 104, 1 / 7]
+    )
+    # What a line is worth if it plays on: more with 12 and 9 than with 12 and 5.
+    assert ann[2] > ann5[2] > 0 and cyd5[2] > 0 and bob5[2] > 0  # an empty line too
+    # The draw pile's Modifiers and Actions, the same for both.
+    assert nine[59:] == five[59:] and 0 < nine[59] < 1 and 0 < nine[60] < 1
+
+
+def test_a_give_leaves_its_modifier_in_the_line_it_goes_to() -> None:
+    """Ann (12) is dealt, then Bob a −4, which he gives: the line it goes to shows it."""
+    game = Game.new(["Ann", "Bob", "Cyd"], explicit=True, dealer=2)
+    game.draw("12")
+    game.draw("-4")
+    view = PublicView(game)
+    assert view.seat == 1
+    judge = WinProbBot(seed=1).judge(view)
+    ranked = judge.ranked(view.options)
+    rows = use_features(view, judge, ranked)
+    assert sorted(str(d) for _, d in ranked) == ["give 0", "give 1", "give 2"]
+    for (_, give), row in zip(ranked, rows, strict=True):
+        assert isinstance(give, Give) and row[41] == 1.0  # a Give
+        lines = [row[41 + i : 41 + i + 9] for i in range(23, 50, 9)]
+        # Each line's −N over 10, by the seats after Bob's that it plays (5th and 9th).
+        penalty = {round(line[8] * 3): line[5] for line in lines}
+        assert penalty == {(s - 1) % 3: 0.4 if s == give.seat else 0.0 for s in range(3)}
 
 
 def test_the_uses_network_chooses_from_the_judges_shortlist() -> None:

@@ -207,7 +207,7 @@ def hit_features(view: PublicView) -> list[float]:
     return _table(view) + _hit_or_stay(view)
 
 
-USE_FEATURES = 72
+USE_FEATURES = 102
 """The length of a row of :func:`use_features`: the table, then the use."""
 
 _USE_KINDS = (Give, Target, Steal, Swap, Discard)
@@ -264,26 +264,52 @@ def _use_row(
             bust = one * share if card is Card.JUST_ONE_MORE else 1 - (1 - one * share) ** 4
     target_seat = changes[-1][0] if changes else me
     out += [bust, float(target_seat == seats[1]) if len(seats) > 1 else 0.0]
-    # The lines a Steal, Swap or Discard leaves: each one's chance to bust on its next
-    # card, and its Number cards (how near Flip 7).
-    left = {s: judge.line_after(s, o, i)[0] for s, o, i in judge.moves(decision)}
+    # The lines a Give, Steal, Swap or Discard leaves: each one's chance to bust on its next
+    # card, its Number cards (how near Flip 7), what it is worth before it is over, and
+    # its Modifiers.
+    left = {s: judge.line_after(s, o, i) for s, o, i in judge.moves(decision)}
+    if isinstance(decision, Give) and card is not None:
+        left[decision.seat] = judge.line_after(decision.seat, None, card)
     for s in seats:
-        out += _line_left(view, s, left[s]) if s in left else kept[s]
-    out += [0.0, 0.0] * (4 - len(seats))
+        out += _line_left(view, s, *left[s]) if s in left else kept[s]
+    out += [0.0] * (_LINE_LEFT * (4 - len(seats)))
     return out
 
 
-def _line_left(view: PublicView, seat: int, numbers: Sequence[Card]) -> list[float]:
-    """A line's chance to bust on its next card (over the draw pile), and its cards."""
+_LINE_LEFT = 9  # numbers per line in _line_left
+
+
+def _line_left(
+    view: PublicView, seat: int, numbers: Sequence[Card], mods: Sequence[Card]
+) -> list[float]:
+    """A line as a use leaves it: its chance to bust on its next card (over the draw
+    pile), its Number cards, its expected round score and chance to bust if it plays on
+    (:func:`~flip7.bots.lines.future`), its ÷2 and −N Modifiers, whether its seat is
+    Active or has stayed, and how many seats after the deciding one it plays."""
     key = try_key(numbers)
+    status = view.statuses[seat]
+    ev, will_bust = 0.0, 0.0
     if key == BUST:
         risk = 1.0
-    elif view.statuses[seat] is _BUSTED:
+    elif status is _BUSTED:
         risk = 0.0
     else:
         _, one, cards = hit_once(key, view.draw_counts)
         risk = one * cards / (sum(view.draw_counts) or 1)
-    return [risk, len(numbers) / 7]
+        if status is _ACTIVE:
+            ev, will_bust = future(key)
+    divides, penalty = modifier_effects(mods)
+    return [
+        risk,
+        len(numbers) / 7,
+        ev / 50,
+        will_bust,
+        float(divides),
+        penalty / 10,
+        float(status is _ACTIVE),
+        float(status is not _ACTIVE and status is not _BUSTED),
+        (seat - view.seat) % view.n / view.n,
+    ]
 
 
 def use_features(
@@ -297,8 +323,9 @@ def use_features(
     those scores after it), the seat's calibrated chance to win on the totals plus those
     scores, against now, the judge's worth, its gap to the best and its rank, the card
     moved, the chance it busts its target, whether it is aimed at the leader, and for the
-    seat and those three the line it leaves: the chance its next card busts it, and its
-    Number cards."""
+    seat and those three the line it leaves (:func:`_line_left`: the chance its next card
+    busts it, its Number cards, its worth if it plays on, its Modifiers, its status and
+    its place in the turn order); last, the draw pile's shares of Modifiers and Actions."""
     me = view.seat
     n = view.n
     values = judge.values
@@ -309,9 +336,16 @@ def use_features(
     now = calibrated_chance(points, me, view.target_score)
     best = ranked[0][0] if ranked else 0.0
     # The lines as they stand, for the seats a use leaves alone: worked out once.
-    kept = {s: _line_left(view, s, view.lines[s]) for s in seats}
+    kept = {s: _line_left(view, s, view.lines[s], view.modifiers[s]) for s in seats}
+    counts = view.draw_counts
+    size = sum(counts) or 1
+    # What the rest of the round may still draw: Modifiers to give, Actions to use.
+    pile = [
+        sum(counts[Card.DIVIDE_2 : Card.JUST_ONE_MORE]) / size,
+        sum(counts[Card.JUST_ONE_MORE :]) / size,
+    ]
     return [
-        table + _use_row(view, judge, d, worth, best, i, seats, now, kept)
+        table + _use_row(view, judge, d, worth, best, i, seats, now, kept) + pile
         for i, (worth, d) in enumerate(ranked)
     ]
 

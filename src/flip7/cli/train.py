@@ -109,6 +109,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--epochs", type=int, help=f"epochs of the fit (default {d.epochs}; value {v.epochs})"
     )
     parser.add_argument(
+        "--members", type=int, metavar="K",
+        help=f"networks fitted from seeds --seed on and averaged, as one (default "
+        f"{d.members}; --net hit)",
+    )  # fmt: skip
+    parser.add_argument(
         "--jobs", type=int, default=d.jobs,
         help=f"processes playing R5's games (default {d.jobs}; --net hit)",
     )  # fmt: skip
@@ -152,7 +157,7 @@ def _config(args: argparse.Namespace) -> Config | DistillConfig:
     return DistillConfig(
         games=args.games or d.games, seed=args.seed, players=args.players,
         hidden=args.hidden or d.hidden, epochs=args.epochs or d.epochs, iters=args.iters,
-        jobs=args.jobs,
+        jobs=args.jobs, members=args.members or d.members,
     )  # fmt: skip
 
 
@@ -171,7 +176,7 @@ def _command(args: argparse.Namespace) -> str:
     for name, flag in (("players", "--players"), ("hidden", "--hidden")):
         if getattr(config, name) != getattr(default, name):
             words += [flag, ",".join(map(str, getattr(config, name)))]
-    names = ("epochs", "share") if args.net == "value" else ("epochs", "iters")
+    names = ("epochs", "share") if args.net == "value" else ("epochs", "iters", "members")
     for name in names:
         if getattr(config, name) != getattr(default, name):
             words += [f"--{name}", str(getattr(config, name))]

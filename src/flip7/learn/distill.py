@@ -7,7 +7,9 @@ total within 150 points of the target) the game keeps the position's feature row
 difference of Hit over Stay over its rollouts, in points of the chance to win. A network
 (:class:`~flip7.bots.hitnet.HitNet`: ReLU hidden layers, a linear output, the inputs
 standardised inside its first layer) is fitted to those answers by a Huber loss (5 points)
-with Adam and a cosine decay of the learning rate.
+with Adam and a cosine decay of the learning rate. ``members`` such networks (3), fitted
+from successive seeds, are averaged as one (:func:`merge`): the average chooses better than
+any one of them.
 
 At every use of an Action or Modifier it searches, the game keeps a row per use searched
 (:func:`flip7.bots.hitnet.use_features`) and the search's gain of each over R4's choice.
@@ -85,7 +87,7 @@ _HS = DecisionKind.HIT_OR_STAY
 class DistillConfig:
     """What ``flip7 train`` was asked for (its defaults wrote the shipped network)."""
 
-    games: int = 10000
+    games: int = 20000
     seed: int = 1
     players: tuple[int, ...] = (4, 4, 3, 5)
     hidden: tuple[int, ...] = (128, 128)
@@ -95,13 +97,14 @@ class DistillConfig:
     holdout: float = 0.1
     iters: int = 2000
     jobs: int = 1
+    members: int = 3
 
     def check(self) -> None:
         """Raise :class:`~flip7.learn.train.TrainError` on a setting out of range."""
         from flip7.learn.train import TrainError
 
-        if min(self.games, self.epochs, self.batch, self.iters, self.jobs) < 1:
-            raise TrainError("games, epochs, batch, iters and jobs must be at least 1")
+        if min(self.games, self.epochs, self.batch, self.iters, self.jobs, self.members) < 1:
+            raise TrainError("games, epochs, batch, iters, jobs and members must be at least 1")
         if not self.hidden or min(self.hidden) < 1:
             raise TrainError("give at least one hidden layer of at least one unit")
         if not all(3 <= n <= 18 for n in self.players):
@@ -361,6 +364,101 @@ class _Fit:
         return out
 
 
+def merge(members: Sequence[Layers]) -> Layers:
+    """One network whose output is the mean of ``members``' (networks of one shape): their
+    hidden units side by side, each hidden layer block-diagonal, the output layer averaging.
+
+    An average of networks fitted from different seeds chooses better than any one of
+    them (on R5's searches held out, docs/strength.md), and as one network it needs no
+    other file format or code to play.
+
+    >>> import numpy as np
+    >>> a = [(np.ones((2, 3)), np.zeros(3)), (np.ones((3, 1)), np.ones(1))]
+    >>> b = [(-np.ones((2, 3)), np.ones(3)), (2 * np.ones((3, 1)), np.zeros(1))]
+    >>> both = merge([a, b])
+    >>> [w.shape for w, _ in both]
+    [(2, 6), (6, 1)]
+    >>> x = np.array([[1.0, 2.0], [-3.0, 0.5]])
+    >>> relu = lambda h: np.maximum(h, 0.0)
+    >>> def out(layers):
+    ...     h = relu(x @ layers[0][0] + layers[0][1])
+    ...     return (h @ layers[1][0] + layers[1][1])[:, 0]
+    >>> bool(np.allclose(out(both), (out(a) + out(b)) / 2))
+    True
+    """
+    import numpy as np
+
+    if len(members) == 1:
+        return list(members[0])
+    k = len(members)
+    merged: Layers = []
+    last = len(members[0]) - 1
+    for i in range(last + 1):
+        ws = [m[i][0] for m in members]
+        bs = [m[i][1] for m in members]
+        if i == last:
+            merged.append((np.concatenate(ws, axis=0) / k, np.mean(bs, axis=0)))
+        elif i == 0:
+            merged.append((np.concatenate(ws, axis=1), np.concatenate(bs)))
+        else:
+            w = np.zeros((sum(x.shape[0] for x in ws), sum(x.shape[1] for x in ws)))
+            r = c = 0
+            for x in ws:
+                w[r : r + x.shape[0], c : c + x.shape[1]] = x
+                r, c = r + x.shape[0], c + x.shape[1]
+            merged.append((w, np.concatenate(bs)))
+    return merged
+
+
+def _fit_member(
+    samples: Searched | SearchedUses,
+    test: Searched | SearchedUses,
+    config: DistillConfig,
+    seed: int,
+    logged: bool,
+) -> tuple[Layers, list[str]]:
+    """One member's fit (in a worker process with ``jobs`` > 1), and its curve if
+    ``logged``."""
+    from flip7.learn.train import _torch
+
+    _torch().set_num_threads(1)
+    lines: list[str] = []
+    log = lines.append if logged else None
+    if isinstance(samples, Searched):
+        assert isinstance(test, Searched)
+        return fit_hit(samples, config, seed, test if logged else None, log), lines
+    assert isinstance(test, SearchedUses)
+    return fit_uses(samples, config, seed, test if logged else None, log), lines
+
+
+def _fit_all(
+    parts: Sequence[tuple[Searched | SearchedUses, Searched | SearchedUses]],
+    config: DistillConfig,
+    log: Callable[[str], None],
+) -> list[Layers]:
+    """For each (fit, held out) of ``parts``, ``config.members`` networks seeded
+    ``config.seed`` on, merged into one; ``config.jobs`` processes fit them. The first
+    member of each logs its curve."""
+    tasks = [
+        (fit, test, config, config.seed + j, j == 0)
+        for fit, test in parts
+        for j in range(config.members)
+    ]
+    if config.jobs == 1 or len(tasks) == 1:
+        done = [_fit_member(*task) for task in tasks]
+    else:
+        with ProcessPoolExecutor(min(config.jobs, len(tasks))) as pool:
+            futures = [pool.submit(_fit_member, *task) for task in tasks]
+            done = [future.result() for future in futures]
+    merged = []
+    for i in range(len(parts)):
+        members = done[i * config.members : (i + 1) * config.members]
+        for line in members[0][1]:
+            log(line)
+        merged.append(merge([layers for layers, _ in members]))
+    return merged
+
+
 def fit_hit(
     samples: Searched,
     config: DistillConfig,
@@ -550,38 +648,41 @@ def distill(
     if not len(samples):
         raise Flip7Error("no searched Hit/Stay in these games: play more of them")
     fit, test = _split(samples, config)
-    layers = fit_hit(fit, config, seed=config.seed, test=test, log=log)
+    parts: list[tuple[Searched | SearchedUses, Searched | SearchedUses]] = [(fit, test)]
+    if uses_out is not None:
+        fit_u, held_u = _split(uses, config)
+        parts.append((fit_u, held_u))
+        log(f"uses of Actions and Modifiers: {int(fit_u.decision.max(initial=-1)) + 1} "
+            f"searched decisions, {len(fit_u)} uses")  # fmt: skip
+    fitted = _fit_all(parts, config, log)
     t2 = time.perf_counter()
-    net = HitNet(layers, {})
-    report.net_gain, report.r5_gain = held_out_gains(net, test)
+    layers = fitted[0]
+    report.net_gain, report.r5_gain = held_out_gains(HitNet(layers, {}), test)
     report.samples = len(fit)
     line = (
         f"{config.games} games of R5 {t1 - started:.0f} s, {len(samples)} searched Hit/Stay; "
-        f"fit on {len(fit)} in {t2 - t1:.0f} s; held out ({len(test)}): the network's "
-        f"choices gain {report.net_gain:+.3f} points a decision over R4's by the searches' "
-        f"answers (R5's own {report.r5_gain:+.3f}, inflated)"
-    )
-    report.lines.append(line)
-    log(line)
-    figures = {"held_out_gain": f"{report.net_gain:.4f}", "r5_gain": f"{report.r5_gain:.4f}"}
-    write(out, layers, config, command, time.perf_counter() - started, figures, log)
-    if uses_out is None:
-        report.seconds = time.perf_counter() - started
-        return report
-    fit_u, test_u = _split(uses, config)
-    log(f"uses of Actions and Modifiers: {int(fit_u.decision.max(initial=-1)) + 1} searched "
-        f"decisions, {len(fit_u)} uses")  # fmt: skip
-    layers_u = fit_uses(fit_u, config, seed=config.seed, test=test_u, log=log)
-    t3 = time.perf_counter()
-    report.use_gain, report.r5_use_gain = held_out_use_gains(UseNet(layers_u, {}), test_u)
-    line = (
-        f"uses fit in {t3 - t2:.0f} s; held out ({len(test_u)} uses): the network's choices "
-        f"gain {report.use_gain:+.3f} points a decision over R4's by the searches' answers "
-        f"(R5's own {report.r5_use_gain:+.3f}, inflated)"
+        f"fit on {len(fit)} ({config.members} networks averaged; with the uses network's, "
+        f"{t2 - t1:.0f} s); held out ({len(test)}): the network's choices gain "
+        f"{report.net_gain:+.3f} points a decision over R4's by the searches' answers (R5's "
+        f"own {report.r5_gain:+.3f}, inflated)"
     )
     report.lines.append(line)
     log(line)
     report.seconds = time.perf_counter() - started
+    figures = {"held_out_gain": f"{report.net_gain:.4f}", "r5_gain": f"{report.r5_gain:.4f}"}
+    write(out, layers, config, command, report.seconds, figures, log)
+    if uses_out is None:
+        return report
+    test_u = parts[1][1]
+    assert isinstance(test_u, SearchedUses)
+    report.use_gain, report.r5_use_gain = held_out_use_gains(UseNet(fitted[1], {}), test_u)
+    line = (
+        f"uses: held out ({len(test_u)} uses): the network's choices gain "
+        f"{report.use_gain:+.3f} points a decision over R4's by the searches' answers (R5's "
+        f"own {report.r5_use_gain:+.3f}, inflated)"
+    )
+    report.lines.append(line)
+    log(line)
     figures = {"held_out_gain": f"{report.use_gain:.4f}", "r5_gain": f"{report.r5_use_gain:.4f}"}
-    write(uses_out, layers_u, config, command, report.seconds, figures, log)
+    write(uses_out, fitted[1], config, command, report.seconds, figures, log)
     return report
