@@ -181,16 +181,22 @@ class _Recorder(MCTSBot):
             gain = 100.0 * (-other if default is HIT else other)
             self.hits.append((hit_features(view), gain, default is HIT, choice is HIT))
         else:
-            # The candidates are the judge's shortlist, R4's choice (its best) first.
-            judge = self.judge(view)
-            worth = {d: v for v, d in judge.ranked(view.options)}
-            ranked = [(worth[d], d) for d in candidates]
             self.uses.append((
-                use_features(view, judge, ranked),
+                candidate_rows(self, view, candidates),
                 [100.0 * g for g in self.last_gains],
                 candidates.index(choice),
             ))  # fmt: skip
         return choice
+
+
+def candidate_rows(
+    bot: MCTSBot, view: PublicView, candidates: Sequence[Decision]
+) -> list[list[float]]:
+    """The uses network's rows for the candidates of ``bot``'s search of a use (the
+    judge's shortlist, R4's choice, its best, first)."""
+    judge = bot.judge(view)
+    worth = {d: v for v, d in judge.ranked(view.options)}
+    return use_features(view, judge, [(worth[d], d) for d in candidates])
 
 
 def _compile_rollouts() -> bool:
