@@ -18,8 +18,8 @@ way to those gains: its output for a use less its output for R4's choice.
 
 A tenth of the games is held out of the fit. The report scores the networks' choices there
 by the searches' own answers: the points per decision that its choices gain over R4's where
-they differ, next to R5's (R5's figure is inflated: it chose on the very noise it is scored
-with; the network's is not).
+they differ, next to R5's (R5's figure is scored by the searches it chose on, but a second,
+independent search gives nearly the same: ``scripts/r6_second_search.py``).
 
 Everything is seeded: the same arguments give the same games and, on one thread (it sets
 ``torch.set_num_threads(1)``), the same weights, whatever ``jobs``. One caveat: R5's 0.5 s
@@ -670,7 +670,7 @@ def distill(
         f"fit on {len(fit)} ({config.members} networks averaged; with the uses network's, "
         f"{t2 - t1:.0f} s); held out ({len(test)}): the network's choices gain "
         f"{report.net_gain:+.3f} points a decision over R4's by the searches' answers (R5's "
-        f"own {report.r5_gain:+.3f}, inflated)"
+        f"own {report.r5_gain:+.3f}, by its own searches)"
     )
     report.lines.append(line)
     log(line)
@@ -685,7 +685,7 @@ def distill(
     line = (
         f"uses: held out ({len(test_u)} uses): the network's choices gain "
         f"{report.use_gain:+.3f} points a decision over R4's by the searches' answers (R5's "
-        f"own {report.r5_use_gain:+.3f}, inflated)"
+        f"own {report.r5_use_gain:+.3f}, by its own searches)"
     )
     report.lines.append(line)
     log(line)
