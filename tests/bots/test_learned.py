@@ -220,6 +220,32 @@ def test_the_uses_network_chooses_from_the_judges_shortlist() -> None:
     assert str(UseNet([(0 * w, np.zeros(1))], {}).choose(view, judge, shortlist)) == "steal 2 9"
 
 
+def test_a_network_multiplies_on_one_blas_thread_then_restores_it() -> None:
+    """OpenBLAS's helper threads spin after each product (R6's decisions took twice the
+    CPU in a two-process tournament): the forward pass limits BLAS to one thread, and
+    leaves the process's setting as it found it."""
+    np = require("numpy")
+    threadpoolctl = require("threadpoolctl")
+    seen: list[int] = []
+
+    def hidden(h: object) -> object:
+        seen.extend(lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+                    if lib["user_api"] == "blas")  # fmt: skip
+        return np.maximum(h, 0.0)
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        before = [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+                  if lib["user_api"] == "blas"]  # fmt: skip
+        layers = [(np.ones((USE_FEATURES, 8)), np.zeros(8)), (np.ones((8, 1)), np.zeros(1))]
+        out = UseNet(layers, {}).output(np.ones((3, USE_FEATURES)), hidden)
+        after = [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+                 if lib["user_api"] == "blas"]  # fmt: skip
+    assert before
+    assert seen and set(seen) == {1}
+    assert after == before
+    assert out.tolist() == [8.0 * USE_FEATURES] * 3
+
+
 def test_learned_without_its_uses_network_aims_as_r4() -> None:
     require("numpy")
     seen = 0
