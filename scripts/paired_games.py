@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 from itertools import combinations
 
-Z95 = 1.959963984540054
+from flip7.tournament.compare import _mean_interval
 
 
 def shares(path: str, entry: int) -> list[tuple[str, int, float]]:
@@ -37,11 +36,9 @@ def shares(path: str, entry: int) -> list[tuple[str, int, float]]:
 
 
 def interval(values: list[float]) -> str:
-    """The mean in points of win rate, and its normal 95% interval."""
-    n = len(values)
-    mean = sum(values) / n
-    half = Z95 * math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
-    return f"{100 * mean:+.1f} [{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}]"
+    """The mean in points of win rate, and its 95% interval (as ``--compare`` gives it)."""
+    mean, low, high = _mean_interval(values)
+    return f"{100 * mean:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]"
 
 
 def main() -> None:
